@@ -1,0 +1,41 @@
+# physlayout: `make demo` and `make test` do all set-up (a .venv with the project installed).
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.physlayout-installed
+export PATH := $(abspath $(BIN)):$(PATH)
+
+.PHONY: all demo test lint pytest lit bench clean
+
+all: test
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[opencl,test,lint]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/physlayout demo
+
+test: $(STAMP)
+	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory pytest
+	$(MAKE) --no-print-directory lit
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/pyright
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest test
+
+lit: $(STAMP)
+	$(BIN)/lit -sv test
+
+bench: $(STAMP)
+	for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis
+	find test -name Output -type d -prune -exec rm -rf {} +

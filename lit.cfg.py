@@ -1,0 +1,47 @@
+"""lit configuration: FileCheck tests for every `.mlir` file under test/."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import lit.formats
+
+config.name = "physlayout"  # noqa: F821
+config.test_format = lit.formats.ShTest(execute_external=True)  # noqa: F821
+config.suffixes = [".mlir"]  # noqa: F821
+config.test_source_root = os.path.join(os.path.dirname(__file__), "test")  # noqa: F821
+config.excludes = ["Output", "python", "__pycache__", "inputs"]  # noqa: F821
+
+_bin = os.path.dirname(sys.executable)
+config.environment["PATH"] = os.pathsep.join([_bin, os.environ.get("PATH", "")])  # noqa: F821
+for _var in ("HOME", "POCL_CACHE_DIR", "PHYSLAYOUT_OPENCL_DEVICE", "OPENBLAS_CORETYPE"):
+    if _var in os.environ:
+        config.environment[_var] = os.environ[_var]  # noqa: F821
+
+# Upstream MLIR (Debian mlir-22-tools) enables the interop tests.
+_mlir_opt = shutil.which("mlir-opt-22") or shutil.which("mlir-opt")
+_mlir_runner = shutil.which("mlir-runner-22") or shutil.which("mlir-runner")
+if _mlir_opt:
+    config.available_features.add("mlir")  # noqa: F821
+    config.substitutions.append(("%mlir-opt", _mlir_opt))  # noqa: F821
+if _mlir_runner:
+    config.available_features.add("mlir-runner")  # noqa: F821
+    config.substitutions.append(("%mlir-runner", _mlir_runner))  # noqa: F821
+    _libdir = "/usr/lib/llvm-22/lib"
+    _libs = [
+        os.path.join(_libdir, n)
+        for n in ("libmlir_c_runner_utils.so.22.1", "libmlir_runner_utils.so.22.1")
+    ]
+    config.substitutions.append(("%runner-libs", ",".join(_libs)))  # noqa: F821
+
+# OpenCL: any device pyopencl can see (probed in a subprocess: a broken ICD may abort).
+_probe = subprocess.run(
+    [sys.executable, "-c", "import pyopencl as cl; assert any(p.get_devices() for p in cl.get_platforms())"],
+    capture_output=True,
+    timeout=120,
+)
+if _probe.returncode == 0:
+    config.available_features.add("opencl")  # noqa: F821
+
+config.substitutions.append(("%python", sys.executable))  # noqa: F821

@@ -1,0 +1,78 @@
+// RUN: xdsl-opt %s -p flatten-buffers | filecheck %s
+// RUN: xdsl-opt %s -p flatten-buffers | xdsl-opt -p flatten-buffers | filecheck %s
+
+// RFC 0039, default: no separators flatten to one row-major axis. The parameter keeps its
+// logical type; the body accesses a flat alias declared over its data handle.
+// CHECK-LABEL: func.func @default_1d
+// CHECK-SAME:    (%[[A:.*]]: !layout.buffer<16x64xf32>, %[[I:.*]]: index, %[[J:.*]]: index)
+// CHECK-NEXT:    %[[P:.*]] = layout.data %[[A]] : !layout.buffer<16x64xf32> -> !layout.ptr<f32>
+// CHECK-NEXT:    %[[F:.*]] = layout.decl_buffer %[[P]] : !layout.ptr<f32> -> !layout.buffer<1024xf32>
+// CHECK-NEXT:    %[[K:.*]] = arith.constant 64 : index
+// CHECK-NEXT:    %[[M:.*]] = arith.muli %[[I]], %[[K]] : index
+// CHECK-NEXT:    %[[L:.*]] = arith.addi %[[M]], %[[J]] : index
+// CHECK-NEXT:    layout.load %[[F]][%[[L]]] : !layout.buffer<1024xf32>, f32
+func.func @default_1d(%a: !layout.buffer<16x64xf32>, %i: index, %j: index) -> f32 {
+  %v = layout.load %a[%i, %j] : !layout.buffer<16x64xf32>, f32
+  func.return %v : f32
+}
+
+// RFC 0039: NCHWc with the separator after h: physical shape [32768, 256], and
+// [11, 25, 37, 23, 1] -> [24165, 93].
+// CHECK-LABEL: func.func @nchwc_2d
+// CHECK:         layout.decl_buffer %{{.*}} : !layout.ptr<f32> -> !layout.buffer<32768x256xf32, axis_separators = [1]>
+// CHECK-DAG:     %[[R:.*]] = arith.constant 24165 : index
+// CHECK-DAG:     %[[C:.*]] = arith.constant 93 : index
+// CHECK:         layout.load %{{.*}}[%[[R]], %[[C]]] : !layout.buffer<32768x256xf32, axis_separators = [1]>, f32
+func.func @nchwc_2d(%x: !layout.buffer<16x32x64x64x4xf32, axis_separators = [3]>) -> f32 {
+  %n = arith.constant 11 : index
+  %c4 = arith.constant 25 : index
+  %h = arith.constant 37 : index
+  %w = arith.constant 23 : index
+  %l = arith.constant 1 : index
+  %v = layout.load %x[%n, %c4, %h, %w, %l] : !layout.buffer<16x32x64x64x4xf32, axis_separators = [3]>, f32
+  func.return %v : f32
+}
+
+// RFC 0039 multi-separator example: [m | n, p | q] -> three physical axes.
+// CHECK-LABEL: func.func @two_separators
+// CHECK:         layout.decl_buffer %{{.*}} : !layout.ptr<f32> -> !layout.buffer<2x12x5xf32, axis_separators = [1, 2]>
+// CHECK:         %[[K4:.*]] = arith.constant 4 : index
+// CHECK-NEXT:    %[[M:.*]] = arith.muli %{{.*}}, %[[K4]] : index
+// CHECK-NEXT:    %[[A:.*]] = arith.addi %[[M]], %{{.*}} : index
+// CHECK-NEXT:    layout.store %{{.*}}, %{{.*}}[%{{.*}}, %[[A]], %{{.*}}] : !layout.buffer<2x12x5xf32, axis_separators = [1, 2]>, f32
+func.func @two_separators(%x: !layout.buffer<2x3x4x5xf32, axis_separators = [1, 3]>, %v: f32, %m: index, %n: index, %p: index, %q: index) {
+  layout.store %v, %x[%m, %n, %p, %q] : !layout.buffer<2x3x4x5xf32, axis_separators = [1, 3]>, f32
+  func.return
+}
+
+// A texture buffer without separators uses its scope's default (before the last two axes).
+// CHECK-LABEL: func.func @texture_default
+// CHECK:         layout.decl_buffer %{{.*}} : !layout.ptr<f32, scope = "global.texture"> -> !layout.buffer<32x32xf32, axis_separators = [1], scope = "global.texture">
+func.func @texture_default(%t: !layout.buffer<1x4x8x8x4xf32, scope = "global.texture">, %i: index) -> f32 {
+  %c0 = arith.constant 0 : index
+  %v = layout.load %t[%c0, %i, %c0, %c0, %c0] : !layout.buffer<1x4x8x8x4xf32, scope = "global.texture">, f32
+  func.return %v : f32
+}
+
+// Allocations become physical; a declared buffer gets a flat alias with the same offset.
+// CHECK-LABEL: func.func @allocation
+// CHECK:         %[[P:.*]] = layout.allocate [96] : !layout.ptr<f32>
+// CHECK-NEXT:    %[[B:.*]] = layout.decl_buffer %[[P]] : !layout.ptr<f32> -> !layout.buffer<8x12xf32>
+// CHECK-NEXT:    %[[F:.*]] = layout.decl_buffer %[[P]] : !layout.ptr<f32> -> !layout.buffer<96xf32>
+// CHECK:         layout.store %{{.*}}, %[[F]][%{{.*}}] : !layout.buffer<96xf32>, f32
+func.func @allocation(%v: f32, %i: index) {
+  %p = layout.allocate [8, 12] : !layout.ptr<f32>
+  %b = layout.decl_buffer %p : !layout.ptr<f32> -> !layout.buffer<8x12xf32>
+  layout.store %v, %b[%i, %i] : !layout.buffer<8x12xf32>, f32
+  func.return
+}
+
+// Already flat buffers and buffers without accesses are left alone.
+// CHECK-LABEL: func.func @untouched
+// CHECK-NOT:     layout.decl_buffer
+// CHECK:         func.return
+func.func @untouched(%a: !layout.buffer<64xf32>, %b: !layout.buffer<4x4xf32>, %t: !layout.buffer<8x16xf32, axis_separators = [1]>, %i: index) {
+  %v = layout.load %a[%i] : !layout.buffer<64xf32>, f32
+  layout.store %v, %t[%i, %i] : !layout.buffer<8x16xf32, axis_separators = [1]>, f32
+  func.return
+}
