@@ -8,10 +8,10 @@ import sys
 import lit.formats
 
 config.name = "physlayout"  # noqa: F821
-config.test_format = lit.formats.ShTest(execute_external=True)  # noqa: F821
+config.test_format = lit.formats.ShTest(execute_external=False)  # noqa: F821
 config.suffixes = [".mlir"]  # noqa: F821
-config.test_source_root = os.path.join(os.path.dirname(__file__), "test")  # noqa: F821
-config.excludes = ["Output", "python", "__pycache__", "inputs"]  # noqa: F821
+config.test_source_root = os.path.dirname(__file__)  # noqa: F821
+config.excludes = ["Output", "python", "__pycache__", "inputs", ".venv", "build"]  # noqa: F821
 
 _bin = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([_bin, os.environ.get("PATH", "")])  # noqa: F821

@@ -161,6 +161,48 @@ def _transform_list(transform: Attribute) -> tuple[IndexMapAttr, ...]:
     return ()
 
 
+def buffer_type_problem(
+    shape: Sequence[int],
+    element_type: Attribute,
+    transforms: Sequence[IndexMapAttr],
+    pad: Attribute,
+    separators: Sequence[int],
+    scope: str,
+) -> str | None:
+    """Why the parameters of a `!layout.buffer` type are ill-formed, or None."""
+    if any(e <= 0 for e in shape):
+        shown = ", ".join("?" if e < 0 else str(e) for e in shape)
+        return f"buffer extents must be static and positive, got [{shown}]"
+    if scope not in SCOPES:
+        return f"unknown memory scope '{scope}', expected one of {list(SCOPES)}"
+    rank = len(shape)
+    for i, transform in enumerate(transforms):
+        index_map = transform.index_map
+        if index_map.ndim != rank:
+            return (
+                f"transform #{i} expects {index_map.ndim} indices but the buffer "
+                f"has rank {rank} at that point"
+            )
+        if transform.axis_separators and i != len(transforms) - 1:
+            return f"only the last transform may carry axis separators ('|'), not #{i}"
+        rank = index_map.final_ndim
+    if transforms and separators:
+        return (
+            "a buffer with a pending transform takes its axis separators from the "
+            "transform ('|'), not from axis_separators"
+        )
+    error = check_axis_separators(separators, len(shape))
+    if error is not None:
+        return error
+    if isinstance(pad, NoneAttr):
+        return None
+    if not transforms:
+        return "pad_value is only meaningful with a pending transform"
+    if not isinstance(pad, FloatAttr | IntegerAttr) or pad.type != scalar_type(element_type):
+        return f"pad_value must be a constant of type {scalar_type(element_type)}"
+    return None
+
+
 @irdl_attr_definition
 class BufferType(ParametrizedAttribute, TypeAttribute):
     """`!layout.buffer<...>`: a statically shaped buffer, its pending layout and its scope."""
@@ -240,41 +282,14 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
 
     def problem(self) -> str | None:
         """Why this type is ill-formed, or None."""
-        shape = self.get_shape()
-        if any(e <= 0 for e in shape):
-            return f"buffer extents must be positive, got {list(shape)}"
-        if self.get_scope() not in SCOPES:
-            return f"unknown memory scope '{self.get_scope()}', expected one of {list(SCOPES)}"
-        transforms = self.get_transforms()
-        rank = len(shape)
-        for i, transform in enumerate(transforms):
-            index_map = transform.index_map
-            if index_map.ndim != rank:
-                return (
-                    f"transform #{i} expects {index_map.ndim} indices but the buffer "
-                    f"has rank {rank} at that point"
-                )
-            if transform.axis_separators and i != len(transforms) - 1:
-                return f"only the last transform may carry axis separators ('|'), not #{i}"
-            rank = index_map.final_ndim
-        separators = self.get_axis_separators()
-        if transforms and separators:
-            return (
-                "a buffer with a pending transform takes its axis separators from the "
-                "transform ('|'), not from axis_separators"
-            )
-        error = check_axis_separators(separators, len(shape))
-        if error is not None:
-            return error
-        pad = self.pad_value
-        if not isinstance(pad, NoneAttr):
-            if not transforms:
-                return "pad_value is only meaningful with a pending transform"
-            if not isinstance(pad, FloatAttr | IntegerAttr) or pad.type != scalar_type(
-                self.element_type
-            ):
-                return f"pad_value must be a constant of type {scalar_type(self.element_type)}"
-        return None
+        return buffer_type_problem(
+            self.get_shape(),
+            self.element_type,
+            self.get_transforms(),
+            self.pad_value,
+            self.get_axis_separators(),
+            self.get_scope(),
+        )
 
     def verify(self) -> None:
         problem = self.problem()
@@ -313,7 +328,10 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
             else:
                 pad = parser.parse_attribute()
         parser.parse_punctuation(">")
-        params = [
+        problem = buffer_type_problem(shape, element_type, transforms, pad, separators, scope)
+        if problem is not None:
+            parser.raise_error(problem, start, parser.pos)
+        return [
             ArrayAttr(IntAttr(e) for e in shape),
             element_type,
             ArrayAttr(transforms),
@@ -321,12 +339,6 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
             ArrayAttr(IntAttr(s) for s in separators),
             StringAttr(scope),
         ]
-        problem = BufferType.new(params).problem() if _is_parsable_shape(shape) else None
-        if not _is_parsable_shape(shape):
-            problem = f"buffer extents must be static and positive, got {shape}"
-        if problem is not None:
-            parser.raise_error(problem, start, parser.pos)
-        return params
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")
@@ -351,10 +363,6 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
         if self.get_scope() != "global":
             printer.print_string(f', scope = "{self.get_scope()}"')
         printer.print_string(">")
-
-
-def _is_parsable_shape(shape: Sequence[int]) -> bool:
-    return all(e > 0 for e in shape)
 
 
 def _parse_transforms(parser: AttrParser) -> list[IndexMapAttr]:
@@ -572,13 +580,13 @@ class DeclBufferOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> DeclBufferOp:
-        ptr = parser.parse_operand()
+        unresolved = parser.parse_unresolved_operand()
         offset = 0
         if parser.parse_optional_keyword("offset") is not None:
             offset = parser.parse_integer(allow_negative=False)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        parser.parse_type()
+        ptr = parser.resolve_operand(unresolved, parser.parse_type())
         parser.parse_punctuation("->")
         pos = parser.pos
         buffer_type = parser.parse_type()

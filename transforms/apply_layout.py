@@ -208,12 +208,12 @@ class ResizeAllocationToTransformedShape(RewritePattern):
 # Type conversion ------------------------------------------------------------------------
 
 
-@dataclass
 class ConsumePendingTransforms(TypeConversionPattern):
     """Every `!layout.buffer` type with pending transforms becomes its transformed type."""
 
-    layouts: Layouts
-    recursive: bool = True
+    def __init__(self, layouts: Layouts):
+        self.layouts = layouts
+        self.recursive = True
 
     @attr_type_rewrite_pattern
     def convert_type(self, typ: BufferType) -> BufferType | None:

@@ -43,17 +43,21 @@ def build_scf_nest(
         return constants[value]
 
     zero, one = constant(0), constant(1)
+    names = physical_names(len(extents))
     uppers = [constant(e) for e in extents]
     if parallel:
         body = Block(arg_types=[IndexType()] * len(extents))
         body.add_op(scf.ReduceOp())
+        for arg, name in zip(body.args, names, strict=True):
+            arg.name_hint = name
         loop = scf.ParallelOp([zero] * len(extents), uppers, [one] * len(extents), Region(body))
         Rewriter.insert_op(loop, insert_point)
         return list(body.args), InsertPoint.before(body.ops.last)  # type: ignore[arg-type]
     ivs: list[SSAValue] = []
     point = insert_point
-    for upper in uppers:
+    for upper, name in zip(uppers, names, strict=True):
         body = Block(arg_types=[IndexType()])
+        body.args[0].name_hint = name
         body.add_op(scf.YieldOp())
         loop = scf.ForOp(zero, upper, one, [], Region(body))
         Rewriter.insert_op(loop, point)

@@ -45,7 +45,7 @@ func.func @transpose(%a: !layout.buffer<16x64xf32>, %b: !layout.buffer<16x64xf32
 // truncating ops (it is provably non-negative).
 // CHECK-LABEL: func.func @relu_nchw4c
 // CHECK-SAME:    %[[OUT:[^:]*]]: !layout.buffer<1x4x8x8x4xf32, axis_separators = [3], scope = "global.texture">
-// CHECK:         scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:         scf.for %[[C:[a-z0-9_]+]] = %{{.*}} to %c16 step %{{.*}} {
 // CHECK:           %[[R:.*]] = arith.maximumf
 // CHECK-NEXT:      %[[K4:.*]] = arith.constant 4 : index
 // CHECK-NEXT:      %[[C4:.*]] = arith.divsi %[[C]], %[[K4]] : index

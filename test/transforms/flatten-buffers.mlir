@@ -54,17 +54,21 @@ func.func @texture_default(%t: !layout.buffer<1x4x8x8x4xf32, scope = "global.tex
   func.return %v : f32
 }
 
-// Allocations become physical; a declared buffer gets a flat alias with the same offset.
+// Allocations become physical; a declared buffer gets a flat alias with the same offset
+// (the logical declaration, now unused, is dead and goes away).
 // CHECK-LABEL: func.func @allocation
 // CHECK:         %[[P:.*]] = layout.allocate [96] : !layout.ptr<f32>
-// CHECK-NEXT:    %[[B:.*]] = layout.decl_buffer %[[P]] : !layout.ptr<f32> -> !layout.buffer<8x12xf32>
 // CHECK-NEXT:    %[[F:.*]] = layout.decl_buffer %[[P]] : !layout.ptr<f32> -> !layout.buffer<96xf32>
+// CHECK-NEXT:    %[[F2:.*]] = layout.decl_buffer %[[P]] offset 32 : !layout.ptr<f32> -> !layout.buffer<64xf32>
 // CHECK:         layout.store %{{.*}}, %[[F]][%{{.*}}] : !layout.buffer<96xf32>, f32
-func.func @allocation(%v: f32, %i: index) {
+// CHECK:         layout.load %[[F2]][%{{.*}}] : !layout.buffer<64xf32>, f32
+func.func @allocation(%v: f32, %i: index) -> f32 {
   %p = layout.allocate [8, 12] : !layout.ptr<f32>
   %b = layout.decl_buffer %p : !layout.ptr<f32> -> !layout.buffer<8x12xf32>
+  %s = layout.decl_buffer %p offset 32 : !layout.ptr<f32> -> !layout.buffer<8x8xf32>
   layout.store %v, %b[%i, %i] : !layout.buffer<8x12xf32>, f32
-  func.return
+  %w = layout.load %s[%i, %i] : !layout.buffer<8x8xf32>, f32
+  func.return %w : f32
 }
 
 // Already flat buffers and buffers without accesses are left alone.

@@ -1,0 +1,490 @@
+"""Values, lanes and memory of the numpy reference evaluator (`physlayout.runtime.evaluator`).
+
+Lanes
+-----
+The evaluator runs SIMT style: inside a parallel loop every SSA value is a numpy array over
+the loop's iterations ("lanes"). A `Lanes` object describes the current lane space: its
+extents (one axis per enclosing parallel loop dimension, outermost first) and an optional
+boolean mask of the active lanes (inactive lanes come from masked `scf.if` branches and from
+loops whose bounds differ between lanes). A numeric value used at lane depth `L` is an array
+of exactly `L + V` dimensions, where `V` is the rank of its vector type (0 for scalars); lane
+axes may have extent 1 when the value does not vary along them.
+
+Memory
+------
+- `Storage` is a flat array of scalars (one per element, `lanes` per vector element). Storage
+  allocated inside a parallel loop is private to each lane: its array carries the lane axes
+  of its allocation point in front of the flat axis.
+- `Handle` is a data handle (`!layout.ptr`): a storage and the vector lanes of its element.
+- `View` is a buffer (`!layout.buffer` or `memref`): a storage, a scalar offset, a shape and
+  scalar strides, and the vector shape of its element type (vector elements are stored
+  contiguously, innermost).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from math import prod
+from typing import Any, TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+from xdsl.dialects.builtin import (
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    VectorType,
+)
+from xdsl.ir import Attribute
+from xdsl.utils.exceptions import DiagnosticException
+
+from physlayout.dialects.layout import BufferType, PtrType
+
+Array: TypeAlias = npt.NDArray[Any]
+"""A numpy array of any dtype."""
+
+
+class EvaluationError(DiagnosticException):
+    """An error found while evaluating IR (bad argument, out-of-bounds access, ...)."""
+
+
+# Types ------------------------------------------------------------------------------------
+
+
+_INT_DTYPES: dict[int, np.dtype[Any]] = {
+    1: np.dtype(np.bool_),
+    8: np.dtype(np.int8),
+    16: np.dtype(np.int16),
+    32: np.dtype(np.int32),
+    64: np.dtype(np.int64),
+}
+_UINT_DTYPES: dict[int, np.dtype[Any]] = {
+    1: np.dtype(np.uint8),
+    8: np.dtype(np.uint8),
+    16: np.dtype(np.uint16),
+    32: np.dtype(np.uint32),
+    64: np.dtype(np.uint64),
+}
+
+
+def scalar_of(type_: Attribute) -> Attribute:
+    """The scalar type of `type_` (its element type when it is a vector type)."""
+    if isinstance(type_, VectorType):
+        return type_.get_element_type()
+    return type_
+
+
+def vector_shape(type_: Attribute) -> tuple[int, ...]:
+    """The shape of `type_` when it is a vector type, else `()`."""
+    if isinstance(type_, VectorType):
+        return tuple(type_.get_shape())
+    return ()
+
+
+def bit_width(type_: Attribute) -> int:
+    """The bit width of an integer-like scalar type (`index` is 64 bits)."""
+    scalar = scalar_of(type_)
+    if isinstance(scalar, IndexType):
+        return 64
+    if isinstance(scalar, IntegerType):
+        return scalar.width.data
+    raise EvaluationError(f"evaluator: expected an integer type, got {scalar}")
+
+
+def is_integer_like(type_: Attribute) -> bool:
+    """True for `index`, `iN` and vectors of them."""
+    return isinstance(scalar_of(type_), IndexType | IntegerType)
+
+
+def dtype_of(type_: Attribute) -> np.dtype[Any]:
+    """The numpy dtype that holds values of `type_` (or of its vector elements).
+
+    `index` is int64; `i1` is bool; `iN` is the signed integer of N bits; f16/f32/f64 are
+    the IEEE float types.
+    """
+    scalar = scalar_of(type_)
+    if isinstance(scalar, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(scalar, IntegerType):
+        width = scalar.width.data
+        if width not in _INT_DTYPES:
+            raise EvaluationError(f"evaluator: unsupported integer width i{width}")
+        return _INT_DTYPES[width]
+    if isinstance(scalar, Float16Type):
+        return np.dtype(np.float16)
+    if isinstance(scalar, Float32Type):
+        return np.dtype(np.float32)
+    if isinstance(scalar, Float64Type):
+        return np.dtype(np.float64)
+    raise EvaluationError(f"evaluator: unsupported element type {scalar}")
+
+
+def unsigned_dtype(type_: Attribute) -> np.dtype[Any]:
+    """The unsigned numpy dtype of the width of an integer-like type."""
+    return _UINT_DTYPES[bit_width(type_)]
+
+
+def as_signed(x: Array, type_: Attribute) -> Array:
+    """`x` (of integer-like `type_`) read as two's complement signed numbers (`i1` true is -1)."""
+    if x.dtype == np.bool_:
+        return -x.astype(np.int8)
+    return x
+
+
+def as_unsigned(x: Array, type_: Attribute) -> Array:
+    """`x` (of integer-like `type_`) read as unsigned numbers."""
+    return x.astype(unsigned_dtype(type_))
+
+
+def wrap(x: Array | Any, type_: Attribute) -> Array:
+    """`x` reduced modulo 2**width to the canonical dtype of integer-like `type_`."""
+    x = np.asarray(x)
+    dtype = dtype_of(type_)
+    if dtype == np.bool_:
+        return (x.astype(np.int64) & 1).astype(np.bool_)
+    return x.astype(dtype)
+
+
+def memory_element(type_: Attribute) -> Attribute | None:
+    """The element type of a buffer, memref or data handle type, else None."""
+    if isinstance(type_, BufferType | PtrType):
+        return type_.element_type
+    if isinstance(type_, MemRefType):
+        return type_.get_element_type()
+    return None
+
+
+def is_memory_type(type_: Attribute) -> bool:
+    """True for `!layout.buffer`, `!layout.ptr` and `memref` types."""
+    return memory_element(type_) is not None
+
+
+# Lanes ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Lanes:
+    """The lane space of the code being evaluated.
+
+    `shape` holds one extent per lane axis; `mask` is None when every lane is active, else a
+    boolean array of `len(shape)` dimensions broadcastable to `shape`.
+    """
+
+    shape: tuple[int, ...]
+    mask: Array | None
+
+    @property
+    def depth(self) -> int:
+        return len(self.shape)
+
+    def with_mask(self, mask: Array | None) -> Lanes:
+        """The same lanes with `mask` (None: all active) combined with the current mask."""
+        return Lanes(self.shape, and_masks(self.mask, mask))
+
+    def expand(self, extents: Sequence[int], mask: Array | None) -> Lanes:
+        """Lanes with new innermost axes of `extents`; `mask` is over the new depth."""
+        outer = self.mask
+        if outer is not None:
+            outer = outer.reshape(outer.shape + (1,) * len(extents))
+        return Lanes(self.shape + tuple(extents), and_masks(outer, mask))
+
+
+def and_masks(a: Array | None, b: Array | None) -> Array | None:
+    """The conjunction of two optional masks (None means all lanes)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a & b
+
+
+def to_depth(x: Array, depth: int, target: int) -> Array:
+    """A value defined at lane depth `depth`, seen at lane depth `target >= depth`."""
+    if depth == target:
+        return x
+    shape = x.shape
+    return x.reshape(shape[:depth] + (1,) * (target - depth) + shape[depth:])
+
+
+def with_trailing(x: Array, count: int) -> Array:
+    """`x` with `count` unit axes appended (to combine lane values with vector values)."""
+    if count == 0:
+        return x
+    return x.reshape(x.shape + (1,) * count)
+
+
+def active_values(x: Array, lanes: Lanes) -> Array:
+    """The elements of lane value `x` (no vector axes) at the active lanes."""
+    if lanes.mask is None:
+        return x.reshape(-1)
+    shape = np.broadcast_shapes(x.shape, lanes.mask.shape)
+    return np.broadcast_to(x, shape)[np.broadcast_to(lanes.mask, shape)]
+
+
+def uniform_value(x: Array, lanes: Lanes) -> Any | None:
+    """The common value of lane value `x` over the active lanes, or None when it varies.
+
+    Returns None as well when no lane is active.
+    """
+    if x.size == 1:
+        return x.reshape(-1)[0].item()
+    values = active_values(x, lanes)
+    if values.size == 0:
+        return None
+    first = values[0]
+    if bool(np.all(values == first)):
+        return first.item()
+    return None
+
+
+def any_active(lanes: Lanes) -> bool:
+    """True when at least one lane is active."""
+    return lanes.mask is None or bool(np.any(lanes.mask))
+
+
+# Memory -----------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Storage:
+    """Flat scalar storage. `data` has shape `lane_shape + (size,)`: the leading axes make the
+    storage private to each lane of the parallel loops around its allocation."""
+
+    data: Array
+    name: str
+
+    @property
+    def private_depth(self) -> int:
+        return self.data.ndim - 1
+
+    @property
+    def size(self) -> int:
+        return self.data.shape[-1]
+
+
+@dataclass(frozen=True, eq=False)
+class Handle:
+    """A data handle: `storage`, whose element type has `lanes` scalars per element."""
+
+    storage: Storage
+    lanes: int
+
+
+@dataclass(frozen=True, eq=False)
+class View:
+    """A buffer: element `idx` starts at scalar `offset + sum(idx[k] * strides[k])` of
+    `storage` and holds `prod(vshape)` contiguous scalars read as dtype `dtype`."""
+
+    storage: Storage
+    offset: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    vshape: tuple[int, ...]
+    dtype: np.dtype[Any]
+    name: str
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def lanes(self) -> int:
+        return prod(self.vshape)
+
+    def span(self) -> tuple[int, int]:
+        """The lowest and one past the highest scalar offset the view can touch."""
+        low = high = self.offset
+        for extent, stride in zip(self.shape, self.strides, strict=True):
+            if extent == 0:
+                return (self.offset, self.offset)
+            reach = (extent - 1) * stride
+            low += min(reach, 0)
+            high += max(reach, 0)
+        return (low, high + self.lanes)
+
+    def is_injective(self) -> bool:
+        """True when distinct indices always address disjoint elements."""
+        dims = sorted(
+            (abs(s), e) for e, s in zip(self.shape, self.strides, strict=True) if e > 1
+        )
+        reach = self.lanes
+        for stride, extent in dims:
+            if stride < reach:
+                return False
+            reach = stride * extent
+        return True
+
+
+def row_major_strides(shape: Sequence[int], lanes: int) -> tuple[int, ...]:
+    """Scalar strides of a row-major layout of `shape` with `lanes` scalars per element."""
+    strides: list[int] = []
+    step = lanes
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= extent
+    return tuple(reversed(strides))
+
+
+def check_view(view: View, what: str) -> View:
+    """`view` when it lies inside its storage, else an EvaluationError naming `what`."""
+    low, high = view.span()
+    if low < 0 or high > view.storage.size:
+        raise EvaluationError(
+            f"{what}: view {view.name} of shape {list(view.shape)} covers scalars "
+            f"[{low}, {high}) outside its storage of {view.storage.size} scalars"
+        )
+    if view.dtype.itemsize != view.storage.data.dtype.itemsize:
+        raise EvaluationError(
+            f"{what}: element type {view.dtype} of view {view.name} does not match its "
+            f"storage of {view.storage.data.dtype}"
+        )
+    return view
+
+
+def new_storage(size: int, dtype: np.dtype[Any], lanes: Lanes, name: str) -> Storage:
+    """Zero-filled storage of `size` scalars, private to each lane of `lanes`."""
+    return Storage(np.zeros(lanes.shape + (size,), dtype=dtype), name)
+
+
+def _lane_indices(storage: Storage, lanes: Lanes, tail: int) -> tuple[Array, ...]:
+    """Index arrays selecting the current lane's copy of private storage."""
+    depth = storage.private_depth
+    if depth > lanes.depth:
+        raise EvaluationError(
+            f"evaluator: storage {storage.name} is private to lanes that are not active here"
+        )
+    result: list[Array] = []
+    for axis in range(depth):
+        shape = [1] * (lanes.depth + tail)
+        shape[axis] = storage.data.shape[axis]
+        result.append(np.arange(storage.data.shape[axis]).reshape(shape))
+    return tuple(result)
+
+
+def gather(storage: Storage, flat: Array, lanes: Lanes, tail: int, dtype: np.dtype[Any]) -> Array:
+    """Read `storage` at scalar offsets `flat` (lane axes, then `tail` element axes)."""
+    data = storage.data if storage.data.dtype == dtype else storage.data.view(dtype)
+    if storage.private_depth == 0:
+        return data[flat]
+    return data[(*_lane_indices(storage, lanes, tail), flat)]
+
+
+def scatter(
+    storage: Storage,
+    flat: Array,
+    values: Array,
+    lanes: Lanes,
+    tail: int,
+    dtype: np.dtype[Any],
+    what: str,
+) -> None:
+    """Write `values` to `storage` at scalar offsets `flat` for the active lanes.
+
+    When several lanes write the same scalar, the last lane in row-major lane order wins.
+    """
+    if not storage.data.flags.writeable:
+        raise EvaluationError(f"{what}: storage {storage.name} is read-only")
+    data = storage.data if storage.data.dtype == dtype else storage.data.view(dtype)
+    index: tuple[Array, ...] = (*_lane_indices(storage, lanes, tail), flat)
+    shape = np.broadcast_shapes(values.shape, *(i.shape for i in index))
+    index = tuple(np.broadcast_to(i, shape) for i in index)
+    full = np.broadcast_to(values, shape)
+    if lanes.mask is not None:
+        select = np.broadcast_to(with_trailing(lanes.mask, tail), shape)
+        data[tuple(i[select] for i in index)] = full[select]
+        return
+    data[tuple(i.reshape(-1) for i in index)] = full.reshape(-1)
+
+
+def element_offsets(
+    view: View, indices: Sequence[Array], width: int, lanes: Lanes, what: str
+) -> tuple[Array, int]:
+    """Scalar offsets of the elements at `indices` (arrays over the lanes) and their tail rank.
+
+    `width > 1` reads `width` consecutive elements along the innermost axis (a vector access
+    of a scalar buffer). Indices are checked per axis against the view's shape, for active
+    lanes only (inactive lanes are redirected to index 0). The result has the lane axes,
+    then the tail axes: `view.vshape`, or `(width,)` for a wide access, or none.
+    """
+    if len(indices) != view.rank:
+        raise EvaluationError(
+            f"{what}: {len(indices)} indices for {view.name} of rank {view.rank}"
+        )
+    indices = [np.asarray(i, dtype=np.int64) for i in indices]
+    _check_bounds(view, indices, width, lanes, what)
+    if lanes.mask is not None:
+        indices = [np.where(lanes.mask, i, 0) for i in indices]
+    flat: Array = np.asarray(view.offset, dtype=np.int64)
+    for index, stride in zip(indices, view.strides, strict=True):
+        flat = flat + index * stride
+    flat = np.broadcast_to(flat, np.broadcast_shapes(flat.shape, (1,) * lanes.depth))
+    if width > 1:
+        step = view.strides[-1] if view.strides else 1
+        return with_trailing(flat, 1) + np.arange(width, dtype=np.int64) * step, 1
+    if view.vshape:
+        tail = len(view.vshape)
+        inner = np.arange(view.lanes, dtype=np.int64).reshape(view.vshape)
+        return with_trailing(flat, tail) + inner, tail
+    return flat, 0
+
+
+def _check_bounds(
+    view: View, indices: Sequence[Array], width: int, lanes: Lanes, what: str
+) -> None:
+    bad: Array | None = None
+    for axis, (index, extent) in enumerate(zip(indices, view.shape, strict=True)):
+        limit = extent - (width - 1 if axis == view.rank - 1 else 0)
+        if index.size and (index.min() < 0 or index.max() >= limit):
+            out = (index < 0) | (index >= limit)
+            bad = out if bad is None else bad | out
+    if bad is None:
+        return
+    if lanes.mask is not None:
+        bad = bad & lanes.mask
+    if not bool(np.any(bad)):
+        return
+    shape = np.broadcast_shapes(bad.shape, *(i.shape for i in indices))
+    where = tuple(int(w[0]) for w in np.nonzero(np.broadcast_to(bad, shape)))
+    point = [int(np.broadcast_to(i, shape)[where]) for i in indices]
+    span = f" (accessing {width} elements)" if width > 1 else ""
+    raise EvaluationError(
+        f"{what}: index {point} is out of bounds for {view.name} of shape "
+        f"{list(view.shape)}{span}"
+    )
+
+
+def whole_view_offsets(view: View, lanes: Lanes) -> tuple[Array, int]:
+    """Scalar offsets of every scalar of `view` (lane axes of extent 1, then the view's
+    shape and vector shape as tail axes)."""
+    flat: Array = np.asarray(view.offset, dtype=np.int64)
+    rank = view.rank
+    for axis, (extent, stride) in enumerate(zip(view.shape, view.strides, strict=True)):
+        shape = [1] * rank
+        shape[axis] = extent
+        flat = flat + np.arange(extent, dtype=np.int64).reshape(shape) * stride
+    flat = np.broadcast_to(flat, view.shape)
+    tail = rank + len(view.vshape)
+    if view.vshape:
+        inner = np.arange(view.lanes, dtype=np.int64).reshape(view.vshape)
+        flat = with_trailing(flat, len(view.vshape)) + inner
+    return flat.reshape((1,) * lanes.depth + flat.shape), tail
+
+
+def view_as_array(view: View) -> Array:
+    """A numpy array aliasing the scalars of a (shared) `view`: shape `shape + vshape`."""
+    if view.storage.private_depth:
+        raise EvaluationError(f"evaluator: cannot return lane-private buffer {view.name}")
+    data = view.storage.data
+    if data.dtype != view.dtype:
+        data = data.view(view.dtype)
+    item = data.itemsize
+    strides = tuple(s * item for s in view.strides)
+    inner = tuple(s * item for s in row_major_strides(view.vshape, 1))
+    base = data[view.offset :] if view.offset < data.shape[0] else data[:0]
+    return np.lib.stride_tricks.as_strided(
+        base, shape=view.shape + view.vshape, strides=strides + inner
+    )
