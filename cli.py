@@ -89,13 +89,14 @@ class PhyslayoutOptMain(xDSLOptMain):
 
     def _locate(self, op: Operation, message: str) -> str:
         message = message.removeprefix("Operation does not verify: ")
+        if not message.startswith(f"'{op.name}'"):
+            message = f"'{op.name}' op {message}"
         span = self.locations.get(op)
         if span is None:
-            return f"error: '{op.name}' op {message}"
+            return f"error: {message}"
         span = dataclasses.replace(span, line_offset=self._line_offset)
-        text = span.print_with_context(f"error: '{op.name}' op {message}")
-        location, _, rest = text.partition("\n")
-        return f"{location} error: '{op.name}' op {message}\n{rest}"
+        location, _, context = span.print_with_context().partition("\n")
+        return f"{location}: error: {message}\n{context.rstrip()}"
 
     def prepare_output(self) -> IO[str]:
         return self._stream
@@ -162,7 +163,7 @@ def _mlir_style(text: str) -> str:
         return f"error: {text}"
     location, source, caret = lines[0], lines[1], lines[2]
     message = "\n".join(line.strip() for line in lines[3:])
-    return f"{location} error: {message}\n{source}\n{caret}"
+    return f"{location}: error: {message}\n{source}\n{caret}"
 
 
 def opt_main(args: Sequence[str] | None = None) -> None:

@@ -4,6 +4,7 @@ Every factory imports lazily, so listing the universe costs nothing.
 """
 
 from collections.abc import Callable
+from importlib import import_module
 
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
@@ -11,38 +12,57 @@ from xdsl.universe import Universe
 from xdsl.utils.target import Target
 
 
-def _layout_dialect() -> Dialect:
+def layout_dialect() -> Dialect:
+    """The `layout` dialect: buffer-level and graph-level operations."""
     from physlayout.dialects.layout import Layout
 
-    return Layout
+    try:
+        graph = import_module("physlayout.dialects.layout_graph")
+    except ModuleNotFoundError:
+        return Layout
+    return Dialect(
+        "layout",
+        [*Layout.operations, *graph.GRAPH_OPERATIONS],
+        [*Layout.attributes, *graph.GRAPH_ATTRIBUTES],
+    )
+
+
+def _lazy(module: str, name: str) -> Callable[[], type]:
+    def load() -> type:
+        return getattr(import_module(f"physlayout.{module}"), name)
+
+    return load
+
+
+PASSES: dict[str, tuple[str, str]] = {
+    "apply-layout": ("transforms.apply_layout", "ApplyLayoutPass"),
+    "flatten-buffers": ("transforms.flatten_buffers", "FlattenBuffersPass"),
+    "verify-buffers": ("transforms.verify_buffers", "VerifyBuffersPass"),
+    "vectorize-texels": ("transforms.vectorize_texels", "VectorizeTexelsPass"),
+    "lower-layout": ("lowering.lower_layout", "LowerLayoutPass"),
+    "fold-layout-rewrites": ("transforms.fold_layout_rewrites", "FoldLayoutRewritesPass"),
+    "flow-layout-rewrites": ("transforms.flow_layout_rewrites", "FlowLayoutRewritesPass"),
+}
+"""Pass name -> (module under physlayout, class name)."""
+
+TARGETS: dict[str, tuple[str, str]] = {
+    "opencl": ("lowering.opencl", "OpenCLTarget"),
+}
+"""Target name -> (module under physlayout, class name)."""
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """The physlayout passes by name."""
-
-    def apply_layout() -> type[ModulePass]:
-        from physlayout.transforms.apply_layout import ApplyLayoutPass
-
-        return ApplyLayoutPass
-
-    def flatten_buffers() -> type[ModulePass]:
-        from physlayout.transforms.flatten_buffers import FlattenBuffersPass
-
-        return FlattenBuffersPass
-
-    return {
-        "apply-layout": apply_layout,
-        "flatten-buffers": flatten_buffers,
-    }
+    return {name: _lazy(module, cls) for name, (module, cls) in PASSES.items()}
 
 
 def get_all_targets() -> dict[str, Callable[[], type[Target]]]:
     """The physlayout output targets by name."""
-    return {}
+    return {name: _lazy(module, cls) for name, (module, cls) in TARGETS.items()}
 
 
 UNIVERSE = Universe(
-    all_dialects={"layout": _layout_dialect},
+    all_dialects={"layout": layout_dialect},
     all_passes=get_all_passes(),
     all_targets=get_all_targets(),
 )

@@ -1083,17 +1083,139 @@ def _inverse(imap: IndexMap, dims: tuple[int, ...]) -> IndexMap:
     out_bounds = {
         name: (0, extent - 1) for name, extent in zip(names, _map_shape(imap, dims), strict=True)
     }
-    for relation in candidates:
-        exprs = _single_expressions(relation, names, imap.ndim)
+    attempts: list[Callable[[], list[Expr] | None]] = [
+        lambda: _structural_inverse(imap, dims, names)
+    ]
+    attempts += [
+        lambda relation=relation: _single_expressions(relation, names, imap.ndim)
+        for relation in candidates
+    ]
+    for attempt in attempts:
+        exprs = attempt()
         if exprs is None:
             continue
         inverse = IndexMap(tuple(names), tuple(simplify(e, out_bounds) for e in exprs))
         if _same_on(inverse, image, reverse):
             return inverse
     raise ValueError(
-        f"the inverse of index map {imap} on shape {list(dims)} is not a quasi-affine "
-        "expression (isl gives a piecewise inverse)"
+        f"no single quasi-affine expression was found for the inverse of index map {imap} "
+        f"on shape {list(dims)} (isl gives a piecewise inverse)"
     )
+
+
+def _structural_inverse(
+    imap: IndexMap, dims: tuple[int, ...], names: list[str]
+) -> list[Expr] | None:
+    """Solve the outputs for the inputs by pattern (the result is verified by the caller).
+
+    Starting from ``known[output_j(x)] = i_j`` (outputs simplified on the box), repeat:
+
+    * split pairs: ``known[y floordiv f] = A`` and ``known[y mod f] = B`` give
+      ``known[y] = A * f + B``;
+    * mixed-radix digits: for ``known[sum(c_t * t) + c] = Y``, an atom ``t`` whose lower
+      terms stay below ``c_t`` and whose higher coefficients are multiples of
+      ``c_t * extent(t)`` is ``((Y - C) floordiv c_t) mod extent(t) + min(t)``;
+    * congruences: modulo the gcd of the other coefficients of a known sum, an atom with an
+      invertible coefficient and few values is determined;
+    * partial solving: subtracting the known atoms of a known sum gives the sum of the
+      others (solved directly when only one atom with coefficient +-1 remains).
+
+    Returns one expression (over `names`) per input, or None when some input stays unknown.
+    """
+    bounds = imap.bounds(dims)
+    known: dict[Expr, Expr] = {}
+    for name, extent in zip(imap.initial_indices, dims, strict=True):
+        if extent == 1:
+            known[Dim(name)] = Const(0)
+    for name, expr in zip(names, imap.final_indices, strict=True):
+        key = simplify(expr, bounds)
+        if not isinstance(key, Const):
+            known.setdefault(key, Dim(name))
+    targets = [Dim(name) for name in imap.initial_indices]
+    for _ in range(4 * len(targets) + 8):
+        if all(t in known for t in targets):
+            return [known[t] for t in targets]
+        if not _learn(known, bounds):
+            return None
+    return None
+
+
+def _learn(known: dict[Expr, Expr], bounds: Bounds) -> bool:
+    """Apply the rules of `_structural_inverse` once; whether something was learned."""
+    learned: dict[Expr, Expr] = {}
+    for key, value in list(known.items()):
+        if isinstance(key, FloorDiv):
+            operand = simplify(key.lhs, bounds)
+            remainder = known.get(simplify(key.lhs % key.divisor, bounds))
+            if remainder is not None and operand not in known:
+                learned.setdefault(operand, value * key.divisor + remainder)
+        terms, const = linear_terms(key, bounds)
+        if len(terms) == 1 and terms[0][1] == 1:
+            continue
+        for atom, expr in _digits(terms, const, value, bounds):
+            if atom not in known:
+                learned.setdefault(atom, expr)
+        unknown = [(a, c) for a, c in terms if a not in known]
+        if not unknown or len(unknown) == len(terms):
+            continue
+        rest: Expr = value - const
+        for atom, coef in terms:
+            if atom in known:
+                rest = rest - known[atom] * coef
+        if len(unknown) == 1 and abs(unknown[0][1]) == 1:
+            learned.setdefault(unknown[0][0], rest * unknown[0][1])
+        else:
+            remaining: Expr = Const(0)
+            for atom, coef in unknown:
+                remaining = remaining + atom * coef
+            learned.setdefault(simplify(remaining, bounds), rest)
+    fresh = {k: v for k, v in learned.items() if k not in known}
+    known.update(fresh)
+    return bool(fresh)
+
+
+def _digits(
+    terms: Sequence[tuple[Expr, int]], const: int, value: Expr, bounds: Bounds
+) -> list[tuple[Expr, Expr]]:
+    """Mixed-radix digit extraction for ``value == sum(c * atom) + const``."""
+    ranges = {atom: expr_range(atom, bounds) for atom, _ in terms}
+    base = const + sum(coef * ranges[atom][0] for atom, coef in terms)
+    shifted: Expr = value - base
+    result: list[tuple[Expr, Expr]] = []
+    for atom, coef in terms:
+        if coef <= 0:
+            continue
+        lo, hi = ranges[atom]
+        extent = hi - lo + 1
+        low = sum((c * (ranges[a][1] - ranges[a][0]) for a, c in terms if 0 < c < coef), 0)
+        others = [c for a, c in terms if a != atom and not 0 < c < coef]
+        if low >= coef or any(c % (coef * extent) for c in others):
+            continue
+        digit = shifted // coef if coef > 1 else shifted
+        if others:
+            digit = digit % extent
+        result.append((atom, digit + lo))
+    return result + _congruence_digits(terms, const, value, ranges)
+
+
+def _congruence_digits(
+    terms: Sequence[tuple[Expr, int]],
+    const: int,
+    value: Expr,
+    ranges: dict[Expr, tuple[int, int]],
+) -> list[tuple[Expr, Expr]]:
+    """Digits found modulo the gcd ``g`` of the other coefficients: when ``coef`` is
+    invertible modulo ``g`` and ``atom`` spans at most ``g`` values,
+    ``atom == ((value - const) * coef^-1 - min) mod g + min``."""
+    result: list[tuple[Expr, Expr]] = []
+    for atom, coef in terms:
+        g = math.gcd(*(c for a, c in terms if a != atom))
+        lo, hi = ranges[atom]
+        if g <= 1 or hi - lo + 1 > g or math.gcd(coef, g) != 1:
+            continue
+        inverse = pow(coef, -1, g)
+        result.append((atom, ((value - const) * inverse - lo) % g + lo))
+    return result
 
 
 def _single_expressions(relation: isl.Map, names: list[str], count: int) -> list[Expr] | None:

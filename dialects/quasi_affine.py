@@ -890,7 +890,10 @@ class _Simplifier:
         match expr:
             case Const(value=value):
                 return _Linear.constant(value)
-            case Dim():
+            case Dim(name=name):
+                lo, hi = self.bounds.get(name, (None, None))
+                if lo is not None and lo == hi:
+                    return _Linear.constant(lo)
                 return _Linear.atom(expr)
             case Add() | Mul():
                 form = _Linear()
@@ -941,6 +944,8 @@ class _Simplifier:
     def _apply_one_sum_rule(self, form: _Linear) -> bool:
         floordivs = [(a, c) for a, c in form.terms.items() if isinstance(a, FloorDiv)]
         if self._merge_congruent(form, [a for a, _ in floordivs]):
+            return True
+        if self._recombine_digits(form):
             return True
         for atom, coef in sorted(floordivs, key=_term_key):
             assert isinstance(atom, FloorDiv)
@@ -999,6 +1004,25 @@ class _Simplifier:
             return None
         return _Linear({a: c // k for a, c in diff.terms.items()}, diff.const // k)
 
+    def _recombine_digits(self, form: _Linear) -> bool:
+        """``((y floordiv a) mod b)*a*s + (y mod a)*s -> (y mod (a*b))*s``."""
+        for atom, coef in sorted(form.terms.items(), key=_term_key):
+            if not isinstance(atom, Mod) or not isinstance(atom.lhs, FloorDiv):
+                continue
+            inner = atom.lhs
+            if coef % inner.divisor:
+                continue
+            scale = coef // inner.divisor
+            operand = self.linear(inner.lhs)
+            low = self.mod(operand.copy(), inner.divisor).single_atom()
+            if low is None or form.terms.get(low) != scale:
+                continue
+            form.add_term(atom, -coef)
+            form.add_term(low, -scale)
+            form.add(self.mod(operand, inner.divisor * atom.divisor), scale)
+            return True
+        return False
+
     def _recombine(self, form: _Linear, atom: FloorDiv, scale: int) -> bool:
         """``(e fd k)*k*s + (e mod k)*s -> e*s`` when both terms are in `form`."""
         operand = self.linear(atom.lhs)
@@ -1030,6 +1054,18 @@ class _Simplifier:
         if lo is None or hi is None or lo // k != hi // k:
             return None
         return lo // k
+
+    def _small_remainder(self, form: _Linear, k: int) -> tuple[int, _Linear, _Linear] | None:
+        """Write ``form == g*H + L`` with ``1 < g < k`` dividing k and ``0 <= L < g`` on the
+        bounds (the largest such g); returns ``(g, H, L)`` or None."""
+        divisors = sorted({math.gcd(k, c) for c in form.terms.values()} - {1, k}, reverse=True)
+        for g in divisors:
+            high = _Linear({a: c // g for a, c in form.terms.items() if c % g == 0})
+            low = _Linear({a: c for a, c in form.terms.items() if c % g}, form.const)
+            lo, hi = self.interval(low)
+            if lo is not None and hi is not None and 0 <= lo and hi < g:
+                return g, high, low
+        return None
 
     @staticmethod
     def _split_multiples(form: _Linear, k: int) -> tuple[_Linear, _Linear]:
@@ -1070,6 +1106,12 @@ class _Simplifier:
         period = self._one_period(rest, k)
         if period is not None:
             quotient.const += period
+            return quotient
+        split = self._small_remainder(rest, k)
+        if split is not None:
+            # floor((g*H + L) / (g*k')) == floor(H / k') when 0 <= L < g
+            g, high, _ = split
+            quotient.add(self.floordiv(high, k // g))
             return quotient
         inner = _Linear(dict(rest.terms), 0).single_atom()
         if isinstance(inner, FloorDiv):
@@ -1134,11 +1176,14 @@ class _Simplifier:
     def _mod_reduced(self, form: _Linear, k: int) -> _Linear:
         """``form mod k`` with coefficients reduced to (-k/2, k/2] and the constant to
         [0, k), common factors and bounds applied."""
+        nonnegative = _Linear({a: c % k for a, c in form.terms.items() if c % k}, form.const % k)
+        period = self._one_period(nonnegative, k)
+        if period is not None:
+            nonnegative.const -= period * k
+            return nonnegative
         reduced = _Linear(
             {a: _symmetric_mod(c, k) for a, c in form.terms.items() if c % k}, form.const % k
         )
-        if not reduced.terms:
-            return reduced
         g = math.gcd(k, *reduced.terms.values())
         if g > 1:
             # (g*A + r) mod (g*k') == g * ((A + r floordiv g) mod k') + r mod g
@@ -1150,6 +1195,13 @@ class _Simplifier:
         if period is not None:
             reduced.const -= period * k
             return reduced
+        split = self._small_remainder(nonnegative, k)
+        if split is not None:
+            # (g*H + L) mod (g*k') == g * (H mod k') + L when 0 <= L < g
+            g, high, low = split
+            result = self.mod(high, k // g).scaled(g)
+            result.add(low)
+            return result
         return _Linear.atom(Mod(_build(reduced), k))
 
     def _expand_mods(self, form: _Linear) -> _Linear | None:
@@ -1218,9 +1270,11 @@ def simplify(expr: Expr, bounds: Bounds | None = None) -> Expr:
     positive before negative, dimensions before floordiv/ceildiv/mod terms, then by printed
     form), with merged coefficients and the constant last. Rules applied:
 
-    * constant folding, flattening of nested sums and constant products;
+    * constant folding, flattening of nested sums and constant products; a dimension whose
+      bounds hold a single value is replaced by that value;
     * ``(e floordiv k)*k*a + (e mod k)*a -> e*a`` and ``e*a - (e floordiv k)*k*a ->
-      (e mod k)*a`` inside any sum (``(c floordiv 4)*4 + c mod 4 -> c``);
+      (e mod k)*a`` inside any sum (``(c floordiv 4)*4 + c mod 4 -> c``), and
+      ``((e floordiv a) mod b)*a + e mod a -> e mod (a*b)``;
     * pulling multiples of the divisor out: ``(i*4 + j) floordiv 4 -> i + j floordiv 4``,
       ``(i*4 + j) mod 4 -> j mod 4``, ``(i + 5) mod 4 -> (i + 1) mod 4``; inside ``mod k``
       coefficients are reduced to (-k/2, k/2] (``(i*3) mod 4 -> -i mod 4``);
@@ -1229,7 +1283,8 @@ def simplify(expr: Expr, bounds: Bounds | None = None) -> Expr:
     * inside floordiv and mod, ``y mod K`` is also tried as ``y - K*(y floordiv K)`` and the
       smaller result kept: ``((y floordiv 4)*-2 + y mod 4) mod 6 -> y mod 6``;
     * common factors: ``(i*2) floordiv 4 -> i floordiv 2``,
-      ``(i*2) mod 4 -> (i mod 2) * 2``;
+      ``(i*2) mod 4 -> (i mod 2) * 2``, and with bounds ``(i*2 + j) floordiv 4 -> i
+      floordiv 2``, ``(i*2 + j) mod 4 -> (i mod 2) * 2 + j`` when ``0 <= j < 2``;
     * nesting: ``(i floordiv 4) floordiv 2 -> i floordiv 8``, ``(i mod 8) mod 4 -> i mod 4``
       (when the inner modulus is a multiple of the outer one), likewise for ceildiv;
     * bounds: ``e floordiv k -> q`` and ``e mod k -> e - q*k`` when ``e`` lies in one period

@@ -347,7 +347,7 @@ def check_view(view: View, what: str) -> View:
 
 def new_storage(size: int, dtype: np.dtype[Any], lanes: Lanes, name: str) -> Storage:
     """Zero-filled storage of `size` scalars, private to each lane of `lanes`."""
-    return Storage(np.zeros(lanes.shape + (size,), dtype=dtype), name)
+    return Storage(np.zeros((*lanes.shape, size), dtype=dtype), name)
 
 
 def _lane_indices(storage: Storage, lanes: Lanes, tail: int) -> tuple[Array, ...]:

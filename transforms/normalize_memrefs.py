@@ -58,6 +58,8 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     NoneAttr,
+    StringAttr,
+    UnregisteredOp,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap, AffineSymExpr
@@ -276,9 +278,11 @@ def _check_non_negative(
         ]
     except isl.Error as err:
         raise _refuse(typ, f"isl failed on its layout map: {err}") from None
+    result = index_map.final_indices[position]
+    printed = result.substitute({_layout_dim(k): Dim(f"d{k}") for k in range(len(shape))})
     raise _refuse(
         typ,
-        f"layout result {index_map.final_indices[position]} has the negative minimum "
+        f"layout result {printed} has the negative minimum "
         f"{minimum} on shape {list(shape)} (at index {at})",
     )
 
@@ -333,10 +337,18 @@ def _function_name(op: Operation) -> str:
     return "" if parent is None else f" (in @{parent.sym_name.data})"
 
 
+def _op_name(op: Operation) -> str:
+    """The name of `op` as written in the input (also for unregistered ops)."""
+    name = op.attributes.get("op_name__")
+    if isinstance(op, UnregisteredOp) and isinstance(name, StringAttr):
+        return name.data
+    return op.name
+
+
 def _refuse_use(typ: Attribute, op: Operation, how: str) -> PassFailedException:
     return _refuse(
         typ,
-        f"it is {how} '{op.name}', which cannot be rewritten to the normalized layout"
+        f"it is {how} '{_op_name(op)}', which cannot be rewritten to the normalized layout"
         f"{_function_name(op)}",
     )
 
@@ -352,41 +364,58 @@ def check_module(module: ModuleOp, normalizations: MemRefNormalizations) -> bool
     """
     found = False
     for op in module.walk():
-        if isinstance(op, func.FuncOp):
-            signature = op.function_type
-            for typ in (*signature.inputs.data, *signature.outputs.data):
-                found |= normalizations.get(typ) is not None
-        else:
-            _check_attributes(op, normalizations)
-        for result in op.results:
-            if normalizations.get(result.type) is None:
-                continue
-            found = True
-            if not isinstance(op, _PRODUCERS):
-                raise _refuse_use(result.type, op, "produced by")
-        for index, operand in enumerate(op.operands):
-            if normalizations.get(operand.type) is not None and not _is_rewritable_use(op, index):
-                raise _refuse_use(operand.type, op, "used by")
-        for region_index, region in enumerate(op.regions):
-            for block_index, block in enumerate(region.blocks):
-                entry = isinstance(op, func.FuncOp) and region_index == 0 and block_index == 0
-                for arg in block.args:
-                    if normalizations.get(arg.type) is not None and not entry:
-                        raise _refuse_use(arg.type, op, "a region argument of")
+        found |= _check_attributes(op, normalizations)
+        _check_operands(op, normalizations)
+        found |= _check_results(op, normalizations)
+        _check_region_arguments(op, normalizations)
     return found
 
 
-def _check_attributes(op: Operation, normalizations: MemRefNormalizations) -> None:
-    """Refuse a layout-mapped memref type held directly by a property or attribute of an op
-    other than `func.func` (e.g. `memref.global`)."""
+def _check_operands(op: Operation, normalizations: MemRefNormalizations) -> None:
+    for index, operand in enumerate(op.operands):
+        if normalizations.get(operand.type) is not None and not _is_rewritable_use(op, index):
+            raise _refuse_use(operand.type, op, "used by")
+
+
+def _check_results(op: Operation, normalizations: MemRefNormalizations) -> bool:
+    """Whether `op` has results of a layout-mapped type (refused unless `op` follows the
+    type conversion)."""
+    found = False
+    for result in op.results:
+        if normalizations.get(result.type) is None:
+            continue
+        if not isinstance(op, _PRODUCERS):
+            raise _refuse_use(result.type, op, "produced by")
+        found = True
+    return found
+
+
+def _check_region_arguments(op: Operation, normalizations: MemRefNormalizations) -> None:
+    """Only the entry block of a `func.func` may have arguments of a layout-mapped type."""
+    entry = op.body.blocks.first if isinstance(op, func.FuncOp) else None
+    for block in (block for region in op.regions for block in region.blocks):
+        if block is entry:
+            continue
+        for arg in block.args:
+            if normalizations.get(arg.type) is not None:
+                raise _refuse_use(arg.type, op, "a region argument of")
+
+
+def _check_attributes(op: Operation, normalizations: MemRefNormalizations) -> bool:
+    """Whether a `func.func` signature mentions a layout-mapped memref type; any other op
+    holding such a type in a property or attribute (e.g. `memref.global`) is refused."""
+    if isinstance(op, func.FuncOp):
+        signature = op.function_type
+        types = (*signature.inputs.data, *signature.outputs.data)
+        return any(normalizations.get(typ) is not None for typ in types)
     for attr in (*op.properties.values(), *op.attributes.values()):
-        if isinstance(attr, FunctionType):
-            types = (*attr.inputs.data, *attr.outputs.data)
-        else:
-            types = (attr,)
+        types = (
+            (*attr.inputs.data, *attr.outputs.data) if isinstance(attr, FunctionType) else (attr,)
+        )
         for typ in types:
             if normalizations.get(typ) is not None:
                 raise _refuse_use(typ, op, "held by")
+    return False
 
 
 # Access rewriting ---------------------------------------------------------------------------
