@@ -23,8 +23,10 @@ test: $(STAMP)
 	$(MAKE) --no-print-directory pytest
 	$(MAKE) --no-print-directory lit
 
+# pyright resolves `physlayout.*` through a link (the package maps to this directory).
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	mkdir -p build/typing && ln -sfn ../.. build/typing/physlayout
 	$(BIN)/pyright
 
 pytest: $(STAMP)

@@ -25,6 +25,7 @@ Operations
 from __future__ import annotations
 
 from collections.abc import Sequence
+
 from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import (
     ArrayAttr,

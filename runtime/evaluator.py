@@ -161,9 +161,7 @@ def _name(value: SSAValue) -> str:
 class _Frame:
     """The values of one function activation: numbers with their lane depth, or memory."""
 
-    values: dict[SSAValue, tuple[Array, int] | View | Handle] = field(
-        default_factory=lambda: {}
-    )
+    values: dict[SSAValue, tuple[Array, int] | View | Handle] = field(default_factory=lambda: {})
 
     def num(self, value: SSAValue, lanes: Lanes) -> Array:
         entry = self.values.get(value)
@@ -227,11 +225,10 @@ class Evaluator:
         func = self._function(name)
         block = self._entry(func)
         if len(args) != len(block.args):
-            raise EvaluationError(
-                f"@{name} takes {len(block.args)} arguments, got {len(args)}"
-            )
+            raise EvaluationError(f"@{name} takes {len(block.args)} arguments, got {len(args)}")
         entries = [
-            _convert_arg(value, arg, i) for i, (value, arg) in enumerate(zip(args, block.args, strict=True))
+            _convert_arg(value, arg, i)
+            for i, (value, arg) in enumerate(zip(args, block.args, strict=True))
         ]
         with np.errstate(all="ignore"):
             results = self._call(func, entries, Lanes((), None))
@@ -248,8 +245,9 @@ class Evaluator:
     def _entry(self, func: Operation) -> Block:
         blocks = func.regions[0].blocks
         if not blocks:
-            raise EvaluationError(f"evaluator: function {func.properties.get('sym_name')} "
-                                  "has no body")
+            raise EvaluationError(
+                f"evaluator: function {func.properties.get('sym_name')} has no body"
+            )
         if len(blocks) > 1:
             raise EvaluationError("evaluator: functions with several blocks are not supported")
         return blocks[0]
@@ -404,8 +402,9 @@ class Evaluator:
             return []
         low, high, stride = (uniform_value(b, lanes) for b in (lb, ub, step))
         if low is not None and high is not None and stride is not None:
-            return self._uniform_loop(block, range(low, high, stride), iv_dtype, inits, frame,
-                                      lanes)
+            return self._uniform_loop(
+                block, range(low, high, stride), iv_dtype, inits, frame, lanes
+            )
         return self._masked_loop(op, block, (lb, ub, step), iv_dtype, inits, frame, lanes)
 
     def _uniform_loop(
@@ -456,8 +455,10 @@ class Evaluator:
             self._externals[op] = externals
         key = tuple(frame.values.get(v) for v in externals)
         cached = self._decisions.get(op)
-        if cached is not None and len(cached[0]) == len(key) and all(
-            a is b for a, b in zip(cached[0], key, strict=True)
+        if (
+            cached is not None
+            and len(cached[0]) == len(key)
+            and all(a is b for a, b in zip(cached[0], key, strict=True))
         ):
             return cached[1]
 
@@ -539,8 +540,9 @@ class Evaluator:
         results: list[Entry] = []
         for region, partial, init in zip(reduce_op.regions, partials, inits, strict=True):
             results.append(
-                self._tree_reduce(op, region, _array(op, partial), _array(op, init), inner,
-                                  frame, lanes)
+                self._tree_reduce(
+                    op, region, _array(op, partial), _array(op, init), inner, frame, lanes
+                )
             )
         self._set_results(op, results, frame, lanes)
 
@@ -561,17 +563,17 @@ class Evaluator:
         tail = value.shape[len(inner.shape) :]
         count = prod(new)
         value = np.broadcast_to(value, inner.shape + tail).reshape((*outer, count, *tail))
-        valid = np.ones(inner.shape, dtype=np.bool_) if inner.mask is None else (
-            np.broadcast_to(inner.mask, inner.shape)
+        valid = (
+            np.ones(inner.shape, dtype=np.bool_)
+            if inner.mask is None
+            else (np.broadcast_to(inner.mask, inner.shape))
         )
         valid = valid.reshape((*outer, count))
         pick = (slice(None),) * depth
         while count > 1:
             if count % 2:
                 value = np.concatenate([value, value[(*pick, slice(-1, None))]], axis=depth)
-                valid = np.concatenate(
-                    [valid, np.zeros((*outer, 1), dtype=np.bool_)], axis=depth
-                )
+                valid = np.concatenate([valid, np.zeros((*outer, 1), dtype=np.bool_)], axis=depth)
                 count += 1
             a, b = value[(*pick, slice(0, None, 2))], value[(*pick, slice(1, None, 2))]
             va, vb = valid[(*pick, slice(0, None, 2))], valid[(*pick, slice(1, None, 2))]
@@ -595,10 +597,12 @@ class Evaluator:
         ub_map = _map_prop(op, "upperBoundsMap")
         operands = [frame.num(v, lanes) for v in op.operands]
         count_lb = lb_map.num_dims + lb_map.num_symbols
-        lbs = _grouped(_apply_map(lb_map, operands[:count_lb]), _groups(op, "lowerBoundsGroups"),
-                       np.maximum)
-        ubs = _grouped(_apply_map(ub_map, operands[count_lb:]), _groups(op, "upperBoundsGroups"),
-                       np.minimum)
+        lbs = _grouped(
+            _apply_map(lb_map, operands[:count_lb]), _groups(op, "lowerBoundsGroups"), np.maximum
+        )
+        ubs = _grouped(
+            _apply_map(ub_map, operands[count_lb:]), _groups(op, "upperBoundsGroups"), np.minimum
+        )
         steps_attr = op.properties.get("steps")
         steps = [
             np.asarray(s.value.data, dtype=np.int64)
@@ -627,8 +631,10 @@ class Evaluator:
         inner, partials = out
         depth = lanes.depth
         axes = tuple(range(depth, len(inner.shape)))
-        valid = np.ones(inner.shape, np.bool_) if inner.mask is None else np.broadcast_to(
-            inner.mask, inner.shape
+        valid = (
+            np.ones(inner.shape, np.bool_)
+            if inner.mask is None
+            else np.broadcast_to(inner.mask, inner.shape)
         )
         results: list[Entry] = []
         for kind, partial, result in zip(kinds, partials, op.results, strict=True):
@@ -666,9 +672,7 @@ class Evaluator:
                 cond = cond & (lhs >= rhs)
             else:
                 cond = cond & (lhs <= rhs)
-        cond = np.asarray(cond).reshape(
-            (1,) * max(lanes.depth - np.ndim(cond), 0) + np.shape(cond)
-        )
+        cond = np.asarray(cond).reshape((1,) * max(lanes.depth - np.ndim(cond), 0) + np.shape(cond))
         self._branch(op, cond, op.regions[0], op.regions[1], frame, lanes)
 
     def _branch(
@@ -706,8 +710,7 @@ class Evaluator:
         amap = _map_prop(op, "map")
         operands = [frame.num(v, lanes) for v in op.operands]
         combine = np.minimum if op.name == "affine.min" else np.maximum
-        frame.set(op.results[0], _reduce_bounds(_apply_map(amap, operands), combine),
-                  lanes.depth)
+        frame.set(op.results[0], _reduce_bounds(_apply_map(amap, operands), combine), lanes.depth)
 
     # Memory access ------------------------------------------------------------------------
 
@@ -718,9 +721,7 @@ class Evaluator:
         shape = value_type.get_shape()
         return shape[-1] if shape else 1
 
-    def _read(
-        self, op: Operation, view: View, indices: Sequence[Array], lanes: Lanes
-    ) -> Array:
+    def _read(self, op: Operation, view: View, indices: Sequence[Array], lanes: Lanes) -> Array:
         width = self._access_width(op.results[0].type, view)
         flat, tail = element_offsets(view, indices, width, lanes, f"'{op.name}'")
         return gather(view.storage, flat, lanes, tail, view.dtype)
@@ -739,8 +740,9 @@ class Evaluator:
         value = frame.num(value_ssa, lanes)
         width = self._access_width(value_ssa.type, view)
         flat, tail = element_offsets(view, indices, width, lanes, f"'{op.name}'")
-        scatter(view.storage, flat, value.astype(view.dtype), lanes, tail, view.dtype,
-                f"'{op.name}'")
+        scatter(
+            view.storage, flat, value.astype(view.dtype), lanes, tail, view.dtype, f"'{op.name}'"
+        )
 
     def _load(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
         view = frame.view(op.operands[0], f"'{op.name}'")
@@ -773,8 +775,9 @@ class Evaluator:
         extents_attr = op.properties.get("extents")
         extents = [getattr(e, "data", 0) for e in getattr(extents_attr, "data", ())]
         lanes_per = prod(vector_shape(ptr_type.element_type))
-        storage = new_storage(prod(extents) * lanes_per, dtype_of(ptr_type.element_type),
-                              lanes, _name(op.results[0]))
+        storage = new_storage(
+            prod(extents) * lanes_per, dtype_of(ptr_type.element_type), lanes, _name(op.results[0])
+        )
         frame.set(op.results[0], Handle(storage, lanes_per), lanes.depth)
 
     def _layout_decl_buffer(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
@@ -826,8 +829,15 @@ class Evaluator:
         vshape = vector_shape(element)
         name = _name(op.results[0])
         storage = new_storage(prod(shape) * prod(vshape), dtype_of(element), lanes, name)
-        view = View(storage, 0, tuple(shape), row_major_strides(shape, prod(vshape)), vshape,
-                    dtype_of(element), name)
+        view = View(
+            storage,
+            0,
+            tuple(shape),
+            row_major_strides(shape, prod(vshape)),
+            vshape,
+            dtype_of(element),
+            name,
+        )
         frame.set(op.results[0], view, lanes.depth)
 
     def _memref_same_view(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
@@ -835,7 +845,11 @@ class Evaluator:
             frame.set(op.results[0], frame.view(op.operands[0], f"'{op.name}'"), lanes.depth)
 
     def _mixed(
-        self, op: Operation, prop: str, operands: Sequence[SSAValue], frame: _Frame,
+        self,
+        op: Operation,
+        prop: str,
+        operands: Sequence[SSAValue],
+        frame: _Frame,
         lanes: Lanes,
     ) -> list[int]:
         """Static values of `prop` with DYNAMIC_INDEX entries taken from `operands`."""
@@ -859,8 +873,11 @@ class Evaluator:
     ) -> tuple[list[int], list[int], list[int]]:
         counts = _segments(op)
         operands = list(op.operands[1:])
-        groups = [operands[: counts[1]], operands[counts[1] : counts[1] + counts[2]],
-                  operands[counts[1] + counts[2] :]]
+        groups = [
+            operands[: counts[1]],
+            operands[counts[1] : counts[1] + counts[2]],
+            operands[counts[1] + counts[2] :],
+        ]
         return (
             self._mixed(op, "static_offsets", groups[0], frame, lanes),
             self._mixed(op, "static_sizes", groups[1], frame, lanes),
@@ -871,9 +888,15 @@ class Evaluator:
         source = frame.view(op.operands[0], f"'{op.name}'")
         offsets, sizes, strides = self._offsets_sizes_strides(op, frame, lanes)
         lanes_per = source.lanes
-        view = View(source.storage, offsets[0] * lanes_per, tuple(sizes),
-                    tuple(s * lanes_per for s in strides), source.vshape, source.dtype,
-                    _name(op.results[0]))
+        view = View(
+            source.storage,
+            offsets[0] * lanes_per,
+            tuple(sizes),
+            tuple(s * lanes_per for s in strides),
+            source.vshape,
+            source.dtype,
+            _name(op.results[0]),
+        )
         frame.set(op.results[0], check_view(view, f"'{op.name}'"), lanes.depth)
 
     def _memref_subview(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
@@ -895,8 +918,15 @@ class Evaluator:
             drop = shape.index(1)
             del shape[drop]
             del strides[drop]
-        view = View(source.storage, offset, tuple(shape), tuple(strides), source.vshape,
-                    source.dtype, _name(op.results[0]))
+        view = View(
+            source.storage,
+            offset,
+            tuple(shape),
+            tuple(strides),
+            source.vshape,
+            source.dtype,
+            _name(op.results[0]),
+        )
         frame.set(op.results[0], view, lanes.depth)
 
     def _memref_collapse_shape(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
@@ -912,8 +942,15 @@ class Evaluator:
                     )
             shape.append(prod(source.shape[d] for d in group))
             strides.append(source.strides[dims[-1]] if dims else source.lanes)
-        view = View(source.storage, source.offset, tuple(shape), tuple(strides), source.vshape,
-                    source.dtype, _name(op.results[0]))
+        view = View(
+            source.storage,
+            source.offset,
+            tuple(shape),
+            tuple(strides),
+            source.vshape,
+            source.dtype,
+            _name(op.results[0]),
+        )
         frame.set(op.results[0], view, lanes.depth)
 
     def _memref_expand_shape(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
@@ -930,8 +967,15 @@ class Evaluator:
             for d in reversed(group):
                 strides[d] = step
                 step *= output[d]
-        view = View(source.storage, source.offset, tuple(output), tuple(strides),
-                    source.vshape, source.dtype, _name(op.results[0]))
+        view = View(
+            source.storage,
+            source.offset,
+            tuple(output),
+            tuple(strides),
+            source.vshape,
+            source.dtype,
+            _name(op.results[0]),
+        )
         frame.set(op.results[0], view, lanes.depth)
 
     def _memref_copy(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
@@ -946,8 +990,15 @@ class Evaluator:
         flat, tail = whole_view_offsets(source, lanes)
         values = gather(source.storage, flat, lanes, tail, source.dtype)
         flat, tail = whole_view_offsets(target, lanes)
-        scatter(target.storage, flat, values.astype(target.dtype), lanes, tail, target.dtype,
-                f"'{op.name}'")
+        scatter(
+            target.storage,
+            flat,
+            values.astype(target.dtype),
+            lanes,
+            tail,
+            target.dtype,
+            f"'{op.name}'",
+        )
 
     def _memref_dim(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
         source = frame.view(op.operands[0], f"'{op.name}'")
@@ -1043,8 +1094,14 @@ def _identity(kind: str, type_: Attribute) -> Array:
     """The identity of an affine.parallel reduction kind (the result of zero iterations)."""
     dtype = dtype_of(type_)
     if is_float_kind(kind):
-        table = {"addf": 0.0, "mulf": 1.0, "maximumf": -np.inf, "minimumf": np.inf,
-                 "maxnumf": -np.inf, "minnumf": np.inf}
+        table = {
+            "addf": 0.0,
+            "mulf": 1.0,
+            "maximumf": -np.inf,
+            "minimumf": np.inf,
+            "maxnumf": -np.inf,
+            "minnumf": np.inf,
+        }
         return np.asarray(table[kind], dtype=dtype)
     empty = np.zeros((0,), dtype=dtype)
     return int_reduction(kind, empty, np.zeros((0,), np.bool_), (0,), type_)
@@ -1072,7 +1129,9 @@ def _apply_map(amap: AffineMap, operands: Sequence[Array]) -> list[Array]:
     """Evaluate `amap` on `operands` (dims first, then symbols) over the lanes."""
     dims, syms = operands[: amap.num_dims], operands[amap.num_dims :]
     depth = max((np.ndim(o) for o in operands), default=0)
-    return [_pad(np.asarray(_eval_expr(e, dims, syms), dtype=np.int64), depth) for e in amap.results]
+    return [
+        _pad(np.asarray(_eval_expr(e, dims, syms), dtype=np.int64), depth) for e in amap.results
+    ]
 
 
 def _pad_shape(shape: tuple[int, ...], depth: int) -> tuple[int, ...]:
@@ -1148,8 +1207,9 @@ def _buffer_arg(value: Any, type_: BufferType | MemRefType, label: str) -> View:
         )
     logical = tuple(actual[: len(shape)])
     storage = Storage(array.reshape(-1), label)
-    return View(storage, 0, logical, row_major_strides(logical, prod(vshape)), vshape,
-                array.dtype, label)
+    return View(
+        storage, 0, logical, row_major_strides(logical, prod(vshape)), vshape, array.dtype, label
+    )
 
 
 def _scalar_arg(value: Any, type_: Attribute, label: str) -> Array:

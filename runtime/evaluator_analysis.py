@@ -233,8 +233,7 @@ class _Collector:
             return
         entry = callee.regions[0].blocks[0]
         params: dict[SSAValue, Root] = {
-            arg: tracer.root(operand)
-            for arg, operand in zip(entry.args, op.operands, strict=False)
+            arg: tracer.root(operand) for arg, operand in zip(entry.args, op.operands, strict=False)
         }
         callee_tracer = Tracer(None, lambda _v: UNKNOWN, params)
         self.ops(entry.ops, callee_tracer, loops, True, depth + 1)
@@ -303,9 +302,7 @@ def _disjoint_by_iv(
     return False
 
 
-def _is_injective(
-    buffer: SSAValue, loop: Operation, injective: Callable[[SSAValue], bool]
-) -> bool:
+def _is_injective(buffer: SSAValue, loop: Operation, injective: Callable[[SSAValue], bool]) -> bool:
     if isinstance(buffer.type, BufferType):
         return True
     if not defined_inside(buffer, loop):

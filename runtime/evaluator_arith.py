@@ -56,9 +56,12 @@ def constant_value(op: Operation, value: Attribute) -> Array:
     """The array of an `arith.constant` with attribute `value` (vector dims only)."""
     type_ = _result_type(op)
     if isinstance(value, IntegerAttr):
-        return wrap(np.asarray(value.value.data, dtype=object).astype(np.int64)
-                    if -(2**63) <= value.value.data < 2**63
-                    else np.asarray(value.value.data - 2**64, dtype=np.int64), type_)
+        return wrap(
+            np.asarray(value.value.data, dtype=object).astype(np.int64)
+            if -(2**63) <= value.value.data < 2**63
+            else np.asarray(value.value.data - 2**64, dtype=np.int64),
+            type_,
+        )
     if isinstance(value, FloatAttr):
         return np.asarray(value.value.data, dtype=dtype_of(type_))
     if isinstance(value, DenseIntOrFPElementsAttr):
@@ -236,8 +239,8 @@ def _signed_zero_fix(pick_negative: bool) -> Callable[[Array, Array, Array], Arr
         both_zero = (a == 0) & (b == 0)
         if not bool(np.any(both_zero)):
             return result
-        negative = np.signbit(a) & np.signbit(b) if not pick_negative else (
-            np.signbit(a) | np.signbit(b)
+        negative = (
+            np.signbit(a) & np.signbit(b) if not pick_negative else (np.signbit(a) | np.signbit(b))
         )
         zero = np.where(negative, -np.zeros_like(result), np.zeros_like(result))
         return np.where(both_zero, zero, result)
@@ -370,15 +373,20 @@ def _reduce_all(
 ) -> Array:
     """Reduce `value` over `axes` with a `vector.kind` combining kind."""
     if kind == "add":
-        return wrap(np.sum(value, axis=axes), type_) if is_integer_like(type_) else np.sum(
-            value, axis=axes, dtype=value.dtype
+        return (
+            wrap(np.sum(value, axis=axes), type_)
+            if is_integer_like(type_)
+            else np.sum(value, axis=axes, dtype=value.dtype)
         )
     if kind == "mul":
-        return wrap(np.prod(value, axis=axes), type_) if is_integer_like(type_) else np.prod(
-            value, axis=axes, dtype=value.dtype
+        return (
+            wrap(np.prod(value, axis=axes), type_)
+            if is_integer_like(type_)
+            else np.prod(value, axis=axes, dtype=value.dtype)
         )
     signed_kinds: dict[str, Callable[..., Any]] = {
-        "minsi": np.min, "maxsi": np.max,
+        "minsi": np.min,
+        "maxsi": np.max,
     }
     if kind in signed_kinds:
         return wrap(signed_kinds[kind](as_signed(value, type_), axis=axes), type_)
@@ -527,7 +535,9 @@ def float_reduction(kind: str, value: Array, valid: Array, axes: tuple[int, ...]
     return np.asarray(ufunc.reduce(filled, axis=axes)).astype(value.dtype)
 
 
-def int_reduction(kind: str, value: Array, valid: Array, axes: tuple[int, ...], type_: Attribute) -> Array:
+def int_reduction(
+    kind: str, value: Array, valid: Array, axes: tuple[int, ...], type_: Attribute
+) -> Array:
     """Like `float_reduction` for the integer kinds (addi, muli, maxs, mins, maxu, minu,
     andi, ori, xori)."""
     width = bit_width(type_)

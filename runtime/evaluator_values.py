@@ -308,9 +308,7 @@ class View:
 
     def is_injective(self) -> bool:
         """True when distinct indices always address disjoint elements."""
-        dims = sorted(
-            (abs(s), e) for e, s in zip(self.shape, self.strides, strict=True) if e > 1
-        )
+        dims = sorted((abs(s), e) for e, s in zip(self.shape, self.strides, strict=True) if e > 1)
         reach = self.lanes
         for stride, extent in dims:
             if stride < reach:
@@ -411,9 +409,7 @@ def element_offsets(
     then the tail axes: `view.vshape`, or `(width,)` for a wide access, or none.
     """
     if len(indices) != view.rank:
-        raise EvaluationError(
-            f"{what}: {len(indices)} indices for {view.name} of rank {view.rank}"
-        )
+        raise EvaluationError(f"{what}: {len(indices)} indices for {view.name} of rank {view.rank}")
     indices = [np.asarray(i, dtype=np.int64) for i in indices]
     _check_bounds(view, indices, width, lanes, what)
     if lanes.mask is not None:
@@ -452,8 +448,7 @@ def _check_bounds(
     point = [int(np.broadcast_to(i, shape)[where]) for i in indices]
     span = f" (accessing {width} elements)" if width > 1 else ""
     raise EvaluationError(
-        f"{what}: index {point} is out of bounds for {view.name} of shape "
-        f"{list(view.shape)}{span}"
+        f"{what}: index {point} is out of bounds for {view.name} of shape {list(view.shape)}{span}"
     )
 
 

@@ -38,6 +38,7 @@ from xdsl.context import Context
 from xdsl.dialects import affine, arith, func, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr, VectorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineConstantExpr
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -318,31 +319,27 @@ def _constant(value: SSAValue) -> int | None:
 
 def _loop_dims(op: Operation) -> tuple[list[SSAValue], list[int], Block] | None:
     """The ivs, extents and body of one loop op with bounds 0..E, step 1."""
-    if isinstance(op, scf.ForOp) and not op.iter_args:
-        if _constant(op.lb) == 0 and _constant(op.step) == 1:
-            upper = _constant(op.ub)
-            if upper is not None:
-                return [op.body.block.args[0]], [upper], op.body.block
-    if isinstance(op, scf.ParallelOp) and not op.initVals:
-        if all(_constant(v) == 0 for v in op.lowerBound) and all(
-            _constant(v) == 1 for v in op.step
-        ):
-            uppers = [_constant(v) for v in op.upperBound]
-            if all(u is not None for u in uppers):
-                return list(op.body.block.args), [u for u in uppers if u is not None], op.body.block
-    if isinstance(op, affine.ForOp) and not op.inits and op.step.value.data == 1:
-        lower = op.lowerBoundMap.data.results
-        upper = op.upperBoundMap.data.results
-        if len(lower) == 1 and len(upper) == 1:
-            from xdsl.ir.affine import AffineConstantExpr
-
-            if (
-                isinstance(lower[0], AffineConstantExpr)
-                and lower[0].value == 0
-                and isinstance(upper[0], AffineConstantExpr)
-            ):
-                return [op.body.block.args[0]], [upper[0].value], op.body.block
-    return None
+    match op:
+        case scf.ForOp() if not op.iter_args:
+            lowers, uppers, steps = [op.lb], [op.ub], [op.step]
+        case scf.ParallelOp() if not op.initVals:
+            lowers, uppers, steps = list(op.lowerBound), list(op.upperBound), list(op.step)
+        case affine.ForOp() if not op.inits and op.step.value.data == 1:
+            lower = op.lowerBoundMap.data.results
+            upper = op.upperBoundMap.data.results
+            if len(lower) != 1 or len(upper) != 1 or lower[0] != AffineConstantExpr(0):
+                return None
+            if not isinstance(upper[0], AffineConstantExpr):
+                return None
+            return [op.body.block.args[0]], [upper[0].value], op.body.block
+        case _:
+            return None
+    if any(_constant(v) != 0 for v in lowers) or any(_constant(v) != 1 for v in steps):
+        return None
+    extents = [_constant(v) for v in uppers]
+    if any(e is None for e in extents):
+        return None
+    return list(op.regions[0].block.args), [e for e in extents if e is not None], op.regions[0].block
 
 
 def loop_nest_at(op: Operation) -> LoopNest | None:

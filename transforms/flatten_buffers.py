@@ -22,7 +22,6 @@ Refused with a diagnostic: buffers that still have a pending transform (run
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -41,6 +40,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.dialects.buffer_layout import flattened_type, flattening_separators, is_flat
+from physlayout.dialects.index_map import flatten_exprs
 from physlayout.dialects.layout import (
     AllocateOp,
     BufferType,
@@ -50,22 +50,8 @@ from physlayout.dialects.layout import (
     StoreOp,
     check_axis_separators,
 )
-from physlayout.dialects.quasi_affine import Const, Dim, Expr, simplify
+from physlayout.dialects.quasi_affine import Dim
 from physlayout.transforms.index_exprs import ExprEmitter, IndexAnalysis
-
-
-def flat_index_exprs(
-    indices: Sequence[Expr], shape: Sequence[int], separators: Sequence[int]
-) -> list[Expr]:
-    """Row-major linearization of `indices` within each separator group."""
-    bounds = [0, *separators, len(shape)]
-    result: list[Expr] = []
-    for start, stop in zip(bounds, bounds[1:], strict=False):
-        linear: Expr = Const(0)
-        for axis in range(start, stop):
-            linear = linear * shape[axis] + indices[axis]
-        result.append(linear)
-    return result
 
 
 def _accesses(buffer: SSAValue) -> list[LoadOp | StoreOp]:
@@ -108,7 +94,7 @@ def _move_accesses_to_alias(
             if isinstance(expr, Dim):
                 low, high = bounds.get(expr.name, (0, extent - 1))
                 bounds[expr.name] = (max(low, 0), min(high, extent - 1))
-        flat = [simplify(e, bounds) for e in flat_index_exprs(exprs, shape, separators)]
+        flat = flatten_exprs(exprs, shape, separators, bounds)
         emitter = ExprEmitter(InsertPoint.before(access), analysis.leaves, bounds)
         indices = [emitter.emit(e) for e in flat]
         if isinstance(access, LoadOp):

@@ -7,12 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from layout_harness import compare_before_after
 from xdsl.passes import ModulePass
 
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
-
-from layout_harness import compare_before_after
 
 ROOT = Path(__file__).resolve().parents[2]
 INPUTS = [

@@ -1,0 +1,387 @@
+"""apply-layout's memref normalization (`normalize_memrefs`): numeric equivalence before and
+after the pass (numpy evaluator), refusals, idempotence, property tests over random layout
+maps, and linear running time in the number of functions."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from itertools import product
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from xdsl.context import Context
+from xdsl.dialects import affine, arith, builtin, func, memref, scf
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import PassFailedException
+
+from physlayout.dialects.index_map import IndexMap
+from physlayout.dialects.quasi_affine import Dim, Expr
+from physlayout.runtime.evaluator import run_function
+from physlayout.transforms.apply_layout import ApplyLayoutPass
+from physlayout.transforms.index_exprs import from_affine_expr
+from physlayout.transforms.normalize_memrefs import (
+    MemRefNormalizations,
+    normalize_memref_layouts,
+)
+
+
+def _context() -> Context:
+    ctx = Context()
+    for dialect in (builtin.Builtin, func.Func, arith.Arith, scf.Scf, affine.Affine, memref.MemRef):
+        ctx.load_dialect(dialect)
+    return ctx
+
+
+def parse(text: str) -> ModuleOp:
+    return Parser(_context(), text).parse_module()
+
+
+def apply_pass(module: ModuleOp) -> ModuleOp:
+    """Run apply-layout on a clone of `module` and verify the result."""
+    result = module.clone()
+    ApplyLayoutPass().apply(_context(), result)
+    result.verify()
+    return result
+
+
+def layout_results(memref_type: MemRefType) -> list[Expr]:
+    """The layout map's results over dimensions d0, d1, ..."""
+    layout = memref_type.layout
+    assert isinstance(layout, builtin.AffineMapAttr)
+    dims: list[Expr] = [Dim(f"d{k}") for k in range(layout.data.num_dims)]
+    results = [from_affine_expr(r, dims, []) for r in layout.data.results]
+    assert all(r is not None for r in results)
+    return [r for r in results if r is not None]
+
+
+def to_physical(logical: np.ndarray, memref_type: MemRefType, shape: Sequence[int]) -> np.ndarray:
+    """The normalized array holding `logical` (zeros in the padding)."""
+    physical = np.zeros(tuple(shape), dtype=logical.dtype)
+    physical[_physical_index(memref_type)] = logical
+    return physical
+
+
+def to_logical(physical: np.ndarray, memref_type: MemRefType) -> np.ndarray:
+    return physical[_physical_index(memref_type)]
+
+
+def _physical_index(memref_type: MemRefType) -> tuple[np.ndarray, ...]:
+    grids = np.indices(memref_type.get_shape())
+    env = {f"d{k}": grid for k, grid in enumerate(grids)}
+    return tuple(
+        np.broadcast_to(np.asarray(r.evaluate(env)), grids.shape[1:])
+        for r in layout_results(memref_type)
+    )
+
+
+def compare_before_after(
+    text: str, name: str, args: Sequence[np.ndarray | float | int]
+) -> tuple[list[object], list[object]]:
+    """Run function `name` before and after the pass on the same logical arguments; return
+    the logical arguments after both runs (mapped back from the normalized layout) plus the
+    results."""
+    module = parse(text)
+    after_module = apply_pass(module)
+    function = next(
+        op for op in module.walk() if isinstance(op, func.FuncOp) and op.sym_name.data == name
+    )
+    normalizations = MemRefNormalizations()
+    before_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    after_args: list[np.ndarray | float | int] = []
+    for value, arg_type in zip(args, function.function_type.inputs.data, strict=True):
+        norm = normalizations.get(arg_type)
+        if norm is None or not isinstance(value, np.ndarray):
+            after_args.append(value.copy() if isinstance(value, np.ndarray) else value)
+        else:
+            after_args.append(to_physical(value, norm.source, norm.target.get_shape()))
+    before_results = run_function(module, name, before_args)
+    after_results = run_function(after_module, name, after_args)
+    after_logical: list[object] = []
+    for value, arg_type in zip(after_args, function.function_type.inputs.data, strict=True):
+        norm = normalizations.get(arg_type)
+        if norm is not None and isinstance(value, np.ndarray):
+            value = to_logical(value, norm.source)
+        after_logical.append(value)
+    return [*before_args, *before_results], [*after_logical, *after_results]
+
+
+# Numeric equivalence --------------------------------------------------------------------------
+
+LAYOUTS_8x12 = {
+    "transpose": "(d0, d1) -> (d1, d0)",
+    "tile_2d": "(d0, d1) -> (d0 floordiv 4, d1 floordiv 4, d0 mod 4, d1 mod 4)",
+    "tile_padded": "(d0, d1) -> (d0 floordiv 3, d1 floordiv 5, d0 mod 3, d1 mod 5)",
+    "spread": "(d0, d1) -> (d0 * 2, d1 + 1)",
+    "skewed": "(d0, d1) -> (d0, (d0 + d1) mod 12)",
+    "flattened": "(d0, d1) -> (d0 * 12 + d1)",
+    "column_major_tiles": "(d0, d1) -> (d1 floordiv 4, d0, d1 mod 4)",
+}
+
+
+def roundtrip_program(layout: str, rows: int, cols: int) -> str:
+    """Write `in` into a layout-mapped alloc with memref.store at computed indices (scf),
+    read it back with affine.load (affine loops, a shifted access map) into `out`, and also
+    read/write the layout-mapped argument `%M` in place."""
+    mapped = f"memref<{rows}x{cols}xf32, affine_map<{layout}>>"
+    plain = f"memref<{rows}x{cols}xf32>"
+    return f"""
+func.func @roundtrip(%in: {plain}, %out: {plain}, %M: {mapped}) -> f32 {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = arith.constant {rows} : index
+  %cols = arith.constant {cols} : index
+  %half = arith.constant 0.5 : f32
+  %T = memref.alloc() : {mapped}
+  scf.for %i = %c0 to %rows step %c1 {{
+    scf.for %j = %c0 to %cols step %c1 {{
+      %jr = arith.subi %cols, %j : index
+      %jj = arith.subi %jr, %c1 : index
+      %v = memref.load %in[%i, %jj] : {plain}
+      memref.store %v, %T[%i, %jj] : {mapped}
+      %m = memref.load %M[%i, %j] : {mapped}
+      %m2 = arith.addf %m, %half : f32
+      memref.store %m2, %M[%i, %j] : {mapped}
+    }}
+  }}
+  affine.for %i = 0 to {rows} {{
+    affine.for %j = 0 to {cols - 1} {{
+      %v = "affine.load"(%T, %i, %j) <{{map = affine_map<(d0, d1) -> (d0, d1 + 1)>}}> : ({mapped}, index, index) -> f32
+      "affine.store"(%v, %out, %i, %j) <{{map = affine_map<(d0, d1) -> (d0, d1)>}}> : (f32, {plain}, index, index) -> ()
+    }}
+  }}
+  %last = arith.constant {cols - 1} : index
+  %r = memref.load %T[%c1, %last] : {mapped}
+  memref.dealloc %T : {mapped}
+  func.return %r : f32
+}}
+"""
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS_8x12))
+def test_roundtrip_through_layout_agrees(layout: str) -> None:
+    rng = np.random.default_rng(0)
+    data = rng.standard_normal((8, 12)).astype(np.float32)
+    out = np.zeros((8, 12), np.float32)
+    mapped = rng.standard_normal((8, 12)).astype(np.float32)
+    text = roundtrip_program(LAYOUTS_8x12[layout], 8, 12)
+    before, after = compare_before_after(text, "roundtrip", [data, out, mapped])
+    for x, y in zip(before, after, strict=True):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    np.testing.assert_array_equal(np.asarray(before[1])[:, :11], data[:, 1:])
+    np.testing.assert_array_equal(np.asarray(before[2]), mapped + 0.5)
+
+
+CALLS = """
+#tile = affine_map<(d0) -> (d0 floordiv 4, d0 mod 4)>
+func.func @fill(%A: memref<10xf32, #tile>, %x: f32) -> memref<10xf32, #tile> {
+  affine.for %i = 0 to 10 {
+    %f = arith.index_cast %i : index to i32
+    %g = arith.sitofp %f : i32 to f32
+    %v = arith.mulf %g, %x : f32
+    "affine.store"(%v, %A, %i) <{map = affine_map<(d0) -> (d0)>}> : (f32, memref<10xf32, #tile>, index) -> ()
+  }
+  func.return %A : memref<10xf32, #tile>
+}
+func.func @main(%out: memref<10xf32>, %x: f32) {
+  %A = memref.alloca() : memref<10xf32, #tile>
+  %B = func.call @fill(%A, %x) : (memref<10xf32, #tile>, f32) -> memref<10xf32, #tile>
+  affine.for %i = 0 to 10 {
+    %v = "affine.load"(%B, %i) <{map = affine_map<(d0) -> (9 - d0)>}> : (memref<10xf32, #tile>, index) -> f32
+    "affine.store"(%v, %out, %i) <{map = affine_map<(d0) -> (d0)>}> : (f32, memref<10xf32>, index) -> ()
+  }
+  func.return
+}
+"""
+
+
+def test_calls_agree() -> None:
+    out = np.zeros(10, np.float32)
+    before, after = compare_before_after(CALLS, "main", [out, 2.0])
+    np.testing.assert_array_equal(np.asarray(before[0]), np.asarray(after[0]))
+    np.testing.assert_array_equal(np.asarray(after[0]), 2.0 * np.arange(9, -1, -1))
+    normalized = apply_pass(parse(CALLS))
+    types = {str(op.results[0].type) for op in normalized.walk() if isinstance(op, memref.AllocaOp)}
+    assert types == {"memref<3x4xf32>"}
+
+
+# Refusals ---------------------------------------------------------------------------------------
+
+
+def _single_function(arg_type: str, body: str = "") -> str:
+    return f"func.func @f(%A: {arg_type}) {{\n{body}  func.return\n}}\n"
+
+
+@pytest.mark.parametrize(
+    ("arg_type", "body", "message"),
+    [
+        (
+            "memref<10xf32, affine_map<(d0) -> (d0 floordiv 2)>>",
+            "",
+            "not injective on shape [10]: indices [0] and [1] both map to [0]",
+        ),
+        ("memref<16xf32, affine_map<(d0)[s0] -> (d0 + s0)>>", "", "its layout map has symbols"),
+        ("memref<?xf32, affine_map<(d0) -> (d0 mod 4, d0 floordiv 4)>>", "", "not static"),
+        ("memref<8xf32, affine_map<(d0) -> (3 - d0)>>", "", "negative minimum -4"),
+        (
+            "memref<16xf32, affine_map<(d0) -> (d0 floordiv 4, d0 mod 4)>>",
+            '  "memref.copy"(%A, %A) : (memref<16xf32, affine_map<(d0) -> (d0 floordiv 4, '
+            "d0 mod 4)>>, memref<16xf32, affine_map<(d0) -> (d0 floordiv 4, d0 mod 4)>>) "
+            "-> ()\n",
+            "used by 'memref.copy'",
+        ),
+    ],
+)
+def test_refusals_name_the_type_and_reason(arg_type: str, body: str, message: str) -> None:
+    module = parse(_single_function(arg_type, body))
+    printed = str(module)
+    with pytest.raises(PassFailedException) as info:
+        normalize_memref_layouts(module)
+    assert "cannot normalize memref<" in str(info.value)
+    assert message in str(info.value)
+    assert str(module) == printed, "a refused module must be left unchanged"
+
+
+def test_non_injective_collision_is_real() -> None:
+    module = parse(_single_function("memref<6x6xf32, affine_map<(d0, d1) -> (d0 * 3 + d1)>>"))
+    with pytest.raises(PassFailedException, match=r"indices \[0, 3\] and \[1, 0\] both map to \[3\]"):
+        normalize_memref_layouts(module)
+
+
+def test_idempotent() -> None:
+    once = apply_pass(parse(roundtrip_program(LAYOUTS_8x12["tile_padded"], 8, 12)))
+    twice = apply_pass(once)
+    assert str(once) == str(twice)
+
+
+def test_module_without_layout_maps_is_untouched() -> None:
+    text = _single_function("memref<4x4xf32, strided<[1, 4]>>")
+    module = parse(text)
+    normalize_memref_layouts(module)
+    assert str(module) == str(parse(text))
+
+
+# Property tests over random layout maps -------------------------------------------------------
+
+_ATOMS: list[Callable[[int], str]] = [
+    lambda k: f"d0 floordiv {k}",
+    lambda k: f"d0 mod {k}",
+    lambda k: f"d1 floordiv {k}",
+    lambda k: f"d1 mod {k}",
+    lambda k: f"d0 * {k} + d1",
+    lambda k: f"(d0 + d1) mod {k}",
+    lambda k: f"d1 * {k} + d0 + 1",
+    lambda k: "d0",
+    lambda k: "d1",
+]
+
+
+@st.composite
+def layouts(draw: st.DrawFn) -> tuple[int, int, str]:
+    rows = draw(st.integers(1, 9))
+    cols = draw(st.integers(1, 9))
+    count = draw(st.integers(1, 4))
+    results = [
+        _ATOMS[draw(st.integers(0, len(_ATOMS) - 1))](draw(st.integers(1, 5)))
+        for _ in range(count)
+    ]
+    return rows, cols, f"(d0, d1) -> ({', '.join(results)})"
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(layouts())
+def test_random_layouts_are_normalized_soundly_or_refused(case: tuple[int, int, str]) -> None:
+    rows, cols, layout = case
+    index_map = IndexMap.from_affine_map(
+        builtin.AffineMapAttr(parse_affine_map(layout)).data
+    )
+    injective = index_map.is_injective((rows, cols))
+    text = roundtrip_program(layout, rows, cols)
+    if not injective:
+        with pytest.raises(PassFailedException, match="is not injective"):
+            apply_pass(parse(text))
+        return
+    module = apply_pass(parse(text))
+    alloc = next(op for op in module.walk() if isinstance(op, memref.AllocOp))
+    new_shape = alloc.memref.type.get_shape()  # type: ignore[attr-defined]
+    # Every logical index lands inside the normalized box, and distinct ones stay distinct.
+    images = {
+        tuple(int(v) for v in index_map.map_indices([i, j]))
+        for i, j in product(range(rows), range(cols))
+    }
+    assert len(images) == rows * cols
+    assert all(0 <= c < e for image in images for c, e in zip(image, new_shape, strict=True))
+    # The program computes the same thing before and after.
+    rng = np.random.default_rng(rows * 31 + cols)
+    data = rng.standard_normal((rows, cols)).astype(np.float32)
+    mapped = rng.standard_normal((rows, cols)).astype(np.float32)
+    if cols < 2 or rows < 2:
+        return
+    before, after = compare_before_after(text, "roundtrip", [data, np.zeros_like(data), mapped])
+    for x, y in zip(before, after, strict=True):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    # A second run changes nothing.
+    assert str(apply_pass(module)) == str(module)
+
+
+def parse_affine_map(text: str) -> builtin.AffineMap:
+    return Parser(_context(), f"affine_map<{text}>").parse_attribute().data  # type: ignore[attr-defined]
+
+
+# Linear time ------------------------------------------------------------------------------------
+
+_TYPES = [
+    "memref<64x64xf32, affine_map<(d0, d1) -> (d0 floordiv 4, d1 floordiv 8, d0 mod 4, d1 mod 8)>>",
+    "memref<32x48xf32, affine_map<(d0, d1) -> (d1, d0)>>",
+    "memref<100xf32, affine_map<(d0) -> (d0 floordiv 16, d0 mod 16)>>",
+]
+
+
+def many_functions(count: int, accesses: int = 10) -> str:
+    """`count` functions, each with `accesses` loads/stores on layout-mapped memrefs (affine
+    and memref accesses) and a call to the previous function."""
+    t0, t1, t2 = _TYPES
+    signature = f"({t0}, {t1}, {t2}, index, index) -> {t0}"
+    lines: list[str] = []
+    for f in range(count):
+        lines.append(
+            f"func.func @f{f}(%A: {t0}, %C: {t1}, %B: {t2}, %i: index, %j: index) -> {t0} {{"
+        )
+        for a in range(accesses // 2):
+            source, source_type = ("%A", t0) if a % 2 else ("%C", t1)
+            lines.append(
+                f'  %v{a} = "affine.load"({source}, %i, %j) <{{map = affine_map<(d0, d1) -> '
+                f"(d0, d1 + {a})>}}> : ({source_type}, index, index) -> f32"
+            )
+            lines.append(f"  memref.store %v{a}, %B[%j] : {t2}")
+        if f:
+            lines.append(f"  %r = func.call @f{f - 1}(%A, %C, %B, %i, %j) : {signature}")
+        lines.append(f"  func.return %A : {t0}")
+        lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _normalize_time(text: str) -> float:
+    best = float("inf")
+    for _ in range(3):
+        module = parse(text)
+        start = time.perf_counter()
+        normalize_memref_layouts(module)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def test_time_is_linear_in_the_number_of_functions() -> None:
+    # Same types in every function: the per-type work is done once, the rest is per op.
+    small, large = many_functions(100), many_functions(200)
+    _normalize_time(many_functions(10))  # warm up caches shared by both sizes
+    t_small = _normalize_time(small)
+    t_large = _normalize_time(large)
+    assert t_large / t_small < 3.0, (t_small, t_large)
