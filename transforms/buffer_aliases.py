@@ -1,0 +1,242 @@
+"""Buffer alias analysis over explicit declarations (RFC DeclBuffer, "Future possibilities").
+
+With every buffer declared explicitly (a function parameter or a `layout.decl_buffer`), the
+storage behind each buffer can be read off the IR:
+
+- A *storage root* is the storage a chain of declarations ends in: a function parameter
+  (a `!layout.buffer` parameter's storage, or a `!layout.ptr` parameter), a
+  `layout.allocate`, or the result of a call (`func.call` returning a `!layout.ptr`).
+- Every data handle points at the start of its root: `layout.data %b` is the handle `%b`
+  was declared over (like TVM's `Buffer::data`, it does not include `%b`'s offset), so
+  its root is `%b`'s root. A buffer parameter is its own root at byte offset 0; a
+  `layout.decl_buffer %h offset k` lies at byte offset ``k * sizeof(element of %h)`` of
+  `%h`'s root.
+- A buffer covers ``num_elements * sizeof(element)`` bytes of its current shape (a pending
+  transform is not counted until `apply-layout` materializes it: the allocation follows the
+  buffer then). A root covers: an allocation, its extents times its element size; a buffer
+  parameter, its buffer's bytes; a `!layout.ptr` parameter or a call result, an unknown
+  number of bytes. Sizes are unknown for element types without a byte width (`index`).
+
+**May-alias.** Two buffers may alias iff they are declared over the same root storage and
+their byte ranges ``[offset, offset + size)`` intersect; an unknown offset or size counts as
+intersecting. Distinct roots never alias: like TVM's PrimFunc parameters (and C `restrict`),
+distinct parameters are assumed to be distinct storage, and allocations and call results
+are fresh. A buffer whose storage cannot be resolved (an implicit declaration or an
+undefined handle, which `verify-buffers` rejects) may alias anything.
+
+Use `BufferAliases(op)` on a module or a function: `storage_of`, `view_of`, `may_alias`,
+`aliases_of` and `buffers_over` answer from tables built once (linear in the IR size);
+rebuild the analysis after rewriting the IR.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from xdsl.dialects import func
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.traits import CallableOpInterface
+
+from physlayout.dialects.layout import (
+    AllocateOp,
+    BufferType,
+    DataOp,
+    DeclBufferOp,
+    PtrType,
+    element_byte_width,
+)
+
+StorageKind = Literal["parameter", "allocation", "call"]
+
+
+def describe_value(value: SSAValue) -> str:
+    """`%name` of a value, or a description by type when it has no name."""
+    if value.name_hint:
+        return f"%{value.name_hint}"
+    return f"an unnamed value of type {value.type}"
+
+
+def is_function_parameter(value: SSAValue) -> bool:
+    """True for an argument of the entry block of a function (a callable op's body)."""
+    if not isinstance(value, BlockArgument):
+        return False
+    block = value.block
+    region = block.parent
+    if region is None or region.blocks.first is not block:
+        return False
+    owner = region.parent
+    return owner is not None and (
+        isinstance(owner, func.FuncOp) or owner.has_trait(CallableOpInterface)
+    )
+
+
+def byte_size(element_type: Attribute, count: int) -> int | None:
+    """Bytes of `count` elements of `element_type`, None when the width is unknown."""
+    width = element_byte_width(element_type)
+    return None if width is None else width * count
+
+
+def buffer_byte_size(buffer_type: BufferType) -> int | None:
+    """Bytes covered by a buffer of `buffer_type` (its current shape)."""
+    return byte_size(buffer_type.element_type, buffer_type.num_elements())
+
+
+@dataclass(frozen=True, eq=False)
+class Storage:
+    """A storage root. Compared by identity: `BufferAliases` makes one object per root."""
+
+    handle: SSAValue
+    """The root value: a parameter (buffer or ptr), an allocation's handle or a call result."""
+    kind: StorageKind
+    byte_size: int | None
+    """Bytes of the storage, None when unknown (ptr parameters, call results)."""
+    element_type: Attribute
+    scope: str
+
+    def describe(self) -> str:
+        """E.g. `parameter %A`, `allocation %p`, `call result %h`."""
+        noun = {"parameter": "parameter", "allocation": "allocation", "call": "call result"}
+        return f"{noun[self.kind]} {describe_value(self.handle)}"
+
+
+@dataclass(frozen=True)
+class BufferView:
+    """Where a buffer lies in its root storage."""
+
+    buffer: SSAValue
+    storage: Storage
+    byte_offset: int | None
+    byte_size: int | None
+
+    def overlaps(self, other: BufferView) -> bool:
+        """Whether the byte ranges of two views of one storage may intersect."""
+        if self.storage is not other.storage:
+            return False
+        if None in (self.byte_offset, self.byte_size, other.byte_offset, other.byte_size):
+            return True
+        assert self.byte_offset is not None and self.byte_size is not None
+        assert other.byte_offset is not None and other.byte_size is not None
+        return (
+            self.byte_offset < other.byte_offset + other.byte_size
+            and other.byte_offset < self.byte_offset + self.byte_size
+        )
+
+
+@dataclass
+class BufferAliases:
+    """Which buffers of `root` may share storage (see the module docstring)."""
+
+    root: Operation
+    _views: dict[SSAValue, BufferView | None] = field(
+        default_factory=dict[SSAValue, BufferView | None]
+    )
+    _storages: dict[SSAValue, Storage] = field(default_factory=dict[SSAValue, Storage])
+    _buffers: list[SSAValue] = field(default_factory=list[SSAValue])
+    _in_progress: set[SSAValue] = field(default_factory=set[SSAValue])
+
+    def __post_init__(self) -> None:
+        for op in self.root.walk():
+            for region in op.regions:
+                for block in region.blocks:
+                    self._buffers.extend(a for a in block.args if isinstance(a.type, BufferType))
+            self._buffers.extend(r for r in op.results if isinstance(r.type, BufferType))
+        for buffer in self._buffers:
+            self.view_of(buffer)
+
+    # Queries ----------------------------------------------------------------------------
+
+    @property
+    def buffers(self) -> tuple[SSAValue, ...]:
+        """Every buffer value under `root`, in walk order."""
+        return tuple(self._buffers)
+
+    def storage_of(self, buffer: SSAValue) -> Storage | None:
+        """The root storage of `buffer`; None when it is not explicitly declared over a
+        defined handle."""
+        view = self.view_of(buffer)
+        return None if view is None else view.storage
+
+    def view_of(self, buffer: SSAValue) -> BufferView | None:
+        """Root storage, byte offset and byte size of `buffer` (None when unresolved)."""
+        if buffer in self._views:
+            return self._views[buffer]
+        if buffer in self._in_progress:
+            return None
+        self._in_progress.add(buffer)
+        view = self._resolve_buffer(buffer)
+        self._in_progress.discard(buffer)
+        self._views[buffer] = view
+        return view
+
+    def handle_storage(self, handle: SSAValue) -> Storage | None:
+        """The root storage a data handle points at (the start of), None when the handle
+        is not defined by a parameter, `layout.allocate`, `layout.data` or a call."""
+        owner = handle.owner
+        if isinstance(owner, DataOp):
+            return self.storage_of(owner.buffer)
+        if isinstance(owner, AllocateOp):
+            ptr_type = owner.ptr.type
+            assert isinstance(ptr_type, PtrType)
+            size = byte_size(ptr_type.element_type, owner.num_elements())
+            return self._storage(handle, "allocation", size, ptr_type)
+        if isinstance(owner, func.CallOp) and isinstance(handle.type, PtrType):
+            return self._storage(handle, "call", None, handle.type)
+        if is_function_parameter(handle) and isinstance(handle.type, PtrType):
+            return self._storage(handle, "parameter", None, handle.type)
+        return None
+
+    def may_alias(self, a: SSAValue, b: SSAValue) -> bool:
+        """Whether buffers `a` and `b` may share bytes (True for `a is b`)."""
+        if a is b:
+            return True
+        view_a, view_b = self.view_of(a), self.view_of(b)
+        if view_a is None or view_b is None:
+            return True
+        return view_a.overlaps(view_b)
+
+    def aliases_of(self, buffer: SSAValue) -> list[SSAValue]:
+        """The other buffers under `root` that may alias `buffer`, in walk order."""
+        return [b for b in self._buffers if b is not buffer and self.may_alias(buffer, b)]
+
+    def buffers_over(self, storage: Storage) -> list[SSAValue]:
+        """The buffers declared (directly or through aliases) over `storage`."""
+        return [b for b in self._buffers if self.storage_of(b) is storage]
+
+    # Resolution -------------------------------------------------------------------------
+
+    def _storage(
+        self, handle: SSAValue, kind: StorageKind, size: int | None, typ: PtrType | BufferType
+    ) -> Storage:
+        storage = self._storages.get(handle)
+        if storage is None:
+            storage = Storage(handle, kind, size, typ.element_type, typ.get_scope())
+            self._storages[handle] = storage
+        return storage
+
+    def _resolve_buffer(self, buffer: SSAValue) -> BufferView | None:
+        buffer_type = buffer.type
+        if not isinstance(buffer_type, BufferType):
+            return None
+        size = buffer_byte_size(buffer_type)
+        if is_function_parameter(buffer):
+            storage = self._storage(buffer, "parameter", size, buffer_type)
+            return BufferView(buffer, storage, 0, size)
+        decl = buffer.owner if isinstance(buffer, OpResult) else None
+        if not isinstance(decl, DeclBufferOp):
+            return None
+        storage = self.handle_storage(decl.ptr)
+        if storage is None:
+            return None
+        ptr_type = decl.ptr.type
+        assert isinstance(ptr_type, PtrType)
+        offset = byte_size(ptr_type.element_type, decl.elem_offset.data)
+        return BufferView(buffer, storage, offset, size)
+
+
+def defining_block(value: SSAValue) -> Block | None:
+    """The block that defines `value` (its block for an argument, its op's block else)."""
+    if isinstance(value, BlockArgument):
+        return value.block
+    owner = value.owner
+    return owner.parent_block() if isinstance(owner, Operation) else None
