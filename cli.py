@@ -13,8 +13,9 @@ import dataclasses
 import sys
 from collections.abc import Sequence
 from io import StringIO
-from typing import IO
+from typing import IO, Any
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser
@@ -172,12 +173,199 @@ def opt_main(args: Sequence[str] | None = None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of `physlayout` (sub-commands: `demo`)."""
+    """Entry point of `physlayout` (sub-commands: `demo`, `run`)."""
     parser = argparse.ArgumentParser(prog="physlayout", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="run the embedded example pipeline and print each stage")
+    _add_run_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "demo":
-        from physlayout.examples_demo import run_demo
+        from physlayout.runtime.demo import run_demo
 
         run_demo()
+    elif args.command == "run":
+        sys.exit(_run_command(args))
+
+
+# `physlayout run` ---------------------------------------------------------------------------
+
+
+def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+    run = sub.add_parser(
+        "run",
+        help="lower FILE to OpenCL, run it and (with --check) compare with the numpy evaluator",
+        description=(
+            "Lower FILE (apply-layout{rewrite-loops=true}, flatten-buffers, vectorize-texels, "
+            "-t opencl), run one function on an OpenCL device with LOGICAL numpy inputs and "
+            "print each launch's device time. Buffers not given with --input get seeded "
+            "random values (uniform in [-1, 1) for floats), scalars get 1."
+        ),
+    )
+    run.add_argument("file", help="an .mlir file with buffer-level kernels")
+    run.add_argument(
+        "--entry", help="function to run (default: @main, else the one function no other calls)"
+    )
+    run.add_argument(
+        "--input", action="append", default=[], metavar="NAME=FILE.npy|NUMBER",
+        help="value of the parameter %%NAME (logical layout)",
+    )
+    run.add_argument(
+        "--output", action="append", default=[], metavar="NAME=FILE.npy",
+        help="save parameter %%NAME after the run (logical layout)",
+    )
+    run.add_argument(
+        "--check", action="store_true",
+        help="also run the source IR with the numpy evaluator and compare every buffer",
+    )
+    run.add_argument(
+        "--rtol", type=float, default=1e-5,
+        help="allowed max|opencl - numpy| / max|numpy| per buffer (0: exact; default 1e-5)",
+    )
+    run.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    run.add_argument(
+        "--device", default=None,
+        help="PLATFORM[:INDEX] (default: $PHYSLAYOUT_OPENCL_DEVICE, else a GPU, else PoCL)",
+    )
+    run.add_argument("--print-opencl", action="store_true", help="print the generated OpenCL C")
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    """`physlayout run`: the exit status (0 ok, 1 error or failed check)."""
+    try:
+        return _run_checked(args)
+    except (ParseError, DiagnosticException) as err:
+        print(_diagnostic_text(err), file=sys.stderr)
+        return 1
+    except OSError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+
+
+def _run_checked(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from physlayout.runtime.host import execute
+    from physlayout.runtime.opencl import OpenCLRuntime, compile_module, parse_module
+
+    with open(args.file) as stream:
+        source = parse_module(stream.read(), args.file)
+    runtime = OpenCLRuntime(args.device)
+    compiled = compile_module(source, runtime)
+    if args.print_opencl:
+        print(compiled.program.source)
+    entry = _entry_function(source, args.entry)
+    params = list(entry.body.blocks[0].args)
+    names = [p.name_hint or str(p.index) for p in params]
+    given = _named_values(args.input, "--input", names)
+    inputs = _inputs(entry, names, given, args.seed)
+    reference = [v.copy() if isinstance(v, np.ndarray) else v for v in inputs]
+    result = execute(compiled, entry.sym_name.data, inputs)
+    print(f"device: {runtime.describe()}")
+    launches = {
+        launch.kernel: launch
+        for info in compiled.program.kernels.values()
+        for launch in info.launches
+    }
+    print(f"@{entry.sym_name.data}: {len(result.times)} launch(es), "
+          f"{result.total_seconds * 1e3:.3f} ms device time")
+    for time in result.times:
+        size = list(launches[time.kernel].global_size)
+        print(f"  {time.kernel:<24} {time.seconds * 1e3:9.3f} ms  global size {size}")
+    for name, path in _named_values(args.output, "--output", names).items():
+        np.save(path, inputs[names.index(name)])
+    if not args.check:
+        return 0
+    from physlayout.runtime.evaluator import run_function
+
+    run_function(source, entry.sym_name.data, reference)
+    failed = False
+    for name, got, want in zip(names, inputs, reference, strict=True):
+        if not isinstance(got, np.ndarray):
+            continue
+        ok, line = _compare(got, want, args.rtol)
+        failed |= not ok
+        print(f"  %{name:<10} {line}")
+    print("check: " + ("FAILED" if failed else "passed") + f" (rtol {args.rtol:g})")
+    return 1 if failed else 0
+
+
+def _entry_function(module: ModuleOp, name: str | None) -> func.FuncOp:
+    functions = [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
+    by_name = {f.sym_name.data: f for f in functions}
+    if name is not None:
+        if name not in by_name:
+            raise DiagnosticException(f"no function @{name} (have {sorted(by_name)})")
+        return by_name[name]
+    if "main" in by_name:
+        return by_name["main"]
+    called = {
+        op.callee.root_reference.data for op in module.walk() if isinstance(op, func.CallOp)
+    }
+    roots = [f for f in functions if f.sym_name.data not in called]
+    if len(roots) != 1:
+        raise DiagnosticException(
+            "cannot choose the function to run: use --entry with one of "
+            f"{sorted(by_name)}"
+        )
+    return roots[0]
+
+
+def _named_values(pairs: Sequence[str], flag: str, names: Sequence[str]) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        name = name.removeprefix("%")
+        if not sep or not value:
+            raise DiagnosticException(f"{flag} expects NAME=VALUE, got '{pair}'")
+        if name not in names:
+            raise DiagnosticException(f"{flag}: no parameter %{name} (have {list(names)})")
+        values[name] = value
+    return values
+
+
+def _inputs(
+    function: func.FuncOp, names: Sequence[str], given: dict[str, str], seed: int
+) -> list[Any]:
+    import numpy as np
+
+    from physlayout.dialects.layout import BufferType
+    from physlayout.runtime.opencl import numpy_dtype
+
+    rng = np.random.default_rng(seed)
+    values: list[Any] = []
+    for name, arg_type in zip(names, function.function_type.inputs.data, strict=True):
+        text = given.get(name)
+        if not isinstance(arg_type, BufferType):
+            dtype = numpy_dtype(arg_type, f"parameter %{name}")
+            values.append(dtype(float(text) if text is not None and "." in text else int(text or 1)))
+            continue
+        dtype = numpy_dtype(arg_type.element_type, f"parameter %{name}")
+        shape = arg_type.get_shape()
+        if text is not None:
+            array = np.load(text)
+            if tuple(array.shape) != shape:
+                raise DiagnosticException(
+                    f"--input {name}: {text} has shape {list(array.shape)}, expected {list(shape)}"
+                )
+            values.append(np.ascontiguousarray(array, dtype=dtype))
+        elif np.issubdtype(dtype, np.floating):
+            values.append(rng.uniform(-1.0, 1.0, shape).astype(dtype))
+        else:
+            values.append(rng.integers(-8, 8, shape).astype(dtype))
+    return values
+
+
+def _compare(got: Any, want: Any, rtol: float) -> tuple[bool, str]:
+    import numpy as np
+
+    a = np.asarray(got, dtype=np.float64)
+    b = np.asarray(want, dtype=np.float64)
+    error = float(np.max(np.abs(a - b))) if a.size else 0.0
+    scale = float(np.max(np.abs(b))) if b.size else 0.0
+    relative = error / scale if scale > 0 else error
+    ok = bool(np.array_equal(a, b, equal_nan=True)) if rtol == 0 else relative <= rtol
+    shape = list(np.shape(got))
+    return ok, (
+        f"shape {shape}  max|opencl - numpy| = {error:.3g} (relative {relative:.3g})  "
+        + ("OK" if ok else "MISMATCH")
+    )

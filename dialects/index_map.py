@@ -23,6 +23,7 @@ All errors are ValueError with a message that names the problem.
 from __future__ import annotations
 
 import inspect
+import itertools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -136,16 +137,14 @@ def validate_axis_separators(axis_separators: Sequence[int], rank: int) -> tuple
                 f"1..{rank - 1} for rank {rank} (no leading or trailing separator)"
             )
         if index and sep <= result[index - 1]:
-            raise ValueError(
-                f"axis separators must be strictly increasing, got {list(result)}"
-            )
+            raise ValueError(f"axis separators must be strictly increasing, got {list(result)}")
     return result
 
 
 def _groups(rank: int, axis_separators: Sequence[int]) -> list[range]:
     """The axis ranges of each physical axis."""
     bounds = [0, *validate_axis_separators(axis_separators, rank), rank]
-    return [range(lo, hi) for lo, hi in zip(bounds, bounds[1:], strict=False)]
+    return [range(lo, hi) for lo, hi in itertools.pairwise(bounds)]
 
 
 def flatten_shape(shape: Shape, axis_separators: Sequence[int] = ()) -> list[int]:
@@ -453,8 +452,7 @@ class IndexMap:
         imap, separators = _from_func(func, ndim, names)
         if separators:
             raise ValueError(
-                "index map function returned AXIS_SEPARATOR; "
-                "use IndexMap.from_func_with_separators"
+                "index map function returned AXIS_SEPARATOR; use IndexMap.from_func_with_separators"
             )
         return imap
 
@@ -480,7 +478,8 @@ class IndexMap:
         split sub-axis of the primal axis of that letter (at most one per primal axis),
         e.g. ``NCHW4c``: ``C`` is the outer part and ``c`` (extent 4) the inner part of the
         logical channel ``C * 4 + c``. The map's inputs are the axes of `src` named by
-        their letters; each output of `dst` is the matching part of the logical axis.
+        their letters; each output of `dst` is the matching part of the logical axis,
+        simplified assuming every sub-axis lies in ``[0, factor)``.
 
         ``from_layouts("NCHW", "NCHW4c")`` is ``(N, C, H, W) -> (N, C floordiv 4, H, W,
         C mod 4)`` and ``from_layouts("NCHW4c", "NCHW")`` is ``(N, C, H, W, c) -> (N,
@@ -505,6 +504,7 @@ class IndexMap:
                 primal = name.upper()
                 logical[primal] = Dim(primal) * factor + Dim(name)
         dst_factor = {name.upper(): factor for name, factor in dst_axes if factor is not None}
+        sub_bounds = {name: (0, factor - 1) for name, factor in src_axes if factor is not None}
         outputs: list[Expr] = []
         for name, factor in dst_axes:
             if factor is None:
@@ -512,7 +512,7 @@ class IndexMap:
                 value = logical[name] if inner is None else logical[name] // inner
             else:
                 value = logical[name.upper()] % factor
-            outputs.append(simplify(value))
+            outputs.append(simplify(value, sub_bounds))
         return IndexMap(tuple(name for name, _ in src_axes), tuple(outputs))
 
     @staticmethod
@@ -562,13 +562,17 @@ class IndexMap:
     def bounds(self, shape: Shape) -> dict[str, tuple[int, int]]:
         """The box ``{name: (0, extent - 1)}`` of the inputs for `shape`."""
         dims = _check_shape(shape, self.ndim)
-        return {name: (0, extent - 1) for name, extent in zip(self.initial_indices, dims, strict=True)}
+        return {
+            name: (0, extent - 1) for name, extent in zip(self.initial_indices, dims, strict=True)
+        }
 
     def simplify(self, shape: Shape | None = None) -> IndexMap:
         """The map with simplified outputs (using the box of `shape` when given; the result
         then equals this map on that box)."""
         bounds = None if shape is None else self.bounds(shape)
-        return IndexMap(self.initial_indices, tuple(simplify(e, bounds) for e in self.final_indices))
+        return IndexMap(
+            self.initial_indices, tuple(simplify(e, bounds) for e in self.final_indices)
+        )
 
     def map_shape(self, shape: Shape) -> list[int]:
         """Structural extents of the transformed buffer (DESIGN.md "Shapes and padding").
@@ -850,8 +854,8 @@ class _MapParser:
                     break
                 if parser.accept("|"):
                     separators.append(len(outputs))
-                else:
-                    parser.expect(",")
+                elif not parser.accept(","):
+                    raise parser.error("expected ',', '|' or ')' after an output")
         if parser.current.kind != "eof":
             raise parser.error("unexpected token after the index map")
         return IndexMap(tuple(names), tuple(outputs)), tuple(separators)
@@ -905,7 +909,9 @@ def _parse_layout(layout: str) -> list[tuple[str, int | None]]:
         if match is None:
             char = layout[pos]
             hint = f" (sub-axis '{char}' needs a factor, e.g. 4{char})" if char.islower() else ""
-            raise ValueError(f"invalid character {char!r} at position {pos} in layout '{layout}'{hint}")
+            raise ValueError(
+                f"invalid character {char!r} at position {pos} in layout '{layout}'{hint}"
+            )
         if match.group(1):
             axes.append((match.group(1), None))
         else:
@@ -982,7 +988,9 @@ def _to_affine(expr: Expr, position: dict[str, int]) -> AffineExpr:
 
 @lru_cache(maxsize=4096)
 def _map_shape(imap: IndexMap, dims: tuple[int, ...]) -> tuple[int, ...]:
-    bounds = {name: (0, extent - 1) for name, extent in zip(imap.initial_indices, dims, strict=True)}
+    bounds = {
+        name: (0, extent - 1) for name, extent in zip(imap.initial_indices, dims, strict=True)
+    }
     extents: list[int] = []
     for position, expr in enumerate(imap.final_indices):
         structural = simplify(expr)
@@ -1011,9 +1019,7 @@ def _is_injective(imap: IndexMap, dims: tuple[int, ...]) -> bool:
 
 
 @lru_cache(maxsize=1024)
-def _find_collision(
-    imap: IndexMap, dims: tuple[int, ...]
-) -> tuple[list[int], list[int]] | None:
+def _find_collision(imap: IndexMap, dims: tuple[int, ...]) -> tuple[list[int], list[int]] | None:
     if _is_injective(imap, dims):
         return None
     relation = _isl_map(imap, dims)
@@ -1043,7 +1049,9 @@ def _padding(imap: IndexMap, dims: tuple[int, ...]) -> PaddingPredicate | None:
     names = tuple(bridge.output_names(imap.final_ndim))
     box = bridge.build_box(out_shape, names)
     with bridge.isl_errors(f"computing the padding of {imap}"):
-        padding = box.subtract(_isl_map(imap, dims).range()).coalesce()
+        # Explicit divisions make the subtraction much faster on skewed images.
+        image = _isl_map(imap, dims).range().compute_divs()
+        padding = box.subtract(image).coalesce()
         if padding.is_empty():
             return None
         described = padding.gist(box).coalesce()
@@ -1051,11 +1059,30 @@ def _padding(imap: IndexMap, dims: tuple[int, ...]) -> PaddingPredicate | None:
     return PaddingPredicate(
         names,
         tuple(
-            tuple(sorted((Constraint(e, eq) for e, eq in conj), key=_constraint_key))
+            tuple(sorted((Constraint(_readable(e, eq), eq) for e, eq in conj), key=_constraint_key))
             for conj in disjuncts
         ),
         out_shape,
     )
+
+
+def _readable(expr: Expr, is_equality: bool) -> Expr:
+    """Rewrite ``a * ((y + c) mod k) + d == 0`` as ``y mod k - t == 0`` (so it prints as
+    ``y mod k == t``); other constraints are returned unchanged."""
+    terms, const = linear_terms(expr)
+    if not is_equality or len(terms) != 1:
+        return expr
+    atom, coef = terms[0]
+    if not isinstance(atom, Mod):
+        return expr
+    k = atom.divisor
+    if const % coef or not 0 <= -const // coef < k:
+        return expr
+    inner_terms, shift = linear_terms(atom.lhs)
+    if not shift or not inner_terms:
+        return expr
+    target = (-const // coef - shift) % k
+    return simplify((atom.lhs - shift) % k - target)
 
 
 def _constraint_key(constraint: Constraint) -> tuple[int, str]:
@@ -1080,8 +1107,11 @@ def _inverse(imap: IndexMap, dims: tuple[int, ...]) -> IndexMap:
             # The inverse on the unbounded image does not specialize to the shape (an
             # extent-1 input stays a variable instead of becoming the constant 0).
             candidates.insert(0, unbounded.reverse())
+    # Extent-1 outputs are left unbounded so that they stay variables (not the constant 0).
     out_bounds = {
-        name: (0, extent - 1) for name, extent in zip(names, _map_shape(imap, dims), strict=True)
+        name: (0, extent - 1)
+        for name, extent in zip(names, _map_shape(imap, dims), strict=True)
+        if extent > 1
     }
     attempts: list[Callable[[], list[Expr] | None]] = [
         lambda: _structural_inverse(imap, dims, names)
@@ -1111,7 +1141,8 @@ def _structural_inverse(
     Starting from ``known[output_j(x)] = i_j`` (outputs simplified on the box), repeat:
 
     * split pairs: ``known[y floordiv f] = A`` and ``known[y mod f] = B`` give
-      ``known[y] = A * f + B``;
+      ``known[y] = A * f + B``; ``known[(y floordiv a) mod b] = A`` and
+      ``known[y mod a] = B`` give ``known[y mod (a*b)] = A * a + B``;
     * mixed-radix digits: for ``known[sum(c_t * t) + c] = Y``, an atom ``t`` whose lower
       terms stay below ``c_t`` and whose higher coefficients are multiples of
       ``c_t * extent(t)`` is ``((Y - C) floordiv c_t) mod extent(t) + min(t)``;
@@ -1124,13 +1155,13 @@ def _structural_inverse(
     """
     bounds = imap.bounds(dims)
     known: dict[Expr, Expr] = {}
-    for name, extent in zip(imap.initial_indices, dims, strict=True):
-        if extent == 1:
-            known[Dim(name)] = Const(0)
     for name, expr in zip(names, imap.final_indices, strict=True):
-        key = simplify(expr, bounds)
+        key = simplify(expr, _unbound_singletons(bounds))
         if not isinstance(key, Const):
             known.setdefault(key, Dim(name))
+    for name, extent in zip(imap.initial_indices, dims, strict=True):
+        if extent == 1:
+            known.setdefault(Dim(name), Const(0))
     targets = [Dim(name) for name in imap.initial_indices]
     for _ in range(4 * len(targets) + 8):
         if all(t in known for t in targets):
@@ -1140,16 +1171,28 @@ def _structural_inverse(
     return None
 
 
+def _unbound_singletons(bounds: Bounds) -> dict[str, tuple[int, int]]:
+    """`bounds` without the single-value dimensions (so simplification keeps them)."""
+    return {name: bound for name, bound in bounds.items() if bound[0] != bound[1]}
+
+
 def _learn(known: dict[Expr, Expr], bounds: Bounds) -> bool:
     """Apply the rules of `_structural_inverse` once; whether something was learned."""
     learned: dict[Expr, Expr] = {}
+    keep = _unbound_singletons(bounds)  # keys keep their extent-1 dimensions
     for key, value in list(known.items()):
         if isinstance(key, FloorDiv):
-            operand = simplify(key.lhs, bounds)
-            remainder = known.get(simplify(key.lhs % key.divisor, bounds))
+            operand = simplify(key.lhs, keep)
+            remainder = known.get(simplify(key.lhs % key.divisor, keep))
             if remainder is not None and operand not in known:
                 learned.setdefault(operand, value * key.divisor + remainder)
-        terms, const = linear_terms(key, bounds)
+        if isinstance(key, Mod) and isinstance(key.lhs, FloorDiv):
+            # (y floordiv a) mod b and y mod a give y mod (a*b)
+            a, b, operand = key.lhs.divisor, key.divisor, key.lhs.lhs
+            low = known.get(simplify(operand % a, keep))
+            if low is not None:
+                learned.setdefault(simplify(operand % (a * b), keep), value * a + low)
+        terms, const = linear_terms(key, keep)
         if len(terms) == 1 and terms[0][1] == 1:
             continue
         for atom, expr in _digits(terms, const, value, bounds):
@@ -1168,7 +1211,7 @@ def _learn(known: dict[Expr, Expr], bounds: Bounds) -> bool:
             remaining: Expr = Const(0)
             for atom, coef in unknown:
                 remaining = remaining + atom * coef
-            learned.setdefault(simplify(remaining, bounds), rest)
+            learned.setdefault(simplify(remaining, keep), rest)
     fresh = {k: v for k, v in learned.items() if k not in known}
     known.update(fresh)
     return bool(fresh)

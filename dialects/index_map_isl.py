@@ -7,7 +7,7 @@ so they cannot clash with isl keywords). Every isl failure is re-raised as Value
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 import islpy as isl
@@ -160,7 +160,7 @@ def local_divs(space: isl.LocalSpace, names: Sequence[str]) -> list[Expr]:
 def _aff_with_divs(aff: isl.Aff, names: Sequence[str], divs: Sequence[Expr]) -> Expr:
     """``floor(aff)`` given the expressions of (at least the used) divisions of its space."""
     denominator = aff.get_denominator_val()
-    terms = [
+    terms: list[tuple[int, Expr]] = [
         (_int_coef(aff.get_coefficient_val(isl.dim_type.in_, k), denominator), Dim(name))
         for k, name in enumerate(names)
     ]
@@ -174,9 +174,7 @@ def _aff_with_divs(aff: isl.Aff, names: Sequence[str], divs: Sequence[Expr]) -> 
     return numerator if den == 1 else numerator // den
 
 
-def set_to_disjuncts(
-    iset: isl.Set, names: Sequence[str]
-) -> tuple[tuple[IslConstraint, ...], ...]:
+def set_to_disjuncts(iset: isl.Set, names: Sequence[str]) -> tuple[tuple[IslConstraint, ...], ...]:
     """Describe `iset` as a union of conjunctions of constraints over `names`.
 
     Existentially quantified variables are made explicit divisions first (isl
@@ -189,14 +187,12 @@ def set_to_disjuncts(
     return tuple(_basic_set_constraints(bset, names) for bset in basic_sets)
 
 
-def _basic_set_constraints(
-    bset: isl.BasicSet, names: Sequence[str]
-) -> tuple[IslConstraint, ...]:
+def _basic_set_constraints(bset: isl.BasicSet, names: Sequence[str]) -> tuple[IslConstraint, ...]:
     result: list[IslConstraint] = []
     with isl_errors(f"describing {bset}"):
         for constraint in bset.get_constraints():
             divs = local_divs(constraint.get_local_space(), names)
-            terms = [
+            terms: list[tuple[int, Expr]] = [
                 (val_to_int(constraint.get_coefficient_val(isl.dim_type.set, k)), Dim(name))
                 for k, name in enumerate(names)
             ]
@@ -213,7 +209,10 @@ def _basic_set_constraints(
 def pieces(pma: isl.PwMultiAff) -> list[tuple[isl.Set, isl.MultiAff]]:
     """The pieces ``(domain, multi_aff)`` of a piecewise multi-affine function."""
     found: list[tuple[isl.Set, isl.MultiAff]] = []
-    collect: Callable[[isl.Set, isl.MultiAff], None] = lambda s, ma: found.append((s, ma))  # noqa: E731
+
+    def collect(domain: isl.Set, multi_aff: isl.MultiAff) -> None:
+        found.append((domain, multi_aff))
+
     with isl_errors("listing the pieces of an isl function"):
         pma.foreach_piece(collect)
     return found
@@ -222,6 +221,4 @@ def pieces(pma: isl.PwMultiAff) -> list[tuple[isl.Set, isl.MultiAff]]:
 def point_coordinates(point: isl.Point, count: int) -> list[int]:
     """The first `count` coordinates of an isl point."""
     with isl_errors("reading an isl point"):
-        return [
-            val_to_int(point.get_coordinate_val(isl.dim_type.set, k)) for k in range(count)
-        ]
+        return [val_to_int(point.get_coordinate_val(isl.dim_type.set, k)) for k in range(count)]

@@ -107,8 +107,7 @@ def _divisor_of(op: str, lhs: ExprLike, rhs: ExprLike) -> int:
         if value is None:
             text = f"{_format(as_expr(lhs), _UNARY)} {op} {_format(rhs, _UNARY)}"
             raise ValueError(
-                f"expression '{text}' is not quasi-affine: the divisor of {op} "
-                "must be a constant"
+                f"expression '{text}' is not quasi-affine: the divisor of {op} must be a constant"
             )
         return _check_divisor(value)
     return _check_divisor(rhs)
@@ -512,9 +511,7 @@ def tokenize(text: str) -> list[Token]:
             return tokens
         match = _TOKEN_RE.match(text, pos)
         if match is None:
-            raise ValueError(
-                f"unexpected character {text[pos]!r} at column {pos + 1} in '{text}'"
-            )
+            raise ValueError(f"unexpected character {text[pos]!r} at column {pos + 1} in '{text}'")
         kind = "int" if match.group(1) else "name" if match.group(2) else "punct"
         start = match.start(match.lastindex or 0)
         tokens.append(Token(kind, match.group(match.lastindex or 0), start + 1))
@@ -956,7 +953,9 @@ class _Simplifier:
                 form, atom, -(coef // k)
             ):
                 return True
-        return any(self._absorb(form, atom, coef) for atom, coef in sorted(floordivs, key=_term_key))
+        return any(
+            self._absorb(form, atom, coef) for atom, coef in sorted(floordivs, key=_term_key)
+        )
 
     def _absorb(self, form: _Linear, atom: Expr, scale: int) -> bool:
         """``t*c + (y floordiv k)*s -> ((y + t*k*c/s) floordiv k)*s`` when ``t`` occurs in
@@ -1063,7 +1062,7 @@ class _Simplifier:
             high = _Linear({a: c // g for a, c in form.terms.items() if c % g == 0})
             low = _Linear({a: c for a, c in form.terms.items() if c % g}, form.const)
             lo, hi = self.interval(low)
-            if lo is not None and hi is not None and 0 <= lo and hi < g:
+            if lo is not None and hi is not None and lo >= 0 and hi < g:
                 return g, high, low
         return None
 
@@ -1071,7 +1070,9 @@ class _Simplifier:
     def _split_multiples(form: _Linear, k: int) -> tuple[_Linear, _Linear]:
         """Split ``form = k*q + r``: q gets the terms whose coefficient is a multiple of k
         and ``const floordiv k``; r keeps the other terms and ``const mod k``."""
-        quotient = _Linear({a: c // k for a, c in form.terms.items() if c % k == 0}, form.const // k)
+        quotient = _Linear(
+            {a: c // k for a, c in form.terms.items() if c % k == 0}, form.const // k
+        )
         rest = _Linear({a: c for a, c in form.terms.items() if c % k}, form.const % k)
         return quotient, rest
 
@@ -1233,9 +1234,7 @@ class _Simplifier:
     def _strip_inner_mods(self, form: _Linear, k: int) -> _Linear:
         """Inside ``mod k``, replace ``y mod K`` (K a multiple of k) by ``y``."""
         for _ in range(64):
-            inner = next(
-                (a for a in form.terms if isinstance(a, Mod) and a.divisor % k == 0), None
-            )
+            inner = next((a for a in form.terms if isinstance(a, Mod) and a.divisor % k == 0), None)
             if inner is None:
                 return form
             assert isinstance(inner, Mod)

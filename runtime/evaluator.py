@@ -119,8 +119,10 @@ from physlayout.runtime.evaluator_values import (
     dtype_of,
     element_offsets,
     gather,
+    is_scalar_access,
     memory_element,
     new_storage,
+    read_scalar,
     row_major_strides,
     scatter,
     to_depth,
@@ -130,12 +132,15 @@ from physlayout.runtime.evaluator_values import (
     whole_view_offsets,
     with_trailing,
     wrap,
+    write_scalar,
 )
 
-__all__ = ["EvaluationError", "Evaluator", "run_function"]
+__all__ = ["ArgValue", "EvaluationError", "Evaluator", "ResultValue", "run_function"]
 
-ArgValue: TypeAlias = "np.ndarray[Any, Any] | int | float | bool"
-"""What a function argument or result is on the Python side."""
+ArgValue: TypeAlias = "np.ndarray[Any, Any] | np.generic[Any] | int | float | bool"
+"""A function argument on the Python side (numpy scalars are accepted for scalars)."""
+ResultValue: TypeAlias = "np.ndarray[Any, Any] | int | float | bool"
+"""A function result on the Python side."""
 
 Memory: TypeAlias = View | Handle
 Entry: TypeAlias = "Array | View | Handle"
@@ -159,18 +164,21 @@ def _name(value: SSAValue) -> str:
 
 @dataclass
 class _Frame:
-    """The values of one function activation: numbers with their lane depth, or memory."""
+    """The values of one function activation: numbers with their lane depth, or memory.
 
-    values: dict[SSAValue, tuple[Array, int] | View | Handle] = field(default_factory=lambda: {})
+    Keyed by `id(value)` (SSA values hash by identity anyway; this is faster)."""
+
+    values: dict[int, tuple[Array, int] | View | Handle] = field(default_factory=lambda: {})
 
     def num(self, value: SSAValue, lanes: Lanes) -> Array:
-        entry = self.values.get(value)
-        if isinstance(entry, tuple):
-            return to_depth(entry[0], entry[1], lanes.depth)
+        entry = self.values.get(id(value))
+        if type(entry) is tuple:
+            array, depth = entry
+            return array if depth == lanes.depth else to_depth(array, depth, lanes.depth)
         raise EvaluationError(f"evaluator: {_name(value)} is not a number here")
 
     def mem(self, value: SSAValue, what: str) -> Memory:
-        entry = self.values.get(value)
+        entry = self.values.get(id(value))
         if isinstance(entry, View | Handle):
             return entry
         raise EvaluationError(f"{what}: {_name(value)} is not a buffer here")
@@ -181,26 +189,44 @@ class _Frame:
             return entry
         raise EvaluationError(f"{what}: {_name(value)} is a data handle, not a buffer")
 
+    def lookup(self, value: SSAValue) -> tuple[Array, int] | View | Handle | None:
+        """The raw entry of `value` (None when it has no value yet)."""
+        return self.values.get(id(value))
+
     def get(self, value: SSAValue, lanes: Lanes) -> Entry:
-        entry = self.values.get(value)
-        if isinstance(entry, tuple):
-            return to_depth(entry[0], entry[1], lanes.depth)
+        entry = self.values.get(id(value))
+        if type(entry) is tuple:
+            array, depth = entry
+            return array if depth == lanes.depth else to_depth(array, depth, lanes.depth)
         if entry is None:
             raise EvaluationError(f"evaluator: {_name(value)} has no value")
+        assert isinstance(entry, View | Handle)
         return entry
 
     def set(self, value: SSAValue, entry: Entry, depth: int) -> None:
+        """Bind `value` (a number is stored with the lane depth it was computed at)."""
         if isinstance(entry, View | Handle):
-            self.values[value] = entry
+            self.values[id(value)] = entry
             return
-        array = np.asarray(entry)
-        need = depth + len(vector_shape(value.type))
-        if array.ndim < need:
+        array = entry if type(entry) is np.ndarray else np.asarray(entry)
+        if array.ndim < depth:
+            need = depth + len(vector_shape(value.type))
             array = array.reshape((1,) * (need - array.ndim) + array.shape)
-        self.values[value] = (array, depth)
+        self.values[id(value)] = (array, depth)
 
 
-_Handler = Callable[[Operation, _Frame, Lanes], None]
+@dataclass(slots=True)
+class _Step:
+    """An op prepared for execution: its operands and results cached, its handler chosen."""
+
+    op: Operation
+    operands: tuple[SSAValue, ...]
+    results: tuple[SSAValue, ...]
+    handler: Callable[[_Step, _Frame, Lanes], None]
+    terminator: bool
+
+
+_Handler = Callable[[_Step, _Frame, Lanes], None]
 
 
 class Evaluator:
@@ -215,12 +241,13 @@ class Evaluator:
             if op.name == "func.func" and name is not None:
                 self._functions[getattr(name, "data", "")] = op
         self._handlers: dict[str, _Handler] = self._make_handlers()
+        self._blocks: dict[Block, list[_Step]] = {}
         self._decisions: dict[Operation, tuple[tuple[object, ...], bool]] = {}
         self._externals: dict[Operation, list[SSAValue]] = {}
 
     # Public API ---------------------------------------------------------------------------
 
-    def run(self, name: str, args: Sequence[ArgValue]) -> list[ArgValue]:
+    def run(self, name: str, args: Sequence[ArgValue]) -> list[ResultValue]:
         """Call function `name` with `args`; returns its results (buffers alias storage)."""
         func = self._function(name)
         block = self._entry(func)
@@ -263,11 +290,31 @@ class Evaluator:
         """Run `block` with `args` bound; returns the operands of its terminator."""
         for arg, value in zip(block.args, args, strict=True):
             frame.set(arg, value, lanes.depth)
-        for op in block.ops:
-            if op.name in _TERMINATORS:
-                return [frame.get(v, lanes) for v in op.operands]
-            self._run_op(op, frame, lanes)
+        steps = self._blocks.get(block)
+        if steps is None:
+            steps = self._compile(block)
+        for node in steps:
+            if node.terminator:
+                return [frame.get(v, lanes) for v in node.operands]
+            try:
+                node.handler(node, frame, lanes)
+            except DiagnosticException:
+                raise
+            except Exception as err:
+                raise EvaluationError(f"'{node.op.name}': {type(err).__name__}: {err}") from err
         return []
+
+    def _compile(self, block: Block) -> list[_Step]:
+        steps: list[_Step] = []
+        for op in block.ops:
+            handler = self._handlers.get(op.name)
+            if handler is None:
+                handler = self._value_op if op.name in VALUE_OPS else self._unsupported
+            steps.append(
+                _Step(op, tuple(op.operands), tuple(op.results), handler, op.name in _TERMINATORS)
+            )
+        self._blocks[block] = steps
+        return steps
 
     def _run_region(
         self, region: Region, frame: _Frame, lanes: Lanes, args: Sequence[Entry]
@@ -278,21 +325,14 @@ class Evaluator:
             raise EvaluationError("evaluator: regions with several blocks are not supported")
         return self._run_block(region.blocks[0], frame, lanes, args)
 
-    def _run_op(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
-        try:
-            handler = self._handlers.get(op.name)
-            if handler is not None:
-                handler(op, frame, lanes)
-                return
-            value_fn = VALUE_OPS.get(op.name)
-            if value_fn is None:
-                raise EvaluationError(f"evaluator: unsupported operation '{op.name}'")
-            args = [frame.num(v, lanes) for v in op.operands]
-            frame.set(op.results[0], value_fn(op, args, lanes.mask), lanes.depth)
-        except DiagnosticException:
-            raise
-        except Exception as err:
-            raise EvaluationError(f"'{op.name}': {type(err).__name__}: {err}") from err
+    def _value_op(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        """An op of `VALUE_OPS`: one result computed from the operand values."""
+        args = [frame.num(v, lanes) for v in node.operands]
+        result = VALUE_OPS[node.op.name](node.op, args, lanes.mask)
+        frame.set(node.results[0], result, lanes.depth)
+
+    def _unsupported(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        raise EvaluationError(f"evaluator: unsupported operation '{node.op.name}'")
 
     def _make_handlers(self) -> dict[str, _Handler]:
         return {
@@ -322,7 +362,7 @@ class Evaluator:
             "vector.store": self._store,
             "memref.alloc": self._memref_alloc,
             "memref.alloca": self._memref_alloc,
-            "memref.dealloc": lambda op, frame, lanes: None,
+            "memref.dealloc": lambda node, frame, lanes: None,
             "memref.cast": self._memref_same_view,
             "memref.memory_space_cast": self._memref_same_view,
             "memref.assume_alignment": self._memref_same_view,
@@ -336,40 +376,44 @@ class Evaluator:
 
     # Simple ops ---------------------------------------------------------------------------
 
-    def _constant(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
+    def _constant(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
         value = op.properties.get("value")
         if value is None:
             raise EvaluationError(f"'{op.name}': missing value")
-        frame.set(op.results[0], constant_value(op, value), 0)
+        frame.set(node.results[0], constant_value(op, value), 0)
 
-    def _func_call(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
+    def _func_call(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
         callee = op.properties.get("callee")
         reference = getattr(callee, "root_reference", None)
         if reference is None:
             raise EvaluationError(f"'{op.name}': missing callee")
         func = self._function(reference.data)
-        args = [frame.get(v, lanes) for v in op.operands]
+        args = [frame.get(v, lanes) for v in node.operands]
         results = self._call(func, args, lanes)
-        for result, value in zip(op.results, results, strict=True):
+        for result, value in zip(node.results, results, strict=True):
             frame.set(result, value, lanes.depth)
 
     # Control flow -------------------------------------------------------------------------
 
-    def _scf_for(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
-        lb, ub, step, *inits = op.operands
+    def _scf_for(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
+        lb, ub, step, *inits = node.operands
         bounds = (frame.num(lb, lanes), frame.num(ub, lanes), frame.num(step, lanes))
         init_values = [frame.get(v, lanes) for v in inits]
         results = self._loop(op, bounds, init_values, frame, lanes)
-        for result, value in zip(op.results, results, strict=True):
+        for result, value in zip(node.results, results, strict=True):
             frame.set(result, value, lanes.depth)
 
-    def _affine_for(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
+    def _affine_for(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
         lb_map = _map_prop(op, "lowerBoundMap")
         ub_map = _map_prop(op, "upperBoundMap")
         step_attr = op.properties.get("step")
         if not isinstance(step_attr, IntegerAttr):
             raise EvaluationError(f"'{op.name}': missing step")
-        operands = [frame.num(v, lanes) for v in op.operands]
+        operands = [frame.num(v, lanes) for v in node.operands]
         count_lb = lb_map.num_dims + lb_map.num_symbols
         count_ub = ub_map.num_dims + ub_map.num_symbols
         lb = _reduce_bounds(_apply_map(lb_map, operands[:count_lb]), np.maximum)
@@ -377,9 +421,9 @@ class Evaluator:
             _apply_map(ub_map, operands[count_lb : count_lb + count_ub]), np.minimum
         )
         step = np.asarray(step_attr.value.data, dtype=np.int64)
-        init_values = [frame.get(v, lanes) for v in op.operands[count_lb + count_ub :]]
+        init_values = [frame.get(v, lanes) for v in node.operands[count_lb + count_ub :]]
         results = self._loop(op, (lb, ub, step), init_values, frame, lanes)
-        for result, value in zip(op.results, results, strict=True):
+        for result, value in zip(node.results, results, strict=True):
             frame.set(result, value, lanes.depth)
 
     def _loop(
@@ -453,7 +497,7 @@ class Evaluator:
         if externals is None:
             externals = external_memory_values(op)
             self._externals[op] = externals
-        key = tuple(frame.values.get(v) for v in externals)
+        key = tuple(frame.lookup(v) for v in externals)
         cached = self._decisions.get(op)
         if (
             cached is not None
@@ -463,13 +507,13 @@ class Evaluator:
             return cached[1]
 
         def outside(value: SSAValue) -> Root:
-            entry = frame.values.get(value)
+            entry = frame.lookup(value)
             if isinstance(entry, View | Handle):
                 return entry.storage
             return UNKNOWN
 
         def injective(value: SSAValue) -> bool:
-            entry = frame.values.get(value)
+            entry = frame.lookup(value)
             return isinstance(entry, View) and entry.is_injective()
 
         decision = loop_is_parallelizable(op, outside, injective, self._functions.get)
@@ -516,12 +560,13 @@ class Evaluator:
             return None
         return inner, self._run_block(block, frame, inner, ivs)
 
-    def _scf_parallel(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
+    def _scf_parallel(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
         segments = _segments(op)
-        values = [frame.num(v, lanes) for v in op.operands[: 3 * segments[0]]]
+        values = [frame.num(v, lanes) for v in node.operands[: 3 * segments[0]]]
         count = segments[0]
         bounds = [(values[i], values[count + i], values[2 * count + i]) for i in range(count)]
-        inits = [frame.get(v, lanes) for v in op.operands[3 * count :]]
+        inits = [frame.get(v, lanes) for v in node.operands[3 * count :]]
         if not any_active(lanes):
             self._set_results(op, inits, frame, lanes)
             return
@@ -592,10 +637,11 @@ class Evaluator:
         combined = _array(op, self._run_region(region, frame, final, [init, value])[0])
         return np.where(with_trailing(valid, len(tail)), combined, init)
 
-    def _affine_parallel(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
+    def _affine_parallel(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
         lb_map = _map_prop(op, "lowerBoundsMap")
         ub_map = _map_prop(op, "upperBoundsMap")
-        operands = [frame.num(v, lanes) for v in op.operands]
+        operands = [frame.num(v, lanes) for v in node.operands]
         count_lb = lb_map.num_dims + lb_map.num_symbols
         lbs = _grouped(
             _apply_map(lb_map, operands[:count_lb]), _groups(op, "lowerBoundsGroups"), np.maximum
@@ -613,7 +659,7 @@ class Evaluator:
             raise EvaluationError(f"'{op.name}': inconsistent bounds and steps")
         kinds = _reduction_kinds(op)
         identity_results = [
-            _identity(kind, r.type) for kind, r in zip(kinds, op.results, strict=True)
+            _identity(kind, r.type) for kind, r in zip(kinds, node.results, strict=True)
         ]
         if not any_active(lanes):
             self._set_results(op, identity_results, frame, lanes)
@@ -637,7 +683,7 @@ class Evaluator:
             else np.broadcast_to(inner.mask, inner.shape)
         )
         results: list[Entry] = []
-        for kind, partial, result in zip(kinds, partials, op.results, strict=True):
+        for kind, partial, result in zip(kinds, partials, node.results, strict=True):
             value = np.broadcast_to(_array(op, partial), inner.shape)
             if is_float_kind(kind):
                 results.append(float_reduction(kind, value, valid, axes))
@@ -651,16 +697,18 @@ class Evaluator:
         for result, value in zip(op.results, values, strict=True):
             frame.set(result, value, lanes.depth)
 
-    def _scf_if(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
-        cond = frame.num(op.operands[0], lanes)
+    def _scf_if(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
+        cond = frame.num(node.operands[0], lanes)
         self._branch(op, cond, op.regions[0], op.regions[1], frame, lanes)
 
-    def _affine_if(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
+    def _affine_if(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
         attr = op.properties.get("condition")
         if not isinstance(attr, AffineSetAttr):
             raise EvaluationError(f"'{op.name}': missing condition")
         affine_set = attr.data
-        operands = [frame.num(v, lanes) for v in op.operands]
+        operands = [frame.num(v, lanes) for v in node.operands]
         dims, syms = operands[: affine_set.num_dims], operands[affine_set.num_dims :]
         cond: Array = np.asarray(True)
         for constraint in affine_set.constraints:
@@ -700,17 +748,19 @@ class Evaluator:
 
     # Affine value ops ---------------------------------------------------------------------
 
-    def _affine_apply(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
+    def _affine_apply(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
         amap = _map_prop(op, "map")
-        operands = [frame.num(v, lanes) for v in op.operands]
+        operands = [frame.num(v, lanes) for v in node.operands]
         (result,) = _apply_map(amap, operands)
-        frame.set(op.results[0], result.astype(np.int64), lanes.depth)
+        frame.set(node.results[0], result.astype(np.int64), lanes.depth)
 
-    def _affine_min_max(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
+    def _affine_min_max(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
         amap = _map_prop(op, "map")
-        operands = [frame.num(v, lanes) for v in op.operands]
+        operands = [frame.num(v, lanes) for v in node.operands]
         combine = np.minimum if op.name == "affine.min" else np.maximum
-        frame.set(op.results[0], _reduce_bounds(_apply_map(amap, operands), combine), lanes.depth)
+        frame.set(node.results[0], _reduce_bounds(_apply_map(amap, operands), combine), lanes.depth)
 
     # Memory access ------------------------------------------------------------------------
 
@@ -723,6 +773,8 @@ class Evaluator:
 
     def _read(self, op: Operation, view: View, indices: Sequence[Array], lanes: Lanes) -> Array:
         width = self._access_width(op.results[0].type, view)
+        if is_scalar_access(view, indices, lanes):
+            return read_scalar(view, indices, width, f"'{op.name}'")
         flat, tail = element_offsets(view, indices, width, lanes, f"'{op.name}'")
         return gather(view.storage, flat, lanes, tail, view.dtype)
 
@@ -739,52 +791,64 @@ class Evaluator:
             return
         value = frame.num(value_ssa, lanes)
         width = self._access_width(value_ssa.type, view)
+        if is_scalar_access(view, indices, lanes):
+            write_scalar(view, indices, width, value.astype(view.dtype), f"'{op.name}'")
+            return
         flat, tail = element_offsets(view, indices, width, lanes, f"'{op.name}'")
         scatter(
             view.storage, flat, value.astype(view.dtype), lanes, tail, view.dtype, f"'{op.name}'"
         )
 
-    def _load(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
-        view = frame.view(op.operands[0], f"'{op.name}'")
-        indices = [frame.num(v, lanes) for v in op.operands[1:]]
-        frame.set(op.results[0], self._read(op, view, indices, lanes), lanes.depth)
+    def _load(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
+        view = frame.view(node.operands[0], f"'{op.name}'")
+        indices = [frame.num(v, lanes) for v in node.operands[1:]]
+        frame.set(node.results[0], self._read(op, view, indices, lanes), lanes.depth)
 
-    def _store(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
-        view = frame.view(op.operands[1], f"'{op.name}'")
-        indices = [frame.num(v, lanes) for v in op.operands[2:]]
-        self._write(op, op.operands[0], view, indices, frame, lanes)
+    def _store(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
+        view = frame.view(node.operands[1], f"'{op.name}'")
+        indices = [frame.num(v, lanes) for v in node.operands[2:]]
+        self._write(op, node.operands[0], view, indices, frame, lanes)
 
-    def _affine_load(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
-        view = frame.view(op.operands[0], f"'{op.name}'")
-        operands = [frame.num(v, lanes) for v in op.operands[1:]]
+    def _affine_load(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
+        view = frame.view(node.operands[0], f"'{op.name}'")
+        operands = [frame.num(v, lanes) for v in node.operands[1:]]
         indices = _apply_map(_map_prop(op, "map"), operands)
-        frame.set(op.results[0], self._read(op, view, indices, lanes), lanes.depth)
+        frame.set(node.results[0], self._read(op, view, indices, lanes), lanes.depth)
 
-    def _affine_store(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
-        view = frame.view(op.operands[1], f"'{op.name}'")
-        operands = [frame.num(v, lanes) for v in op.operands[2:]]
+    def _affine_store(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
+        view = frame.view(node.operands[1], f"'{op.name}'")
+        operands = [frame.num(v, lanes) for v in node.operands[2:]]
         indices = _apply_map(_map_prop(op, "map"), operands)
-        self._write(op, op.operands[0], view, indices, frame, lanes)
+        self._write(op, node.operands[0], view, indices, frame, lanes)
 
     # layout ops ---------------------------------------------------------------------------
 
-    def _layout_allocate(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
-        ptr_type = op.results[0].type
+    def _layout_allocate(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
+        ptr_type = node.results[0].type
         if not isinstance(ptr_type, PtrType):
             raise EvaluationError(f"'{op.name}': expected a !layout.ptr result")
         extents_attr = op.properties.get("extents")
         extents = [getattr(e, "data", 0) for e in getattr(extents_attr, "data", ())]
         lanes_per = prod(vector_shape(ptr_type.element_type))
         storage = new_storage(
-            prod(extents) * lanes_per, dtype_of(ptr_type.element_type), lanes, _name(op.results[0])
+            prod(extents) * lanes_per,
+            dtype_of(ptr_type.element_type),
+            lanes,
+            _name(node.results[0]),
         )
-        frame.set(op.results[0], Handle(storage, lanes_per), lanes.depth)
+        frame.set(node.results[0], Handle(storage, lanes_per), lanes.depth)
 
-    def _layout_decl_buffer(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
-        handle = frame.mem(op.operands[0], f"'{op.name}'")
+    def _layout_decl_buffer(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
+        handle = frame.mem(node.operands[0], f"'{op.name}'")
         if not isinstance(handle, Handle):
             raise EvaluationError(f"'{op.name}': operand is not a data handle")
-        buffer_type = op.results[0].type
+        buffer_type = node.results[0].type
         if not isinstance(buffer_type, BufferType):
             raise EvaluationError(f"'{op.name}': expected a !layout.buffer result")
         offset_attr = op.properties.get("elem_offset")
@@ -798,24 +862,26 @@ class Evaluator:
             row_major_strides(shape, prod(vshape)),
             vshape,
             dtype_of(buffer_type.element_type),
-            _name(op.results[0]),
+            _name(node.results[0]),
         )
-        frame.set(op.results[0], check_view(view, f"'{op.name}'"), lanes.depth)
+        frame.set(node.results[0], check_view(view, f"'{op.name}'"), lanes.depth)
 
-    def _layout_data(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
-        view = frame.view(op.operands[0], f"'{op.name}'")
-        ptr_type = op.results[0].type
+    def _layout_data(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
+        view = frame.view(node.operands[0], f"'{op.name}'")
+        ptr_type = node.results[0].type
         element = memory_element(ptr_type)
         lanes_per = prod(vector_shape(element)) if element is not None else 1
-        frame.set(op.results[0], Handle(view.storage, lanes_per), lanes.depth)
+        frame.set(node.results[0], Handle(view.storage, lanes_per), lanes.depth)
 
     # memref ops ---------------------------------------------------------------------------
 
-    def _memref_alloc(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
-        memref_type = op.results[0].type
+    def _memref_alloc(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
+        memref_type = node.results[0].type
         if not isinstance(memref_type, MemRefType):
             raise EvaluationError(f"'{op.name}': expected a memref result")
-        dynamic = iter(op.operands)
+        dynamic = iter(node.operands)
         shape: list[int] = []
         for extent in memref_type.get_shape():
             if extent >= 0:
@@ -827,7 +893,7 @@ class Evaluator:
             shape.append(_uniform_int(op, frame.num(size, lanes), lanes, "dynamic size"))
         element = memref_type.get_element_type()
         vshape = vector_shape(element)
-        name = _name(op.results[0])
+        name = _name(node.results[0])
         storage = new_storage(prod(shape) * prod(vshape), dtype_of(element), lanes, name)
         view = View(
             storage,
@@ -838,11 +904,12 @@ class Evaluator:
             dtype_of(element),
             name,
         )
-        frame.set(op.results[0], view, lanes.depth)
+        frame.set(node.results[0], view, lanes.depth)
 
-    def _memref_same_view(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
-        if op.results:
-            frame.set(op.results[0], frame.view(op.operands[0], f"'{op.name}'"), lanes.depth)
+    def _memref_same_view(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
+        if node.results:
+            frame.set(node.results[0], frame.view(node.operands[0], f"'{op.name}'"), lanes.depth)
 
     def _mixed(
         self,
@@ -884,8 +951,9 @@ class Evaluator:
             self._mixed(op, "static_strides", groups[2], frame, lanes),
         )
 
-    def _memref_reinterpret_cast(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
-        source = frame.view(op.operands[0], f"'{op.name}'")
+    def _memref_reinterpret_cast(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
+        source = frame.view(node.operands[0], f"'{op.name}'")
         offsets, sizes, strides = self._offsets_sizes_strides(op, frame, lanes)
         lanes_per = source.lanes
         view = View(
@@ -895,12 +963,13 @@ class Evaluator:
             tuple(s * lanes_per for s in strides),
             source.vshape,
             source.dtype,
-            _name(op.results[0]),
+            _name(node.results[0]),
         )
-        frame.set(op.results[0], check_view(view, f"'{op.name}'"), lanes.depth)
+        frame.set(node.results[0], check_view(view, f"'{op.name}'"), lanes.depth)
 
-    def _memref_subview(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
-        source = frame.view(op.operands[0], f"'{op.name}'")
+    def _memref_subview(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
+        source = frame.view(node.operands[0], f"'{op.name}'")
         offsets, sizes, steps = self._offsets_sizes_strides(op, frame, lanes)
         for axis, (start, size, step) in enumerate(zip(offsets, sizes, steps, strict=True)):
             last = start + (size - 1) * step if size > 0 else start
@@ -912,7 +981,7 @@ class Evaluator:
         offset = source.offset + sum(o * s for o, s in zip(offsets, source.strides, strict=True))
         shape = list(sizes)
         strides = [s * t for s, t in zip(source.strides, steps, strict=True)]
-        result_type = op.results[0].type
+        result_type = node.results[0].type
         rank = len(result_type.get_shape()) if isinstance(result_type, MemRefType) else len(shape)
         while len(shape) > rank and 1 in shape:
             drop = shape.index(1)
@@ -925,12 +994,13 @@ class Evaluator:
             tuple(strides),
             source.vshape,
             source.dtype,
-            _name(op.results[0]),
+            _name(node.results[0]),
         )
-        frame.set(op.results[0], view, lanes.depth)
+        frame.set(node.results[0], view, lanes.depth)
 
-    def _memref_collapse_shape(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
-        source = frame.view(op.operands[0], f"'{op.name}'")
+    def _memref_collapse_shape(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
+        source = frame.view(node.operands[0], f"'{op.name}'")
         shape: list[int] = []
         strides: list[int] = []
         for group in _reassociation(op):
@@ -949,13 +1019,14 @@ class Evaluator:
             tuple(strides),
             source.vshape,
             source.dtype,
-            _name(op.results[0]),
+            _name(node.results[0]),
         )
-        frame.set(op.results[0], view, lanes.depth)
+        frame.set(node.results[0], view, lanes.depth)
 
-    def _memref_expand_shape(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
-        source = frame.view(op.operands[0], f"'{op.name}'")
-        output = self._mixed(op, "static_output_shape", op.operands[1:], frame, lanes)
+    def _memref_expand_shape(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
+        source = frame.view(node.operands[0], f"'{op.name}'")
+        output = self._mixed(op, "static_output_shape", node.operands[1:], frame, lanes)
         strides = [0] * len(output)
         for axis, group in enumerate(_reassociation(op)):
             if prod(output[d] for d in group) != source.shape[axis]:
@@ -974,13 +1045,14 @@ class Evaluator:
             tuple(strides),
             source.vshape,
             source.dtype,
-            _name(op.results[0]),
+            _name(node.results[0]),
         )
-        frame.set(op.results[0], view, lanes.depth)
+        frame.set(node.results[0], view, lanes.depth)
 
-    def _memref_copy(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
-        source = frame.view(op.operands[0], f"'{op.name}'")
-        target = frame.view(op.operands[1], f"'{op.name}'")
+    def _memref_copy(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
+        source = frame.view(node.operands[0], f"'{op.name}'")
+        target = frame.view(node.operands[1], f"'{op.name}'")
         if source.shape != target.shape or source.vshape != target.vshape:
             raise EvaluationError(
                 f"'{op.name}': shapes {list(source.shape)} and {list(target.shape)} differ"
@@ -1000,12 +1072,13 @@ class Evaluator:
             f"'{op.name}'",
         )
 
-    def _memref_dim(self, op: Operation, frame: _Frame, lanes: Lanes) -> None:
-        source = frame.view(op.operands[0], f"'{op.name}'")
-        axis = _uniform_int(op, frame.num(op.operands[1], lanes), lanes, "dimension")
+    def _memref_dim(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+        op = node.op
+        source = frame.view(node.operands[0], f"'{op.name}'")
+        axis = _uniform_int(op, frame.num(node.operands[1], lanes), lanes, "dimension")
         if not 0 <= axis < source.rank:
             raise EvaluationError(f"'{op.name}': no axis {axis} in {source.name}")
-        frame.set(op.results[0], np.asarray(source.shape[axis], dtype=np.int64), 0)
+        frame.set(node.results[0], np.asarray(source.shape[axis], dtype=np.int64), 0)
 
 
 # Helpers ----------------------------------------------------------------------------------
@@ -1016,7 +1089,7 @@ def run_function(
     name: str,
     args: Sequence[ArgValue],
     vectorize_loops: bool = True,
-) -> list[ArgValue]:
+) -> list[ResultValue]:
     """Evaluate function `name` of `module` on `args` (buffers are mutated in place)."""
     return Evaluator(module, vectorize_loops=vectorize_loops).run(name, args)
 
@@ -1078,7 +1151,8 @@ def _groups(op: Operation, name: str) -> list[int]:
     attr = op.properties.get(name)
     if not isinstance(attr, DenseIntOrFPElementsAttr):
         raise EvaluationError(f"'{op.name}': missing '{name}'")
-    return [int(v) for v in attr.get_values()]
+    values = np.broadcast_to(np.asarray(attr.get_values()), attr.get_shape())
+    return [int(v) for v in values.reshape(-1)]
 
 
 def _reduction_kinds(op: Operation) -> list[str]:
@@ -1171,7 +1245,7 @@ def _eval_expr(expr: AffineExpr, dims: Sequence[Array], syms: Sequence[Array]) -
 def _convert_arg(value: Any, arg: SSAValue, index: int) -> Entry:
     """The evaluator value of a Python argument for block argument `arg`."""
     type_ = arg.type
-    label = f"argument #{index}" + (f" (%{arg.name_hint})" if arg.name_hint else "")
+    label = f"%{arg.name_hint}" if arg.name_hint else f"argument #{index}"
     if isinstance(type_, BufferType | MemRefType):
         return _buffer_arg(value, type_, label)
     if isinstance(type_, PtrType):
@@ -1228,7 +1302,7 @@ def _scalar_arg(value: Any, type_: Attribute, label: str) -> Array:
     return array.astype(dtype)
 
 
-def _convert_result(entry: Entry) -> ArgValue:
+def _convert_result(entry: Entry) -> ResultValue:
     if isinstance(entry, View):
         return view_as_array(entry)
     if isinstance(entry, Handle):

@@ -56,12 +56,8 @@ def constant_value(op: Operation, value: Attribute) -> Array:
     """The array of an `arith.constant` with attribute `value` (vector dims only)."""
     type_ = _result_type(op)
     if isinstance(value, IntegerAttr):
-        return wrap(
-            np.asarray(value.value.data, dtype=object).astype(np.int64)
-            if -(2**63) <= value.value.data < 2**63
-            else np.asarray(value.value.data - 2**64, dtype=np.int64),
-            type_,
-        )
+        bits = value.value.data & ((1 << 64) - 1)
+        return wrap(np.asarray(bits, dtype=np.uint64), type_)
     if isinstance(value, FloatAttr):
         return np.asarray(value.value.data, dtype=dtype_of(type_))
     if isinstance(value, DenseIntOrFPElementsAttr):
@@ -236,6 +232,8 @@ def _signed_zero_fix(pick_negative: bool) -> Callable[[Array, Array, Array], Arr
     """Order -0.0 below +0.0 in a max (pick_negative False) or min (True) result."""
 
     def fix(a: Array, b: Array, result: Array) -> Array:
+        if a.ndim == 0 and b.ndim == 0 and not (a == 0 and b == 0):
+            return result
         both_zero = (a == 0) & (b == 0)
         if not bool(np.any(both_zero)):
             return result
@@ -286,12 +284,9 @@ def _int_to_int(signed: bool) -> ValueFn:
 
     def run(op: Operation, args: list[Array], mask: Array | None) -> Array:
         source = _operand_type(op)
-        read = as_signed if signed else as_unsigned
-        value = read(args[0], source)
-        result = _result_type(op)
-        if bit_width(result) < bit_width(source):
-            value = as_unsigned(args[0], source)
-        return wrap(value.astype(np.uint64 if value.dtype.kind == "u" else np.int64), result)
+        if signed:
+            return wrap(as_signed(args[0], source).astype(np.int64), _result_type(op))
+        return wrap(as_unsigned(args[0], source).astype(np.uint64), _result_type(op))
 
     return run
 
@@ -531,8 +526,9 @@ def float_reduction(kind: str, value: Array, valid: Array, axes: tuple[int, ...]
         "minnumf": (np.fmin, np.inf),
     }
     ufunc, identity = table[kind]
-    filled = np.where(valid, value, np.asarray(identity, dtype=value.dtype))
-    return np.asarray(ufunc.reduce(filled, axis=axes)).astype(value.dtype)
+    start = np.asarray(identity, dtype=value.dtype)
+    filled = np.where(valid, value, start)
+    return np.asarray(ufunc.reduce(filled, axis=axes, initial=start)).astype(value.dtype)
 
 
 def int_reduction(
@@ -557,7 +553,7 @@ def int_reduction(
     }
     ufunc, data, identity = table[kind]
     filled = np.where(valid, data, identity).astype(data.dtype)
-    return wrap(ufunc.reduce(filled, axis=axes), type_)
+    return wrap(ufunc.reduce(filled, axis=axes, initial=identity), type_)
 
 
 REDUCTION_KINDS: frozenset[str] = frozenset(
@@ -570,7 +566,3 @@ REDUCTION_KINDS: frozenset[str] = frozenset(
 def is_float_kind(kind: str) -> bool:
     return kind.endswith("f")
 
-
-def dtype_for(type_: Attribute) -> np.dtype[Any]:
-    """Re-export of `dtype_of` for the reduction helpers' callers."""
-    return dtype_of(type_)

@@ -24,7 +24,7 @@ Memory
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import prod
 from typing import Any, TypeAlias
 
@@ -176,10 +176,11 @@ class Lanes:
 
     shape: tuple[int, ...]
     mask: Array | None
+    depth: int = field(init=False)
+    """The number of lane axes."""
 
-    @property
-    def depth(self) -> int:
-        return len(self.shape)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "depth", len(self.shape))
 
     def with_mask(self, mask: Array | None) -> Lanes:
         """The same lanes with `mask` (None: all active) combined with the current mask."""
@@ -483,3 +484,60 @@ def view_as_array(view: View) -> Array:
     return np.lib.stride_tricks.as_strided(
         base, shape=view.shape + view.vshape, strides=strides + inner
     )
+
+
+def _scalar_positions(view: View, indices: Sequence[Array], width: int, what: str) -> Array:
+    """The scalar offsets touched by one access at uniform `indices` (no lanes)."""
+    shape, strides = view.shape, view.strides
+    rank = len(shape)
+    if len(indices) != rank:
+        raise EvaluationError(f"{what}: {len(indices)} indices for {view.name} of rank {rank}")
+    start = view.offset
+    last = rank - 1
+    for axis in range(rank):
+        index = int(indices[axis])
+        limit = shape[axis] - (width - 1 if axis == last else 0)
+        if index < 0 or index >= limit:
+            point = [int(i) for i in indices]
+            span = f" (accessing {width} elements)" if width > 1 else ""
+            raise EvaluationError(
+                f"{what}: index {point} is out of bounds for {view.name} of shape "
+                f"{list(shape)}{span}"
+            )
+        start += index * strides[axis]
+    if width > 1:
+        step = strides[-1] if strides else 1
+        return start + np.arange(width, dtype=np.int64) * step
+    if view.vshape:
+        return (start + np.arange(view.lanes, dtype=np.int64)).reshape(view.vshape)
+    return np.asarray(start)
+
+
+def is_scalar_access(view: View, indices: Sequence[Array], lanes: Lanes) -> bool:
+    """True when an access needs no lanes: depth 0, shared storage, 0-d indices."""
+    return (
+        lanes.depth == 0
+        and lanes.mask is None
+        and view.storage.private_depth == 0
+        and all(i.ndim == 0 for i in indices)
+    )
+
+
+def read_scalar(view: View, indices: Sequence[Array], width: int, what: str) -> Array:
+    """The fast path of a read outside any lane space (see `is_scalar_access`)."""
+    positions = _scalar_positions(view, indices, width, what)
+    data = view.storage.data
+    if data.dtype != view.dtype:
+        data = data.view(view.dtype)
+    return np.asarray(data[positions])
+
+
+def write_scalar(view: View, indices: Sequence[Array], width: int, value: Array, what: str) -> None:
+    """The fast path of a write outside any lane space (see `is_scalar_access`)."""
+    positions = _scalar_positions(view, indices, width, what)
+    data = view.storage.data
+    if not data.flags.writeable:
+        raise EvaluationError(f"{what}: storage {view.storage.name} is read-only")
+    if data.dtype != view.dtype:
+        data = data.view(view.dtype)
+    data[positions] = value

@@ -51,10 +51,11 @@ StorageKind = Literal["parameter", "allocation", "call"]
 
 
 def describe_value(value: SSAValue) -> str:
-    """`%name` of a value, or a description by type when it has no name."""
+    """`%name` of a value, or `of type T` when it has no name (it reads after a noun:
+    "buffer %a", "buffer of type !layout.buffer<...>")."""
     if value.name_hint:
         return f"%{value.name_hint}"
-    return f"an unnamed value of type {value.type}"
+    return f"of type {value.type}"
 
 
 def is_function_parameter(value: SSAValue) -> bool:

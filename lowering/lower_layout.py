@@ -1,0 +1,628 @@
+"""lower-layout: buffer-level IR -> upstream `memref` + `affine` (+ `arith`, `scf`, `vector`).
+
+The output contains no `layout` op or type; `mlir-opt` parses and verifies it (custom and
+generic form) and, lowered to LLVM, `mlir-runner` runs it (see `lowering/mlir_runner.py`).
+
+Preparation: a module that still has pending transforms is first run through
+`apply-layout`, and one whose accessed buffers are not yet at their physical rank through
+`flatten-buffers` (so `lower-layout` alone does the whole RFC 0039 pipeline).
+
+What it rewrites:
+
+- `!layout.buffer<S x T, ...>` -> `memref<S x T>` everywhere (function signatures, calls,
+  block arguments): scope, separators and the element type (vector types included) carry
+  over; every scope is the default memory space of the CPU target.
+- `layout.allocate [E] : !layout.ptr<T, scope>` -> `memref.alloc() : memref<E x T>`
+  (`memref.alloca` for `scope = "local"`), with a `memref.dealloc` before the end of its
+  block when no buffer over it leaves the block. When a buffer of another element type is
+  declared over it (`vector<4xf32>` over `f32` storage, or the converse), the storage is
+  allocated with the scalar type.
+- `layout.data` / `layout.decl_buffer %ptr offset k` -> a view of the storage memref (the
+  function argument or the allocation): the storage itself, `memref.collapse_shape`,
+  `memref.expand_shape` or `memref.reinterpret_cast` (see `lower_layout_views`). A buffer of
+  `vector<N x T>` elements over `T` storage becomes a view of `T` with its innermost extent
+  times N, accessed with vector loads and stores.
+- `layout.load` / `layout.store` -> `affine.load` / `affine.store` (`affine.vector_load` /
+  `affine.vector_store` for vector values over scalar storage) with a dimension-only affine
+  map when every index is a quasi-affine expression of affine loop variables and
+  function-level values; otherwise `memref.load` / `memref.store` (`vector.load` /
+  `vector.store`) on the `arith` index values. Index math left dead is erased. With
+  `affine-loops=true` (the default) `scf.for` / `scf.parallel` loops around accesses are
+  first raised to `affine.for` / `affine.parallel` (`lower_layout_loops`).
+- `builtin.unrealized_conversion_cast` between a `!layout.buffer` and the memref it lowers
+  to (how buffer-level code hands a buffer to memref code, e.g. a test's `printMemrefF32`,
+  or the converse) folds away.
+
+Refused, with a diagnostic naming the value or op: a buffer still not at its physical rank
+after `flatten-buffers`; `!layout.ptr` values that are not the handle of an allocation or of
+a buffer (e.g. a `!layout.ptr` function argument); a declared buffer that does not fit in
+its storage; element-type changes other than `vector<N x T>` over `T` storage (upstream
+memref has no element-type cast, so e.g. an `f32` view of a `vector<4xf32>` function
+argument cannot be expressed); a view at a non-zero offset (or a vector view of scalar
+storage) handed to anything but a buffer access (its memref type differs from the declared
+buffer's); a buffer/memref cast whose two sides lower to different memref types; and any
+`layout` op (e.g. graph-level rewrites) left over.
+
+Guarantees: the result has no `layout` op or type and computes what the input computes
+(tests compare both with the numpy evaluator and with `mlir-runner`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from math import prod
+
+from xdsl.context import Context
+from xdsl.dialects import affine, func, memref, scf, vector
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    IndexType,
+    MemRefType,
+    ModuleOp,
+    UnitAttr,
+    UnrankedMemRefType,
+    UnrealizedConversionCastOp,
+    VectorType,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    TypeConversionPattern,
+    attr_type_rewrite_pattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import IsTerminator
+from xdsl.transforms.dead_code_elimination import is_trivially_dead
+from xdsl.utils.exceptions import PassFailedException
+
+from physlayout.dialects.buffer_layout import flattened_type
+from physlayout.dialects.layout import (
+    AllocateOp,
+    BufferType,
+    DataOp,
+    DeclBufferOp,
+    LoadOp,
+    PtrType,
+    StoreOp,
+    scalar_type,
+)
+from physlayout.dialects.quasi_affine import Const, Dim, Expr, Mul, simplify
+from physlayout.lowering.lower_layout_access import affine_access
+from physlayout.lowering.lower_layout_loops import (
+    RaiseScfForToAffineFor,
+    RaiseScfParallelToAffineParallel,
+)
+from physlayout.lowering.lower_layout_views import build_view
+from physlayout.transforms.apply_layout import ApplyLayoutPass
+from physlayout.transforms.flatten_buffers import FlattenBuffersPass
+from physlayout.transforms.index_exprs import ExprEmitter, IndexAnalysis
+
+BRIDGE = "layout.bridge"
+"""Internal marker on a `builtin.unrealized_conversion_cast` between a buffer and a memref."""
+
+
+def _fail(message: str) -> PassFailedException:
+    return PassFailedException(f"lower-layout: {message}")
+
+
+def _name(value: SSAValue) -> str:
+    return f"%{value.name_hint}" if value.name_hint else "a buffer"
+
+
+# Preparation ------------------------------------------------------------------------------
+
+
+def _value_types(module: ModuleOp) -> Iterable[Attribute]:
+    for op in module.walk():
+        yield from op.result_types
+        for region in op.regions:
+            for block in region.blocks:
+                yield from block.arg_types
+        if isinstance(op, func.FuncOp):
+            yield from op.function_type.inputs.data
+            yield from op.function_type.outputs.data
+
+
+def _accessed_buffer_types(module: ModuleOp) -> set[BufferType]:
+    return {
+        op.buffer.type
+        for op in module.walk()
+        if isinstance(op, LoadOp | StoreOp) and isinstance(op.buffer.type, BufferType)
+    }
+
+
+def _is_physical(buffer_type: BufferType) -> bool:
+    return flattened_type(buffer_type).get_shape() == buffer_type.get_shape()
+
+
+def prepare_buffers(ctx: Context, module: ModuleOp) -> None:
+    """Run `apply-layout` when some buffer has a pending transform and `flatten-buffers`
+    when some accessed buffer is not at its physical rank; then check the result."""
+    if any(isinstance(t, BufferType) and t.get_transforms() for t in _value_types(module)):
+        ApplyLayoutPass().apply(ctx, module)
+    if not all(_is_physical(t) for t in _accessed_buffer_types(module)):
+        FlattenBuffersPass().apply(ctx, module)
+    for buffer_type in _accessed_buffer_types(module):
+        if not _is_physical(buffer_type):
+            raise _fail(
+                f"{buffer_type} is accessed but not flat after flatten-buffers (physical "
+                f"shape {list(flattened_type(buffer_type).get_shape())}); flatten-buffers "
+                "flattens function parameters and layout.decl_buffer results only"
+            )
+
+
+def _mark_bridges(module: ModuleOp) -> None:
+    for op in module.walk():
+        if not isinstance(op, UnrealizedConversionCastOp) or len(op.operands) != 1:
+            continue
+        types = (op.operands[0].type, *op.result_types)
+        if len(types) == 2 and any(isinstance(t, BufferType) for t in types):
+            op.attributes[BRIDGE] = UnitAttr()
+
+
+# Lowering state ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class View:
+    """How a buffer value is accessed after lowering: a memref, and how many of its scalars
+    make one buffer element (1 unless a vector buffer views scalar storage)."""
+
+    memref: SSAValue
+    lanes: int = 1
+
+
+@dataclass
+class LoweringState:
+    """What the lowering patterns share: the storage memref of each data handle, the view
+    of each declared buffer, and the storage each view is a view of."""
+
+    storage: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
+    views: dict[SSAValue, View] = field(default_factory=dict[SSAValue, View])
+    roots: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
+
+    def view_of(self, buffer: SSAValue) -> View:
+        return self.views.get(buffer, View(buffer))
+
+    def root_of(self, buffer: SSAValue) -> SSAValue:
+        view = self.view_of(buffer).memref
+        return self.roots.get(view, view)
+
+
+def _scalars(element_type: Attribute) -> int:
+    if isinstance(element_type, VectorType):
+        return prod(element_type.get_shape())
+    return 1
+
+
+def _vector_lanes_over(element_type: Attribute, storage_element: Attribute) -> int | None:
+    """N when `element_type` is `vector<N x storage_element>` (a 1-D vector of the scalar
+    storage type), else None."""
+    if (
+        isinstance(element_type, VectorType)
+        and not isinstance(storage_element, VectorType)
+        and element_type.get_num_dims() == 1
+        and element_type.get_element_type() == storage_element
+    ):
+        return element_type.get_shape()[0]
+    return None
+
+
+# Types ------------------------------------------------------------------------------------
+
+
+class BufferTypeToMemRef(TypeConversionPattern):
+    """`!layout.buffer<S x T, ...>` -> `memref<S x T>` in every type."""
+
+    def __init__(self) -> None:
+        self.recursive = True
+
+    @attr_type_rewrite_pattern
+    def convert_type(self, typ: BufferType) -> MemRefType:
+        return MemRefType(typ.element_type, typ.get_shape())
+
+
+# Storage ----------------------------------------------------------------------------------
+
+
+_ALIAS_USERS = (DeclBufferOp, DataOp, UnrealizedConversionCastOp, memref.CastOp)
+
+
+def _escapes(ptr: SSAValue) -> bool:
+    """True when a buffer over `ptr` may outlive the block of its allocation (it reaches a
+    terminator, or an op other than accesses, aliases and calls without results)."""
+    work = [ptr]
+    seen: set[SSAValue] = set()
+    while work:
+        value = work.pop()
+        if value in seen:
+            continue
+        seen.add(value)
+        for use in value.uses:
+            user = use.operation
+            if isinstance(user, func.CallOp) and not user.results:
+                continue
+            if isinstance(user, StoreOp) and use.index == 0:
+                return True
+            if isinstance(user, LoadOp | StoreOp):
+                continue
+            if not isinstance(user, _ALIAS_USERS):
+                return True
+            work.extend(user.results)
+    return False
+
+
+def _declarations_over(ptr: SSAValue) -> list[DeclBufferOp]:
+    """Every `layout.decl_buffer` over `ptr`, directly or through the `layout.data` of a
+    buffer declared over it."""
+    found: list[DeclBufferOp] = []
+    work = [ptr]
+    while work:
+        handle = work.pop()
+        for use in handle.uses:
+            decl = use.operation
+            if not isinstance(decl, DeclBufferOp) or decl in found:
+                continue
+            found.append(decl)
+            work.extend(u.operation.ptr for u in decl.buffer.uses if isinstance(u.operation, DataOp))
+    return found
+
+
+def _insert_dealloc(allocation: AllocateOp, storage: SSAValue, rewriter: PatternRewriter) -> None:
+    block = allocation.parent_block()
+    if block is None or block.parent is None or len(block.parent.blocks) != 1:
+        return
+    terminator = block.last_op
+    if terminator is None or not terminator.has_trait(IsTerminator) or terminator.successors:
+        return
+    if _escapes(allocation.ptr):
+        return
+    rewriter.insert(memref.DeallocOp.get(storage), InsertPoint.before(terminator))
+
+
+@dataclass
+class LowerAllocateToAlloc(RewritePattern):
+    """`layout.allocate` -> `memref.alloc` (`memref.alloca` for local scope) of its extents;
+    the storage is scalar when buffers of another element type are declared over it."""
+
+    state: LoweringState
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AllocateOp, rewriter: PatternRewriter) -> None:
+        if op.ptr in self.state.storage:
+            return
+        ptr_type = op.ptr.type
+        assert isinstance(ptr_type, PtrType)
+        element = ptr_type.element_type
+        extents = list(op.get_extents())
+        declared = [decl.buffer.type for decl in _declarations_over(op.ptr)]
+        if any(isinstance(t, MemRefType) and t.get_element_type() != element for t in declared):
+            scalar = scalar_type(element)
+            if isinstance(element, VectorType) and _vector_lanes_over(element, scalar) is None:
+                raise _fail(
+                    f"cannot allocate {ptr_type} storage viewed with other element types: "
+                    "only 1-D vector elements can share scalar storage"
+                )
+            extents[-1] *= _scalars(element)
+            element = scalar
+        storage_type = MemRefType(element, extents)
+        if ptr_type.get_scope() == "local":
+            alloc: Operation = memref.AllocaOp.get(element, shape=extents)
+        else:
+            alloc = memref.AllocOp.get(element, shape=extents)
+        rewriter.insert(alloc, InsertPoint.before(op))
+        storage = alloc.results[0]
+        assert storage.type == storage_type
+        self.state.storage[op.ptr] = storage
+        if ptr_type.get_scope() != "local":
+            _insert_dealloc(op, storage, rewriter)
+
+
+@dataclass
+class RecordDataHandleStorage(RewritePattern):
+    """`layout.data %buf`: its handle is the storage memref under `%buf` (the argument or
+    allocation `%buf` views)."""
+
+    state: LoweringState
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: DataOp, rewriter: PatternRewriter) -> None:
+        if op.ptr in self.state.storage:
+            return
+        self.state.storage[op.ptr] = self.state.root_of(op.buffer)
+
+
+@dataclass
+class LowerDeclBufferToView(RewritePattern):
+    """`layout.decl_buffer %ptr offset k` -> a memref view of the handle's storage."""
+
+    state: LoweringState
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: DeclBufferOp, rewriter: PatternRewriter) -> None:
+        if op.buffer in self.state.views:
+            return
+        storage = self.state.storage.get(op.ptr)
+        ptr_type = op.ptr.type
+        buffer_type = op.buffer.type
+        if storage is None:
+            raise _fail(
+                f"the data handle of {_name(op.buffer)} has no storage: declare buffers over "
+                "a layout.allocate or the layout.data of a buffer, not over a !layout.ptr "
+                "argument"
+            )
+        storage_type = storage.type
+        assert isinstance(ptr_type, PtrType) and isinstance(buffer_type, MemRefType)
+        assert isinstance(storage_type, MemRefType)
+        view = self._view(op, storage, storage_type, ptr_type, buffer_type, rewriter)
+        self._forward_other_uses(op, view, buffer_type)
+        self.state.views[op.buffer] = view
+        self.state.roots[view.memref] = storage
+
+    def _view(
+        self,
+        op: DeclBufferOp,
+        storage: SSAValue,
+        storage_type: MemRefType,
+        ptr_type: PtrType,
+        buffer_type: MemRefType,
+        rewriter: PatternRewriter,
+    ) -> View:
+        element = buffer_type.get_element_type()
+        storage_element = storage_type.get_element_type()
+        shape = list(buffer_type.get_shape())
+        lanes = 1
+        if element != storage_element:
+            vector_lanes = _vector_lanes_over(element, storage_element)
+            if vector_lanes is None:
+                raise _fail(
+                    f"cannot view storage of {storage_element} as {_name(op.buffer)} of "
+                    f"{element}: upstream memref has no element-type cast (declare the "
+                    f"storage with the scalar type)"
+                )
+            lanes = vector_lanes
+            shape[-1] *= lanes
+        # The storage is the handle's element type or its scalar type (see
+        # LowerAllocateToAlloc), so the offset is a whole number of storage elements.
+        offset_scalars = op.elem_offset.data * _scalars(ptr_type.element_type)
+        offset = offset_scalars // _scalars(storage_element)
+        available = prod(storage_type.get_shape())
+        if offset + prod(shape) > available:
+            raise _fail(
+                f"{_name(op.buffer)} ({prod(shape)} elements of {storage_element} at offset "
+                f"{offset}) does not fit in its storage {storage_type}"
+            )
+        ops, value = build_view(storage, shape, offset)
+        rewriter.insert(ops, InsertPoint.before(op))
+        return View(value, lanes)
+
+    def _forward_other_uses(self, op: DeclBufferOp, view: View, buffer_type: MemRefType) -> None:
+        """Hand the view to users other than accesses and handles (calls, casts, ...)."""
+
+        def other(use: object) -> bool:
+            return not isinstance(getattr(use, "operation", None), LoadOp | StoreOp | DataOp)
+
+        users = [use.operation for use in op.buffer.uses if other(use)]
+        if not users:
+            return
+        if view.lanes != 1 or view.memref.type != buffer_type:
+            raise _fail(
+                f"{_name(op.buffer)} lowers to a view of type {view.memref.type}, not "
+                f"{buffer_type}, so it cannot be passed to '{users[0].name}'; only "
+                "layout.load/layout.store may use a buffer declared at an offset or with "
+                "another element type than its storage"
+            )
+        op.buffer.replace_uses_with_if(view.memref, other)
+
+
+# Accesses ---------------------------------------------------------------------------------
+
+
+def _index_exprs(
+    access: LoadOp | StoreOp, lanes: int
+) -> tuple[list[Expr], IndexAnalysis]:
+    analysis = IndexAnalysis()
+    exprs = [simplify(analysis.expr_of(i), analysis.bounds) for i in access.indices]
+    if lanes != 1:
+        exprs[-1] = simplify(Mul(exprs[-1], Const(lanes)), analysis.bounds)
+    return exprs, analysis
+
+
+def _memref_indices(access: LoadOp | StoreOp, lanes: int) -> list[SSAValue]:
+    """The access's own index values (innermost scaled by `lanes`) for memref/vector ops."""
+    indices = list(access.indices)
+    if lanes != 1:
+        emitter = ExprEmitter(InsertPoint.before(access), {"i": indices[-1]}, {})
+        indices[-1] = emitter.emit(Mul(Dim("i"), Const(lanes)))
+    return indices
+
+
+def _erase_dead_index_math(values: Iterable[SSAValue], rewriter: PatternRewriter) -> None:
+    work = [v.owner for v in values if isinstance(v.owner, Operation)]
+    while work:
+        op = work.pop()
+        if op.parent is None or not all(isinstance(t, IndexType) for t in op.result_types):
+            continue
+        if not op.results or not is_trivially_dead(op):
+            continue
+        operands = list(op.operands)
+        rewriter.erase(op)
+        work.extend(v.owner for v in operands if isinstance(v.owner, Operation))
+
+
+@dataclass
+class LowerLoadToAffineOrMemRef(RewritePattern):
+    """`layout.load` -> `affine.load`/`affine.vector_load` with a dimension map, or
+    `memref.load`/`vector.load` on the index values when the indices are not affine."""
+
+    state: LoweringState
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: LoadOp, rewriter: PatternRewriter) -> None:
+        view = self.state.view_of(op.buffer)
+        value_type = op.result.type
+        exprs, analysis = _index_exprs(op, view.lanes)
+        access = affine_access(op, exprs, analysis.leaves)
+        old_indices = list(op.indices)
+        vector_value = isinstance(value_type, VectorType) and value_type != _element(view)
+        new: Operation
+        if access is not None:
+            amap = AffineMapAttr(access.map)
+            if vector_value:
+                new = affine.VectorLoadOp(view.memref, access.operands, amap, value_type)  # pyright: ignore[reportArgumentType]
+            else:
+                new = affine.LoadOp(view.memref, access.operands, amap, value_type)
+        else:
+            indices = _memref_indices(op, view.lanes)
+            if vector_value:
+                assert isinstance(value_type, VectorType)
+                new = vector.LoadOp(view.memref, indices, value_type)
+            else:
+                new = memref.LoadOp.get(view.memref, indices)
+        rewriter.replace(op, new)
+        _erase_dead_index_math(old_indices, rewriter)
+
+
+@dataclass
+class LowerStoreToAffineOrMemRef(RewritePattern):
+    """`layout.store` -> `affine.store`/`affine.vector_store` with a dimension map, or
+    `memref.store`/`vector.store` on the index values when the indices are not affine."""
+
+    state: LoweringState
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: StoreOp, rewriter: PatternRewriter) -> None:
+        view = self.state.view_of(op.buffer)
+        value_type = op.value.type
+        exprs, analysis = _index_exprs(op, view.lanes)
+        access = affine_access(op, exprs, analysis.leaves)
+        old_indices = list(op.indices)
+        vector_value = isinstance(value_type, VectorType) and value_type != _element(view)
+        new: Operation
+        if access is not None:
+            amap = AffineMapAttr(access.map)
+            if vector_value:
+                new = affine.VectorStoreOp(op.value, view.memref, access.operands, amap)  # pyright: ignore[reportArgumentType]
+            else:
+                new = affine.StoreOp(op.value, view.memref, access.operands, amap)
+        else:
+            indices = _memref_indices(op, view.lanes)
+            if vector_value:
+                new = vector.StoreOp(op.value, view.memref, indices)
+            else:
+                new = memref.StoreOp.get(op.value, view.memref, indices)
+        rewriter.replace(op, new)
+        _erase_dead_index_math(old_indices, rewriter)
+
+
+def _element(view: View) -> Attribute:
+    memref_type = view.memref.type
+    assert isinstance(memref_type, MemRefType)
+    return memref_type.get_element_type()
+
+
+# Bridges ----------------------------------------------------------------------------------
+
+
+@dataclass
+class FoldBufferMemRefCast(RewritePattern):
+    """A cast between a buffer and a memref of the buffer's lowered type folds away; a cast
+    of a buffer to an unranked memref of its element type becomes `memref.cast`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: UnrealizedConversionCastOp, rewriter: PatternRewriter):
+        if BRIDGE not in op.attributes:
+            return
+        source, result = op.operands[0], op.results[0]
+        if source.type == result.type:
+            rewriter.replace(op, [], [source])
+            return
+        source_type, result_type = source.type, result.type
+        if (
+            isinstance(source_type, MemRefType)
+            and isinstance(result_type, UnrankedMemRefType)
+            and source_type.get_element_type() == result_type.element_type
+        ):
+            rewriter.replace(op, memref.CastOp.get(source, result_type))
+            return
+        raise _fail(
+            f"cannot cast {_name(source)} to {result.type}: the buffer lowers to {source.type}"
+        )
+
+
+# Clean-up and checks ----------------------------------------------------------------------
+
+
+def _erase_handles(module: ModuleOp) -> None:
+    """Erase the (now unused) data handles and declarations, innermost last first."""
+    ops = [op for op in module.walk() if isinstance(op, DeclBufferOp | DataOp | AllocateOp)]
+    for op in reversed(ops):
+        for result in op.results:
+            for use in result.uses:
+                if isinstance(use.operation, DeclBufferOp | DataOp | AllocateOp):
+                    continue
+                raise _fail(
+                    f"cannot lower '{use.operation.name}': it uses {_name(result)} of type "
+                    f"{result.type}"
+                )
+        Rewriter.erase_op(op, safe_erase=False)
+
+
+def check_no_layout_left(module: ModuleOp) -> None:
+    """Raise a diagnostic naming the first `layout` op or type left in `module`."""
+    for op in module.walk():
+        if op.dialect_name() == "layout":
+            raise _fail(f"cannot lower '{op.name}' (only buffer-level ops are lowered)")
+        types = [*op.result_types, *op.operand_types]
+        for region in op.regions:
+            for block in region.blocks:
+                types.extend(block.arg_types)
+        for value_type in types:
+            if isinstance(value_type, BufferType | PtrType):
+                raise _fail(f"cannot lower '{op.name}': it still uses {value_type}")
+
+
+# The pass ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LowerLayoutPass(ModulePass):
+    """Lower buffer-level IR to upstream memref/affine IR."""
+
+    name = "lower-layout"
+
+    affine_loops: bool = True
+    """Raise `scf.for`/`scf.parallel` around buffer accesses to `affine` loops first."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        prepare_buffers(ctx, op)
+        if self.affine_loops:
+            PatternRewriteWalker(
+                GreedyRewritePatternApplier(
+                    [RaiseScfForToAffineFor(), RaiseScfParallelToAffineParallel()]
+                )
+            ).rewrite_module(op)
+        _mark_bridges(op)
+        PatternRewriteWalker(BufferTypeToMemRef()).rewrite_module(op)
+        state = LoweringState()
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(
+                [
+                    LowerAllocateToAlloc(state),
+                    RecordDataHandleStorage(state),
+                    LowerDeclBufferToView(state),
+                    LowerLoadToAffineOrMemRef(state),
+                    LowerStoreToAffineOrMemRef(state),
+                    FoldBufferMemRefCast(),
+                ]
+            ),
+            apply_recursively=False,
+        ).rewrite_module(op)
+        _erase_handles(op)
+        check_no_layout_left(op)

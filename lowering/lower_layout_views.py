@@ -1,0 +1,135 @@
+"""Memref views for `lower-layout`: a declared buffer as a view of its storage memref.
+
+A `layout.decl_buffer` of shape `S'` at element offset `k` over a storage memref of shape
+`S` (identity layout, row-major) is the row-major block of `prod(S')` elements starting at
+element `k`. `build_view` expresses that block with the cheapest upstream op that is exact:
+
+- the storage itself when `k == 0` and `S' == S`;
+- `memref.collapse_shape` when `k == 0` and `S'` merges consecutive axes of `S` (each
+  extent of `S'` is the product of a run of extents of `S`), `memref.expand_shape` for the
+  converse, and a collapse to one axis followed by an expand when both are needed;
+- `memref.reinterpret_cast` otherwise (an offset, or fewer elements than the storage): the
+  result has static sizes `S'`, row-major strides and the offset, so its type is
+  `memref<S' x T, strided<[...], offset: k>>` (identity layout when `k == 0`).
+
+All of these are views (no copy) and lower with `-expand-strided-metadata` and
+`-finalize-memref-to-llvm`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import prod
+
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    IntegerAttr,
+    MemRefType,
+    NoneAttr,
+    StridedLayoutAttr,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+
+
+def row_major_strides(shape: Sequence[int]) -> list[int]:
+    """Element strides of a row-major array of `shape`."""
+    strides: list[int] = []
+    stride = 1
+    for extent in reversed(shape):
+        strides.append(stride)
+        stride *= extent
+    return strides[::-1]
+
+
+def merge_groups(fine: Sequence[int], coarse: Sequence[int]) -> list[list[int]] | None:
+    """Group the axes of `fine` into runs whose extents multiply to the extents of `coarse`.
+
+    Returns the reassociation (axis numbers of `fine` per axis of `coarse`), or None when no
+    such grouping exists. Trailing unit axes of `fine` join the last group.
+    """
+    if not coarse or prod(fine) != prod(coarse):
+        return None
+    groups: list[list[int]] = []
+    axis = 0
+    for extent in coarse:
+        group: list[int] = []
+        product = 1
+        while axis < len(fine) and (not group or product < extent):
+            group.append(axis)
+            product *= fine[axis]
+            axis += 1
+        if product != extent:
+            return None
+        groups.append(group)
+    groups[-1].extend(range(axis, len(fine)))
+    return groups
+
+
+def _reassociation(groups: list[list[int]]) -> ArrayAttr[ArrayAttr[IntegerAttr]]:
+    return ArrayAttr(ArrayAttr(IntegerAttr(axis, i64) for axis in group) for group in groups)
+
+
+def _collapse(source: SSAValue, groups: list[list[int]], result: MemRefType) -> Operation:
+    return memref.CollapseShapeOp.build(
+        operands=[source],
+        result_types=[result],
+        properties={"reassociation": _reassociation(groups)},
+    )
+
+
+def _expand(source: SSAValue, groups: list[list[int]], result: MemRefType) -> Operation:
+    return memref.ExpandShapeOp.build(
+        operands=[source, []],
+        result_types=[result],
+        properties={
+            "reassociation": _reassociation(groups),
+            "static_output_shape": DenseArrayBase.from_list(i64, result.get_shape()),
+        },
+    )
+
+
+def view_type(element_type: Attribute, shape: Sequence[int], offset: int) -> MemRefType:
+    """The type of a row-major view of `shape` at element `offset`."""
+    if offset == 0:
+        return MemRefType(element_type, shape)
+    layout = StridedLayoutAttr(row_major_strides(shape), offset)
+    return MemRefType(element_type, shape, layout, NoneAttr())
+
+
+def build_view(
+    storage: SSAValue, shape: Sequence[int], offset: int
+) -> tuple[list[Operation], SSAValue]:
+    """Ops that view `storage` (an identity-layout memref) as row-major `shape` from element
+    `offset`, and the resulting value. The caller checks that the view fits."""
+    storage_type = storage.type
+    assert isinstance(storage_type, MemRefType)
+    element_type = storage_type.get_element_type()
+    source_shape = list(storage_type.get_shape())
+    target_shape = list(shape)
+    target = MemRefType(element_type, target_shape)
+    if offset == 0 and source_shape == target_shape:
+        return [], storage
+    if offset == 0 and prod(source_shape) == prod(target_shape):
+        collapse = merge_groups(source_shape, target_shape)
+        if collapse is not None:
+            op = _collapse(storage, collapse, target)
+            return [op], op.results[0]
+        expand = merge_groups(target_shape, source_shape)
+        if expand is not None:
+            op = _expand(storage, expand, target)
+            return [op], op.results[0]
+        flat_type = MemRefType(element_type, [prod(source_shape)])
+        flat = _collapse(storage, [list(range(len(source_shape)))], flat_type)
+        grow = _expand(flat.results[0], [list(range(len(target_shape)))], target)
+        return [flat, grow], grow.results[0]
+    cast = memref.ReinterpretCastOp.from_dynamic(
+        storage,
+        [offset],
+        target_shape,
+        row_major_strides(target_shape),
+        view_type(element_type, target_shape, offset),
+    )
+    return [cast], cast.result

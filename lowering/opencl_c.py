@@ -1,0 +1,406 @@
+"""OpenCL C spelling of MLIR types, constants, index expressions and scalar/vector ops.
+
+Everything here is pure text generation, deterministic (same input, same text), used by
+the `-t opencl` target (`lowering/opencl.py`). Unsupported types and ops are reported
+with `DiagnosticException`s naming them.
+
+Semantics kept exact: `index` is `int` (buffers above 2^31 elements are refused by the
+target); `arith.divsi`/`arith.remsi` are C's truncating `/`/`%`; floor/ceil divisions and
+floor modulo of possibly negative values go through the `px_floordiv`/`px_ceildiv`/
+`px_mod` helpers; `arith.maximumf`/`minimumf` and `maxnumf`/`minnumf` are `fmax`/`fmin`
+(identical on non-NaN inputs; OpenCL's `fmax` returns the other operand for a NaN where
+`maximumf` propagates it). The program disables floating-point contraction (`#pragma
+OPENCL FP_CONTRACT OFF`), so `a * b + c` rounds twice as in the numpy evaluator.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    VectorType,
+)
+from xdsl.ir import Attribute, Operation
+from xdsl.utils.exceptions import DiagnosticException
+
+from physlayout.dialects.quasi_affine import (
+    Add,
+    CeilDiv,
+    Const,
+    Dim,
+    Expr,
+    FloorDiv,
+    Mod,
+    Mul,
+    expr_range,
+)
+
+HELPERS: dict[str, str] = {
+    "px_floordiv": (
+        "static inline int px_floordiv(int a, int b) {\n"
+        "  int q = a / b;\n"
+        "  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n"
+        "}"
+    ),
+    "px_ceildiv": (
+        "static inline int px_ceildiv(int a, int b) {\n"
+        "  int q = a / b;\n"
+        "  return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;\n"
+        "}"
+    ),
+    "px_mod": (
+        "static inline int px_mod(int a, int b) {\n"
+        "  int r = a % b;\n"
+        "  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n"
+        "}"
+    ),
+    "px_lane": (
+        "static inline float px_lane(float4 v, int l) {\n"
+        "  return l == 0 ? v.s0 : l == 1 ? v.s1 : l == 2 ? v.s2 : v.s3;\n"
+        "}"
+    ),
+}
+"""Helper functions, emitted (in this order) when a kernel uses them."""
+
+_KEYWORDS = frozenset(
+    {
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+        "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+        "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+        "union", "unsigned", "void", "volatile", "while", "bool", "half", "uint", "uchar",
+        "ushort", "ulong", "size_t", "true", "false", "kernel", "global", "local", "constant",
+        "private", "image2d_t", "sampler_t", "read_only", "write_only", "read_write", "event_t",
+        "ptrdiff_t", "intptr_t", "uintptr_t",
+    }
+)
+_VECTOR_NAME = re.compile(
+    r"^(float|double|half|int|uint|char|uchar|short|ushort|long|ulong|bool)\d+$"
+)
+_HINT = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+
+
+class NameTable:
+    """Unique, valid OpenCL C identifiers, from SSA name hints where possible."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+        self.counter = 0
+
+    def fresh(self, hint: str | None, fallback: str = "v") -> str:
+        if hint and _HINT.match(hint) and hint not in _KEYWORDS and not _VECTOR_NAME.match(hint):
+            base = hint
+        else:
+            base = None
+        if base is not None and base not in self.used and not base.startswith(("px", "get")):
+            self.used.add(base)
+            return base
+        stem = base or fallback
+        while True:
+            self.counter += 1
+            name = f"{stem}_{self.counter}" if base else f"{stem}{self.counter}"
+            if name not in self.used:
+                self.used.add(name)
+                return name
+
+
+# Types ------------------------------------------------------------------------------------
+
+_VECTOR_WIDTHS = (2, 3, 4, 8, 16)
+
+
+def scalar_c_type(type_: Attribute) -> str | None:
+    """The OpenCL C name of a scalar type, or None when unsupported."""
+    if isinstance(type_, IndexType):
+        return "int"
+    if isinstance(type_, Float32Type):
+        return "float"
+    if isinstance(type_, Float64Type):
+        return "double"
+    if isinstance(type_, Float16Type):
+        return None
+    if isinstance(type_, IntegerType):
+        return {1: "bool", 8: "char", 16: "short", 32: "int", 64: "long"}.get(
+            type_.width.data
+        )
+    return None
+
+
+def c_type(type_: Attribute, where: str) -> str:
+    """The OpenCL C name of a scalar or 1-D vector type; a diagnostic naming `where`
+    otherwise."""
+    if isinstance(type_, VectorType):
+        shape = type_.get_shape()
+        inner = scalar_c_type(type_.get_element_type())
+        if len(shape) == 1 and shape[0] in _VECTOR_WIDTHS and inner not in (None, "bool"):
+            return f"{inner}{shape[0]}"
+        raise DiagnosticException(
+            f"opencl: {where}: type {type_} has no OpenCL C vector type (1-D vectors of "
+            f"{list(_VECTOR_WIDTHS)} numbers only)"
+        )
+    name = scalar_c_type(type_)
+    if name is None:
+        extra = " (f16 needs cl_khr_fp16, which this target does not use)" if isinstance(
+            type_, Float16Type
+        ) else ""
+        raise DiagnosticException(f"opencl: {where}: type {type_} is not supported{extra}")
+    return name
+
+
+def is_float_type(type_: Attribute) -> bool:
+    if isinstance(type_, VectorType):
+        type_ = type_.get_element_type()
+    return isinstance(type_, Float16Type | Float32Type | Float64Type)
+
+
+def is_unsigned_capable(type_: Attribute) -> bool:
+    return isinstance(type_, IntegerType | IndexType)
+
+
+# Literals ---------------------------------------------------------------------------------
+
+
+def float_literal(value: float, type_: Attribute) -> str:
+    """An exact C literal of `value` in `type_` (f32 values get the `f` suffix)."""
+    if np.isnan(value):
+        return "NAN"
+    if np.isinf(value):
+        return "INFINITY" if value > 0 else "(-INFINITY)"
+    if isinstance(type_, Float64Type):
+        text = repr(float(value))
+        suffix = ""
+    else:
+        text = str(np.float32(value))
+        suffix = "f"
+    if not any(c in text for c in ".e"):
+        text += ".0"
+    literal = text + suffix
+    return f"({literal})" if literal.startswith("-") else literal
+
+
+def int_literal(value: int, type_: Attribute) -> str:
+    if isinstance(type_, IntegerType) and type_.width.data == 1:
+        return "true" if value & 1 else "false"
+    suffix = "L" if isinstance(type_, IntegerType) and type_.width.data == 64 else ""
+    literal = f"{value}{suffix}"
+    return f"({literal})" if value < 0 else literal
+
+
+def constant_literal(attr: Attribute, type_: Attribute, where: str) -> str:
+    """The C expression of an `arith.constant` value (scalars and splat/dense vectors)."""
+    if isinstance(attr, FloatAttr):
+        return float_literal(attr.value.data, type_)
+    if isinstance(attr, IntegerAttr):
+        return int_literal(attr.value.data, type_)
+    if isinstance(attr, DenseIntOrFPElementsAttr) and isinstance(type_, VectorType):
+        element = type_.get_element_type()
+        values = list(attr.get_values())
+        spell: Callable[[object], str] = (
+            (lambda v: float_literal(float(v), element))  # type: ignore[arg-type]
+            if is_float_type(element)
+            else (lambda v: int_literal(int(v), element))  # type: ignore[arg-type]
+        )
+        vec = c_type(type_, where)
+        if len(set(values)) == 1:
+            return f"(({vec})({spell(values[0])}))"
+        return f"(({vec})({', '.join(spell(v) for v in values)}))"
+    raise DiagnosticException(f"opencl: {where}: unsupported constant {attr}")
+
+
+# Index expressions ------------------------------------------------------------------------
+
+Bounds = Mapping[str, tuple[int, int]]
+
+
+def _non_negative(expr: Expr, bounds: Bounds) -> bool:
+    if any(name not in bounds for name in expr.dims()):
+        return False
+    return expr_range(expr, bounds)[0] >= 0
+
+
+def index_c(
+    expr: Expr, leaves: Mapping[str, str], bounds: Bounds, helpers: set[str]
+) -> str:
+    """`expr` as a C `int` expression; `leaves` spells each dimension. Divisions of
+    provably non-negative values use C's `/` and `%`, the others the floor helpers."""
+    return _index_c(expr, leaves, bounds, helpers)[0]
+
+
+def _index_c(
+    expr: Expr, leaves: Mapping[str, str], bounds: Bounds, helpers: set[str]
+) -> tuple[str, int]:
+    """(text, precedence): 3 atom, 2 multiplicative, 1 additive."""
+
+    def sub(e: Expr, min_prec: int) -> str:
+        text, prec = _index_c(e, leaves, bounds, helpers)
+        return text if prec >= min_prec else f"({text})"
+
+    match expr:
+        case Dim(name=name):
+            return leaves[name], 3
+        case Const(value=value):
+            return (str(value), 3) if value >= 0 else (f"({value})", 3)
+        case Add(lhs=lhs, rhs=Mul(lhs=rhs, rhs=Const(value=-1))):
+            return f"{sub(lhs, 1)} - {sub(rhs, 2)}", 1
+        case Add(lhs=lhs, rhs=Const(value=value)) if value < 0:
+            return f"{sub(lhs, 1)} - {-value}", 1
+        case Add(lhs=lhs, rhs=rhs):
+            return f"{sub(lhs, 1)} + {sub(rhs, 2)}", 1
+        case Mul(lhs=lhs, rhs=rhs):
+            return f"{sub(lhs, 2)} * {sub(rhs, 3)}", 2
+        case FloorDiv(lhs=lhs, divisor=k) if _non_negative(lhs, bounds):
+            return f"{sub(lhs, 2)} / {k}", 2
+        case Mod(lhs=lhs, divisor=k) if _non_negative(lhs, bounds):
+            return f"{sub(lhs, 2)} % {k}", 2
+        case CeilDiv(lhs=lhs, divisor=k) if _non_negative(lhs, bounds):
+            return f"({sub(lhs, 1)} + {k - 1}) / {k}", 2
+        case FloorDiv(lhs=lhs, divisor=k):
+            helpers.add("px_floordiv")
+            return f"px_floordiv({sub(lhs, 1)}, {k})", 3
+        case CeilDiv(lhs=lhs, divisor=k):
+            helpers.add("px_ceildiv")
+            return f"px_ceildiv({sub(lhs, 1)}, {k})", 3
+        case Mod(lhs=lhs, divisor=k):
+            helpers.add("px_mod")
+            return f"px_mod({sub(lhs, 1)}, {k})", 3
+        case _:
+            raise DiagnosticException(f"opencl: cannot print index expression {expr}")
+
+
+# Ops --------------------------------------------------------------------------------------
+
+_BINARY: dict[str, str] = {
+    "arith.addf": "+", "arith.subf": "-", "arith.mulf": "*", "arith.divf": "/",
+    "arith.addi": "+", "arith.subi": "-", "arith.muli": "*", "arith.divsi": "/",
+    "arith.remsi": "%", "arith.andi": "&", "arith.ori": "|", "arith.xori": "^",
+    "arith.shli": "<<", "arith.shrsi": ">>",
+}  # fmt: skip
+
+_UNSIGNED_BINARY: dict[str, str] = {
+    "arith.divui": "/", "arith.remui": "%", "arith.shrui": ">>",
+}  # fmt: skip
+
+_CALLS: dict[str, str] = {
+    "arith.maximumf": "fmax", "arith.maxnumf": "fmax", "arith.minimumf": "fmin",
+    "arith.minnumf": "fmin", "arith.remf": "fmod", "arith.maxsi": "max", "arith.minsi": "min",
+    "math.exp": "exp", "math.exp2": "exp2", "math.expm1": "expm1", "math.log": "log",
+    "math.log2": "log2", "math.log10": "log10", "math.log1p": "log1p", "math.sqrt": "sqrt",
+    "math.rsqrt": "rsqrt", "math.cbrt": "cbrt", "math.tanh": "tanh", "math.sinh": "sinh",
+    "math.cosh": "cosh", "math.sin": "sin", "math.cos": "cos", "math.tan": "tan",
+    "math.asin": "asin", "math.acos": "acos", "math.atan": "atan", "math.atan2": "atan2",
+    "math.absf": "fabs", "math.copysign": "copysign", "math.fma": "fma", "math.powf": "pow",
+    "math.floor": "floor", "math.ceil": "ceil", "math.trunc": "trunc", "math.round": "round",
+    "math.roundeven": "rint", "math.erf": "erf", "math.absi": "abs", "vector.fma": "fma",
+}  # fmt: skip
+
+_CASTS = frozenset(
+    {
+        "arith.index_cast", "arith.extsi", "arith.trunci", "arith.sitofp", "arith.fptosi",
+        "arith.extf", "arith.truncf",
+    }
+)  # fmt: skip
+
+_UNSIGNED_CASTS = frozenset({"arith.index_castui", "arith.extui", "arith.uitofp", "arith.fptoui"})
+
+_CMPI: dict[str, str] = {
+    "eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
+    "ult": "<", "ule": "<=", "ugt": ">", "uge": ">=",
+}  # fmt: skip
+
+_CMPF_ORDERED: dict[str, str] = {
+    "oeq": "==", "ogt": ">", "oge": ">=", "olt": "<", "ole": "<=",
+}  # fmt: skip
+
+_CMPF_UNORDERED: dict[str, str] = {
+    "ueq": "{a} == {b} || isnan({a}) || isnan({b})",
+    "ugt": "!({a} <= {b})", "uge": "!({a} < {b})", "ult": "!({a} >= {b})",
+    "ule": "!({a} > {b})", "une": "{a} != {b}",
+    "one": "({a} < {b} || {a} > {b})", "ord": "!isnan({a}) && !isnan({b})",
+    "uno": "isnan({a}) || isnan({b})", "true": "true", "false": "false",
+}  # fmt: skip
+
+_LANES = "0123456789abcdef"
+
+
+def lane_suffix(position: int) -> str:
+    """`.s0` .. `.sf`: the component selector of lane `position`."""
+    return f".s{_LANES[position]}"
+
+
+def _unsigned(type_: Attribute, where: str) -> str:
+    name = c_type(type_, where)
+    return "unsigned int" if name == "int" else f"u{name}"
+
+
+def _predicate_name(op: Operation, table: list[str]) -> str:
+    attr = op.properties.get("predicate")
+    value = attr.value.data if isinstance(attr, IntegerAttr) else -1
+    if not 0 <= value < len(table):
+        raise DiagnosticException(f"opencl: '{op.name}': unknown predicate {attr}")
+    return table[value]
+
+
+_CMPI_NAMES = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
+_CMPF_NAMES = [
+    "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
+    "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true",
+]  # fmt: skip
+
+
+def op_expression(op: Operation, operands: list[str], where: str) -> str | None:
+    """The C expression computing the single result of a pure op from its operands'
+    C expressions; None when the op is not in the supported table."""
+    name = op.name
+    result_type = op.results[0].type if op.results else None
+    if name in _BINARY:
+        return f"{operands[0]} {_BINARY[name]} {operands[1]}"
+    if name in _UNSIGNED_BINARY and result_type is not None:
+        unsigned = _unsigned(result_type, where)
+        return (
+            f"({c_type(result_type, where)})(({unsigned}){operands[0]} "
+            f"{_UNSIGNED_BINARY[name]} ({unsigned}){operands[1]})"
+        )
+    if name in ("arith.maxui", "arith.minui") and result_type is not None:
+        unsigned = _unsigned(result_type, where)
+        fn = "max" if name == "arith.maxui" else "min"
+        return f"({c_type(result_type, where)}){fn}(({unsigned}){operands[0]}, ({unsigned}){operands[1]})"
+    if name in _CALLS:
+        return f"{_CALLS[name]}({', '.join(operands)})"
+    if name == "arith.negf":
+        return f"-{operands[0]}"
+    if name in _CASTS and result_type is not None:
+        return f"({c_type(result_type, where)}){operands[0]}"
+    if name in _UNSIGNED_CASTS and result_type is not None:
+        source = op.operands[0].type
+        if name in ("arith.uitofp", "arith.extui", "arith.index_castui"):
+            return f"({c_type(result_type, where)})({_unsigned(source, where)}){operands[0]}"
+        return f"({c_type(result_type, where)})({_unsigned(result_type, where)}){operands[0]}"
+    if name == "arith.select":
+        return f"{operands[0]} ? {operands[1]} : {operands[2]}"
+    if name == "arith.cmpi":
+        predicate = _predicate_name(op, _CMPI_NAMES)
+        a, b = operands
+        if predicate.startswith("u"):
+            unsigned = _unsigned(op.operands[0].type, where)
+            a, b = f"({unsigned}){a}", f"({unsigned}){b}"
+        return f"{a} {_CMPI[predicate]} {b}"
+    if name == "arith.cmpf":
+        predicate = _predicate_name(op, _CMPF_NAMES)
+        a, b = operands
+        if predicate in _CMPF_ORDERED:
+            return f"{a} {_CMPF_ORDERED[predicate]} {b}"
+        return _CMPF_UNORDERED[predicate].format(a=a, b=b)
+    if name == "arith.bitcast" and result_type is not None:
+        return f"as_{c_type(result_type, where)}({operands[0]})"
+    if name == "vector.broadcast" and result_type is not None:
+        return f"({c_type(result_type, where)})({operands[0]})"
+    return None

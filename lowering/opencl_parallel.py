@@ -1,0 +1,268 @@
+"""Which loops of a kernel become OpenCL work-items (the work-item rule of `-t opencl`).
+
+A *band* is a perfect nest of loops with constant bounds, starting at a top-level loop of
+a kernel: between two band loops there may only be side-effect-free ops without regions.
+The band is grown from the outside in, one loop op at a time; a loop joins it when it is
+*parallel given the loops outside it*:
+
+- `scf.parallel` / `affine.parallel` without reductions are parallel by definition;
+- an `scf.for` / `affine.for` without `iter_args` is parallel when its iterations touch
+  disjoint data (proven, not assumed). Inside the loop, for every storage that is stored
+  to (a buffer traced through `layout.decl_buffer`/`layout.data` to its parameter or
+  allocation):
+  1. every access to it (stores and loads) goes through the same buffer value, with the
+     same access width and the same index expressions (quasi-affine, read by
+     `transforms.index_exprs.IndexAnalysis`), and
+  2. those expressions are injective in the loop's induction variable(s): isl proves that
+     `(fixed, iv) -> (fixed, index + lane)` is injective, where `fixed` are the values
+     defined outside the loop (outer loop variables, kernel arguments: the same for every
+     iteration), with their known ranges, and the values defined inside the loop (inner
+     loop variables, lanes of a vector access, anything the analysis cannot see through)
+     are existentially quantified over their ranges (unbounded when unknown).
+  Two different iterations therefore never touch the same element of a written storage;
+  storages that are only read impose nothing.
+
+A loop that does not join stops the band. The band (at most all of its loops) is parallel
+as a whole: two distinct points first differ at some band loop, whose proof holds with
+the outer loops fixed. Distinct buffer parameters of a kernel are assumed not to overlap
+(as for OpenCL kernel arguments; the host runtime refuses to pass one storage twice to a
+kernel that writes it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import islpy as isl
+from xdsl.dialects import affine, arith, scf
+from xdsl.dialects.builtin import IntegerAttr, VectorType
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir.affine import AffineConstantExpr
+from xdsl.traits import IsTerminator, is_side_effect_free
+
+from physlayout.dialects.index_map_isl import expr_to_isl
+from physlayout.dialects.layout import LoadOp, StoreOp
+from physlayout.dialects.quasi_affine import Add, Dim, Expr, simplify
+from physlayout.transforms.index_exprs import IndexAnalysis
+from physlayout.transforms.vectorize_texels import buffer_root
+
+LOOPS = (scf.ForOp, affine.ForOp, scf.ParallelOp, affine.ParallelOp)
+
+
+@dataclass(frozen=True)
+class BandDim:
+    """One loop dimension `for iv = lower; iv < upper; iv += step` of a band."""
+
+    loop: Operation
+    iv: SSAValue
+    lower: int
+    upper: int
+    step: int
+
+    @property
+    def trip_count(self) -> int:
+        return max(0, -(-(self.upper - self.lower) // self.step))
+
+
+def _const(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def _const_results(results: Sequence[object]) -> list[int] | None:
+    values: list[int] = []
+    for result in results:
+        if not isinstance(result, AffineConstantExpr):
+            return None
+        values.append(result.value)
+    return values
+
+
+def loop_dims(op: Operation) -> list[BandDim] | None:
+    """The dimensions of a loop op with constant bounds and positive steps that carries no
+    values (no iter_args, no reductions); None for anything else."""
+    match op:
+        case scf.ForOp() if not op.iter_args:
+            bounds = [(_const(op.lb), _const(op.ub), _const(op.step))]
+        case scf.ParallelOp() if not op.initVals:
+            bounds = [
+                (_const(lb), _const(ub), _const(st))
+                for lb, ub, st in zip(op.lowerBound, op.upperBound, op.step, strict=True)
+            ]
+        case affine.ForOp() if not op.inits:
+            lower = _const_results(op.lowerBoundMap.data.results)
+            upper = _const_results(op.upperBoundMap.data.results)
+            if lower is None or upper is None or len(lower) != 1 or len(upper) != 1:
+                return None
+            bounds = [(lower[0], upper[0], op.step.value.data)]
+        case affine.ParallelOp() if not op.res and not op.reductions.data:
+            lower = _const_results(op.lowerBoundsMap.data.results)
+            upper = _const_results(op.upperBoundsMap.data.results)
+            rank = len(op.body.block.args)
+            if lower is None or upper is None or len(lower) != rank or len(upper) != rank:
+                return None
+            steps = [s.value.data for s in op.steps.data]
+            bounds = list(zip(lower, upper, steps, strict=True))
+        case _:
+            return None
+    args = op.regions[0].blocks[0].args
+    dims: list[BandDim] = []
+    for iv, (lower, upper, step) in zip(args, bounds, strict=False):
+        if lower is None or upper is None or step is None or step <= 0:
+            return None
+        dims.append(BandDim(op, iv, lower, upper, step))
+    return dims
+
+
+PURE_OPS: frozenset[str] = frozenset(
+    {"vector.broadcast", "vector.insert", "vector.extract", "vector.reduction", "vector.fma"}
+    | {"affine.apply", "affine.min", "affine.max", "layout.data", "layout.decl_buffer"}
+)
+"""Side-effect-free ops (besides `arith`/`math`) that xDSL does not all mark as such."""
+
+
+def is_pure_op(op: Operation) -> bool:
+    """True for ops without regions that neither read nor write memory."""
+    if op.regions or isinstance(op, LoadOp | StoreOp):
+        return False
+    if op.name.startswith(("arith.", "math.")) or op.name in PURE_OPS:
+        return True
+    return is_side_effect_free(op)
+
+
+def _only_inner_loop(block: Block) -> Operation | None:
+    """The single loop op of `block` when every other op is pure (a perfect nest)."""
+    loops = [op for op in block.ops if isinstance(op, LOOPS)]
+    if len(loops) != 1:
+        return None
+    others = [op for op in block.ops if op is not loops[0] and op is not block.last_op]
+    if any(not is_pure_op(op) for op in others):
+        return None
+    return loops[0]
+
+
+def parallel_band(top: Operation) -> list[BandDim]:
+    """The band of loops rooted at the loop op `top` (empty when `top` is not parallel)."""
+    band: list[BandDim] = []
+    op: Operation | None = top
+    while op is not None:
+        dims = loop_dims(op)
+        if dims is None:
+            break
+        by_definition = isinstance(op, scf.ParallelOp | affine.ParallelOp)
+        if not by_definition and not iterations_are_disjoint(op, [d.iv for d in dims]):
+            break
+        band.extend(dims)
+        op = _only_inner_loop(op.regions[0].blocks[0])
+    return band
+
+
+# The proof --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Access:
+    buffer: SSAValue
+    exprs: tuple[Expr, ...]
+    width: int
+    is_store: bool
+
+
+def _width(value_type: object, element_type: object) -> int:
+    if isinstance(value_type, VectorType) and not isinstance(element_type, VectorType):
+        return value_type.get_shape()[0]
+    return 1
+
+
+def _collect(scope: Operation, analysis: IndexAnalysis) -> list[_Access] | None:
+    """The buffer accesses inside `scope`; None when some op may touch memory in a way the
+    rule does not model (calls, unknown ops with memory effects)."""
+    accesses: list[_Access] = []
+    for op in scope.walk():
+        if op is scope:
+            continue
+        if isinstance(op, LoadOp | StoreOp):
+            exprs = tuple(simplify(analysis.expr_of(i), analysis.bounds) for i in op.indices)
+            element = getattr(op.buffer.type, "element_type", None)
+            value_type = op.value.type if isinstance(op, StoreOp) else op.result.type
+            accesses.append(
+                _Access(op.buffer, exprs, _width(value_type, element), isinstance(op, StoreOp))
+            )
+            continue
+        if op.regions or is_pure_op(op) or op.has_trait(IsTerminator):
+            continue
+        return None
+    return accesses
+
+
+def _defined_inside(value: SSAValue, scope: Operation) -> bool:
+    if isinstance(value, BlockArgument):
+        return scope.is_ancestor(value.block)
+    owner = value.owner
+    return isinstance(owner, Operation) and owner is not scope and scope.is_ancestor(owner)
+
+
+def iterations_are_disjoint(scope: Operation, ivs: Sequence[SSAValue]) -> bool:
+    """The rule of this module for the loop op `scope` with induction variables `ivs`."""
+    analysis = IndexAnalysis()
+    accesses = _collect(scope, analysis)
+    if accesses is None:
+        return False
+    groups: dict[SSAValue, list[_Access]] = {}
+    for access in accesses:
+        groups.setdefault(buffer_root(access.buffer), []).append(access)
+    for group in groups.values():
+        stores = [a for a in group if a.is_store]
+        if not stores:
+            continue
+        first = stores[0]
+        if any(
+            a.buffer is not first.buffer or a.exprs != first.exprs or a.width != first.width
+            for a in group
+        ):
+            return False
+        if not _injective(first, scope, ivs, analysis):
+            return False
+    return True
+
+
+def _injective(
+    access: _Access, scope: Operation, ivs: Sequence[SSAValue], analysis: IndexAnalysis
+) -> bool:
+    exprs = list(access.exprs)
+    lane = "lane"
+    if access.width > 1:
+        exprs[-1] = Add(exprs[-1], Dim(lane))
+    used = sorted({name for e in exprs for name in e.dims()} - {lane})
+    iv_names = [analysis.leaf(iv).name for iv in ivs]
+    fixed = [
+        n for n in used if n not in iv_names and not _defined_inside(analysis.leaves[n], scope)
+    ]
+    hidden = [n for n in used if n not in iv_names and n not in fixed]
+    rename = {n: f"f{k}" for k, n in enumerate(fixed)}
+    rename |= {n: f"b{k}" for k, n in enumerate(iv_names)}
+    rename |= {n: f"h{k}" for k, n in enumerate(hidden)}
+    rename[lane] = "ln"
+    constraints = [
+        f"o{k} = {expr_to_isl(e, rename)}" for k, e in enumerate(exprs)
+    ]
+    for name in [*fixed, *iv_names, *hidden]:
+        bounds = analysis.bounds.get(name)
+        if bounds is not None:
+            constraints.append(f"{bounds[0]} <= {rename[name]} <= {bounds[1]}")
+    if access.width > 1:
+        constraints.append(f"0 <= ln <= {access.width - 1}")
+    existential = [rename[n] for n in hidden] + (["ln"] if access.width > 1 else [])
+    body = " and ".join(constraints)
+    if existential:
+        body = f"exists ({', '.join(existential)} : {body})"
+    ins = [rename[n] for n in fixed] + [rename[n] for n in iv_names]
+    outs = [rename[n] for n in fixed] + [f"o{k}" for k in range(len(exprs))]
+    text = f"{{ [{', '.join(ins)}] -> [{', '.join(outs)}] : {body} }}"
+    try:
+        return bool(isl.Map(text).is_injective())
+    except isl.Error:
+        return False

@@ -1,0 +1,395 @@
+"""A numpy reference evaluator for graph-level IR: tensors, `linalg.generic` and the graph
+layout rewrites (`layout.transform`, `layout.pad`, `layout.crop`).
+
+Usage:
+
+```python
+from physlayout.runtime.graph_evaluator import run_graph
+outputs = run_graph(module, "main", [x, w])   # numpy arrays in, numpy arrays out
+```
+
+Supported IR
+------------
+- `func.func` / `func.return` / `func.call`;
+- `arith.constant` (scalars, dense and splat tensors), scalar `arith`/`math` ops (the
+  semantics of `physlayout.runtime.evaluator_arith`);
+- `tensor.empty`: its contents are undefined; the evaluator fills it with NaN (floats) or
+  the smallest value of the type (integers), so reading undefined contents shows up in the
+  results;
+- `linalg.generic` with static tensor operands and any quasi-affine indexing maps, and
+  `linalg.fill`;
+- `layout.transform` (`IndexMap.map_ndarray`), `layout.pad` (`numpy.pad`), `layout.crop`
+  (slicing). With `check_hints=True` (the default) a crop's concrete `cropped_value` is
+  checked: every cropped-away element must equal it (NaN equals NaN), else
+  `EvaluationError`.
+
+`linalg.generic` semantics: the loop extents are read off the operand dimensions indexed
+by a bare loop dimension; the body runs for every point of the iteration space in
+lexicographic order, vectorized over the parallel loops: for each point of the other loops
+(reductions), in lexicographic order, every operand is gathered at its indexing map, the
+body is evaluated, and the yielded values are scattered into the outputs at theirs (so a
+reduction accumulates in the same order as a scalar loop nest). Every index is bounds
+checked: an access outside an operand is an `EvaluationError`, not numpy wrap-around.
+
+Arguments are numpy arrays of the tensor's shape and dtype (f16/f32/f64, iN as intN, i1 as
+bool, index as int64) or Python/numpy scalars; results are numpy arrays (tensors) or
+Python scalars.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    ModuleOp,
+    ShapedType,
+    TensorType,
+)
+from xdsl.dialects.func import CallOp, FuncOp
+from xdsl.dialects.linalg.ops import FillOp, GenericOp, IndexOp
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from physlayout.dialects.index_map import IndexMap
+from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, scalar_value
+from physlayout.dialects.quasi_affine import Dim
+from physlayout.runtime.evaluator_arith import VALUE_OPS, constant_value
+from physlayout.runtime.evaluator_values import Array, EvaluationError, dtype_of
+
+__all__ = [
+    "EvaluationError",
+    "GraphEvaluator",
+    "apply_rewrite",
+    "check_cropped_value",
+    "evaluate_body",
+    "run_graph",
+]
+
+
+# Values -----------------------------------------------------------------------------------
+
+
+def _tensor_dtype(type_: Attribute) -> np.dtype[Any]:
+    assert isinstance(type_, ShapedType)
+    return dtype_of(type_.get_element_type())  # pyright: ignore[reportArgumentType]
+
+
+def _static_shape(op: Operation, type_: Attribute) -> tuple[int, ...]:
+    if not isinstance(type_, TensorType):
+        raise EvaluationError(f"'{op.name}': expected a tensor, got {type_}")
+    shape = tuple(type_.get_shape())
+    if any(extent < 0 for extent in shape):
+        raise EvaluationError(f"'{op.name}': dynamic tensor {type_} is not supported")
+    return shape
+
+
+def undefined_array(shape: Sequence[int], dtype: np.dtype[Any]) -> Array:
+    """The contents of a fresh `tensor.empty`: NaN for floats, the minimum for integers,
+    True for i1."""
+    if np.issubdtype(dtype, np.floating):
+        return np.full(shape, np.nan, dtype=dtype)
+    if dtype == np.bool_:
+        return np.ones(shape, dtype=dtype)
+    return np.full(shape, np.iinfo(dtype).min, dtype=dtype)
+
+
+def dense_array(attr: DenseIntOrFPElementsAttr, type_: Attribute) -> Array:
+    """The numpy array of a dense tensor constant of type `type_` (splats expanded)."""
+    assert isinstance(type_, ShapedType)
+    shape = tuple(type_.get_shape())
+    values = np.asarray(attr.get_values()).astype(_tensor_dtype(type_))
+    if values.size == 1:
+        return np.full(shape, values.reshape(()), dtype=values.dtype)
+    return values.reshape(shape)
+
+
+def _scalar_of(attr: Attribute) -> float | int:
+    assert isinstance(attr, FloatAttr | IntegerAttr)
+    return scalar_value(attr)
+
+
+# Bodies -----------------------------------------------------------------------------------
+
+
+def evaluate_body(
+    block: Block,
+    args: Sequence[Array | None],
+    loop_index: Callable[[int], Array] | None = None,
+    strict: bool = True,
+) -> list[Array | None]:
+    """Evaluate the body of a `linalg.generic` (scalar ops up to `linalg.yield`) on the
+    arrays `args` (one per block argument, broadcast together) and return the yielded
+    arrays.
+
+    `loop_index(dim)` gives the value of `linalg.index dim`. With `strict=False` an
+    argument may be None (unknown): every value computed from an unknown one is None, as
+    are `linalg.index` without `loop_index` and unsupported ops (used to prove what a body
+    yields on known inputs). With `strict=True` unsupported ops raise `EvaluationError`.
+    """
+    env: dict[SSAValue, Array | None] = dict(zip(block.args, args, strict=True))
+    for op in block.ops:
+        if op.name == "linalg.yield":
+            return [env[v] for v in op.operands]
+        env.update(zip(op.results, _body_op(op, env, loop_index, strict), strict=True))
+    raise EvaluationError("linalg.generic body has no linalg.yield")
+
+
+def _body_op(
+    op: Operation,
+    env: dict[SSAValue, Array | None],
+    loop_index: Callable[[int], Array] | None,
+    strict: bool,
+) -> list[Array | None]:
+    if isinstance(op, IndexOp):
+        if loop_index is None:
+            return [None]
+        return [np.asarray(loop_index(op.dim.value.data), dtype=np.int64)]
+    if op.name == "arith.constant" and len(op.results) == 1:
+        value = op.properties.get("value")
+        if isinstance(value, IntegerAttr | FloatAttr):
+            return [constant_value(op, value)]
+    fn = VALUE_OPS.get(op.name)
+    if fn is None or len(op.results) != 1 or any(isinstance(v.type, ShapedType) for v in op.operands):
+        if strict:
+            raise EvaluationError(f"'{op.name}' is not supported in a linalg.generic body")
+        return [None] * len(op.results)
+    operands = [env[v] for v in op.operands]
+    known = [v for v in operands if v is not None]
+    if len(known) != len(operands):
+        return [None]
+    return [np.asarray(fn(op, known, None))]
+
+
+# The evaluator ----------------------------------------------------------------------------
+
+
+class GraphEvaluator:
+    """Evaluates functions of a module of graph-level IR on numpy arrays."""
+
+    def __init__(self, module: ModuleOp, check_hints: bool = True):
+        self.module = module
+        self.check_hints = check_hints
+        self.functions: dict[str, FuncOp] = {
+            op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)
+        }
+
+    def run(self, name: str, args: Sequence[Any]) -> list[Any]:
+        """Evaluate function `name` on `args`; returns its results."""
+        func = self.functions.get(name)
+        if func is None:
+            raise EvaluationError(f"no function named '{name}'")
+        inputs = func.function_type.inputs.data
+        if len(args) != len(inputs):
+            raise EvaluationError(f"'{name}' takes {len(inputs)} arguments, got {len(args)}")
+        values = [_argument(name, k, arg, t) for k, (arg, t) in enumerate(zip(args, inputs, strict=True))]
+        results = self._call(func, values)
+        return [r if r.ndim or isinstance(t, ShapedType) else r.item()
+                for r, t in zip(results, func.function_type.outputs.data, strict=True)]
+
+    def _call(self, func: FuncOp, args: Sequence[Array]) -> list[Array]:
+        if not func.body.blocks:
+            raise EvaluationError(f"function '{func.sym_name.data}' has no body")
+        block = func.body.blocks[0]
+        env: dict[SSAValue, Array] = dict(zip(block.args, args, strict=True))
+        for op in block.ops:
+            if op.name == "func.return":
+                return [env[v] for v in op.operands]
+            env.update(zip(op.results, self._op(op, env), strict=True))
+        raise EvaluationError(f"function '{func.sym_name.data}' does not end in func.return")
+
+    def _op(self, op: Operation, env: dict[SSAValue, Array]) -> list[Array]:
+        args = [env[v] for v in op.operands]
+        match op:
+            case CropOp():
+                if self.check_hints:
+                    check_cropped_value(op, args[0])
+                return [apply_rewrite(op, args[0])]
+            case TransformOp() | PadOp():
+                return [apply_rewrite(op, args[0])]
+            case GenericOp():
+                return self._generic(op, args)
+            case FillOp():
+                shape = _static_shape(op, op.res[0].type)
+                return [np.full(shape, args[0], dtype=_tensor_dtype(op.res[0].type))]
+            case CallOp():
+                callee = self.functions.get(op.callee.string_value())
+                if callee is None:
+                    raise EvaluationError(f"'func.call': unknown function {op.callee}")
+                return self._call(callee, args)
+            case _:
+                pass
+        if op.name == "tensor.empty":
+            type_ = op.results[0].type
+            return [undefined_array(_static_shape(op, type_), _tensor_dtype(type_))]
+        if op.name == "arith.constant":
+            return [self._constant(op)]
+        fn = VALUE_OPS.get(op.name)
+        if fn is None or any(isinstance(v.type, ShapedType) for v in (*op.operands, *op.results)):
+            raise EvaluationError(f"'{op.name}' is not supported by the graph evaluator")
+        return [np.asarray(fn(op, args, None))]
+
+    @staticmethod
+    def _constant(op: Operation) -> Array:
+        value = op.properties.get("value")
+        type_ = op.results[0].type
+        if isinstance(value, DenseIntOrFPElementsAttr) and isinstance(type_, TensorType):
+            return dense_array(value, type_)
+        if isinstance(value, IntegerAttr | FloatAttr):
+            return constant_value(op, value)
+        raise EvaluationError(f"'arith.constant': unsupported value {value}")
+
+    def _generic(self, op: GenericOp, args: Sequence[Array]) -> list[Array]:
+        maps = [
+            IndexMap.from_affine_map(m.data) if isinstance(m, AffineMapAttr) else None
+            for m in op.indexing_maps.data
+        ]
+        if any(m is None for m in maps) or len(maps) != len(args):
+            raise EvaluationError("'linalg.generic': expected one indexing map per operand")
+        imaps = [m for m in maps if m is not None]
+        for operand in op.operands:
+            if isinstance(operand.type, ShapedType):
+                _static_shape(op, operand.type)
+        extents = _loop_extents(op, imaps, args)
+        kinds = [str(t.data) for t in op.iterator_types.data]
+        parallel = [m for m, kind in enumerate(kinds) if kind == "parallel"]
+        sequential = [m for m, kind in enumerate(kinds) if kind != "parallel"]
+        space = tuple(extents[m] for m in parallel)
+        grids = np.indices(space, dtype=np.int64, sparse=True) if space else ()
+        loops: list[Array | int] = [0] * len(extents)
+        for axis, m in enumerate(parallel):
+            loops[m] = grids[axis]
+        num_inputs = len(op.inputs)
+        outputs = [np.array(a) for a in args[num_inputs:]]
+        block = op.body.blocks[0]
+        for point in itertools.product(*(range(extents[m]) for m in sequential)):
+            for m, value in zip(sequential, point, strict=True):
+                loops[m] = value
+            values = [
+                _gather(op, k, a, imaps[k], loops, space) for k, a in enumerate(args[:num_inputs])
+            ]
+            places = [
+                _indices(op, num_inputs + k, imaps[num_inputs + k], loops, out.shape, space)
+                for k, out in enumerate(outputs)
+            ]
+            values += [np.broadcast_to(out[idx], space) for out, idx in zip(outputs, places, strict=True)]
+            yielded = evaluate_body(block, values, lambda dim: np.asarray(loops[dim]))
+            for out, idx, value in zip(outputs, places, yielded, strict=True):
+                assert value is not None
+                out[idx] = np.broadcast_to(value, space)
+        return outputs
+
+
+# The layout rewrites ------------------------------------------------------------------------
+
+
+def apply_rewrite(op: TransformOp | PadOp | CropOp, x: Array) -> Array:
+    """The result of a graph layout rewrite on the array `x` (no hint check)."""
+    match op:
+        case TransformOp():
+            pad = None if op.pad_value is None else _scalar_of(op.pad_value)
+            try:
+                return op.map.map_ndarray(x, pad_value=pad)
+            except ValueError as err:
+                raise EvaluationError(f"'layout.transform': {err}") from None
+        case PadOp():
+            widths = list(zip(op.get_low(), op.get_high(), strict=True))
+            return np.pad(x, widths, constant_values=_scalar_of(op.pad_value))
+        case CropOp():
+            return np.array(x[_window(op)])
+
+
+def _window(op: CropOp) -> tuple[slice, ...]:
+    return tuple(slice(s, s + n) for s, n in zip(op.get_start(), op.get_sizes(), strict=True))
+
+
+def check_cropped_value(op: CropOp, x: Array) -> None:
+    """Raise `EvaluationError` unless every element of `x` cropped away by `op` equals its
+    concrete `cropped_value` (NaN equals NaN); nothing to check without one or for undef."""
+    hint = op.cropped_value
+    if not isinstance(hint, FloatAttr | IntegerAttr):
+        return
+    keep = np.zeros(x.shape, dtype=np.bool_)
+    keep[_window(op)] = True
+    dropped = x[~keep]
+    expected = np.full(dropped.shape, scalar_value(hint), dtype=x.dtype)
+    floating = bool(np.issubdtype(x.dtype, np.floating))
+    if not np.array_equal(dropped, expected, equal_nan=floating):
+        raise EvaluationError(
+            f"'layout.crop': cropped-away elements differ from cropped_value {hint}"
+        )
+
+
+def _argument(name: str, k: int, arg: Any, type_: Attribute) -> Array:
+    if isinstance(type_, TensorType):
+        array = np.asarray(arg)
+        shape = tuple(type_.get_shape())
+        dtype = _tensor_dtype(type_)
+        if array.shape != shape or array.dtype != dtype:
+            raise EvaluationError(
+                f"argument #{k} of '{name}' must be a {dtype} array of shape {list(shape)}, "
+                f"got {array.dtype} {list(array.shape)}"
+            )
+        return np.array(array)
+    return np.asarray(arg, dtype=dtype_of(type_))
+
+
+def _loop_extents(op: GenericOp, maps: Sequence[IndexMap], args: Sequence[Array]) -> list[int]:
+    """The extent of each loop: the operand dimension it indexes alone."""
+    count = len(op.iterator_types.data)
+    position = {f"d{m}": m for m in range(count)}
+    extents: list[int | None] = [None] * count
+    for imap, arg in zip(maps, args, strict=True):
+        for dim, expr in enumerate(imap.final_indices):
+            if isinstance(expr, Dim) and extents[position[expr.name]] is None:
+                extents[position[expr.name]] = int(np.shape(arg)[dim])
+    if any(e is None for e in extents):
+        raise EvaluationError("'linalg.generic': a loop indexes no operand dimension alone")
+    return [e for e in extents if e is not None]
+
+
+def _indices(
+    op: GenericOp,
+    k: int,
+    imap: IndexMap,
+    loops: Sequence[Array | int],
+    shape: tuple[int, ...],
+    space: tuple[int, ...],
+) -> tuple[Array, ...]:
+    """The bounds-checked indices of operand `k` at every parallel point."""
+    mapped = imap.map_indices(list(loops))
+    result: list[Array] = []
+    for dim, (index, extent) in enumerate(zip(mapped, shape, strict=True)):
+        index = np.broadcast_to(np.asarray(index, dtype=np.int64), space)
+        if index.size and (int(index.min()) < 0 or int(index.max()) >= extent):
+            raise EvaluationError(
+                f"'linalg.generic': operand #{k} is indexed out of bounds on dimension {dim} "
+                f"(index range [{int(index.min())}, {int(index.max())}], extent {extent})"
+            )
+        result.append(index)
+    return tuple(result)
+
+
+def _gather(
+    op: GenericOp,
+    k: int,
+    arg: Array,
+    imap: IndexMap,
+    loops: Sequence[Array | int],
+    space: tuple[int, ...],
+) -> Array:
+    if not isinstance(op.operands[k].type, ShapedType):
+        return np.broadcast_to(arg, space)
+    return np.asarray(arg[_indices(op, k, imap, loops, arg.shape, space)])
+
+
+def run_graph(
+    module: ModuleOp, name: str, args: Sequence[Any], check_hints: bool = True
+) -> list[Any]:
+    """Evaluate function `name` of `module` on `args` (see the module docstring)."""
+    return GraphEvaluator(module, check_hints=check_hints).run(name, args)

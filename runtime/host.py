@@ -1,0 +1,230 @@
+"""Execute a compiled function on OpenCL: a kernel, or a host function that allocates
+buffers and launches kernels in order.
+
+A *host function* is a `func.func` whose body only holds `layout.allocate`,
+`layout.decl_buffer` (at offset 0) / `layout.data`, `arith.constant` and `func.call`s of
+kernels (or of other host functions), then `func.return`. Its parameters are the inputs
+and outputs. `execute(compiled, name, args)`:
+
+1. uploads every buffer argument (a LOGICAL numpy array) to a device buffer or image in the
+   parameter's physical layout (`ParamLayout.to_physical`);
+2. runs the function: a kernel's launches in order, or the host body op by op (each
+   allocation becomes zero-filled device storage in its scope: a texture allocation is an
+   image of the 2-D shape its declared buffer flattens to);
+3. downloads every buffer argument, maps it back to the logical layout and writes it into
+   the caller's array in place (as the numpy evaluator does).
+
+Kernel times come from OpenCL profiling events (end - start of each launch). One storage
+passed to two buffer parameters of a kernel that writes one of them is refused (kernel
+buffer parameters are assumed not to overlap: see `lowering/opencl_parallel.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from math import prod
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr
+from xdsl.ir import SSAValue
+
+from physlayout.dialects.buffer_layout import flattened_type
+from physlayout.dialects.layout import (
+    AllocateOp,
+    BufferType,
+    DataOp,
+    DeclBufferOp,
+    PtrType,
+    is_texture_scope,
+)
+from physlayout.lowering.opencl import KernelArg, KernelInfo, Launch
+from physlayout.runtime.opencl import (
+    CompiledModule,
+    DeviceStorage,
+    OpenCLRuntimeError,
+    _cl,  # pyright: ignore[reportPrivateUsage]
+    numpy_dtype,
+)
+
+_SCALARS: dict[str, Any] = {
+    "int": np.int32, "long": np.int64, "float": np.float32, "double": np.float64,
+    "short": np.int16, "char": np.int8, "bool": np.int8,
+}  # fmt: skip
+
+Value = DeviceStorage | int | float
+
+
+@dataclass(frozen=True)
+class KernelTime:
+    """The device time of one launch."""
+
+    function: str
+    kernel: str
+    seconds: float
+
+
+@dataclass
+class RunResult:
+    """What a run did: the launches in order with their device times."""
+
+    times: list[KernelTime] = field(default_factory=list[KernelTime])
+
+    @property
+    def total_seconds(self) -> float:
+        return sum(t.seconds for t in self.times)
+
+
+def execute(compiled: CompiledModule, name: str, args: Sequence[Any]) -> RunResult:
+    """Run function `name` of `compiled` on `args` (logical arrays are updated in place)."""
+    function = compiled.function(name)
+    layouts = compiled.params[name]
+    if len(args) != len(layouts):
+        raise OpenCLRuntimeError(f"@{name} takes {len(layouts)} arguments, got {len(args)}")
+    runtime = compiled.runtime
+    values: list[Value] = []
+    for arg, layout, arg_type in zip(args, layouts, function.function_type.inputs.data, strict=True):
+        if layout is None:
+            values.append(_scalar(arg, arg_type, name))
+            continue
+        storage = runtime.allocate(layout.kind, layout.physical_shape, layout.dtype)
+        storage.upload(layout.to_physical(arg))
+        values.append(storage)
+    result = RunResult()
+    _Executor(compiled, result).call(name, values)
+    runtime.queue.finish()
+    for arg, layout, value in zip(args, layouts, values, strict=True):
+        if layout is None or not isinstance(value, DeviceStorage):
+            continue
+        logical = layout.to_logical(value.download())
+        if isinstance(arg, np.ndarray) and arg.flags.writeable:
+            np.copyto(arg, logical.astype(arg.dtype, copy=False))
+    return result
+
+
+def _scalar(value: Any, arg_type: Any, where: str) -> int | float:
+    if isinstance(value, np.ndarray) and value.ndim > 0:
+        raise OpenCLRuntimeError(f"@{where}: expected a scalar for a {arg_type} parameter")
+    dtype = numpy_dtype(arg_type, f"@{where}")
+    return np.asarray(value, dtype=dtype).item()
+
+
+@dataclass
+class _Executor:
+    compiled: CompiledModule
+    result: RunResult
+    _kernels: dict[str, Any] = field(default_factory=dict[str, Any])
+
+    def call(self, name: str, values: list[Value]) -> None:
+        info = self.compiled.program.kernels.get(name)
+        if info is not None:
+            self.launch_all(info, values)
+            return
+        self.host(name, values)
+
+    def host(self, name: str, values: list[Value]) -> None:
+        function = self.compiled.function(name)
+        env: dict[SSAValue, Value] = dict(zip(function.body.blocks[0].args, values, strict=True))
+        for op in function.body.blocks[0].ops:
+            where = f"@{name}: '{op.name}'"
+            match op:
+                case AllocateOp():
+                    env[op.ptr] = self.allocate(op, where)
+                case DeclBufferOp():
+                    if op.elem_offset.data:
+                        raise OpenCLRuntimeError(f"{where}: buffers at an offset are not supported")
+                    env[op.buffer] = env[op.ptr]
+                case DataOp():
+                    env[op.ptr] = env[op.buffer]
+                case arith.ConstantOp(value=FloatAttr() | IntegerAttr() as attr):
+                    env[op.result] = attr.value.data
+                case func.CallOp():
+                    callee = op.callee.root_reference.data
+                    self.call(callee, [env[v] for v in op.arguments])
+                case func.ReturnOp():
+                    return
+                case _:
+                    raise OpenCLRuntimeError(
+                        f"{where}: host functions may only allocate, declare buffers, and "
+                        "call kernels"
+                    )
+
+    def allocate(self, op: AllocateOp, where: str) -> DeviceStorage:
+        ptr_type = op.ptr.type
+        assert isinstance(ptr_type, PtrType)
+        dtype = numpy_dtype(ptr_type.element_type, where)
+        runtime = self.compiled.runtime
+        if not is_texture_scope(ptr_type.get_scope()):
+            storage = runtime.allocate("global", (op.num_elements(),), dtype)
+        else:
+            shapes = {
+                flattened_type(use.operation.buffer.type).get_shape()
+                for use in op.ptr.uses
+                if isinstance(use.operation, DeclBufferOp)
+                and isinstance(use.operation.buffer.type, BufferType)
+            }
+            if len(shapes) != 1:
+                raise OpenCLRuntimeError(
+                    f"{where}: a texture allocation needs exactly one image shape, got "
+                    f"{sorted(shapes)}"
+                )
+            (shape,) = shapes
+            storage = runtime.allocate("texture", shape, dtype)
+        storage.upload(np.zeros(storage.physical_shape, dtype=dtype))
+        return storage
+
+    def kernel(self, name: str) -> Any:
+        kernel = self._kernels.get(name)
+        if kernel is None:
+            kernel = getattr(self.compiled.cl_program, name)
+            self._kernels[name] = kernel
+        return kernel
+
+    def launch_all(self, info: KernelInfo, values: list[Value]) -> None:
+        _check_arguments(info, values)
+        for launch in info.launches:
+            self.launch(info, launch, values)
+
+    def launch(self, info: KernelInfo, launch: Launch, values: list[Value]) -> None:
+        cl = _cl()
+        kernel = self.kernel(launch.kernel)
+        for position, (arg, value) in enumerate(zip(info.args, values, strict=True)):
+            if isinstance(value, DeviceStorage):
+                kernel.set_arg(position, value.memory)
+            else:
+                kernel.set_arg(position, _SCALARS[arg.c_type](value))
+        queue = self.compiled.runtime.queue
+        event = cl.enqueue_nd_range_kernel(queue, kernel, launch.global_size, None)
+        event.wait()
+        seconds = (event.profile.end - event.profile.start) * 1e-9
+        self.result.times.append(KernelTime(info.name, launch.kernel, seconds))
+
+
+def _check_arguments(info: KernelInfo, values: list[Value]) -> None:
+    seen: dict[int, KernelArg] = {}
+    for arg, value in zip(info.args, values, strict=True):
+        where = f"@{info.name}: argument %{arg.name}"
+        if arg.kind == "scalar":
+            if isinstance(value, DeviceStorage):
+                raise OpenCLRuntimeError(f"{where}: expected a scalar, got a buffer")
+            continue
+        if not isinstance(value, DeviceStorage):
+            raise OpenCLRuntimeError(f"{where}: expected a buffer, got {value!r}")
+        if value.kind != arg.kind:
+            raise OpenCLRuntimeError(f"{where}: expected {arg.kind} storage, got {value.kind}")
+        if prod(value.physical_shape) < prod(arg.physical_shape) or (
+            arg.kind == "texture" and value.physical_shape != arg.physical_shape
+        ):
+            raise OpenCLRuntimeError(
+                f"{where}: storage of shape {list(value.physical_shape)} does not hold "
+                f"{list(arg.physical_shape)}"
+            )
+        other = seen.get(id(value))
+        if other is not None and (other.written or arg.written):
+            raise OpenCLRuntimeError(
+                f"{where}: the same storage is also passed as %{other.name} and one of them "
+                "is written; kernel buffer parameters must not overlap"
+            )
+        seen[id(value)] = arg

@@ -1,0 +1,424 @@
+"""Run physlayout kernels on an OpenCL device with pyopencl.
+
+Device selection
+----------------
+`select_device(spec)` (and `OpenCLRuntime(spec)`) pick the device from `spec`, else from
+the environment variable `PHYSLAYOUT_OPENCL_DEVICE`, else automatically:
+
+- `"PLATFORM[:INDEX]"`: the INDEX-th device (default 0) of the first platform whose name
+  contains PLATFORM (case-insensitive), e.g. `"portable:0"`, `"nvidia"`;
+- `":INDEX"`: the INDEX-th device over all platforms;
+- automatic: the first GPU of any platform, else the CPU device of "Portable Computing
+  Language" (pip `pocl-binary-distribution`, works without a GPU), else the first device.
+
+`DeviceLimits` reports image support and the image2d limits; the target is given those
+limits, so texture rules are checked against the real device.
+
+Compilation
+-----------
+`compile_module(module, runtime)` records, for every function parameter of the SOURCE
+module, its logical shape and pending layout (`PendingLayout.of`, before `apply-layout`
+consumes it), then runs `apply-layout{rewrite-loops=true}`, `flatten-buffers`,
+`vectorize-texels`, generates OpenCL C (`lowering/opencl.py`) with the device's image
+limits and builds it (one `cl.Program` per distinct source text, cached per runtime).
+
+Data movement
+-------------
+`ParamLayout.to_physical` turns a LOGICAL numpy array into the physical one (the layout's
+`IndexMap.map_ndarray`, padding filled with the pad value, then flattened row-major per
+axis group); `to_logical` inverts it (`inverse_map_ndarray`). Global-scope buffers are
+`cl.Buffer`s; texture-scope buffers are RGBA FLOAT `image2d`s of width cols/4 and height
+rows (a contiguous [rows, cols] float32 array has exactly the image's bytes).
+
+Running a function (a kernel or a host function) is `runtime/host.py`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from math import prod
+from typing import Any
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+from xdsl.passes import ModulePass
+from xdsl.printer import Printer
+from xdsl.universe import Universe
+from xdsl.utils.exceptions import DiagnosticException
+
+from physlayout.dialects.buffer_layout import PendingLayout, flattened_type
+from physlayout.dialects.layout import BufferType, is_texture_scope
+from physlayout.lowering.opencl import ImageLimits, OpenCLProgram, generate_opencl
+
+ENV_VAR = "PHYSLAYOUT_OPENCL_DEVICE"
+POCL_PLATFORM = "Portable Computing Language"
+
+
+class OpenCLRuntimeError(DiagnosticException):
+    """No usable OpenCL device, a build failure, or bad arguments for a run."""
+
+
+def _cl() -> Any:
+    try:
+        import pyopencl  # pyright: ignore[reportMissingImports]
+    except ImportError as err:  # pragma: no cover - depends on the installation
+        raise OpenCLRuntimeError(
+            "pyopencl is not installed: pip install 'physlayout[opencl]'"
+        ) from err
+    return pyopencl
+
+
+# Devices ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DeviceLimits:
+    """What the texture path needs to know about a device."""
+
+    image_support: bool
+    max_image_width: int
+    max_image_height: int
+
+    def image_limits(self) -> ImageLimits:
+        if not self.image_support:
+            return ImageLimits(0, 0)
+        return ImageLimits(self.max_image_width, self.max_image_height)
+
+
+def all_devices() -> list[tuple[Any, Any]]:
+    """Every (platform, device) pyopencl sees, in platform order."""
+    cl = _cl()
+    found: list[tuple[Any, Any]] = []
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error:
+        return []
+    for platform in platforms:
+        try:
+            devices = platform.get_devices()
+        except cl.Error:
+            continue
+        found.extend((platform, device) for device in devices)
+    return found
+
+
+def select_device(spec: str | None = None) -> Any:
+    """The device `spec` (or $PHYSLAYOUT_OPENCL_DEVICE, or the automatic choice) names."""
+    cl = _cl()
+    spec = spec if spec is not None else os.environ.get(ENV_VAR) or None
+    devices = all_devices()
+    if not devices:
+        raise OpenCLRuntimeError(
+            "no OpenCL device found (pip install pocl-binary-distribution for a CPU device)"
+        )
+    if spec is None:
+        for _, device in devices:
+            if device.type & cl.device_type.GPU:
+                return device
+        for platform, device in devices:
+            if platform.name == POCL_PLATFORM:
+                return device
+        return devices[0][1]
+    platform_part, _, index_part = spec.partition(":")
+    try:
+        index = int(index_part) if index_part else 0
+    except ValueError:
+        raise OpenCLRuntimeError(
+            f"bad device spec '{spec}': expected PLATFORM[:INDEX] or :INDEX"
+        ) from None
+    if platform_part:
+        needle = platform_part.lower()
+        names = sorted({p.name for p, _ in devices})
+        matching = [d for p, d in devices if needle in p.name.lower()]
+        first = next((p for p, _ in devices if needle in p.name.lower()), None)
+        if first is None:
+            raise OpenCLRuntimeError(f"no OpenCL platform matches '{platform_part}' in {names}")
+        matching = [d for p, d in devices if p.name == first.name]
+    else:
+        matching = [d for _, d in devices]
+    if not 0 <= index < len(matching):
+        raise OpenCLRuntimeError(
+            f"device index {index} is out of range: '{spec}' matches {len(matching)} device(s)"
+        )
+    return matching[index]
+
+
+@dataclass
+class OpenCLRuntime:
+    """A device, its context and profiling queue, and a cache of built programs."""
+
+    spec: str | None = None
+    device: Any = None
+    context: Any = None
+    queue: Any = None
+    limits: DeviceLimits = field(default_factory=lambda: DeviceLimits(False, 0, 0))
+    _programs: dict[str, Any] = field(default_factory=dict[str, Any])
+
+    def __post_init__(self) -> None:
+        cl = _cl()
+        if self.device is None:
+            self.device = select_device(self.spec)
+        self.context = cl.Context([self.device])
+        self.queue = cl.CommandQueue(
+            self.context, properties=cl.command_queue_properties.PROFILING_ENABLE
+        )
+        device = self.device
+        self.limits = DeviceLimits(
+            bool(device.image_support),
+            int(device.image2d_max_width),
+            int(device.image2d_max_height),
+        )
+
+    def describe(self) -> str:
+        device = self.device
+        return f"{device.name.strip()} ({device.platform.name.strip()})"
+
+    def build(self, source: str) -> Any:
+        """The built program for `source` (cached by text)."""
+        cached = self._programs.get(source)
+        if cached is not None:
+            return cached
+        cl = _cl()
+        try:
+            program = cl.Program(self.context, source).build()
+        except cl.Error as err:
+            raise OpenCLRuntimeError(f"OpenCL build failed: {err}") from None
+        self._programs[source] = program
+        return program
+
+    # Storage ----------------------------------------------------------------------------
+
+    def allocate(self, kind: str, physical_shape: Sequence[int], dtype: Any) -> DeviceStorage:
+        cl = _cl()
+        mf = cl.mem_flags
+        dtype = np.dtype(dtype)
+        if kind == "texture":
+            rows, cols = physical_shape
+            width, height = cols // 4, rows
+            image_format = cl.ImageFormat(cl.channel_order.RGBA, cl.channel_type.FLOAT)
+            image = cl.create_image(self.context, mf.READ_WRITE, image_format, shape=(width, height))
+            return DeviceStorage(self, kind, tuple(physical_shape), dtype, image)
+        size = max(1, prod(physical_shape)) * dtype.itemsize
+        return DeviceStorage(
+            self, kind, tuple(physical_shape), dtype, cl.Buffer(self.context, mf.READ_WRITE, size)
+        )
+
+
+@dataclass
+class DeviceStorage:
+    """A device buffer or image holding a physical array."""
+
+    runtime: OpenCLRuntime
+    kind: str
+    physical_shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+    memory: Any
+
+    def upload(self, physical: np.ndarray) -> None:
+        cl = _cl()
+        data = np.ascontiguousarray(physical, dtype=self.dtype).reshape(self.physical_shape)
+        if self.kind == "texture":
+            rows, cols = self.physical_shape
+            cl.enqueue_copy(
+                self.runtime.queue, self.memory, data, origin=(0, 0), region=(cols // 4, rows)
+            )
+        else:
+            cl.enqueue_copy(self.runtime.queue, self.memory, data)
+
+    def download(self) -> np.ndarray:
+        cl = _cl()
+        out = np.empty(self.physical_shape, dtype=self.dtype)
+        if self.kind == "texture":
+            rows, cols = self.physical_shape
+            cl.enqueue_copy(
+                self.runtime.queue, out, self.memory, origin=(0, 0), region=(cols // 4, rows)
+            )
+        else:
+            cl.enqueue_copy(self.runtime.queue, out, self.memory)
+        self.runtime.queue.finish()
+        return out
+
+
+# Layouts of parameters --------------------------------------------------------------------
+
+_DTYPES: dict[str, Any] = {
+    "f32": np.float32, "f64": np.float64, "f16": np.float16, "i1": np.bool_, "i8": np.int8,
+    "i16": np.int16, "i32": np.int32, "i64": np.int64, "index": np.int32,
+}  # fmt: skip
+
+
+def numpy_dtype(type_: Any, where: str) -> Any:
+    dtype = _DTYPES.get(str(type_))
+    if dtype is None:
+        raise OpenCLRuntimeError(f"{where}: no numpy dtype for {type_}")
+    return dtype
+
+
+@dataclass(frozen=True)
+class ParamLayout:
+    """How one buffer parameter's logical array becomes device data and back."""
+
+    name: str
+    logical_shape: tuple[int, ...]
+    dtype: Any
+    layout: PendingLayout | None
+    kind: str
+    """'global' or 'texture'."""
+    physical_shape: tuple[int, ...]
+    """The flattened physical shape ([rows, cols] for textures)."""
+
+    @staticmethod
+    def of(name: str, source_type: BufferType, lowered_type: BufferType) -> ParamLayout:
+        try:
+            layout = PendingLayout.of(source_type)
+        except ValueError as err:
+            raise OpenCLRuntimeError(f"parameter %{name}: {err}") from None
+        kind = "texture" if is_texture_scope(lowered_type.get_scope()) else "global"
+        physical = (
+            flattened_type(lowered_type).get_shape()
+            if kind == "texture"
+            else (lowered_type.num_elements(),)
+        )
+        return ParamLayout(
+            name,
+            source_type.get_shape(),
+            numpy_dtype(source_type.element_type, f"parameter %{name}"),
+            layout,
+            kind,
+            tuple(physical),
+        )
+
+    def to_physical(self, logical: np.ndarray) -> np.ndarray:
+        array = np.asarray(logical, dtype=self.dtype)
+        if tuple(array.shape) != self.logical_shape:
+            raise OpenCLRuntimeError(
+                f"parameter %{self.name}: expected an array of shape {list(self.logical_shape)}, "
+                f"got {list(array.shape)}"
+            )
+        if self.layout is not None:
+            pad = self.layout.pad_value if self.layout.pad_value is not None else 0
+            array = self.layout.index_map.map_ndarray(array, pad_value=pad)
+        return np.ascontiguousarray(array).reshape(self.physical_shape)
+
+    def to_logical(self, physical: np.ndarray) -> np.ndarray:
+        if self.layout is None:
+            return np.asarray(physical).reshape(self.logical_shape)
+        transformed = np.asarray(physical).reshape(self.layout.shape)
+        return self.layout.index_map.inverse_map_ndarray(transformed, self.logical_shape)
+
+
+# Compilation ------------------------------------------------------------------------------
+
+
+def make_context() -> Context:
+    """A context with every dialect xdsl-opt knows (physlayout's `layout` included)."""
+    ctx = Context()
+    for name, factory in Universe.get_multiverse().all_dialects.items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+def parse_module(text: str, name: str = "<input>") -> ModuleOp:
+    module = Parser(make_context(), text, name).parse_module()
+    module.verify()
+    return module
+
+
+def lowering_passes() -> list[ModulePass]:
+    """The passes between the source module and the OpenCL target."""
+    from physlayout.transforms.apply_layout import ApplyLayoutPass
+    from physlayout.transforms.flatten_buffers import FlattenBuffersPass
+    from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
+
+    return [ApplyLayoutPass(rewrite_loops=True), FlattenBuffersPass(), VectorizeTexelsPass()]
+
+
+def module_text(module: ModuleOp) -> str:
+    from io import StringIO
+
+    stream = StringIO()
+    Printer(stream=stream).print_op(module)
+    return stream.getvalue()
+
+
+@dataclass
+class CompiledModule:
+    """A source module lowered to OpenCL and built for a runtime."""
+
+    source: ModuleOp
+    lowered: ModuleOp
+    program: OpenCLProgram
+    cl_program: Any
+    runtime: OpenCLRuntime
+    params: dict[str, list[ParamLayout | None]]
+    """Per function, per parameter: its layout (None for scalars)."""
+    stages: list[tuple[str, str]]
+    """(pass name, module text after it) for each lowering pass."""
+
+    def function(self, name: str) -> func.FuncOp:
+        for op in self.lowered.ops:
+            if isinstance(op, func.FuncOp) and op.sym_name.data == name:
+                return op
+        raise OpenCLRuntimeError(f"no function @{name} in the module")
+
+
+def compile_module(
+    module: ModuleOp | str, runtime: OpenCLRuntime, keep_stages: bool = False
+) -> CompiledModule:
+    """Lower `module` (a source module with pending layouts) and build it for `runtime`."""
+    source = parse_module(module) if isinstance(module, str) else module
+    lowered = source.clone()
+    ctx = make_context()
+    stages: list[tuple[str, str]] = []
+    for one_pass in lowering_passes():
+        one_pass.apply(ctx, lowered)
+        lowered.verify()
+        if keep_stages:
+            stages.append((one_pass.name, module_text(lowered)))
+    if not runtime.limits.image_support and _has_textures(lowered):
+        raise OpenCLRuntimeError(f"device {runtime.describe()} has no image support")
+    program = generate_opencl(lowered, runtime.limits.image_limits())
+    cl_program = runtime.build(program.source) if program.kernels else None
+    return CompiledModule(
+        source, lowered, program, cl_program, runtime, _param_layouts(source, lowered), stages
+    )
+
+
+def _has_textures(module: ModuleOp) -> bool:
+    for op in module.walk():
+        if isinstance(op, func.FuncOp):
+            for arg_type in op.function_type.inputs.data:
+                if isinstance(arg_type, BufferType) and is_texture_scope(arg_type.get_scope()):
+                    return True
+    return False
+
+
+def _param_layouts(source: ModuleOp, lowered: ModuleOp) -> dict[str, list[ParamLayout | None]]:
+    lowered_functions = {
+        op.sym_name.data: op for op in lowered.ops if isinstance(op, func.FuncOp)
+    }
+    result: dict[str, list[ParamLayout | None]] = {}
+    for op in source.ops:
+        if not isinstance(op, func.FuncOp) or not op.body.blocks:
+            continue
+        name = op.sym_name.data
+        lowered_op = lowered_functions[name]
+        layouts: list[ParamLayout | None] = []
+        for arg, source_type, lowered_type in zip(
+            op.body.blocks[0].args,
+            op.function_type.inputs.data,
+            lowered_op.function_type.inputs.data,
+            strict=True,
+        ):
+            if isinstance(source_type, BufferType) and isinstance(lowered_type, BufferType):
+                label = arg.name_hint or str(arg.index)
+                layouts.append(ParamLayout.of(label, source_type, lowered_type))
+            else:
+                layouts.append(None)
+        result[name] = layouts
+    return result

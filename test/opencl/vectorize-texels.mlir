@@ -1,0 +1,202 @@
+// RUN: xdsl-opt %s -p vectorize-texels | filecheck %s
+// RUN: xdsl-opt %s -p vectorize-texels | xdsl-opt -p vectorize-texels | filecheck %s
+
+// A lane loop over a flat 2-D texture (column x * 4 + l) becomes one whole-texel load,
+// vector arithmetic (the invariant 0.0 is broadcast) and one whole-texel store at lane 0.
+// CHECK-LABEL: func.func @relu_texels
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      scf.for %[[X:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        %[[K:.*]] = arith.constant 4 : index
+// CHECK-NEXT:      %[[C:.*]] = arith.muli %[[X]], %[[K]] : index
+// CHECK-NEXT:      %[[V:.*]] = layout.load %{{.*}}[%{{.*}}, %[[C]]] : !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+// CHECK-NEXT:      %[[Z:.*]] = vector.broadcast %{{.*}} : f32 to vector<4xf32>
+// CHECK-NEXT:      %[[R:.*]] = arith.maximumf %[[V]], %[[Z]] : vector<4xf32>
+// CHECK:           layout.store %[[R]], %{{.*}}[%{{.*}}, %{{.*}}] : !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+// CHECK-NEXT:    }
+func.func @relu_texels(%a: !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">, %b: !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %y = %c0 to %c4 step %c1 {
+    scf.for %x = %c0 to %c8 step %c1 {
+      scf.for %l = %c0 to %c4 step %c1 {
+        %x4 = arith.muli %x, %c4 : index
+        %col = arith.addi %x4, %l : index
+        %v = layout.load %a[%y, %col] : !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">, f32
+        %r = arith.maximumf %v, %zero : f32
+        layout.store %r, %b[%y, %col] : !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">, f32
+      }
+    }
+  }
+  func.return
+}
+
+// N-d buffers before flattening: the innermost index is the lane itself.
+// CHECK-LABEL: func.func @scale_nd
+// CHECK:         %[[Z:[0-9]+]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[V:.*]] = layout.load %{{.*}}[%{{.*}}, %{{.*}}, %[[Z]]] : !layout.buffer<2x3x4xf32>, vector<4xf32>
+// CHECK-NEXT:    %[[S:.*]] = vector.broadcast %{{.*}} : f32 to vector<4xf32>
+// CHECK-NEXT:    %[[M:.*]] = arith.mulf %[[V]], %[[S]] : vector<4xf32>
+// CHECK-NEXT:    %[[E:.*]] = math.exp %[[M]] : vector<4xf32>
+// CHECK-NEXT:    %[[Z2:[0-9]+]] = arith.constant 0 : index
+// CHECK-NEXT:    layout.store %[[E]], %{{.*}}[%{{.*}}, %{{.*}}, %[[Z2]]] : !layout.buffer<2x3x4xf32, scope = "global.texture">, vector<4xf32>
+func.func @scale_nd(%a: !layout.buffer<2x3x4xf32>, %b: !layout.buffer<2x3x4xf32, scope = "global.texture">, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c2 step %c1 {
+    scf.for %j = %c0 to %c3 step %c1 {
+      scf.for %l = %c0 to %c4 step %c1 {
+        %v = layout.load %a[%i, %j, %l] : !layout.buffer<2x3x4xf32>, f32
+        %m = arith.mulf %v, %s : f32
+        %e = math.exp %m : f32
+        layout.store %e, %b[%i, %j, %l] : !layout.buffer<2x3x4xf32, scope = "global.texture">, f32
+      }
+    }
+  }
+  func.return
+}
+
+// A read-only buffer read across the lanes on an outer axis (NCHW -> NCHW4c) is gathered
+// with four scalar loads; the store is still one texel.
+// CHECK-LABEL: func.func @gather_channels
+// CHECK:         %[[L0:.*]] = layout.load %[[IN:.*]][%{{.*}}] : !layout.buffer<128xf32>, f32
+// CHECK-NEXT:    %[[G0:.*]] = vector.broadcast %[[L0]] : f32 to vector<4xf32>
+// CHECK:         %[[L1:.*]] = layout.load %[[IN]][%{{.*}}] : !layout.buffer<128xf32>, f32
+// CHECK-NEXT:    %[[G1:.*]] = vector.insert %[[L1]], %[[G0]] [1] : f32 into vector<4xf32>
+// CHECK:         %[[G2:.*]] = vector.insert %{{.*}}, %[[G1]] [2] : f32 into vector<4xf32>
+// CHECK:         %[[G3:.*]] = vector.insert %{{.*}}, %[[G2]] [3] : f32 into vector<4xf32>
+// CHECK:         layout.store %[[G3]], %{{.*}}[%{{.*}}, %{{.*}}] : !layout.buffer<8x64xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+func.func @gather_channels(%in: !layout.buffer<128xf32>, %out: !layout.buffer<8x64xf32, axis_separators = [1], scope = "global.texture">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  scf.for %c4i = %c0 to %c2 step %c1 {
+    scf.for %hw = %c0 to %c16 step %c1 {
+      scf.for %l = %c0 to %c4 step %c1 {
+        %c4x = arith.muli %c4i, %c4 : index
+        %c = arith.addi %c4x, %l : index
+        %c16x = arith.muli %c, %c16 : index
+        %src = arith.addi %c16x, %hw : index
+        %v = layout.load %in[%src] : !layout.buffer<128xf32>, f32
+        %hw4 = arith.muli %hw, %c4 : index
+        %col = arith.addi %hw4, %l : index
+        layout.store %v, %out[%c4i, %col] : !layout.buffer<8x64xf32, axis_separators = [1], scope = "global.texture">, f32
+      }
+    }
+  }
+  func.return
+}
+
+// A reduction inside the lane loop (a conv2d output texel): the accumulator becomes a
+// vector iter_arg, the lane-invariant activation is broadcast, the weights are read as a
+// vector.
+// CHECK-LABEL: func.func @reduce_in_texel
+// CHECK:         %[[INIT:.*]] = vector.broadcast %{{.*}} : f32 to vector<4xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (vector<4xf32>) {
+// CHECK-NEXT:      %[[A:.*]] = layout.load %{{.*}}[%{{.*}}, %[[K]]] : !layout.buffer<2x8xf32>, f32
+// CHECK:           %[[W:.*]] = layout.load %{{.*}}[%[[K]], %{{.*}}] : !layout.buffer<8x4xf32>, vector<4xf32>
+// CHECK-NEXT:      %[[AB:.*]] = vector.broadcast %[[A]] : f32 to vector<4xf32>
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[AB]], %[[W]] : vector<4xf32>
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[ACC]], %[[P]] : vector<4xf32>
+// CHECK-NEXT:      scf.yield %[[S]] : vector<4xf32>
+// CHECK-NEXT:    }
+// CHECK:         layout.store %[[SUM]], %{{.*}}[%{{.*}}, %{{.*}}] : !layout.buffer<2x4xf32, scope = "global.texture">, vector<4xf32>
+func.func @reduce_in_texel(%a: !layout.buffer<2x8xf32>, %w: !layout.buffer<8x4xf32>, %y: !layout.buffer<2x4xf32, scope = "global.texture">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %n = %c0 to %c2 step %c1 {
+    scf.for %l = %c0 to %c4 step %c1 {
+      %acc = scf.for %k = %c0 to %c8 step %c1 iter_args(%s = %zero) -> (f32) {
+        %av = layout.load %a[%n, %k] : !layout.buffer<2x8xf32>, f32
+        %wv = layout.load %w[%k, %l] : !layout.buffer<8x4xf32>, f32
+        %p = arith.mulf %av, %wv : f32
+        %t = arith.addf %s, %p : f32
+        scf.yield %t : f32
+      }
+      layout.store %acc, %y[%n, %l] : !layout.buffer<2x4xf32, scope = "global.texture">, f32
+    }
+  }
+  func.return
+}
+
+// Refused: the lanes store to one element (the last lane wins sequentially).
+// CHECK-LABEL: func.func @refuse_same_element
+// CHECK:         scf.for
+// CHECK:         layout.store %{{.*}}, %{{.*}}[%{{.*}}] : !layout.buffer<4xf32>, f32
+func.func @refuse_same_element(%a: !layout.buffer<4xf32>, %b: !layout.buffer<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %l = %c0 to %c4 step %c1 {
+    %v = layout.load %a[%l] : !layout.buffer<4xf32>, f32
+    layout.store %v, %b[%c0] : !layout.buffer<4xf32>, f32
+  }
+  func.return
+}
+
+// Refused: a lane reads what another lane writes (b[l] = b[l + 1] shifts sequentially).
+// CHECK-LABEL: func.func @refuse_cross_lane
+// CHECK:         scf.for
+// CHECK:         layout.store %{{.*}}, %{{.*}}[%{{.*}}] : !layout.buffer<5xf32>, f32
+func.func @refuse_cross_lane(%b: !layout.buffer<5xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %l = %c0 to %c4 step %c1 {
+    %next = arith.addi %l, %c1 : index
+    %v = layout.load %b[%next] : !layout.buffer<5xf32>, f32
+    layout.store %v, %b[%l] : !layout.buffer<5xf32>, f32
+  }
+  func.return
+}
+
+// Refused: a comparison and select on lane values, and the lane used as data.
+// CHECK-LABEL: func.func @refuse_other_ops
+// CHECK-COUNT-2: scf.for
+// CHECK-NOT:     vector<4xf32>
+// CHECK:         func.return
+func.func @refuse_other_ops(%a: !layout.buffer<4xf32>, %b: !layout.buffer<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %l = %c0 to %c4 step %c1 {
+    %v = layout.load %a[%l] : !layout.buffer<4xf32>, f32
+    %p = arith.cmpf ogt, %v, %zero : f32
+    %r = arith.select %p, %v, %zero : f32
+    layout.store %r, %b[%l] : !layout.buffer<4xf32>, f32
+  }
+  scf.for %l = %c0 to %c4 step %c1 {
+    %i = arith.index_cast %l : index to i32
+    %f = arith.sitofp %i : i32 to f32
+    layout.store %f, %b[%l] : !layout.buffer<4xf32>, f32
+  }
+  func.return
+}
+
+// Refused: not a 0..4 step 1 loop.
+// CHECK-LABEL: func.func @refuse_bounds
+// CHECK:         scf.for
+// CHECK-NOT:     vector<4xf32>
+// CHECK:         func.return
+func.func @refuse_bounds(%a: !layout.buffer<8xf32>, %b: !layout.buffer<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %l = %c0 to %c8 step %c1 {
+    %v = layout.load %a[%l] : !layout.buffer<8xf32>, f32
+    layout.store %v, %b[%l] : !layout.buffer<8xf32>, f32
+  }
+  func.return
+}

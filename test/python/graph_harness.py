@@ -1,0 +1,94 @@
+"""Test harness for graph-level IR: parse, run passes, and run every function before and
+after on the same seeded random inputs with the numpy graph evaluator."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, func, linalg, math, tensor
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.parser import Parser
+from xdsl.passes import ModulePass
+
+from physlayout.runtime.evaluator_values import dtype_of
+from physlayout.runtime.graph_evaluator import run_graph
+from physlayout.universe import layout_dialect
+
+
+def make_context() -> Context:
+    ctx = Context()
+    for dialect in (
+        builtin.Builtin,
+        func.Func,
+        arith.Arith,
+        math.Math,
+        tensor.Tensor,
+        linalg.Linalg,
+        layout_dialect(),
+    ):
+        ctx.load_dialect(dialect)
+    return ctx
+
+
+def parse(text: str) -> ModuleOp:
+    module = Parser(make_context(), text).parse_module()
+    module.verify()
+    return module
+
+
+def apply(module: ModuleOp, passes: Sequence[ModulePass]) -> ModuleOp:
+    ctx = make_context()
+    for one_pass in passes:
+        one_pass.apply(ctx, module)
+        module.verify()
+    return module
+
+
+def functions(module: ModuleOp) -> list[func.FuncOp]:
+    return [f for f in module.ops if isinstance(f, func.FuncOp) and f.body.blocks]
+
+
+def random_inputs(function: func.FuncOp, seed: int = 0) -> list[Any]:
+    """Seeded random arguments (integers in [-8, 8) for integer tensors)."""
+    rng = np.random.default_rng(seed)
+    args: list[Any] = []
+    for arg_type in function.function_type.inputs.data:
+        assert isinstance(arg_type, TensorType), arg_type
+        dtype = dtype_of(arg_type.get_element_type())
+        shape = tuple(arg_type.get_shape())
+        if np.issubdtype(dtype, np.floating):
+            args.append(rng.standard_normal(shape).astype(dtype))
+        else:
+            args.append(rng.integers(-8, 8, size=shape).astype(dtype))
+    return args
+
+
+def compare_before_after(
+    text: str, passes: Sequence[ModulePass], seed: int = 0, exact: bool = True
+) -> tuple[ModuleOp, dict[str, tuple[list[Any], list[Any]]]]:
+    """Run every function of `text` before and after `passes`; returns the transformed
+    module and the results per function (asserting they agree)."""
+    before = parse(text)
+    after = apply(parse(text), passes)
+    results: dict[str, tuple[list[Any], list[Any]]] = {}
+    for function in functions(before):
+        name = function.sym_name.data
+        inputs = random_inputs(function, seed)
+        first = run_graph(before, name, [a.copy() for a in inputs])
+        second = run_graph(after, name, [a.copy() for a in inputs])
+        assert len(first) == len(second), name
+        for x, y in zip(first, second, strict=True):
+            assert np.shape(x) == np.shape(y), name
+            if exact:
+                np.testing.assert_array_equal(x, y, err_msg=name)
+            else:
+                np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-5, err_msg=name)
+        results[name] = (first, second)
+    return after, results
+
+
+def count_ops(module: ModuleOp, name: str) -> int:
+    return sum(1 for op in module.walk() if op.name == name)

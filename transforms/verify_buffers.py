@@ -1,0 +1,548 @@
+"""verify-buffers: validate buffer declarations and texture buffers (RFC DeclBuffer, "TIR
+validation"; DESIGN.md "Textures").
+
+The pass rewrites nothing: it raises one `VerifyException` listing every problem (each
+message starts with `verify-buffers:`; the offending ops are marked in the attached IR
+dump), or leaves the module untouched. `verify_buffers(module)` does the same from Python
+and `buffer_problems(module)` returns the problems as a list. Every pass of physlayout
+leaves IR that passes it.
+
+Declaration rules
+-----------------
+1. *No implicit buffer declaration.* Every `!layout.buffer` value is a function parameter
+   (an argument of a function's entry block) or the result of `layout.decl_buffer`. A
+   buffer carried by `scf.for` iteration arguments, returned by a call or an `scf.if`,
+   produced by a cast or by any other op is an implicit declaration.
+2. *No undefined buffer.* The data handle of every `layout.decl_buffer` is a function
+   parameter, a `layout.allocate`, a `layout.data` of another buffer (the declaration is
+   then an alias of that buffer) or the result of a `func.call`.
+3. *Aliases fit.* With the storage roots of `buffer_aliases` (`layout.data` is the handle
+   its buffer was declared over), each declaration must lie inside its root storage when
+   both sizes are static: ``offset + size <= root size`` in bytes, where the offset is
+   `elem_offset` times the handle's element size. The buffer's scalar element type equals
+   its handle's and its root's (`vector<4xf32>` over `f32` is fine: the same scalars),
+   and its scope is its root's.
+4. *Scoped use.* A buffer is used only inside the region that declares it (the function
+   body for a parameter, the region holding the `layout.decl_buffer` otherwise), and
+   never before its declaration (in the same block: after it; in another block of the
+   region: in a block the declaration's block dominates).
+
+Texture rules (buffers in a `global.texture*` scope)
+-----------------------------------------------------
+The layout considered is the buffer's transformed layout: its shape and separators after
+its pending transforms (the transform's `|`), else its own.
+
+5. The element type is `f32` or `f16` (one channel), or `vector<4xf32>` / `vector<4xf16>`
+   (one texel per element).
+6. The buffer flattens to a 2-D image: rank >= 2 and at most one axis separator (none:
+   the scope's default separator is used, as `flatten-buffers` does).
+7. One texel per innermost step (channel elements only): a buffer of rank >= 3 (not yet
+   flattened) has innermost extent 4, e.g. `[n, c4, h | w, 4]`; a rank-2 buffer (the
+   image itself, `[rows, cols]`, cols = width * 4) has a multiple of 4 columns.
+8. The image fits the limits: width (columns in texels) <= `max-image-width`, height
+   (rows) <= `max-image-height` (default 16384 x 16384, Adreno's limit).
+9. Loads read whole texels or lanes of one: a vector access of N lanes of channel
+   elements must be proven to stay inside one texel (N <= 4 and
+   ``innermost index mod 4 + N <= 4``).
+10. Stores to a *flat* texture buffer (rank 2 with separators `[1]`, the form
+    `flatten-buffers` produces and the OpenCL target writes with `write_imagef`) write
+    whole texels: a `vector<4xf32>` whose innermost index is proven a multiple of 4. A
+    scalar or partial store is a partial-texel write and is rejected. Before flattening a
+    kernel may still write a texture buffer element-wise. Option
+    `allow-partial-texel-writes=true` skips this rule (for IR between `flatten-buffers`
+    and `vectorize-texels`, which the OpenCL target runs in that order).
+   Proofs use the loop bounds and constant steps of the loops that compute the index.
+
+Buffers with pending transforms are checked for rules 5-8 on their transformed layout;
+their accesses (logical indices) are checked once `apply-layout` has run. Sizes of
+buffers with pending transforms are their current (logical) sizes: `apply-layout`
+resizes an allocation together with the buffer declared over it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import affine, arith, scf
+from xdsl.dialects.builtin import Float16Type, Float32Type, IntegerAttr, ModuleOp, VectorType
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.diagnostic import Diagnostic
+from xdsl.utils.exceptions import VerifyException
+
+from physlayout.dialects.buffer_layout import flattening_separators
+from physlayout.dialects.index_map import flatten_shape
+from physlayout.dialects.layout import (
+    BufferType,
+    DeclBufferOp,
+    LoadOp,
+    PtrType,
+    StoreOp,
+    is_texture_scope,
+    scalar_type,
+)
+from physlayout.dialects.quasi_affine import Const, Dim, Expr, expr_range, simplify
+from physlayout.transforms.buffer_aliases import (
+    BufferAliases,
+    buffer_byte_size,
+    defining_block,
+    describe_value,
+    is_function_parameter,
+)
+from physlayout.transforms.index_exprs import IndexAnalysis, constant_bounds_of
+
+DEFAULT_MAX_IMAGE_WIDTH = 16384
+DEFAULT_MAX_IMAGE_HEIGHT = 16384
+TEXEL_LANES = 4
+"""Channels of one RGBA texel."""
+
+PREFIX = "verify-buffers: "
+
+
+@dataclass(frozen=True)
+class BufferProblem:
+    """One violated rule: the op to point at and the message."""
+
+    op: Operation
+    message: str
+
+
+# Texture layouts ---------------------------------------------------------------------------
+
+
+def transformed_layout(buffer_type: BufferType) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """Shape and axis separators after the pending transforms (None when a transform does
+    not apply to the shape; `apply-layout` reports that)."""
+    transforms = buffer_type.get_transforms()
+    if not transforms:
+        return buffer_type.get_shape(), buffer_type.get_axis_separators()
+    shape: Sequence[int] = buffer_type.get_shape()
+    try:
+        for transform in transforms:
+            shape = transform.index_map.map_shape(shape)
+    except ValueError:
+        return None
+    return tuple(shape), transforms[-1].axis_separators
+
+
+def texel_lanes_per_element(element_type: Attribute) -> int | None:
+    """1 for a channel type (f32, f16), 4 for a texel vector type, None otherwise."""
+    if isinstance(element_type, Float32Type | Float16Type):
+        return 1
+    if (
+        isinstance(element_type, VectorType)
+        and element_type.get_shape() == (TEXEL_LANES,)
+        and isinstance(element_type.get_element_type(), Float32Type | Float16Type)
+    ):
+        return TEXEL_LANES
+    return None
+
+
+def is_flat_texture(buffer_type: BufferType) -> bool:
+    """A texture buffer in image form after `flatten-buffers`: rank 2, separators [1]."""
+    return (
+        is_texture_scope(buffer_type.get_scope())
+        and not buffer_type.get_transforms()
+        and buffer_type.rank == 2
+        and buffer_type.get_axis_separators() == (1,)
+    )
+
+
+def texture_problems(
+    name: str, buffer_type: BufferType, max_width: int, max_height: int
+) -> list[str]:
+    """Why texture buffer `name` of `buffer_type` breaks rules 5-8 (empty when it does not)."""
+    lanes = texel_lanes_per_element(buffer_type.element_type)
+    if lanes is None:
+        return [
+            f"texture buffer {name} has element type {buffer_type.element_type}; textures "
+            "hold f32 or f16 channels (or vector<4xf32> / vector<4xf16> texels)"
+        ]
+    layout = transformed_layout(buffer_type)
+    if layout is None:
+        return []
+    shape, separators = layout
+    if len(shape) < 2:
+        return [f"texture buffer {name} has rank {len(shape)}; a 2-D image needs rank >= 2"]
+    if len(separators) > 1:
+        return [
+            f"texture buffer {name} has {len(separators)} axis separators "
+            f"{list(separators)}; a 2-D image allows at most one"
+        ]
+    image_separators = flattening_separators(buffer_type.with_layout(shape, separators))
+    if len(image_separators) != 1:
+        return [f"texture buffer {name} of shape {list(shape)} cannot flatten to a 2-D image"]
+    rows, cols = flatten_shape(list(shape), list(image_separators))
+    if lanes == 1 and len(shape) > 2 and shape[-1] != TEXEL_LANES:
+        return [
+            f"texture buffer {name} has innermost extent {shape[-1]}; the innermost axis "
+            f"of a texture holds one RGBA texel (extent {TEXEL_LANES})"
+        ]
+    if lanes == 1 and cols % TEXEL_LANES != 0:
+        return [
+            f"texture buffer {name} has {cols} columns, not a whole number of RGBA texels "
+            f"(a multiple of {TEXEL_LANES})"
+        ]
+    width = cols * lanes // TEXEL_LANES
+    if width > max_width or rows > max_height:
+        return [
+            f"texture buffer {name} needs a {width} x {rows} image (width x height in "
+            f"texels), beyond the image limit {max_width} x {max_height}"
+        ]
+    return []
+
+
+# Texel alignment of accesses ---------------------------------------------------------------
+
+
+def _constant(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def loop_start_and_step(value: SSAValue) -> tuple[int, int] | None:
+    """`(lower bound, step)` of a loop induction variable with constant ones, else None."""
+    if not isinstance(value, BlockArgument):
+        return None
+    loop = value.block.parent_op()
+    lower: int | None = None
+    step: int | None = None
+    if isinstance(loop, scf.ForOp) and value.index == 0:
+        lower, step = _constant(loop.lb), _constant(loop.step)
+    elif isinstance(loop, scf.ParallelOp) and value.index < len(loop.step):
+        lower, step = _constant(loop.lowerBound[value.index]), _constant(loop.step[value.index])
+    elif isinstance(loop, affine.ForOp) and value.index == 0:
+        results = loop.lowerBoundMap.data.results
+        bounds = constant_bounds_of(value)
+        step = loop.step.value.data
+        lower = bounds[0] if bounds is not None and len(results) == 1 else None
+    if lower is None or step is None or step <= 0:
+        return None
+    return lower, step
+
+
+def lane_range(index: SSAValue) -> tuple[int, int]:
+    """A proven inclusive range of ``index mod 4`` (the lane inside a texel)."""
+    analysis = IndexAnalysis()
+    expr: Expr = analysis.expr_of(index)
+    bounds = dict(analysis.bounds)
+    strided: dict[str, Expr] = {}
+    for name, leaf in analysis.leaves.items():
+        start_step = loop_start_and_step(leaf)
+        known = bounds.get(name)
+        if start_step is None or start_step[1] == 1 or known is None:
+            continue
+        start, step = start_step
+        trip = f"{name}_trip"
+        strided[name] = Const(start) + Dim(trip) * step
+        bounds[trip] = (0, (known[1] - start) // step)
+    if strided:
+        expr = expr.substitute(strided)
+    try:
+        lane = simplify(expr % TEXEL_LANES, bounds)
+        if not lane.dims() <= bounds.keys():
+            return 0, TEXEL_LANES - 1
+        low, high = expr_range(lane, bounds)
+    except ValueError:
+        return 0, TEXEL_LANES - 1
+    return max(low, 0), min(high, TEXEL_LANES - 1)
+
+
+def access_problem(op: LoadOp | StoreOp, allow_partial_texel_writes: bool = False) -> str | None:
+    """Why an access to a texture buffer breaks rule 9 or 10 (None when it does not)."""
+    buffer_type = op.buffer.type
+    assert isinstance(buffer_type, BufferType)
+    if (
+        not is_texture_scope(buffer_type.get_scope())
+        or buffer_type.get_transforms()
+        or texel_lanes_per_element(buffer_type.element_type) != 1
+        or not op.indices
+    ):
+        return None
+    value_type = op.result.type if isinstance(op, LoadOp) else op.value.type
+    lanes = value_type.get_shape()[0] if isinstance(value_type, VectorType) else 1
+    name = describe_value(op.buffer)
+    if isinstance(op, StoreOp) and is_flat_texture(buffer_type) and not allow_partial_texel_writes:
+        if lanes != TEXEL_LANES:
+            return (
+                f"store of {lanes} lane{'s' if lanes > 1 else ''} to flat texture buffer "
+                f"{name} is a partial-texel write; image writes set whole RGBA texels "
+                f"(store a vector<{TEXEL_LANES}x{buffer_type.element_type}> at a multiple of "
+                f"{TEXEL_LANES})"
+            )
+        low, high = lane_range(op.indices[-1])
+        if (low, high) != (0, 0):
+            return (
+                f"store to flat texture buffer {name} is not proven to start at a texel "
+                f"boundary (its column index mod {TEXEL_LANES} lies in [{low}, {high}])"
+            )
+        return None
+    if lanes == 1:
+        return None
+    low, high = lane_range(op.indices[-1])
+    if high + lanes <= TEXEL_LANES:
+        return None
+    return (
+        f"{value_type} {'load from' if isinstance(op, LoadOp) else 'store to'} texture "
+        f"buffer {name} may cross a texel boundary (its innermost index mod {TEXEL_LANES} "
+        f"lies in [{low}, {high}])"
+    )
+
+
+# Scoped use ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Dominance:
+    """Block order and block dominance, computed on demand per block and region."""
+
+    _positions: dict[Block, dict[Operation, int]] = field(
+        default_factory=dict[Block, dict[Operation, int]]
+    )
+    _dominators: dict[Region, dict[Block, set[Block]]] = field(
+        default_factory=dict[Region, dict[Block, set[Block]]]
+    )
+
+    def position(self, op: Operation) -> int:
+        block = op.parent_block()
+        assert block is not None
+        positions = self._positions.get(block)
+        if positions is None:
+            positions = {o: i for i, o in enumerate(block.ops)}
+            self._positions[block] = positions
+        return positions[op]
+
+    def block_dominates(self, a: Block, b: Block) -> bool:
+        """Whether every path from the region's entry to `b` passes through `a`."""
+        region = a.parent
+        assert region is not None
+        dominators = self._dominators.get(region)
+        if dominators is None:
+            dominators = _dominator_sets(region)
+            self._dominators[region] = dominators
+        return a in dominators.get(b, {b})
+
+
+def _dominator_sets(region: Region) -> dict[Block, set[Block]]:
+    blocks = list(region.blocks)
+    predecessors: dict[Block, list[Block]] = {b: [] for b in blocks}
+    for block in blocks:
+        last = block.last_op
+        for successor in last.successors if last is not None else ():
+            predecessors.setdefault(successor, []).append(block)
+    everything = set(blocks)
+    dominators = {b: set(everything) for b in blocks}
+    dominators[blocks[0]] = {blocks[0]}
+    changed = True
+    while changed:
+        changed = False
+        for block in blocks[1:]:
+            preds = [dominators[p] for p in predecessors[block] if p in dominators]
+            new = set.intersection(*preds) if preds else set(everything)
+            new = new | {block}
+            if new != dominators[block]:
+                dominators[block] = new
+                changed = True
+    return dominators
+
+
+def use_problem(buffer: SSAValue, user: Operation, dominance: Dominance) -> str | None:
+    """Why `user` may not use `buffer` (rule 4), or None."""
+    block = defining_block(buffer)
+    region = None if block is None else block.parent
+    anchor: Operation | None = user
+    while anchor is not None:
+        anchor_block = anchor.parent_block()
+        if anchor_block is None:
+            anchor = None
+            break
+        if anchor_block.parent is region:
+            break
+        anchor = anchor.parent_op()
+    name = describe_value(buffer)
+    if anchor is None or block is None:
+        return f"buffer {name} is used outside the region that declares it (by '{user.name}')"
+    anchor_block = anchor.parent_block()
+    assert anchor_block is not None
+    definer = buffer.owner
+    if anchor_block is block:
+        if isinstance(definer, Block):
+            return None
+        if definer is not anchor and dominance.position(definer) < dominance.position(anchor):
+            return None
+    elif dominance.block_dominates(block, anchor_block):
+        return None
+    return f"buffer {name} is used before its declaration (by '{user.name}')"
+
+
+# The verifier ---------------------------------------------------------------------------------
+
+
+def _implicit_problem(buffer: SSAValue) -> str | None:
+    """Why `buffer` is not explicitly declared (rule 1), or None."""
+    if is_function_parameter(buffer) or isinstance(buffer.owner, DeclBufferOp):
+        return None
+    name = describe_value(buffer)
+    if isinstance(buffer, BlockArgument):
+        parent = buffer.block.parent_op()
+        where = f"an argument of a block of '{parent.name}'" if parent else "a block argument"
+    else:
+        assert isinstance(buffer.owner, Operation)
+        where = f"a result of '{buffer.owner.name}'"
+    return (
+        f"buffer {name} is implicitly declared as {where}; a buffer must be a function "
+        "parameter or the result of layout.decl_buffer"
+    )
+
+
+def _handle_origin(handle: SSAValue) -> str:
+    if isinstance(handle, BlockArgument):
+        parent = handle.block.parent_op()
+        return f"an argument of a block of '{parent.name}'" if parent else "a block argument"
+    assert isinstance(handle.owner, Operation)
+    return f"'{handle.owner.name}'"
+
+
+@dataclass
+class BufferVerifier:
+    """Collects the problems of the buffers under `root` (see the module docstring)."""
+
+    root: Operation
+    max_image_width: int = DEFAULT_MAX_IMAGE_WIDTH
+    max_image_height: int = DEFAULT_MAX_IMAGE_HEIGHT
+    allow_partial_texel_writes: bool = False
+    problems: list[BufferProblem] = field(default_factory=list[BufferProblem])
+    aliases: BufferAliases = field(init=False)
+    dominance: Dominance = field(default_factory=Dominance, init=False)
+
+    def __post_init__(self) -> None:
+        self.aliases = BufferAliases(self.root)
+
+    def run(self) -> list[BufferProblem]:
+        for op in self.root.walk():
+            for region in op.regions:
+                for block in region.blocks:
+                    for arg in block.args:
+                        self._check_buffer(arg, op)
+            for result in op.results:
+                self._check_buffer(result, op)
+            if isinstance(op, DeclBufferOp):
+                self._check_declaration(op)
+            if isinstance(op, LoadOp | StoreOp):
+                self._report(op, access_problem(op, self.allow_partial_texel_writes))
+        return self.problems
+
+    def _report(self, op: Operation, message: str | None) -> None:
+        if message is not None:
+            self.problems.append(BufferProblem(op, PREFIX + message))
+
+    def _check_buffer(self, buffer: SSAValue, where: Operation) -> None:
+        buffer_type = buffer.type
+        if not isinstance(buffer_type, BufferType):
+            return
+        self._report(where, _implicit_problem(buffer))
+        for use in buffer.uses:
+            self._report(use.operation, use_problem(buffer, use.operation, self.dominance))
+        if is_texture_scope(buffer_type.get_scope()):
+            name = describe_value(buffer)
+            for message in texture_problems(
+                name, buffer_type, self.max_image_width, self.max_image_height
+            ):
+                self._report(where, message)
+
+    def _check_declaration(self, op: DeclBufferOp) -> None:
+        name = describe_value(op.buffer)
+        storage = self.aliases.handle_storage(op.ptr)
+        if storage is None:
+            self._report(
+                op,
+                f"decl_buffer's data handle {describe_value(op.ptr)} is not defined by a "
+                "parameter, layout.allocate, layout.data or a call (it comes from "
+                f"{_handle_origin(op.ptr)})",
+            )
+            return
+        buffer_type, ptr_type = op.buffer.type, op.ptr.type
+        assert isinstance(buffer_type, BufferType) and isinstance(ptr_type, PtrType)
+        element = scalar_type(buffer_type.element_type)
+        for other, whose in (
+            (ptr_type.element_type, "its data handle's"),
+            (storage.element_type, f"its storage's ({storage.describe()})"),
+        ):
+            if scalar_type(other) != element:
+                self._report(
+                    op,
+                    f"buffer {name} has element type {buffer_type.element_type}, which is not "
+                    f"compatible with {whose} element type {other}",
+                )
+                return
+        if storage.scope != buffer_type.get_scope():
+            self._report(
+                op,
+                f"buffer {name} has scope '{buffer_type.get_scope()}' but its storage "
+                f"({storage.describe()}) has scope '{storage.scope}'",
+            )
+            return
+        view = self.aliases.view_of(op.buffer)
+        size = buffer_byte_size(buffer_type)
+        if view is None or view.byte_offset is None or size is None:
+            return
+        if storage.byte_size is not None and view.byte_offset + size > storage.byte_size:
+            self._report(
+                op,
+                f"buffer {name} of {size} bytes at byte offset {view.byte_offset} does not "
+                f"fit in its storage ({storage.describe()}) of {storage.byte_size} bytes",
+            )
+
+
+def buffer_problems(
+    root: Operation,
+    max_image_width: int = DEFAULT_MAX_IMAGE_WIDTH,
+    max_image_height: int = DEFAULT_MAX_IMAGE_HEIGHT,
+    allow_partial_texel_writes: bool = False,
+) -> list[BufferProblem]:
+    """Every violated rule under `root`, in IR order."""
+    return BufferVerifier(root, max_image_width, max_image_height, allow_partial_texel_writes).run()
+
+
+def verify_buffers(
+    root: Operation,
+    max_image_width: int = DEFAULT_MAX_IMAGE_WIDTH,
+    max_image_height: int = DEFAULT_MAX_IMAGE_HEIGHT,
+    allow_partial_texel_writes: bool = False,
+) -> None:
+    """Raise a `VerifyException` listing every violated rule under `root` (one message per
+    line, the ops marked in the attached IR dump); return when there is none."""
+    problems = buffer_problems(root, max_image_width, max_image_height, allow_partial_texel_writes)
+    if not problems:
+        return
+    diagnostic = Diagnostic()
+    for problem in problems:
+        diagnostic.add_message(problem.op, problem.message)
+    diagnostic.raise_exception(root, VerifyException("\n".join(p.message for p in problems)))
+
+
+@dataclass(frozen=True)
+class VerifyBuffersPass(ModulePass):
+    """Check the DeclBuffer and texture rules; the IR is never changed."""
+
+    name = "verify-buffers"
+
+    max_image_width: int = DEFAULT_MAX_IMAGE_WIDTH
+    """Largest image width (texels) a texture buffer may need."""
+
+    max_image_height: int = DEFAULT_MAX_IMAGE_HEIGHT
+    """Largest image height (rows) a texture buffer may need."""
+
+    allow_partial_texel_writes: bool = False
+    """Skip rule 10: accept element-wise stores to flat texture buffers (e.g. between
+    `flatten-buffers` and `vectorize-texels`, or for targets that treat textures as plain
+    memory)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        verify_buffers(
+            op, self.max_image_width, self.max_image_height, self.allow_partial_texel_writes
+        )
