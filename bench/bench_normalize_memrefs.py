@@ -146,7 +146,7 @@ def _format(rows: list[Row], has_mlir: bool) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", default="50,200,800", help="numbers of functions")
     parser.add_argument("--accesses", type=int, default=4000, help="accesses in one function")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per tool run")
@@ -158,7 +158,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     for count in (int(s) for s in args.sizes.split(",") if s):
         rows.append(run_case(f"{count}x10", many_functions(count), count, 10, args.timeout))
         print(_format(rows[-1:], mlir_opt is not None).splitlines()[-1], flush=True)
-    rows.append(run_case("1x" + str(args.accesses), one_function(args.accesses), 1, args.accesses, args.timeout))
+    rows.append(
+        run_case(
+            "1x" + str(args.accesses), one_function(args.accesses), 1, args.accesses, args.timeout
+        )
+    )
     print()
     print(_format(rows, mlir_opt is not None))
 

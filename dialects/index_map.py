@@ -26,7 +26,7 @@ import inspect
 import itertools
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeAlias
@@ -59,6 +59,7 @@ from physlayout.dialects.quasi_affine import (
     Token,
     as_expr,
     ceildiv,
+    clear_simplify_cache,
     expr_range,
     is_valid_name,
     linear_terms,
@@ -71,6 +72,7 @@ __all__ = [
     "Constraint",
     "IndexMap",
     "PaddingPredicate",
+    "clear_caches",
     "flatten_exprs",
     "flatten_indices",
     "flatten_shape",
@@ -301,20 +303,20 @@ class PaddingPredicate:
 
     def to_isl(self) -> str:
         """The padding set in isl syntax (box constraints included)."""
-        identity = {name: name for name in self.names}
         formula = " or ".join(
-            "("
-            + (
-                " and ".join(
-                    f"{bridge.expr_to_isl(c.expr, identity)} {'=' if c.is_equality else '>='} 0"
-                    for c in conj
-                )
-                or "0 = 0"
-            )
-            + ")"
-            for conj in self.disjuncts
+            f"({_conjunction_to_isl(conj, self.names)})" for conj in self.disjuncts
         )
         return str(bridge.build_set(self.names, self.shape, formula or "1 = 0"))
+
+
+def _conjunction_to_isl(conjunction: Sequence[Constraint], names: Sequence[str]) -> str:
+    """``c1 and c2 ...`` in isl syntax (``0 = 0`` when empty)."""
+    identity = {name: name for name in names}
+    parts = [
+        f"{bridge.expr_to_isl(c.expr, identity)} {'=' if c.is_equality else '>='} 0"
+        for c in conjunction
+    ]
+    return " and ".join(parts) or "0 = 0"
 
 
 # IndexMap ---------------------------------------------------------------------------------
@@ -577,9 +579,10 @@ class IndexMap:
     def map_shape(self, shape: Shape) -> list[int]:
         """Structural extents of the transformed buffer (DESIGN.md "Shapes and padding").
 
-        Each output is simplified; an output that is ``e mod k`` at the top spans ``k`` (a
-        tile is always whole); any other output spans ``max + 1`` where ``max`` comes from
-        interval analysis of the output simplified on the box ``[0, shape_k - 1]``.
+        An output that is ``e mod k`` at the top (as written, or after simplification)
+        spans ``k`` (a tile is always whole); any other output spans ``max + 1`` where
+        ``max`` comes from interval analysis of the output simplified on the box
+        ``[0, shape_k - 1]``.
         ``(i) -> (i floordiv 4, i mod 4)`` gives ``[3, 4]`` on ``[10]`` and ``[1, 4]`` on
         ``[3]``; ``(i) -> (i mod 16)`` gives ``[16]`` on ``[14]``.
 
@@ -936,6 +939,8 @@ def _from_affine(expr: AffineExpr, names: Sequence[str]) -> Expr:
     """Convert an xDSL AffineExpr (no symbols) into an Expr."""
     match expr:
         case AffineDimExpr(position=position):
+            if not 0 <= position < len(names):
+                raise ValueError(f"affine expression {expr} uses an undeclared dimension")
             return Dim(names[position])
         case AffineConstantExpr(value=value):
             return Const(value)
@@ -986,6 +991,21 @@ def _to_affine(expr: Expr, position: dict[str, int]) -> AffineExpr:
 # Cached computations (keyed by the map and a validated shape tuple) ----------------------
 
 
+def clear_caches() -> None:
+    """Forget all cached shapes, proofs and inverses (for benchmarks measuring cold calls)."""
+    for cached in (
+        _map_shape,
+        _isl_map,
+        _is_injective,
+        _find_collision,
+        _padding,
+        _inverse,
+        _equivalent,
+    ):
+        cached.cache_clear()
+    clear_simplify_cache()
+
+
 @lru_cache(maxsize=4096)
 def _map_shape(imap: IndexMap, dims: tuple[int, ...]) -> tuple[int, ...]:
     bounds = {
@@ -993,9 +1013,9 @@ def _map_shape(imap: IndexMap, dims: tuple[int, ...]) -> tuple[int, ...]:
     }
     extents: list[int] = []
     for position, expr in enumerate(imap.final_indices):
-        structural = simplify(expr)
-        if isinstance(structural, Mod):
-            extents.append(structural.divisor)
+        tile = _top_level_mod(expr)
+        if tile is not None:
+            extents.append(tile)
             continue
         lo, hi = expr_range(simplify(expr, bounds), bounds)
         if lo != 0:
@@ -1005,6 +1025,14 @@ def _map_shape(imap: IndexMap, dims: tuple[int, ...]) -> tuple[int, ...]:
             )
         extents.append(hi + 1)
     return tuple(extents)
+
+
+def _top_level_mod(expr: Expr) -> int | None:
+    """k when `expr`, as written or simplified, is ``e mod k`` at the top, else None."""
+    for form in (expr, simplify(expr)):
+        if isinstance(form, Mod):
+            return form.divisor
+    return None
 
 
 @lru_cache(maxsize=1024)
@@ -1093,6 +1121,7 @@ def _constraint_key(constraint: Constraint) -> tuple[int, str]:
 
 @lru_cache(maxsize=1024)
 def _inverse(imap: IndexMap, dims: tuple[int, ...]) -> IndexMap:
+    """The inverse on the image of the box, verified with isl (see `IndexMap.inverse`)."""
     collision = _find_collision(imap, dims)
     if collision is not None:
         raise _not_injective_error(imap, dims, collision)
@@ -1101,29 +1130,13 @@ def _inverse(imap: IndexMap, dims: tuple[int, ...]) -> IndexMap:
     with bridge.isl_errors(f"inverting {imap}"):
         image = forward.range()
         reverse = forward.reverse()
-        candidates = [reverse]
-        unbounded = bridge.build_map(imap.initial_indices, imap.final_indices, None)
-        if unbounded.is_injective():
-            # The inverse on the unbounded image does not specialize to the shape (an
-            # extent-1 input stays a variable instead of becoming the constant 0).
-            candidates.insert(0, unbounded.reverse())
     # Extent-1 outputs are left unbounded so that they stay variables (not the constant 0).
     out_bounds = {
         name: (0, extent - 1)
         for name, extent in zip(names, _map_shape(imap, dims), strict=True)
         if extent > 1
     }
-    attempts: list[Callable[[], list[Expr] | None]] = [
-        lambda: _structural_inverse(imap, dims, names)
-    ]
-    attempts += [
-        lambda relation=relation: _single_expressions(relation, names, imap.ndim)
-        for relation in candidates
-    ]
-    for attempt in attempts:
-        exprs = attempt()
-        if exprs is None:
-            continue
+    for exprs in _inverse_candidates(imap, dims, names, reverse):
         inverse = IndexMap(tuple(names), tuple(simplify(e, out_bounds) for e in exprs))
         if _same_on(inverse, image, reverse):
             return inverse
@@ -1131,6 +1144,27 @@ def _inverse(imap: IndexMap, dims: tuple[int, ...]) -> IndexMap:
         f"no single quasi-affine expression was found for the inverse of index map {imap} "
         f"on shape {list(dims)} (isl gives a piecewise inverse)"
     )
+
+
+def _inverse_candidates(
+    imap: IndexMap, dims: tuple[int, ...], names: list[str], reverse: isl.Map
+) -> Iterator[list[Expr]]:
+    """Candidate inverse expressions, best first: the structural solution; isl's closed
+    form of the inverse on the unbounded image when the map is injective on all of Z^n
+    (it does not specialize to the shape, e.g. an extent-1 input stays a variable); isl's
+    closed form on the image of the box."""
+    structural = _structural_inverse(imap, dims, names)
+    if structural is not None:
+        yield structural
+    unbounded = bridge.build_map(imap.initial_indices, imap.final_indices, None)
+    with bridge.isl_errors(f"checking injectivity of {imap} on Z^n"):
+        injective_everywhere = bool(unbounded.is_injective())
+        unbounded_reverse = unbounded.reverse()
+    relations = [unbounded_reverse, reverse] if injective_everywhere else [reverse]
+    for relation in relations:
+        exprs = _single_expressions(relation, names, imap.ndim)
+        if exprs is not None:
+            yield exprs
 
 
 def _structural_inverse(

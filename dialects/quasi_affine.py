@@ -57,9 +57,9 @@ _UNARY = 2
 _ATOM = 3
 
 
-def is_valid_name(name: str) -> bool:
-    """Whether `name` can be a dimension name: an identifier that is not a keyword."""
-    return bool(_IDENTIFIER.match(name)) and name not in KEYWORDS
+def is_valid_name(name: object) -> bool:
+    """Whether `name` can be a dimension name: a str identifier that is not a keyword."""
+    return isinstance(name, str) and bool(_IDENTIFIER.match(name)) and name not in KEYWORDS
 
 
 def _is_int(value: object) -> bool:
@@ -1165,7 +1165,7 @@ class _Simplifier:
         if period is not None:
             form.const -= period * k
             return form
-        form = self._strip_inner_mods(form, k)
+        form = self._modular_recombine(self._strip_inner_mods(form, k), k)
         best = self._mod_reduced(form, k)
         expanded = self._expand_mods(form)
         if expanded is not None:
@@ -1204,6 +1204,36 @@ class _Simplifier:
             result.add(low)
             return result
         return _Linear.atom(Mod(_build(reduced), k))
+
+    def _modular_recombine(self, form: _Linear, k: int) -> _Linear:
+        """Inside ``mod k``, change coefficients by multiples of k where that lets a
+        recombination rule fire (``(y floordiv a)*c + (y mod a)*s`` with
+        ``c == a*s (mod k)``)."""
+        for _ in range(64):
+            if not self._lift_one(form, k):
+                break
+        return form
+
+    def _lift_one(self, form: _Linear, k: int) -> bool:
+        for atom, coef in sorted(form.terms.items(), key=_term_key):
+            if isinstance(atom, FloorDiv):
+                operand, a = atom.lhs, atom.divisor
+            elif isinstance(atom, Mod) and isinstance(atom.lhs, FloorDiv):
+                operand, a = atom.lhs.lhs, atom.lhs.divisor
+            else:
+                continue
+            partner = self.mod(self.linear(operand), a).single_atom()
+            if partner is None or partner not in form.terms:
+                continue
+            wanted = a * form.terms[partner]
+            if wanted != coef and (wanted - coef) % k == 0:
+                trial = form.copy()
+                trial.terms[atom] = wanted
+                self._sum_rules(trial)
+                if _size(trial) < _size(form):
+                    form.terms, form.const = trial.terms, trial.const
+                    return True
+        return False
 
     def _expand_mods(self, form: _Linear) -> _Linear | None:
         """`form` with every ``y mod K`` term rewritten as ``y - K * (y floordiv K)``, or
@@ -1276,7 +1306,8 @@ def simplify(expr: Expr, bounds: Bounds | None = None) -> Expr:
       ``((e floordiv a) mod b)*a + e mod a -> e mod (a*b)``;
     * pulling multiples of the divisor out: ``(i*4 + j) floordiv 4 -> i + j floordiv 4``,
       ``(i*4 + j) mod 4 -> j mod 4``, ``(i + 5) mod 4 -> (i + 1) mod 4``; inside ``mod k``
-      coefficients are reduced to (-k/2, k/2] (``(i*3) mod 4 -> -i mod 4``);
+      coefficients are reduced to (-k/2, k/2] (``(i*3) mod 4 -> -i mod 4``), after changing
+      them by multiples of k where that enables one of the recombinations above;
     * absorbing a term into a floordiv when that makes its coefficient there lie in
       [0, k): ``i + (j - i*2) floordiv 6 -> (i*4 + j) floordiv 6``;
     * inside floordiv and mod, ``y mod K`` is also tried as ``y - K*(y floordiv K)`` and the
@@ -1311,3 +1342,8 @@ def simplify(expr: Expr, bounds: Bounds | None = None) -> Expr:
 def _simplify_cached(expr: Expr, bounds: tuple[tuple[str, tuple[int, int]], ...]) -> Expr:
     simplifier = _Simplifier(dict(bounds))
     return _build(simplifier.linear(expr))
+
+
+def clear_simplify_cache() -> None:
+    """Forget the memoized results of `simplify` (for benchmarks measuring cold calls)."""
+    _simplify_cached.cache_clear()

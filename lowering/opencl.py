@@ -63,6 +63,7 @@ from xdsl.utils.target import Target
 from physlayout.dialects.buffer_layout import flattened_type, flattening_separators
 from physlayout.dialects.index_map import flatten_exprs
 from physlayout.dialects.layout import (
+    AllocateOp,
     BufferType,
     DataOp,
     DeclBufferOp,
@@ -309,6 +310,11 @@ class _Writer:
                   if name in expr.dims()}
         return index_c(expr, leaves, self.analysis.bounds, self.helpers)
 
+    def describe(self, expr: Expr) -> str:
+        """`expr` with its leaves named as in the C code (for diagnostics)."""
+        names = {n: Dim(self.expr(v)) for n, v in self.analysis.leaves.items() if n in expr.dims()}
+        return str(expr.substitute(names))
+
     def index_exprs(self, op: LoadOp | StoreOp) -> list[Expr]:
         return [simplify(self.analysis.expr_of(i), self.analysis.bounds) for i in op.indices]
 
@@ -349,6 +355,13 @@ class _Writer:
 
     def segments(self) -> tuple[list[Operation], list[_Segment]]:
         entry = self.function.body.blocks[0]
+        for op in self.function.walk():
+            if isinstance(op, AllocateOp):
+                raise fail(
+                    self.at(op),
+                    "allocations inside kernels are not supported; allocate in the host "
+                    "function and pass the buffer",
+                )
         setup: list[Operation] = []
         segments: list[_Segment] = []
         for op in entry.ops:
@@ -704,10 +717,22 @@ class _Writer:
             return value_type.get_shape()[0]
         return 1
 
-    def global_index(self, op: LoadOp | StoreOp, accessed: BufferType, offset: int) -> str:
+    def global_flat(self, op: LoadOp | StoreOp, accessed: BufferType, offset: int) -> Expr:
         exprs = self.index_exprs(op)
         (flat,) = flatten_exprs(exprs, accessed.get_shape(), (), self.analysis.bounds)
-        return self.index(simplify(flat + offset, self.analysis.bounds))
+        return simplify(flat + offset, self.analysis.bounds)
+
+    def global_index(self, op: LoadOp | StoreOp, accessed: BufferType, offset: int) -> str:
+        return self.index(self.global_flat(op, accessed, offset))
+
+    def aligned(self, op: LoadOp | StoreOp, accessed: BufferType, offset: int, lanes: int) -> bool:
+        """A vector access whose element index is a provable multiple of its lane count
+        (power of two) is naturally aligned (device buffers start aligned): it is a plain
+        vector load/store, which compilers handle better than vloadN/vstoreN."""
+        if lanes not in (2, 4, 8, 16):
+            return False
+        flat = self.global_flat(op, accessed, offset)
+        return simplify(Mod(flat, lanes), self.analysis.bounds) == Const(0)
 
     def texel(self, op: LoadOp | StoreOp, accessed: BufferType) -> tuple[str, Expr]:
         """`(int2)(x, y)` of the accessed texel, and the lane expression."""
@@ -728,6 +753,10 @@ class _Writer:
             index = self.global_index(op, accessed, offset)
             if lanes == 1:
                 self.declare(op.result, f"{buffer.name}[{index}]", where)
+            elif self.aligned(op, accessed, offset, lanes):
+                vector_type = c_type(op.result.type, where)
+                pointer = f"(__global const {vector_type}*)({buffer.name} + {index})"
+                self.declare(op.result, f"*{pointer}", where)
             else:
                 self.declare(op.result, f"vload{lanes}(0, {buffer.name} + {index})", where)
             return
@@ -738,7 +767,7 @@ class _Writer:
                 raise fail(
                     where,
                     f"a vector<4xf32> texture load must read one whole texel, but its column "
-                    f"is not provably a multiple of {TEXEL} (lane {lane})",
+                    f"is not provably a multiple of {TEXEL} (lane {self.describe(lane)})",
                 )
             self.declare(op.result, read, where)
         elif lanes != 1:
@@ -762,6 +791,9 @@ class _Writer:
             index = self.global_index(op, accessed, offset)
             if lanes == 1:
                 self.line(f"{buffer.name}[{index}] = {value};")
+            elif self.aligned(op, accessed, offset, lanes):
+                vector_type = c_type(op.value.type, where)
+                self.line(f"*(__global {vector_type}*)({buffer.name} + {index}) = {value};")
             else:
                 self.line(f"vstore{lanes}({value}, 0, {buffer.name} + {index});")
             return
@@ -777,7 +809,7 @@ class _Writer:
             raise fail(
                 where,
                 f"texture store into %{buffer.name} must write one whole texel, but its "
-                f"column is not provably a multiple of {TEXEL} (lane {lane})",
+                f"column is not provably a multiple of {TEXEL} (lane {self.describe(lane)})",
             )
         self.line(f"write_imagef({buffer.name}, {coord}, {value});")
 

@@ -50,47 +50,46 @@ Storage allocated inside a parallel loop is private to each lane.
 
 With `vectorize_loops=True` (the default) an `scf.for`/`affine.for` that provably behaves like
 a parallel loop is run as one (the rule is documented in `evaluator_analysis`); otherwise
-it runs sequentially. Results are identical in both modes, up to the order in which float
-reductions in `scf.parallel`/`affine.parallel` combine values.
+it runs sequentially. Results are identical in both modes. (Reductions of
+`scf.parallel` (pairwise, with its `scf.reduce` region) and `affine.parallel` (numpy
+reductions) may combine floats in another order than a sequential loop would.)
 
-Anything outside the supported op set raises a `DiagnosticException` naming the op.
+Supported ops
+-------------
+`func.func/call/return`; `scf.for` (iter_args), `scf.parallel` (+ `scf.reduce` with or without
+reductions), `scf.if`, `scf.yield`; `affine.for/parallel` (bound maps, groups, steps,
+reductions)/`if`/`apply`/`min`/`max`/`load`/`store`/`vector_load`/`vector_store`/`yield`;
+`arith` and `math` as listed in `evaluator_arith.VALUE_OPS` plus `arith.constant` (scalars,
+dense vectors); `vector.broadcast/extract/insert` (static positions), `vector.reduction`,
+`vector.fma`, `vector.load/store` (1-D); `memref.alloc/alloca/dealloc/load/store/cast/
+memory_space_cast/assume_alignment/reinterpret_cast/subview/collapse_shape/expand_shape/
+copy/dim`; `layout.allocate/decl_buffer/data/load/store`. Anything else raises a
+`DiagnosticException` naming the op when it is reached.
+
+An `Evaluator` prepares each block once and caches loop decisions: build a new one (or call
+`run_function`) after changing the module. Modules: `evaluator_values` (lanes, storage,
+gathers/scatters), `evaluator_arith` (value semantics), `evaluator_memory` (memory ops,
+argument conversion), `evaluator_analysis` (the vectorization rule), `evaluator_frame`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from itertools import pairwise
+from collections.abc import Sequence
 from math import prod
-from typing import Any, TypeAlias
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    AffineMapAttr,
     AffineSetAttr,
     ArrayAttr,
-    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IntegerAttr,
-    MemRefType,
     ModuleOp,
-    VectorType,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
-from xdsl.ir.affine import (
-    AffineBinaryOpExpr,
-    AffineBinaryOpKind,
-    AffineConstantExpr,
-    AffineDimExpr,
-    AffineExpr,
-    AffineMap,
-    AffineSymExpr,
-)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine.affine_set import AffineConstraintKind
 from xdsl.utils.exceptions import DiagnosticException
 
-from physlayout.dialects.layout import BufferType, PtrType
 from physlayout.runtime.evaluator_analysis import (
     UNKNOWN,
     Root,
@@ -105,128 +104,44 @@ from physlayout.runtime.evaluator_arith import (
     int_reduction,
     is_float_kind,
 )
+from physlayout.runtime.evaluator_frame import (
+    Entry,
+    Frame,
+    Handler,
+    Step,
+    apply_map,
+    eval_expr,
+    map_prop,
+    reduce_bounds,
+    segments,
+)
+from physlayout.runtime.evaluator_memory import (
+    MEMORY_HANDLERS,
+    ArgValue,
+    ResultValue,
+    convert_arg,
+    convert_result,
+)
 from physlayout.runtime.evaluator_values import (
     Array,
     EvaluationError,
     Handle,
     Lanes,
-    Storage,
     View,
     active_values,
     and_masks,
     any_active,
-    check_view,
     dtype_of,
-    element_offsets,
-    gather,
-    is_scalar_access,
-    memory_element,
-    new_storage,
-    read_scalar,
-    row_major_strides,
-    scatter,
     to_depth,
     uniform_value,
-    vector_shape,
-    view_as_array,
-    whole_view_offsets,
     with_trailing,
-    wrap,
-    write_scalar,
 )
 
 __all__ = ["ArgValue", "EvaluationError", "Evaluator", "ResultValue", "run_function"]
 
-ArgValue: TypeAlias = "np.ndarray[Any, Any] | np.generic[Any] | int | float | bool"
-"""A function argument on the Python side (numpy scalars are accepted for scalars)."""
-ResultValue: TypeAlias = "np.ndarray[Any, Any] | int | float | bool"
-"""A function result on the Python side."""
-
-Memory: TypeAlias = View | Handle
-Entry: TypeAlias = "Array | View | Handle"
-"""A value during evaluation: a lane array (at the current depth) or a memory object."""
-
 _TERMINATORS: frozenset[str] = frozenset(
     {"func.return", "scf.yield", "affine.yield", "scf.reduce", "scf.reduce.return"}
 )
-
-
-def _name(value: SSAValue) -> str:
-    """How errors name a buffer: its SSA name, else the op that made it."""
-    if value.name_hint:
-        return f"%{value.name_hint}"
-    if isinstance(value, BlockArgument):
-        return f"block argument #{value.index}"
-    owner = value.owner
-    assert isinstance(owner, Operation)
-    return f"result of '{owner.name}'"
-
-
-@dataclass
-class _Frame:
-    """The values of one function activation: numbers with their lane depth, or memory.
-
-    Keyed by `id(value)` (SSA values hash by identity anyway; this is faster)."""
-
-    values: dict[int, tuple[Array, int] | View | Handle] = field(default_factory=lambda: {})
-
-    def num(self, value: SSAValue, lanes: Lanes) -> Array:
-        entry = self.values.get(id(value))
-        if type(entry) is tuple:
-            array, depth = entry
-            return array if depth == lanes.depth else to_depth(array, depth, lanes.depth)
-        raise EvaluationError(f"evaluator: {_name(value)} is not a number here")
-
-    def mem(self, value: SSAValue, what: str) -> Memory:
-        entry = self.values.get(id(value))
-        if isinstance(entry, View | Handle):
-            return entry
-        raise EvaluationError(f"{what}: {_name(value)} is not a buffer here")
-
-    def view(self, value: SSAValue, what: str) -> View:
-        entry = self.mem(value, what)
-        if isinstance(entry, View):
-            return entry
-        raise EvaluationError(f"{what}: {_name(value)} is a data handle, not a buffer")
-
-    def lookup(self, value: SSAValue) -> tuple[Array, int] | View | Handle | None:
-        """The raw entry of `value` (None when it has no value yet)."""
-        return self.values.get(id(value))
-
-    def get(self, value: SSAValue, lanes: Lanes) -> Entry:
-        entry = self.values.get(id(value))
-        if type(entry) is tuple:
-            array, depth = entry
-            return array if depth == lanes.depth else to_depth(array, depth, lanes.depth)
-        if entry is None:
-            raise EvaluationError(f"evaluator: {_name(value)} has no value")
-        assert isinstance(entry, View | Handle)
-        return entry
-
-    def set(self, value: SSAValue, entry: Entry, depth: int) -> None:
-        """Bind `value` (a number is stored with the lane depth it was computed at)."""
-        if isinstance(entry, View | Handle):
-            self.values[id(value)] = entry
-            return
-        array = entry if type(entry) is np.ndarray else np.asarray(entry)
-        if array.ndim < depth:
-            need = depth + len(vector_shape(value.type))
-            array = array.reshape((1,) * (need - array.ndim) + array.shape)
-        self.values[id(value)] = (array, depth)
-
-
-@dataclass(slots=True)
-class _Step:
-    """An op prepared for execution: its operands and results cached, its handler chosen."""
-
-    op: Operation
-    operands: tuple[SSAValue, ...]
-    results: tuple[SSAValue, ...]
-    handler: Callable[[_Step, _Frame, Lanes], None]
-    terminator: bool
-
-
-_Handler = Callable[[_Step, _Frame, Lanes], None]
 
 
 class Evaluator:
@@ -240,8 +155,8 @@ class Evaluator:
             name = op.properties.get("sym_name")
             if op.name == "func.func" and name is not None:
                 self._functions[getattr(name, "data", "")] = op
-        self._handlers: dict[str, _Handler] = self._make_handlers()
-        self._blocks: dict[Block, list[_Step]] = {}
+        self._handlers: dict[str, Handler] = self._make_handlers()
+        self._blocks: dict[Block, list[Step]] = {}
         self._decisions: dict[Operation, tuple[tuple[object, ...], bool]] = {}
         self._externals: dict[Operation, list[SSAValue]] = {}
 
@@ -254,12 +169,12 @@ class Evaluator:
         if len(args) != len(block.args):
             raise EvaluationError(f"@{name} takes {len(block.args)} arguments, got {len(args)}")
         entries = [
-            _convert_arg(value, arg, i)
+            convert_arg(value, arg, i)
             for i, (value, arg) in enumerate(zip(args, block.args, strict=True))
         ]
         with np.errstate(all="ignore"):
             results = self._call(func, entries, Lanes((), None))
-        return [_convert_result(entry) for entry in results]
+        return [convert_result(entry) for entry in results]
 
     # Functions ----------------------------------------------------------------------------
 
@@ -280,12 +195,12 @@ class Evaluator:
         return blocks[0]
 
     def _call(self, func: Operation, args: Sequence[Entry], lanes: Lanes) -> list[Entry]:
-        return self._run_block(self._entry(func), _Frame(), lanes, args)
+        return self._run_block(self._entry(func), Frame(), lanes, args)
 
     # Blocks and ops -----------------------------------------------------------------------
 
     def _run_block(
-        self, block: Block, frame: _Frame, lanes: Lanes, args: Sequence[Entry]
+        self, block: Block, frame: Frame, lanes: Lanes, args: Sequence[Entry]
     ) -> list[Entry]:
         """Run `block` with `args` bound; returns the operands of its terminator."""
         for arg, value in zip(block.args, args, strict=True):
@@ -304,20 +219,20 @@ class Evaluator:
                 raise EvaluationError(f"'{node.op.name}': {type(err).__name__}: {err}") from err
         return []
 
-    def _compile(self, block: Block) -> list[_Step]:
-        steps: list[_Step] = []
+    def _compile(self, block: Block) -> list[Step]:
+        steps: list[Step] = []
         for op in block.ops:
             handler = self._handlers.get(op.name)
             if handler is None:
                 handler = self._value_op if op.name in VALUE_OPS else self._unsupported
             steps.append(
-                _Step(op, tuple(op.operands), tuple(op.results), handler, op.name in _TERMINATORS)
+                Step(op, tuple(op.operands), tuple(op.results), handler, op.name in _TERMINATORS)
             )
         self._blocks[block] = steps
         return steps
 
     def _run_region(
-        self, region: Region, frame: _Frame, lanes: Lanes, args: Sequence[Entry]
+        self, region: Region, frame: Frame, lanes: Lanes, args: Sequence[Entry]
     ) -> list[Entry]:
         if not region.blocks:
             return []
@@ -325,17 +240,18 @@ class Evaluator:
             raise EvaluationError("evaluator: regions with several blocks are not supported")
         return self._run_block(region.blocks[0], frame, lanes, args)
 
-    def _value_op(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+    def _value_op(self, node: Step, frame: Frame, lanes: Lanes) -> None:
         """An op of `VALUE_OPS`: one result computed from the operand values."""
         args = [frame.num(v, lanes) for v in node.operands]
         result = VALUE_OPS[node.op.name](node.op, args, lanes.mask)
         frame.set(node.results[0], result, lanes.depth)
 
-    def _unsupported(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+    def _unsupported(self, node: Step, frame: Frame, lanes: Lanes) -> None:
         raise EvaluationError(f"evaluator: unsupported operation '{node.op.name}'")
 
-    def _make_handlers(self) -> dict[str, _Handler]:
+    def _make_handlers(self) -> dict[str, Handler]:
         return {
+            **MEMORY_HANDLERS,
             "arith.constant": self._constant,
             "func.call": self._func_call,
             "scf.for": self._scf_for,
@@ -347,43 +263,18 @@ class Evaluator:
             "affine.apply": self._affine_apply,
             "affine.min": self._affine_min_max,
             "affine.max": self._affine_min_max,
-            "affine.load": self._affine_load,
-            "affine.vector_load": self._affine_load,
-            "affine.store": self._affine_store,
-            "affine.vector_store": self._affine_store,
-            "layout.allocate": self._layout_allocate,
-            "layout.decl_buffer": self._layout_decl_buffer,
-            "layout.data": self._layout_data,
-            "layout.load": self._load,
-            "layout.store": self._store,
-            "memref.load": self._load,
-            "memref.store": self._store,
-            "vector.load": self._load,
-            "vector.store": self._store,
-            "memref.alloc": self._memref_alloc,
-            "memref.alloca": self._memref_alloc,
-            "memref.dealloc": lambda node, frame, lanes: None,
-            "memref.cast": self._memref_same_view,
-            "memref.memory_space_cast": self._memref_same_view,
-            "memref.assume_alignment": self._memref_same_view,
-            "memref.reinterpret_cast": self._memref_reinterpret_cast,
-            "memref.subview": self._memref_subview,
-            "memref.collapse_shape": self._memref_collapse_shape,
-            "memref.expand_shape": self._memref_expand_shape,
-            "memref.copy": self._memref_copy,
-            "memref.dim": self._memref_dim,
         }
 
     # Simple ops ---------------------------------------------------------------------------
 
-    def _constant(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+    def _constant(self, node: Step, frame: Frame, lanes: Lanes) -> None:
         op = node.op
         value = op.properties.get("value")
         if value is None:
             raise EvaluationError(f"'{op.name}': missing value")
         frame.set(node.results[0], constant_value(op, value), 0)
 
-    def _func_call(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+    def _func_call(self, node: Step, frame: Frame, lanes: Lanes) -> None:
         op = node.op
         callee = op.properties.get("callee")
         reference = getattr(callee, "root_reference", None)
@@ -397,7 +288,7 @@ class Evaluator:
 
     # Control flow -------------------------------------------------------------------------
 
-    def _scf_for(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+    def _scf_for(self, node: Step, frame: Frame, lanes: Lanes) -> None:
         op = node.op
         lb, ub, step, *inits = node.operands
         bounds = (frame.num(lb, lanes), frame.num(ub, lanes), frame.num(step, lanes))
@@ -406,20 +297,18 @@ class Evaluator:
         for result, value in zip(node.results, results, strict=True):
             frame.set(result, value, lanes.depth)
 
-    def _affine_for(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+    def _affine_for(self, node: Step, frame: Frame, lanes: Lanes) -> None:
         op = node.op
-        lb_map = _map_prop(op, "lowerBoundMap")
-        ub_map = _map_prop(op, "upperBoundMap")
+        lb_map = map_prop(op, "lowerBoundMap")
+        ub_map = map_prop(op, "upperBoundMap")
         step_attr = op.properties.get("step")
         if not isinstance(step_attr, IntegerAttr):
             raise EvaluationError(f"'{op.name}': missing step")
         operands = [frame.num(v, lanes) for v in node.operands]
         count_lb = lb_map.num_dims + lb_map.num_symbols
         count_ub = ub_map.num_dims + ub_map.num_symbols
-        lb = _reduce_bounds(_apply_map(lb_map, operands[:count_lb]), np.maximum)
-        ub = _reduce_bounds(
-            _apply_map(ub_map, operands[count_lb : count_lb + count_ub]), np.minimum
-        )
+        lb = reduce_bounds(apply_map(lb_map, operands[:count_lb]), np.maximum)
+        ub = reduce_bounds(apply_map(ub_map, operands[count_lb : count_lb + count_ub]), np.minimum)
         step = np.asarray(step_attr.value.data, dtype=np.int64)
         init_values = [frame.get(v, lanes) for v in node.operands[count_lb + count_ub :]]
         results = self._loop(op, (lb, ub, step), init_values, frame, lanes)
@@ -431,7 +320,7 @@ class Evaluator:
         op: Operation,
         bounds: tuple[Array, Array, Array],
         inits: list[Entry],
-        frame: _Frame,
+        frame: Frame,
         lanes: Lanes,
     ) -> list[Entry]:
         """Run a sequential loop (scf.for / affine.for) and return its results."""
@@ -457,7 +346,7 @@ class Evaluator:
         iterations: range,
         iv_dtype: np.dtype[Any],
         inits: list[Entry],
-        frame: _Frame,
+        frame: Frame,
         lanes: Lanes,
     ) -> list[Entry]:
         carried = inits
@@ -474,7 +363,7 @@ class Evaluator:
         bounds: tuple[Array, Array, Array],
         iv_dtype: np.dtype[Any],
         inits: list[Entry],
-        frame: _Frame,
+        frame: Frame,
         lanes: Lanes,
     ) -> list[Entry]:
         """A loop whose bounds differ between lanes: lanes drop out as they finish."""
@@ -491,7 +380,7 @@ class Evaluator:
             carried = [_select(op, active, n, c) for n, c in zip(new, carried, strict=True)]
             iv = (iv + step).astype(iv_dtype)
 
-    def _parallelizable(self, op: Operation, frame: _Frame) -> bool:
+    def _parallelizable(self, op: Operation, frame: Frame) -> bool:
         """The `vectorize_loops` rule for `op`, cached on the storages it depends on."""
         externals = self._externals.get(op)
         if externals is None:
@@ -525,7 +414,7 @@ class Evaluator:
         block: Block,
         bounds: Sequence[tuple[Array, Array, Array]],
         dtypes: Sequence[np.dtype[Any]],
-        frame: _Frame,
+        frame: Frame,
         lanes: Lanes,
     ) -> tuple[Lanes, list[Entry]] | None:
         """Run `block` once with one new lane axis per bound triple (all iterations at once).
@@ -560,11 +449,10 @@ class Evaluator:
             return None
         return inner, self._run_block(block, frame, inner, ivs)
 
-    def _scf_parallel(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+    def _scf_parallel(self, node: Step, frame: Frame, lanes: Lanes) -> None:
         op = node.op
-        segments = _segments(op)
-        values = [frame.num(v, lanes) for v in node.operands[: 3 * segments[0]]]
-        count = segments[0]
+        count = segments(op)[0]
+        values = [frame.num(v, lanes) for v in node.operands[: 3 * count]]
         bounds = [(values[i], values[count + i], values[2 * count + i]) for i in range(count)]
         inits = [frame.get(v, lanes) for v in node.operands[3 * count :]]
         if not any_active(lanes):
@@ -598,7 +486,7 @@ class Evaluator:
         value: Array,
         init: Array,
         inner: Lanes,
-        frame: _Frame,
+        frame: Frame,
         lanes: Lanes,
     ) -> Array:
         """Combine `value` over the new lane axes of `inner` with the `scf.reduce` region,
@@ -637,17 +525,17 @@ class Evaluator:
         combined = _array(op, self._run_region(region, frame, final, [init, value])[0])
         return np.where(with_trailing(valid, len(tail)), combined, init)
 
-    def _affine_parallel(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+    def _affine_parallel(self, node: Step, frame: Frame, lanes: Lanes) -> None:
         op = node.op
-        lb_map = _map_prop(op, "lowerBoundsMap")
-        ub_map = _map_prop(op, "upperBoundsMap")
+        lb_map = map_prop(op, "lowerBoundsMap")
+        ub_map = map_prop(op, "upperBoundsMap")
         operands = [frame.num(v, lanes) for v in node.operands]
         count_lb = lb_map.num_dims + lb_map.num_symbols
         lbs = _grouped(
-            _apply_map(lb_map, operands[:count_lb]), _groups(op, "lowerBoundsGroups"), np.maximum
+            apply_map(lb_map, operands[:count_lb]), _groups(op, "lowerBoundsGroups"), np.maximum
         )
         ubs = _grouped(
-            _apply_map(ub_map, operands[count_lb:]), _groups(op, "upperBoundsGroups"), np.minimum
+            apply_map(ub_map, operands[count_lb:]), _groups(op, "upperBoundsGroups"), np.minimum
         )
         steps_attr = op.properties.get("steps")
         steps = [
@@ -692,17 +580,17 @@ class Evaluator:
         self._set_results(op, results, frame, lanes)
 
     def _set_results(
-        self, op: Operation, values: Sequence[Entry], frame: _Frame, lanes: Lanes
+        self, op: Operation, values: Sequence[Entry], frame: Frame, lanes: Lanes
     ) -> None:
         for result, value in zip(op.results, values, strict=True):
             frame.set(result, value, lanes.depth)
 
-    def _scf_if(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+    def _scf_if(self, node: Step, frame: Frame, lanes: Lanes) -> None:
         op = node.op
         cond = frame.num(node.operands[0], lanes)
         self._branch(op, cond, op.regions[0], op.regions[1], frame, lanes)
 
-    def _affine_if(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+    def _affine_if(self, node: Step, frame: Frame, lanes: Lanes) -> None:
         op = node.op
         attr = op.properties.get("condition")
         if not isinstance(attr, AffineSetAttr):
@@ -712,8 +600,8 @@ class Evaluator:
         dims, syms = operands[: affine_set.num_dims], operands[affine_set.num_dims :]
         cond: Array = np.asarray(True)
         for constraint in affine_set.constraints:
-            lhs = _eval_expr(constraint.lhs, dims, syms)
-            rhs = _eval_expr(constraint.rhs, dims, syms)
+            lhs = eval_expr(constraint.lhs, dims, syms)
+            rhs = eval_expr(constraint.rhs, dims, syms)
             if constraint.kind == AffineConstraintKind.eq:
                 cond = cond & (lhs == rhs)
             elif constraint.kind == AffineConstraintKind.ge:
@@ -729,7 +617,7 @@ class Evaluator:
         cond: Array,
         then: Region,
         otherwise: Region,
-        frame: _Frame,
+        frame: Frame,
         lanes: Lanes,
     ) -> None:
         """Run an if: only the taken branch when `cond` is uniform, else both under masks."""
@@ -748,337 +636,19 @@ class Evaluator:
 
     # Affine value ops ---------------------------------------------------------------------
 
-    def _affine_apply(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+    def _affine_apply(self, node: Step, frame: Frame, lanes: Lanes) -> None:
         op = node.op
-        amap = _map_prop(op, "map")
+        amap = map_prop(op, "map")
         operands = [frame.num(v, lanes) for v in node.operands]
-        (result,) = _apply_map(amap, operands)
+        (result,) = apply_map(amap, operands)
         frame.set(node.results[0], result.astype(np.int64), lanes.depth)
 
-    def _affine_min_max(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
+    def _affine_min_max(self, node: Step, frame: Frame, lanes: Lanes) -> None:
         op = node.op
-        amap = _map_prop(op, "map")
+        amap = map_prop(op, "map")
         operands = [frame.num(v, lanes) for v in node.operands]
         combine = np.minimum if op.name == "affine.min" else np.maximum
-        frame.set(node.results[0], _reduce_bounds(_apply_map(amap, operands), combine), lanes.depth)
-
-    # Memory access ------------------------------------------------------------------------
-
-    def _access_width(self, value_type: Attribute, view: View) -> int:
-        """Elements an access of `value_type` touches along the innermost axis."""
-        if view.vshape or not isinstance(value_type, VectorType):
-            return 1
-        shape = value_type.get_shape()
-        return shape[-1] if shape else 1
-
-    def _read(self, op: Operation, view: View, indices: Sequence[Array], lanes: Lanes) -> Array:
-        width = self._access_width(op.results[0].type, view)
-        if is_scalar_access(view, indices, lanes):
-            return read_scalar(view, indices, width, f"'{op.name}'")
-        flat, tail = element_offsets(view, indices, width, lanes, f"'{op.name}'")
-        return gather(view.storage, flat, lanes, tail, view.dtype)
-
-    def _write(
-        self,
-        op: Operation,
-        value_ssa: SSAValue,
-        view: View,
-        indices: Sequence[Array],
-        frame: _Frame,
-        lanes: Lanes,
-    ) -> None:
-        if not any_active(lanes):
-            return
-        value = frame.num(value_ssa, lanes)
-        width = self._access_width(value_ssa.type, view)
-        if is_scalar_access(view, indices, lanes):
-            write_scalar(view, indices, width, value.astype(view.dtype), f"'{op.name}'")
-            return
-        flat, tail = element_offsets(view, indices, width, lanes, f"'{op.name}'")
-        scatter(
-            view.storage, flat, value.astype(view.dtype), lanes, tail, view.dtype, f"'{op.name}'"
-        )
-
-    def _load(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
-        op = node.op
-        view = frame.view(node.operands[0], f"'{op.name}'")
-        indices = [frame.num(v, lanes) for v in node.operands[1:]]
-        frame.set(node.results[0], self._read(op, view, indices, lanes), lanes.depth)
-
-    def _store(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
-        op = node.op
-        view = frame.view(node.operands[1], f"'{op.name}'")
-        indices = [frame.num(v, lanes) for v in node.operands[2:]]
-        self._write(op, node.operands[0], view, indices, frame, lanes)
-
-    def _affine_load(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
-        op = node.op
-        view = frame.view(node.operands[0], f"'{op.name}'")
-        operands = [frame.num(v, lanes) for v in node.operands[1:]]
-        indices = _apply_map(_map_prop(op, "map"), operands)
-        frame.set(node.results[0], self._read(op, view, indices, lanes), lanes.depth)
-
-    def _affine_store(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
-        op = node.op
-        view = frame.view(node.operands[1], f"'{op.name}'")
-        operands = [frame.num(v, lanes) for v in node.operands[2:]]
-        indices = _apply_map(_map_prop(op, "map"), operands)
-        self._write(op, node.operands[0], view, indices, frame, lanes)
-
-    # layout ops ---------------------------------------------------------------------------
-
-    def _layout_allocate(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
-        op = node.op
-        ptr_type = node.results[0].type
-        if not isinstance(ptr_type, PtrType):
-            raise EvaluationError(f"'{op.name}': expected a !layout.ptr result")
-        extents_attr = op.properties.get("extents")
-        extents = [getattr(e, "data", 0) for e in getattr(extents_attr, "data", ())]
-        lanes_per = prod(vector_shape(ptr_type.element_type))
-        storage = new_storage(
-            prod(extents) * lanes_per,
-            dtype_of(ptr_type.element_type),
-            lanes,
-            _name(node.results[0]),
-        )
-        frame.set(node.results[0], Handle(storage, lanes_per), lanes.depth)
-
-    def _layout_decl_buffer(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
-        op = node.op
-        handle = frame.mem(node.operands[0], f"'{op.name}'")
-        if not isinstance(handle, Handle):
-            raise EvaluationError(f"'{op.name}': operand is not a data handle")
-        buffer_type = node.results[0].type
-        if not isinstance(buffer_type, BufferType):
-            raise EvaluationError(f"'{op.name}': expected a !layout.buffer result")
-        offset_attr = op.properties.get("elem_offset")
-        offset = getattr(offset_attr, "data", 0)
-        vshape = vector_shape(buffer_type.element_type)
-        shape = buffer_type.get_shape()
-        view = View(
-            handle.storage,
-            offset * handle.lanes,
-            shape,
-            row_major_strides(shape, prod(vshape)),
-            vshape,
-            dtype_of(buffer_type.element_type),
-            _name(node.results[0]),
-        )
-        frame.set(node.results[0], check_view(view, f"'{op.name}'"), lanes.depth)
-
-    def _layout_data(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
-        op = node.op
-        view = frame.view(node.operands[0], f"'{op.name}'")
-        ptr_type = node.results[0].type
-        element = memory_element(ptr_type)
-        lanes_per = prod(vector_shape(element)) if element is not None else 1
-        frame.set(node.results[0], Handle(view.storage, lanes_per), lanes.depth)
-
-    # memref ops ---------------------------------------------------------------------------
-
-    def _memref_alloc(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
-        op = node.op
-        memref_type = node.results[0].type
-        if not isinstance(memref_type, MemRefType):
-            raise EvaluationError(f"'{op.name}': expected a memref result")
-        dynamic = iter(node.operands)
-        shape: list[int] = []
-        for extent in memref_type.get_shape():
-            if extent >= 0:
-                shape.append(extent)
-                continue
-            size = next(dynamic, None)
-            if size is None:
-                raise EvaluationError(f"'{op.name}': missing dynamic size")
-            shape.append(_uniform_int(op, frame.num(size, lanes), lanes, "dynamic size"))
-        element = memref_type.get_element_type()
-        vshape = vector_shape(element)
-        name = _name(node.results[0])
-        storage = new_storage(prod(shape) * prod(vshape), dtype_of(element), lanes, name)
-        view = View(
-            storage,
-            0,
-            tuple(shape),
-            row_major_strides(shape, prod(vshape)),
-            vshape,
-            dtype_of(element),
-            name,
-        )
-        frame.set(node.results[0], view, lanes.depth)
-
-    def _memref_same_view(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
-        op = node.op
-        if node.results:
-            frame.set(node.results[0], frame.view(node.operands[0], f"'{op.name}'"), lanes.depth)
-
-    def _mixed(
-        self,
-        op: Operation,
-        prop: str,
-        operands: Sequence[SSAValue],
-        frame: _Frame,
-        lanes: Lanes,
-    ) -> list[int]:
-        """Static values of `prop` with DYNAMIC_INDEX entries taken from `operands`."""
-        attr = op.properties.get(prop)
-        if not isinstance(attr, DenseArrayBase):
-            raise EvaluationError(f"'{op.name}': missing {prop}")
-        dynamic = iter(operands)
-        values: list[int] = []
-        for value in attr.get_values():
-            if int(value) != DYNAMIC_INDEX:
-                values.append(int(value))
-                continue
-            operand = next(dynamic, None)
-            if operand is None:
-                raise EvaluationError(f"'{op.name}': missing dynamic operand for {prop}")
-            values.append(_uniform_int(op, frame.num(operand, lanes), lanes, prop))
-        return values
-
-    def _offsets_sizes_strides(
-        self, op: Operation, frame: _Frame, lanes: Lanes
-    ) -> tuple[list[int], list[int], list[int]]:
-        counts = _segments(op)
-        operands = list(op.operands[1:])
-        groups = [
-            operands[: counts[1]],
-            operands[counts[1] : counts[1] + counts[2]],
-            operands[counts[1] + counts[2] :],
-        ]
-        return (
-            self._mixed(op, "static_offsets", groups[0], frame, lanes),
-            self._mixed(op, "static_sizes", groups[1], frame, lanes),
-            self._mixed(op, "static_strides", groups[2], frame, lanes),
-        )
-
-    def _memref_reinterpret_cast(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
-        op = node.op
-        source = frame.view(node.operands[0], f"'{op.name}'")
-        offsets, sizes, strides = self._offsets_sizes_strides(op, frame, lanes)
-        lanes_per = source.lanes
-        view = View(
-            source.storage,
-            offsets[0] * lanes_per,
-            tuple(sizes),
-            tuple(s * lanes_per for s in strides),
-            source.vshape,
-            source.dtype,
-            _name(node.results[0]),
-        )
-        frame.set(node.results[0], check_view(view, f"'{op.name}'"), lanes.depth)
-
-    def _memref_subview(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
-        op = node.op
-        source = frame.view(node.operands[0], f"'{op.name}'")
-        offsets, sizes, steps = self._offsets_sizes_strides(op, frame, lanes)
-        for axis, (start, size, step) in enumerate(zip(offsets, sizes, steps, strict=True)):
-            last = start + (size - 1) * step if size > 0 else start
-            if start < 0 or (size > 0 and last >= source.shape[axis]):
-                raise EvaluationError(
-                    f"'{op.name}': subview [{start} +{size} *{step}] leaves axis {axis} of "
-                    f"{source.name} (extent {source.shape[axis]})"
-                )
-        offset = source.offset + sum(o * s for o, s in zip(offsets, source.strides, strict=True))
-        shape = list(sizes)
-        strides = [s * t for s, t in zip(source.strides, steps, strict=True)]
-        result_type = node.results[0].type
-        rank = len(result_type.get_shape()) if isinstance(result_type, MemRefType) else len(shape)
-        while len(shape) > rank and 1 in shape:
-            drop = shape.index(1)
-            del shape[drop]
-            del strides[drop]
-        view = View(
-            source.storage,
-            offset,
-            tuple(shape),
-            tuple(strides),
-            source.vshape,
-            source.dtype,
-            _name(node.results[0]),
-        )
-        frame.set(node.results[0], view, lanes.depth)
-
-    def _memref_collapse_shape(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
-        op = node.op
-        source = frame.view(node.operands[0], f"'{op.name}'")
-        shape: list[int] = []
-        strides: list[int] = []
-        for group in _reassociation(op):
-            dims = [d for d in group if source.shape[d] != 1]
-            for outer, inner in pairwise(dims):
-                if source.strides[outer] != source.strides[inner] * source.shape[inner]:
-                    raise EvaluationError(
-                        f"'{op.name}': axes {list(group)} of {source.name} are not contiguous"
-                    )
-            shape.append(prod(source.shape[d] for d in group))
-            strides.append(source.strides[dims[-1]] if dims else source.lanes)
-        view = View(
-            source.storage,
-            source.offset,
-            tuple(shape),
-            tuple(strides),
-            source.vshape,
-            source.dtype,
-            _name(node.results[0]),
-        )
-        frame.set(node.results[0], view, lanes.depth)
-
-    def _memref_expand_shape(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
-        op = node.op
-        source = frame.view(node.operands[0], f"'{op.name}'")
-        output = self._mixed(op, "static_output_shape", node.operands[1:], frame, lanes)
-        strides = [0] * len(output)
-        for axis, group in enumerate(_reassociation(op)):
-            if prod(output[d] for d in group) != source.shape[axis]:
-                raise EvaluationError(
-                    f"'{op.name}': output extents {[output[d] for d in group]} do not "
-                    f"multiply to extent {source.shape[axis]} of {source.name}"
-                )
-            step = source.strides[axis]
-            for d in reversed(group):
-                strides[d] = step
-                step *= output[d]
-        view = View(
-            source.storage,
-            source.offset,
-            tuple(output),
-            tuple(strides),
-            source.vshape,
-            source.dtype,
-            _name(node.results[0]),
-        )
-        frame.set(node.results[0], view, lanes.depth)
-
-    def _memref_copy(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
-        op = node.op
-        source = frame.view(node.operands[0], f"'{op.name}'")
-        target = frame.view(node.operands[1], f"'{op.name}'")
-        if source.shape != target.shape or source.vshape != target.vshape:
-            raise EvaluationError(
-                f"'{op.name}': shapes {list(source.shape)} and {list(target.shape)} differ"
-            )
-        if not any_active(lanes):
-            return
-        flat, tail = whole_view_offsets(source, lanes)
-        values = gather(source.storage, flat, lanes, tail, source.dtype)
-        flat, tail = whole_view_offsets(target, lanes)
-        scatter(
-            target.storage,
-            flat,
-            values.astype(target.dtype),
-            lanes,
-            tail,
-            target.dtype,
-            f"'{op.name}'",
-        )
-
-    def _memref_dim(self, node: _Step, frame: _Frame, lanes: Lanes) -> None:
-        op = node.op
-        source = frame.view(node.operands[0], f"'{op.name}'")
-        axis = _uniform_int(op, frame.num(node.operands[1], lanes), lanes, "dimension")
-        if not 0 <= axis < source.rank:
-            raise EvaluationError(f"'{op.name}': no axis {axis} in {source.name}")
-        frame.set(node.results[0], np.asarray(source.shape[axis], dtype=np.int64), 0)
+        frame.set(node.results[0], reduce_bounds(apply_map(amap, operands), combine), lanes.depth)
 
 
 # Helpers ----------------------------------------------------------------------------------
@@ -1113,38 +683,6 @@ def _check_steps(op: Operation, step: Array, lanes: Lanes) -> None:
     steps = active_values(step, lanes)
     if steps.size and int(steps.min()) <= 0:
         raise EvaluationError(f"'{op.name}': loop step must be positive, got {int(steps.min())}")
-
-
-def _uniform_int(op: Operation, value: Array, lanes: Lanes, what: str) -> int:
-    uniform = uniform_value(value, lanes)
-    if uniform is None:
-        raise EvaluationError(f"'{op.name}': {what} must be the same in all lanes")
-    return int(uniform)
-
-
-def _segments(op: Operation) -> list[int]:
-    attr = op.properties.get("operandSegmentSizes")
-    if not isinstance(attr, DenseArrayBase):
-        raise EvaluationError(f"'{op.name}': missing operandSegmentSizes")
-    return [int(v) for v in attr.get_values()]
-
-
-def _reassociation(op: Operation) -> list[list[int]]:
-    attr = op.properties.get("reassociation")
-    if not isinstance(attr, ArrayAttr):
-        raise EvaluationError(f"'{op.name}': missing reassociation")
-    groups: list[list[int]] = []
-    for group in attr.data:
-        members = getattr(group, "data", ())
-        groups.append([int(m.value.data) for m in members if isinstance(m, IntegerAttr)])
-    return groups
-
-
-def _map_prop(op: Operation, name: str) -> AffineMap:
-    attr = op.properties.get(name)
-    if not isinstance(attr, AffineMapAttr):
-        raise EvaluationError(f"'{op.name}': missing affine map '{name}'")
-    return attr.data
 
 
 def _groups(op: Operation, name: str) -> list[int]:
@@ -1185,128 +723,6 @@ def _grouped(values: list[Array], groups: list[int], combine: Any) -> list[Array
     result: list[Array] = []
     start = 0
     for size in groups:
-        result.append(_reduce_bounds(values[start : start + size], combine))
+        result.append(reduce_bounds(values[start : start + size], combine))
         start += size
     return result
-
-
-def _reduce_bounds(values: list[Array], combine: Any) -> Array:
-    if not values:
-        raise EvaluationError("evaluator: an affine bound map has no result")
-    result = values[0]
-    for value in values[1:]:
-        result = combine(result, value)
-    return np.asarray(result)
-
-
-def _apply_map(amap: AffineMap, operands: Sequence[Array]) -> list[Array]:
-    """Evaluate `amap` on `operands` (dims first, then symbols) over the lanes."""
-    dims, syms = operands[: amap.num_dims], operands[amap.num_dims :]
-    depth = max((np.ndim(o) for o in operands), default=0)
-    return [
-        _pad(np.asarray(_eval_expr(e, dims, syms), dtype=np.int64), depth) for e in amap.results
-    ]
-
-
-def _pad_shape(shape: tuple[int, ...], depth: int) -> tuple[int, ...]:
-    return (1,) * max(depth - len(shape), 0) + shape
-
-
-def _pad(value: Array, depth: int) -> Array:
-    return value.reshape(_pad_shape(value.shape, depth))
-
-
-def _eval_expr(expr: AffineExpr, dims: Sequence[Array], syms: Sequence[Array]) -> Any:
-    """Evaluate an affine expression with numpy integer semantics (floordiv rounds down,
-    mod is non-negative for positive divisors)."""
-    if isinstance(expr, AffineConstantExpr):
-        return np.int64(expr.value)
-    if isinstance(expr, AffineDimExpr):
-        return dims[expr.position]
-    if isinstance(expr, AffineSymExpr):
-        return syms[expr.position]
-    if not isinstance(expr, AffineBinaryOpExpr):
-        raise EvaluationError(f"evaluator: unsupported affine expression {expr}")
-    lhs = _eval_expr(expr.lhs, dims, syms)
-    rhs = _eval_expr(expr.rhs, dims, syms)
-    if expr.kind == AffineBinaryOpKind.Add:
-        return lhs + rhs
-    if expr.kind == AffineBinaryOpKind.Mul:
-        return lhs * rhs
-    if np.any(np.asarray(rhs) == 0):
-        raise EvaluationError(f"evaluator: division by zero in affine expression {expr}")
-    if expr.kind == AffineBinaryOpKind.FloorDiv:
-        return lhs // rhs
-    if expr.kind == AffineBinaryOpKind.CeilDiv:
-        return -((-lhs) // rhs)
-    return lhs % rhs
-
-
-def _convert_arg(value: Any, arg: SSAValue, index: int) -> Entry:
-    """The evaluator value of a Python argument for block argument `arg`."""
-    type_ = arg.type
-    label = f"%{arg.name_hint}" if arg.name_hint else f"argument #{index}"
-    if isinstance(type_, BufferType | MemRefType):
-        return _buffer_arg(value, type_, label)
-    if isinstance(type_, PtrType):
-        array = _contiguous(value, dtype_of(type_.element_type), label)
-        storage = Storage(array.reshape(-1), label)
-        return Handle(storage, prod(vector_shape(type_.element_type)))
-    return _scalar_arg(value, type_, label)
-
-
-def _contiguous(value: Any, dtype: np.dtype[Any], label: str) -> Array:
-    if not isinstance(value, np.ndarray):
-        raise EvaluationError(f"{label}: expected a numpy array, got {type(value).__name__}")
-    array: Array = value
-    if array.dtype != dtype:
-        raise EvaluationError(f"{label}: expected dtype {dtype}, got {array.dtype}")
-    if not array.flags.c_contiguous:
-        raise EvaluationError(f"{label}: the array must be C-contiguous")
-    return array
-
-
-def _buffer_arg(value: Any, type_: BufferType | MemRefType, label: str) -> View:
-    element = type_.element_type if isinstance(type_, BufferType) else type_.get_element_type()
-    shape = type_.get_shape()
-    vshape = vector_shape(element)
-    array = _contiguous(value, dtype_of(element), label)
-    expected = tuple("?" if e < 0 else e for e in shape) + vshape
-    actual = array.shape
-    if len(actual) != len(expected) or any(
-        e != "?" and e != a for e, a in zip(expected, actual, strict=True)
-    ):
-        raise EvaluationError(
-            f"{label}: expected an array of shape {expected} for {type_}, got {actual}"
-        )
-    logical = tuple(actual[: len(shape)])
-    storage = Storage(array.reshape(-1), label)
-    return View(
-        storage, 0, logical, row_major_strides(logical, prod(vshape)), vshape, array.dtype, label
-    )
-
-
-def _scalar_arg(value: Any, type_: Attribute, label: str) -> Array:
-    dtype = dtype_of(type_)
-    array = np.asarray(value)
-    if array.shape != vector_shape(type_):
-        raise EvaluationError(
-            f"{label}: expected shape {vector_shape(type_)} for {type_}, got {array.shape}"
-        )
-    if dtype.kind in "biu":
-        if array.dtype.kind not in "biu":
-            raise EvaluationError(f"{label}: expected an integer for {type_}, got {value!r}")
-        return wrap(array.astype(np.int64) if array.dtype != np.uint64 else array, type_)
-    if array.dtype.kind not in "biuf":
-        raise EvaluationError(f"{label}: expected a number for {type_}, got {value!r}")
-    return array.astype(dtype)
-
-
-def _convert_result(entry: Entry) -> ResultValue:
-    if isinstance(entry, View):
-        return view_as_array(entry)
-    if isinstance(entry, Handle):
-        return entry.storage.data
-    if entry.ndim == 0:
-        return entry.item()
-    return np.array(entry)

@@ -565,4 +565,3 @@ REDUCTION_KINDS: frozenset[str] = frozenset(
 
 def is_float_kind(kind: str) -> bool:
     return kind.endswith("f")
-

@@ -278,15 +278,20 @@ class Handle:
 @dataclass(frozen=True, eq=False)
 class View:
     """A buffer: element `idx` starts at scalar `offset + sum(idx[k] * strides[k])` of
-    `storage` and holds `prod(vshape)` contiguous scalars read as dtype `dtype`."""
+    `storage` and holds `prod(vshape)` contiguous scalars read as dtype `dtype`.
+
+    The offset may differ between lanes (a `memref.subview` at a lane-dependent position):
+    it is then an array over the lanes of depth `offset_depth`. Shapes and strides are the
+    same in all lanes."""
 
     storage: Storage
-    offset: int
+    offset: int | Array
     shape: tuple[int, ...]
     strides: tuple[int, ...]
     vshape: tuple[int, ...]
     dtype: np.dtype[Any]
     name: str
+    offset_depth: int = 0
 
     @property
     def rank(self) -> int:
@@ -296,12 +301,25 @@ class View:
     def lanes(self) -> int:
         return prod(self.vshape)
 
-    def span(self) -> tuple[int, int]:
-        """The lowest and one past the highest scalar offset the view can touch."""
-        low = high = self.offset
+    def lane_offset(self, lanes: Lanes) -> int | Array:
+        """The offset, as a lane array at the depth of `lanes` when it varies."""
+        if isinstance(self.offset, int):
+            return self.offset
+        return to_depth(self.offset, self.offset_depth, lanes.depth)
+
+    def span(self, lanes: Lanes) -> tuple[int, int]:
+        """The lowest and one past the highest scalar offset the view can touch (over the
+        active lanes)."""
+        if isinstance(self.offset, int):
+            low = high = self.offset
+        else:
+            values = active_values(np.asarray(self.lane_offset(lanes)), lanes)
+            if values.size == 0:
+                return (0, 0)
+            low, high = int(values.min()), int(values.max())
         for extent, stride in zip(self.shape, self.strides, strict=True):
             if extent == 0:
-                return (self.offset, self.offset)
+                return (low, low)
             reach = (extent - 1) * stride
             low += min(reach, 0)
             high += max(reach, 0)
@@ -328,9 +346,9 @@ def row_major_strides(shape: Sequence[int], lanes: int) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
-def check_view(view: View, what: str) -> View:
+def check_view(view: View, what: str, lanes: Lanes) -> View:
     """`view` when it lies inside its storage, else an EvaluationError naming `what`."""
-    low, high = view.span()
+    low, high = view.span(lanes)
     if low < 0 or high > view.storage.size:
         raise EvaluationError(
             f"{what}: view {view.name} of shape {list(view.shape)} covers scalars "
@@ -415,7 +433,7 @@ def element_offsets(
     _check_bounds(view, indices, width, lanes, what)
     if lanes.mask is not None:
         indices = [np.where(lanes.mask, i, 0) for i in indices]
-    flat: Array = np.asarray(view.offset, dtype=np.int64)
+    flat: Array = np.asarray(view.lane_offset(lanes), dtype=np.int64)
     for index, stride in zip(indices, view.strides, strict=True):
         flat = flat + index * stride
     flat = np.broadcast_to(flat, np.broadcast_shapes(flat.shape, (1,) * lanes.depth))
@@ -456,7 +474,7 @@ def _check_bounds(
 def whole_view_offsets(view: View, lanes: Lanes) -> tuple[Array, int]:
     """Scalar offsets of every scalar of `view` (lane axes of extent 1, then the view's
     shape and vector shape as tail axes)."""
-    flat: Array = np.asarray(view.offset, dtype=np.int64)
+    flat: Array = np.zeros((), dtype=np.int64)
     rank = view.rank
     for axis, (extent, stride) in enumerate(zip(view.shape, view.strides, strict=True)):
         shape = [1] * rank
@@ -467,12 +485,14 @@ def whole_view_offsets(view: View, lanes: Lanes) -> tuple[Array, int]:
     if view.vshape:
         inner = np.arange(view.lanes, dtype=np.int64).reshape(view.vshape)
         flat = with_trailing(flat, len(view.vshape)) + inner
-    return flat.reshape((1,) * lanes.depth + flat.shape), tail
+    flat = flat.reshape((1,) * lanes.depth + flat.shape)
+    offset = np.asarray(view.lane_offset(lanes), dtype=np.int64)
+    return with_trailing(offset, tail) + flat, tail
 
 
 def view_as_array(view: View) -> Array:
     """A numpy array aliasing the scalars of a (shared) `view`: shape `shape + vshape`."""
-    if view.storage.private_depth:
+    if view.storage.private_depth or not isinstance(view.offset, int):
         raise EvaluationError(f"evaluator: cannot return lane-private buffer {view.name}")
     data = view.storage.data
     if data.dtype != view.dtype:
@@ -492,7 +512,7 @@ def _scalar_positions(view: View, indices: Sequence[Array], width: int, what: st
     rank = len(shape)
     if len(indices) != rank:
         raise EvaluationError(f"{what}: {len(indices)} indices for {view.name} of rank {rank}")
-    start = view.offset
+    start = int(view.offset)
     last = rank - 1
     for axis in range(rank):
         index = int(indices[axis])
@@ -519,6 +539,7 @@ def is_scalar_access(view: View, indices: Sequence[Array], lanes: Lanes) -> bool
         lanes.depth == 0
         and lanes.mask is None
         and view.storage.private_depth == 0
+        and isinstance(view.offset, int)
         and all(i.ndim == 0 for i in indices)
     )
 

@@ -121,28 +121,40 @@ def evaluate_body(
     block: Block,
     args: Sequence[Array | None],
     loop_index: Callable[[int], Array] | None = None,
+    outer: Callable[[SSAValue], Array | None] | None = None,
     strict: bool = True,
 ) -> list[Array | None]:
     """Evaluate the body of a `linalg.generic` (scalar ops up to `linalg.yield`) on the
     arrays `args` (one per block argument, broadcast together) and return the yielded
     arrays.
 
-    `loop_index(dim)` gives the value of `linalg.index dim`. With `strict=False` an
-    argument may be None (unknown): every value computed from an unknown one is None, as
-    are `linalg.index` without `loop_index` and unsupported ops (used to prove what a body
-    yields on known inputs). With `strict=True` unsupported ops raise `EvaluationError`.
+    `loop_index(dim)` gives the value of `linalg.index dim`; `outer(value)` the value of
+    a value defined outside the body. With `strict=False` an argument may be None
+    (unknown): every value computed from an unknown one is None, as are `linalg.index`
+    without `loop_index`, outer values without `outer` and unsupported ops (used to prove
+    what a body yields on known inputs). With `strict=True` those raise `EvaluationError`.
     """
     env: dict[SSAValue, Array | None] = dict(zip(block.args, args, strict=True))
+
+    def lookup(value: SSAValue) -> Array | None:
+        if value in env:
+            return env[value]
+        found = None if outer is None else outer(value)
+        if found is None and strict:
+            raise EvaluationError("linalg.generic body uses a value it cannot evaluate")
+        return found
+
     for op in block.ops:
         if op.name == "linalg.yield":
-            return [env[v] for v in op.operands]
-        env.update(zip(op.results, _body_op(op, env, loop_index, strict), strict=True))
+            return [lookup(v) for v in op.operands]
+        operands = [lookup(v) for v in op.operands]
+        env.update(zip(op.results, _body_op(op, operands, loop_index, strict), strict=True))
     raise EvaluationError("linalg.generic body has no linalg.yield")
 
 
 def _body_op(
     op: Operation,
-    env: dict[SSAValue, Array | None],
+    operands: Sequence[Array | None],
     loop_index: Callable[[int], Array] | None,
     strict: bool,
 ) -> list[Array | None]:
@@ -155,11 +167,14 @@ def _body_op(
         if isinstance(value, IntegerAttr | FloatAttr):
             return [constant_value(op, value)]
     fn = VALUE_OPS.get(op.name)
-    if fn is None or len(op.results) != 1 or any(isinstance(v.type, ShapedType) for v in op.operands):
+    if (
+        fn is None
+        or len(op.results) != 1
+        or any(isinstance(v.type, ShapedType) for v in op.operands)
+    ):
         if strict:
             raise EvaluationError(f"'{op.name}' is not supported in a linalg.generic body")
         return [None] * len(op.results)
-    operands = [env[v] for v in op.operands]
     known = [v for v in operands if v is not None]
     if len(known) != len(operands):
         return [None]
@@ -187,10 +202,14 @@ class GraphEvaluator:
         inputs = func.function_type.inputs.data
         if len(args) != len(inputs):
             raise EvaluationError(f"'{name}' takes {len(inputs)} arguments, got {len(args)}")
-        values = [_argument(name, k, arg, t) for k, (arg, t) in enumerate(zip(args, inputs, strict=True))]
+        values = [
+            _argument(name, k, arg, t) for k, (arg, t) in enumerate(zip(args, inputs, strict=True))
+        ]
         results = self._call(func, values)
-        return [r if r.ndim or isinstance(t, ShapedType) else r.item()
-                for r, t in zip(results, func.function_type.outputs.data, strict=True)]
+        return [
+            r if r.ndim or isinstance(t, ShapedType) else r.item()
+            for r, t in zip(results, func.function_type.outputs.data, strict=True)
+        ]
 
     def _call(self, func: FuncOp, args: Sequence[Array]) -> list[Array]:
         if not func.body.blocks:
@@ -213,7 +232,7 @@ class GraphEvaluator:
             case TransformOp() | PadOp():
                 return [apply_rewrite(op, args[0])]
             case GenericOp():
-                return self._generic(op, args)
+                return self._generic(op, args, env)
             case FillOp():
                 shape = _static_shape(op, op.res[0].type)
                 return [np.full(shape, args[0], dtype=_tensor_dtype(op.res[0].type))]
@@ -244,7 +263,9 @@ class GraphEvaluator:
             return constant_value(op, value)
         raise EvaluationError(f"'arith.constant': unsupported value {value}")
 
-    def _generic(self, op: GenericOp, args: Sequence[Array]) -> list[Array]:
+    def _generic(
+        self, op: GenericOp, args: Sequence[Array], env: dict[SSAValue, Array]
+    ) -> list[Array]:
         maps = [
             IndexMap.from_affine_map(m.data) if isinstance(m, AffineMapAttr) else None
             for m in op.indexing_maps.data
@@ -277,8 +298,10 @@ class GraphEvaluator:
                 _indices(op, num_inputs + k, imaps[num_inputs + k], loops, out.shape, space)
                 for k, out in enumerate(outputs)
             ]
-            values += [np.broadcast_to(out[idx], space) for out, idx in zip(outputs, places, strict=True)]
-            yielded = evaluate_body(block, values, lambda dim: np.asarray(loops[dim]))
+            values += [
+                np.broadcast_to(out[idx], space) for out, idx in zip(outputs, places, strict=True)
+            ]
+            yielded = evaluate_body(block, values, lambda dim: np.asarray(loops[dim]), env.get)
             for out, idx, value in zip(outputs, places, yielded, strict=True):
                 assert value is not None
                 out[idx] = np.broadcast_to(value, space)

@@ -14,7 +14,8 @@ and outputs. `execute(compiled, name, args)`:
 3. downloads every buffer argument, maps it back to the logical layout and writes it into
    the caller's array in place (as the numpy evaluator does).
 
-Kernel times come from OpenCL profiling events (end - start of each launch). One storage
+Work-groups are chosen by `OpenCLRuntime.local_size`. Kernel times come from OpenCL
+profiling events (end - start of each launch). One storage
 passed to two buffer parameters of a kernel that writes one of them is refused (kernel
 buffer parameters are assumed not to overlap: see `lowering/opencl_parallel.py`).
 """
@@ -195,8 +196,9 @@ class _Executor:
                 kernel.set_arg(position, value.memory)
             else:
                 kernel.set_arg(position, _SCALARS[arg.c_type](value))
-        queue = self.compiled.runtime.queue
-        event = cl.enqueue_nd_range_kernel(queue, kernel, launch.global_size, None)
+        runtime = self.compiled.runtime
+        local = runtime.local_size(kernel, launch.global_size)
+        event = cl.enqueue_nd_range_kernel(runtime.queue, kernel, launch.global_size, local)
         event.wait()
         seconds = (event.profile.end - event.profile.start) * 1e-9
         self.result.times.append(KernelTime(info.name, launch.kernel, seconds))

@@ -148,6 +148,24 @@ def select_device(spec: str | None = None) -> Any:
     return matching[index]
 
 
+WORK_GROUP_TARGET = 256
+"""Work-items per work-group the runtime aims for."""
+
+
+def work_group_shape(global_size: Sequence[int], limit: int = WORK_GROUP_TARGET) -> tuple[int, ...]:
+    """An explicit work-group shape: dimension 0 (the innermost loop, contiguous in memory)
+    first, each the largest divisor of its global extent that keeps the product within
+    `limit`. Leaving the choice to the driver is much slower on PoCL's CPU device (it
+    picks small groups that its work-group vectorizer cannot use)."""
+    shape: list[int] = []
+    budget = max(1, limit)
+    for extent in global_size:
+        size = max(k for k in range(1, min(extent, budget) + 1) if extent % k == 0)
+        shape.append(size)
+        budget //= size
+    return tuple(shape)
+
+
 @dataclass
 class OpenCLRuntime:
     """A device, its context and profiling queue, and a cache of built programs."""
@@ -190,6 +208,12 @@ class OpenCLRuntime:
             raise OpenCLRuntimeError(f"OpenCL build failed: {err}") from None
         self._programs[source] = program
         return program
+
+    def local_size(self, kernel: Any, global_size: Sequence[int]) -> tuple[int, ...]:
+        """The work-group shape used for `kernel` (see `work_group_shape`)."""
+        cl = _cl()
+        limit = kernel.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, self.device)
+        return work_group_shape(global_size, min(int(limit), WORK_GROUP_TARGET))
 
     # Storage ----------------------------------------------------------------------------
 

@@ -21,8 +21,8 @@ operand dimension indexed by the bare output loop of result dimension ``r`` is *
 ``r``. Each output ``e`` of ``M`` over tied dimensions only becomes ``e`` over the operand
 dimensions; an output over none of them is a broadcast: a unit dimension (``0``), dropped
 when it comes before or after every other output; an output that mixes tied and untied dimensions
-cannot be mapped and the generic is left alone. Untied operand dimensions of extent > 1
-(reduction axes, constant or compound indices) stay as they are, placed before the first
+cannot be mapped and the generic is left alone. Untied operand dimensions (reduction axes, constant or compound
+indices; those of extent 1 only when indexed by a bare loop) stay as they are, placed before the first
 output of the next tied dimension, else after the first output of the previous one. With
 ``M = (n, c, h, w) -> (n, c floordiv 4, h, w, c mod 4)``: ``bias[c, 0, 0]`` gets ``(i, j,
 k) -> (i floordiv 4, 0, 0, i mod 4)`` and the sum over ``h, w`` of ``x[n, c, h, w]`` into
@@ -63,6 +63,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 import numpy as np
 from xdsl.context import Context
+from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
@@ -85,7 +86,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.utils.exceptions import PassFailedException
+from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from physlayout.dialects import index_map_isl as bridge
 from physlayout.dialects.index_map import IndexMap, PaddingPredicate
@@ -111,7 +112,9 @@ def loop_names(count: int) -> list[str]:
     return [f"d{m}" for m in range(count)]
 
 
-def _loop_extents(maps: Sequence[IndexMap], shapes: Sequence[tuple[int, ...]], count: int) -> list[int] | None:
+def _loop_extents(
+    maps: Sequence[IndexMap], shapes: Sequence[tuple[int, ...]], count: int
+) -> list[int] | None:
     """Each loop's extent, from an operand dimension it indexes alone."""
     position = {name: m for m, name in enumerate(loop_names(count))}
     extents: list[int | None] = [None] * count
@@ -155,7 +158,8 @@ def derive_operand_transform(
     before: dict[int, list[int]] = {}
     after: dict[int, list[int]] = {}
     for k, extent in enumerate(shape):
-        if k in tied.values() or extent == 1:
+        bare_loop = isinstance(access.final_indices[k], Dim)
+        if k in tied.values() or (extent == 1 and not bare_loop):
             continue
         following = [t for t in sorted(tied.values()) if t > k]
         preceding = [t for t in sorted(tied.values()) if t < k]
@@ -181,9 +185,7 @@ def derive_operand_transform(
 def _operand_names(result_map: IndexMap, access: IndexMap, tied: dict[int, int]) -> list[str]:
     """Readable names for the dimensions of an operand: the result map's name for a tied
     dimension, the loop name for one indexed by a bare loop, else ``a<k>`` (made unique)."""
-    names = [
-        e.name if isinstance(e, Dim) else f"a{k}" for k, e in enumerate(access.final_indices)
-    ]
+    names = [e.name if isinstance(e, Dim) else f"a{k}" for k, e in enumerate(access.final_indices)]
     for r, k in tied.items():
         names[k] = result_map.initial_indices[r]
     seen: set[str] = set()
@@ -241,7 +243,9 @@ def _refusal(generic: GenericOp) -> str | None:
     return None
 
 
-def _output_loops(generic: GenericOp, output_map: IndexMap, kinds: Sequence[str]) -> list[int] | None:
+def _output_loops(
+    generic: GenericOp, output_map: IndexMap, kinds: Sequence[str]
+) -> list[int] | None:
     """The loop of each result dimension when the output map is a projected permutation of
     exactly the parallel loops, else None."""
     position = {name: m for m, name in enumerate(loop_names(len(kinds)))}
@@ -283,7 +287,9 @@ class FlowTransformThroughGeneric(RewritePattern):
     def _rebuild(self, generic: GenericOp, op: TransformOp) -> tuple[GenericOp, list[Operation]]:
         kinds = [str(t.data) for t in generic.iterator_types.data]
         count = len(kinds)
-        maps = [IndexMap.from_affine_map(m.data, loop_names(count)) for m in generic.indexing_maps.data]
+        maps = [
+            IndexMap.from_affine_map(m.data, loop_names(count)) for m in generic.indexing_maps.data
+        ]
         shapes = [static_shape(v) or () for v in generic.operands]
         extents = _loop_extents(maps, shapes, count)
         output_loops = _output_loops(generic, maps[-1], kinds)
@@ -322,10 +328,16 @@ class FlowTransformThroughGeneric(RewritePattern):
             generic.library_call,
         )
         new_generic.attributes.update(generic.attributes)
+        try:
+            new_generic.verify()
+        except VerifyException:
+            raise _Decline from None
         return new_generic, plan.new_ops
 
     @staticmethod
-    def _plan(op: TransformOp, kinds: Sequence[str], extents: Sequence[int], output_loops: Sequence[int]) -> FlowPlan:
+    def _plan(
+        op: TransformOp, kinds: Sequence[str], extents: Sequence[int], output_loops: Sequence[int]
+    ) -> FlowPlan:
         result_shape = op.input_shape()
         new_shape = op.result_shape()
         inverse, _ = op.map.non_surjective_inverse(result_shape)
@@ -348,7 +360,11 @@ class FlowTransformThroughGeneric(RewritePattern):
         )
 
     def _operand_transforms(
-        self, generic: GenericOp, op: TransformOp, maps: Sequence[IndexMap], output_loops: Sequence[int]
+        self,
+        generic: GenericOp,
+        op: TransformOp,
+        maps: Sequence[IndexMap],
+        output_loops: Sequence[int],
     ) -> list[IndexMap | None]:
         count = len(generic.inputs)
         if self.callback is not None:
@@ -369,12 +385,20 @@ class FlowTransformThroughGeneric(RewritePattern):
 
     @staticmethod
     def _add_input(
-        plan: FlowPlan, op: TransformOp, operand: SSAValue, access: IndexMap, transform: IndexMap | None
+        plan: FlowPlan,
+        op: TransformOp,
+        operand: SSAValue,
+        access: IndexMap,
+        transform: IndexMap | None,
     ) -> None:
         shape = static_shape(operand)
-        accessed = [simplify(e.substitute(plan.substitution), plan.bounds) for e in access.final_indices]
-        if shape is None or transform is None or (
-            tuple(transform.map_shape(shape)) == shape and _is_identity(transform, shape)
+        accessed = [
+            simplify(e.substitute(plan.substitution), plan.bounds) for e in access.final_indices
+        ]
+        if (
+            shape is None
+            or transform is None
+            or (tuple(transform.map_shape(shape)) == shape and _is_identity(transform, shape))
         ):
             plan.inputs.append(operand)
             plan.maps.append(_map(plan, accessed))
@@ -393,7 +417,10 @@ class FlowTransformThroughGeneric(RewritePattern):
         plan.inputs.append(new.result)
         position = dict(zip(transform.initial_indices, accessed, strict=True))
         plan.maps.append(
-            _map(plan, [simplify(e.substitute(position), plan.bounds) for e in transform.final_indices])
+            _map(
+                plan,
+                [simplify(e.substitute(position), plan.bounds) for e in transform.final_indices],
+            )
         )
         plan.input_pads.append(pad_value)
         plan.input_padding.append(padding)
@@ -432,12 +459,10 @@ class FlowTransformThroughGeneric(RewritePattern):
             values.append(_scalar_array(pad, arg.type) if known else None)
         out_arg = body.args[len(plan.inputs)]
         values.append(_scalar_array(op.pad_value, out_arg.type))
-        yielded = evaluate_body(body, values, strict=False)[0]
+        yielded = evaluate_body(body, values, outer=_constant_value, strict=False)[0]
         expected = _scalar_array(op.pad_value, out_arg.type)
         if yielded is None or np.asarray(yielded).tobytes() != expected.tobytes():
             raise _Decline
-
-
 
 
 def _operand_pad_value(op: TransformOp, operand: SSAValue) -> Attribute:
@@ -451,6 +476,14 @@ def _operand_pad_value(op: TransformOp, operand: SSAValue) -> Attribute:
     if isinstance(elt, IntegerType | IndexType):
         return IntegerAttr(0, elt)
     raise _Decline
+
+
+def _constant_value(value: SSAValue) -> np.ndarray | None:
+    """The value of a scalar `arith.constant` used inside a body, else None (unknown)."""
+    owner = value.owner
+    if isinstance(owner, ConstantOp) and isinstance(owner.value, FloatAttr | IntegerAttr):
+        return _scalar_array(owner.value, value.type)
+    return None
 
 
 def _scalar_array(attr: Attribute | None, type_: Attribute) -> np.ndarray:
@@ -469,7 +502,9 @@ def _is_identity(imap: IndexMap, shape: tuple[int, ...]) -> bool:
     return imap.is_equivalent_to(IndexMap.identity(imap.ndim), shape)
 
 
-def _checked_callback(generic: GenericOp, supplied: Sequence[IndexMap | None]) -> list[IndexMap | None]:
+def _checked_callback(
+    generic: GenericOp, supplied: Sequence[IndexMap | None]
+) -> list[IndexMap | None]:
     if len(supplied) != len(generic.inputs):
         raise PassFailedException(
             f"layout flow callback returned {len(supplied)} operand transforms for a "
@@ -512,7 +547,9 @@ class FlowLayoutRewritesPass(ModulePass):
         flow_layout_rewrites(op)
 
 
-def flow_layout_rewrites(module: ModuleOp, callback: OperandTransformCallback | None = None) -> None:
+def flow_layout_rewrites(
+    module: ModuleOp, callback: OperandTransformCallback | None = None
+) -> None:
     """Flow every layout transform on a generic result backward, as far as it goes.
 
     `callback(generic, transform)`, when given, is asked first for each generic the

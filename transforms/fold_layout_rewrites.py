@@ -233,7 +233,8 @@ class FoldPaddedTransformOfCrop(RewritePattern):
             for name, extent in zip(imap.initial_indices, source_shape, strict=True)
         }
         shift = {
-            name: Dim(name) - s for name, s in zip(imap.initial_indices, crop.get_start(), strict=True)
+            name: Dim(name) - s
+            for name, s in zip(imap.initial_indices, crop.get_start(), strict=True)
         }
         shifted = IndexMap(
             imap.initial_indices,
@@ -265,7 +266,9 @@ class FoldCropOfPad(RewritePattern):
         inner_sizes: list[int] = []
         low: list[int] = []
         high: list[int] = []
-        for s, n, lo, extent in zip(op.get_start(), op.get_sizes(), pad.get_low(), x_shape, strict=True):
+        for s, n, lo, extent in zip(
+            op.get_start(), op.get_sizes(), pad.get_low(), x_shape, strict=True
+        ):
             first, last = max(s, lo), min(s + n, lo + extent)
             if first >= last:
                 splat = DenseIntOrFPElementsAttr.from_list(
@@ -348,7 +351,9 @@ class FoldRewriteIntoConstant(RewritePattern):
             return
         value = constant.value
         result_type = op.result.type
-        if not isinstance(value, DenseIntOrFPElementsAttr) or not isinstance(result_type, TensorType):
+        if not isinstance(value, DenseIntOrFPElementsAttr) or not isinstance(
+            result_type, TensorType
+        ):
             return
         if int(np.prod(result_type.get_shape())) > self.max_elements:
             return
@@ -375,9 +380,15 @@ class FoldRewriteOfFill(RewritePattern):
         if not isinstance(fill, FillOp) or len(fill.inputs) != 1:
             return
         scalar = fill.inputs[0].owner
-        if not isinstance(scalar, ConstantOp) or not isinstance(scalar.value, FloatAttr | IntegerAttr):
+        if not isinstance(scalar, ConstantOp) or not isinstance(
+            scalar.value, FloatAttr | IntegerAttr
+        ):
             return
-        if isinstance(op, TransformOp) and op.pads() and not same_scalar(scalar.value, op.pad_value):
+        if (
+            isinstance(op, TransformOp)
+            and op.pads()
+            and not same_scalar(scalar.value, op.pad_value)
+        ):
             return
         if isinstance(op, PadOp) and not same_scalar(scalar.value, op.pad_value):
             return

@@ -47,10 +47,10 @@ its pending transforms (the transform's `|`), else its own.
 10. Stores to a *flat* texture buffer (rank 2 with separators `[1]`, the form
     `flatten-buffers` produces and the OpenCL target writes with `write_imagef`) write
     whole texels: a `vector<4xf32>` whose innermost index is proven a multiple of 4. A
-    scalar or partial store is a partial-texel write and is rejected. Before flattening a
-    kernel may still write a texture buffer element-wise. Option
-    `allow-partial-texel-writes=true` skips this rule (for IR between `flatten-buffers`
-    and `vectorize-texels`, which the OpenCL target runs in that order).
+    scalar or partial store is a partial-texel write. This is a code-generation rule:
+    buffer-level IR may write a texture element-wise until `vectorize-texels` has run, so
+    the rule is checked only with `allow-partial-texel-writes=false` (the OpenCL target
+    enforces it on what it emits).
    Proofs use the loop bounds and constant steps of the loops that compute the index.
 
 Buffers with pending transforms are checked for rules 5-8 on their transformed layout;
@@ -61,7 +61,7 @@ resizes an allocation together with the buffer declared over it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -150,48 +150,46 @@ def is_flat_texture(buffer_type: BufferType) -> bool:
     )
 
 
-def texture_problems(
-    name: str, buffer_type: BufferType, max_width: int, max_height: int
-) -> list[str]:
-    """Why texture buffer `name` of `buffer_type` breaks rules 5-8 (empty when it does not)."""
+def texture_problem(buffer_type: BufferType, max_width: int, max_height: int) -> str | None:
+    """Why a texture buffer of `buffer_type` breaks rules 5-8, phrased to follow
+    "texture buffer %name" (None when it does not)."""
     lanes = texel_lanes_per_element(buffer_type.element_type)
     if lanes is None:
-        return [
-            f"texture buffer {name} has element type {buffer_type.element_type}; textures "
-            "hold f32 or f16 channels (or vector<4xf32> / vector<4xf16> texels)"
-        ]
+        return (
+            f"has element type {buffer_type.element_type}; textures hold f32 or f16 "
+            "channels (or vector<4xf32> / vector<4xf16> texels)"
+        )
     layout = transformed_layout(buffer_type)
     if layout is None:
-        return []
+        return None
     shape, separators = layout
     if len(shape) < 2:
-        return [f"texture buffer {name} has rank {len(shape)}; a 2-D image needs rank >= 2"]
+        return f"has rank {len(shape)}; a 2-D image needs rank >= 2"
     if len(separators) > 1:
-        return [
-            f"texture buffer {name} has {len(separators)} axis separators "
-            f"{list(separators)}; a 2-D image allows at most one"
-        ]
+        return (
+            f"has {len(separators)} axis separators {list(separators)}; a 2-D image allows "
+            "at most one"
+        )
     image_separators = flattening_separators(buffer_type.with_layout(shape, separators))
     if len(image_separators) != 1:
-        return [f"texture buffer {name} of shape {list(shape)} cannot flatten to a 2-D image"]
+        return f"of shape {list(shape)} cannot flatten to a 2-D image"
     rows, cols = flatten_shape(list(shape), list(image_separators))
     if lanes == 1 and len(shape) > 2 and shape[-1] != TEXEL_LANES:
-        return [
-            f"texture buffer {name} has innermost extent {shape[-1]}; the innermost axis "
-            f"of a texture holds one RGBA texel (extent {TEXEL_LANES})"
-        ]
+        return (
+            f"has innermost extent {shape[-1]}; the innermost axis of a texture holds one "
+            f"RGBA texel (extent {TEXEL_LANES})"
+        )
     if lanes == 1 and cols % TEXEL_LANES != 0:
-        return [
-            f"texture buffer {name} has {cols} columns, not a whole number of RGBA texels "
-            f"(a multiple of {TEXEL_LANES})"
-        ]
+        return (
+            f"has {cols} columns, not a whole number of RGBA texels (a multiple of {TEXEL_LANES})"
+        )
     width = cols * lanes // TEXEL_LANES
     if width > max_width or rows > max_height:
-        return [
-            f"texture buffer {name} needs a {width} x {rows} image (width x height in "
-            f"texels), beyond the image limit {max_width} x {max_height}"
-        ]
-    return []
+        return (
+            f"needs a {width} x {rows} image (width x height in texels), beyond the image "
+            f"limit {max_width} x {max_height}"
+        )
+    return None
 
 
 # Texel alignment of accesses ---------------------------------------------------------------
@@ -252,8 +250,13 @@ def lane_range(index: SSAValue) -> tuple[int, int]:
     return max(low, 0), min(high, TEXEL_LANES - 1)
 
 
-def access_problem(op: LoadOp | StoreOp, allow_partial_texel_writes: bool = False) -> str | None:
-    """Why an access to a texture buffer breaks rule 9 or 10 (None when it does not)."""
+def access_problem(
+    op: LoadOp | StoreOp,
+    allow_partial_texel_writes: bool = True,
+    lanes_of: Callable[[SSAValue], tuple[int, int]] = lane_range,
+) -> str | None:
+    """Why an access to a texture buffer breaks rule 9 or 10 (None when it does not).
+    `lanes_of` computes `lane_range` (pass a memoized one to share work between accesses)."""
     buffer_type = op.buffer.type
     assert isinstance(buffer_type, BufferType)
     if (
@@ -266,15 +269,18 @@ def access_problem(op: LoadOp | StoreOp, allow_partial_texel_writes: bool = Fals
     value_type = op.result.type if isinstance(op, LoadOp) else op.value.type
     lanes = value_type.get_shape()[0] if isinstance(value_type, VectorType) else 1
     name = describe_value(op.buffer)
-    if isinstance(op, StoreOp) and is_flat_texture(buffer_type) and not allow_partial_texel_writes:
-        if lanes != TEXEL_LANES:
+    whole_texels = (
+        isinstance(op, StoreOp) and is_flat_texture(buffer_type) and not allow_partial_texel_writes
+    )
+    if whole_texels and lanes <= TEXEL_LANES:
+        if lanes < TEXEL_LANES:
             return (
                 f"store of {lanes} lane{'s' if lanes > 1 else ''} to flat texture buffer "
                 f"{name} is a partial-texel write; image writes set whole RGBA texels "
                 f"(store a vector<{TEXEL_LANES}x{buffer_type.element_type}> at a multiple of "
                 f"{TEXEL_LANES})"
             )
-        low, high = lane_range(op.indices[-1])
+        low, high = lanes_of(op.indices[-1])
         if (low, high) != (0, 0):
             return (
                 f"store to flat texture buffer {name} is not proven to start at a texel "
@@ -283,7 +289,7 @@ def access_problem(op: LoadOp | StoreOp, allow_partial_texel_writes: bool = Fals
         return None
     if lanes == 1:
         return None
-    low, high = lane_range(op.indices[-1])
+    low, high = lanes_of(op.indices[-1])
     if high + lanes <= TEXEL_LANES:
         return None
     return (
@@ -414,10 +420,16 @@ class BufferVerifier:
     root: Operation
     max_image_width: int = DEFAULT_MAX_IMAGE_WIDTH
     max_image_height: int = DEFAULT_MAX_IMAGE_HEIGHT
-    allow_partial_texel_writes: bool = False
+    allow_partial_texel_writes: bool = True
     problems: list[BufferProblem] = field(default_factory=list[BufferProblem])
     aliases: BufferAliases = field(init=False)
     dominance: Dominance = field(default_factory=Dominance, init=False)
+    _lanes: dict[SSAValue, tuple[int, int]] = field(
+        default_factory=dict[SSAValue, tuple[int, int]], init=False
+    )
+    _textures: dict[BufferType, str | None] = field(
+        default_factory=dict[BufferType, str | None], init=False
+    )
 
     def __post_init__(self) -> None:
         self.aliases = BufferAliases(self.root)
@@ -433,8 +445,17 @@ class BufferVerifier:
             if isinstance(op, DeclBufferOp):
                 self._check_declaration(op)
             if isinstance(op, LoadOp | StoreOp):
-                self._report(op, access_problem(op, self.allow_partial_texel_writes))
+                self._report(
+                    op, access_problem(op, self.allow_partial_texel_writes, self._lane_range)
+                )
         return self.problems
+
+    def _lane_range(self, index: SSAValue) -> tuple[int, int]:
+        known = self._lanes.get(index)
+        if known is None:
+            known = lane_range(index)
+            self._lanes[index] = known
+        return known
 
     def _report(self, op: Operation, message: str | None) -> None:
         if message is not None:
@@ -447,12 +468,15 @@ class BufferVerifier:
         self._report(where, _implicit_problem(buffer))
         for use in buffer.uses:
             self._report(use.operation, use_problem(buffer, use.operation, self.dominance))
-        if is_texture_scope(buffer_type.get_scope()):
-            name = describe_value(buffer)
-            for message in texture_problems(
-                name, buffer_type, self.max_image_width, self.max_image_height
-            ):
-                self._report(where, message)
+        if not is_texture_scope(buffer_type.get_scope()):
+            return
+        if buffer_type not in self._textures:
+            self._textures[buffer_type] = texture_problem(
+                buffer_type, self.max_image_width, self.max_image_height
+            )
+        problem = self._textures[buffer_type]
+        if problem is not None:
+            self._report(where, f"texture buffer {describe_value(buffer)} {problem}")
 
     def _check_declaration(self, op: DeclBufferOp) -> None:
         name = describe_value(op.buffer)
@@ -502,7 +526,7 @@ def buffer_problems(
     root: Operation,
     max_image_width: int = DEFAULT_MAX_IMAGE_WIDTH,
     max_image_height: int = DEFAULT_MAX_IMAGE_HEIGHT,
-    allow_partial_texel_writes: bool = False,
+    allow_partial_texel_writes: bool = True,
 ) -> list[BufferProblem]:
     """Every violated rule under `root`, in IR order."""
     return BufferVerifier(root, max_image_width, max_image_height, allow_partial_texel_writes).run()
@@ -512,7 +536,7 @@ def verify_buffers(
     root: Operation,
     max_image_width: int = DEFAULT_MAX_IMAGE_WIDTH,
     max_image_height: int = DEFAULT_MAX_IMAGE_HEIGHT,
-    allow_partial_texel_writes: bool = False,
+    allow_partial_texel_writes: bool = True,
 ) -> None:
     """Raise a `VerifyException` listing every violated rule under `root` (one message per
     line, the ops marked in the attached IR dump); return when there is none."""
@@ -537,7 +561,7 @@ class VerifyBuffersPass(ModulePass):
     max_image_height: int = DEFAULT_MAX_IMAGE_HEIGHT
     """Largest image height (rows) a texture buffer may need."""
 
-    allow_partial_texel_writes: bool = False
+    allow_partial_texel_writes: bool = True
     """Skip rule 10: accept element-wise stores to flat texture buffers (e.g. between
     `flatten-buffers` and `vectorize-texels`, or for targets that treat textures as plain
     memory)."""

@@ -1133,3 +1133,70 @@ def test_i8_semantics_match_python_model(a: int, b: int):
     if a == -128 and b == -1:
         return  # signed overflow: undefined behaviour
     assert run_function(INT_MODULE, "ops", [a, b]) == _int_model(a, b)
+
+
+def test_lane_dependent_subview_with_private_scratch_and_copy():
+    body = """
+    %t = memref.alloca() : memref<4xf32>
+    %row = memref.subview %A[%i, 0] [1, 4] [1, 1] : memref<3x4xf32> to memref<4xf32, strided<[1], offset: ?>>
+    "memref.copy"(%row, %t) : (memref<4xf32, strided<[1], offset: ?>>, memref<4xf32>) -> ()
+    %v = memref.load %t[%c2] : memref<4xf32>
+    memref.store %v, %B[%i] : memref<3xf32>"""
+    loop = par(["%i"], ["%c0"], ["%c3"], ["%c1"], body)
+    text = f"""
+func.func @f(%A: memref<3x4xf32>, %B: memref<3xf32>) {{
+  {CONSTANTS}
+  %c3 = arith.constant 3 : index
+  {loop}
+  func.return
+}}"""
+    a = random((3, 4), seed=24)
+    b = np.zeros(3, np.float32)
+    run_function(parse(text), "f", [a, b])
+    np.testing.assert_array_equal(b, a[:, 2])
+
+
+def test_scf_reduce_with_lane_dependent_bounds():
+    inner = par(
+        ["%j"],
+        ["%c0"],
+        ["%i"],
+        ["%c1"],
+        """
+      %v = memref.load %A[%j] : memref<8xi64>""",
+        inits=[("%zero64", "i64")],
+        results="%s",
+        reduce="""scf.reduce(%v : i64) {
+      ^bb0(%x: i64, %y: i64):
+        %t = arith.addi %x, %y : i64
+        scf.reduce.return %t : i64
+      }""",
+    )
+    body = inner + "\n    memref.store %s, %P[%i] : memref<8xi64>"
+    outer = par(["%i"], ["%c0"], ["%c8"], ["%c1"], body)
+    text = f"""
+func.func @f(%A: memref<8xi64>, %P: memref<8xi64>) {{
+  {CONSTANTS}
+  %zero64 = arith.constant 0 : i64
+  {outer}
+  func.return
+}}"""
+    a = np.arange(1, 9, dtype=np.int64) ** 2
+    p = np.full(8, -1, np.int64)
+    run_function(parse(text), "f", [a, p])
+    np.testing.assert_array_equal(p, np.concatenate([[0], np.cumsum(a)[:-1]]))
+
+
+def test_i1_arithmetic_is_modulo_two_and_signed():
+    text = """
+func.func @g(%a: i1, %b: i1) -> (i1, i1, i1, i32, i32) {
+  %s = arith.addi %a, %b : i1
+  %m = arith.muli %a, %b : i1
+  %lt = arith.cmpi slt, %a, %b : i1
+  %e = arith.extsi %a : i1 to i32
+  %u = arith.extui %a : i1 to i32
+  func.return %s, %m, %lt, %e, %u : i1, i1, i1, i32, i32
+}"""
+    module = parse(text)
+    assert run_function(module, "g", [True, True]) == [False, True, False, -1, 1]
+    assert run_function(module, "g", [True, False]) == [True, False, True, -1, 1]

@@ -237,9 +237,9 @@ func.func @f(%img: !layout.buffer<8x32xf32, axis_separators = [1], scope = "glob
 def test_partial_texel_writes_option() -> None:
     module = parse(PARTIAL_WRITE)
     with pytest.raises(VerifyException, match="is a partial-texel write"):
-        VerifyBuffersPass().apply(make_context(), module)
-    VerifyBuffersPass(allow_partial_texel_writes=True).apply(make_context(), module)
-    assert buffer_problems(module, allow_partial_texel_writes=True) == []
+        VerifyBuffersPass(allow_partial_texel_writes=False).apply(make_context(), module)
+    VerifyBuffersPass().apply(make_context(), module)
+    assert buffer_problems(module) == []
 
 
 def test_pass_options_from_the_command_line(tmp_path: Path) -> None:
@@ -267,13 +267,26 @@ def test_pass_options_from_the_command_line(tmp_path: Path) -> None:
             str(BIN / "xdsl-opt"),
             str(source),
             "-p",
-            "verify-buffers{allow-partial-texel-writes=true}",
+            "verify-buffers",
         ],
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert allowed.returncode == 0, allowed.stderr
+    refused = subprocess.run(
+        [
+            str(BIN / "physlayout-opt"),
+            str(source),
+            "-p",
+            "verify-buffers{allow-partial-texel-writes=false}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert refused.returncode == 1
+    assert "is a partial-texel write" in refused.stderr
 
 
 def test_pass_does_not_change_the_module() -> None:
@@ -304,7 +317,8 @@ def test_lane_range_uses_loop_steps() -> None:
     )
     store = next(op for op in module.walk() if isinstance(op, StoreOp))
     assert lane_range(store.indices[-1]) == (2, 2)
-    assert [p.message for p in buffer_problems(module)] == [
+    problems = buffer_problems(module, allow_partial_texel_writes=False)
+    assert [p.message for p in problems] == [
         "verify-buffers: store to flat texture buffer %img is not proven to start at a texel "
         "boundary (its column index mod 4 lies in [2, 2])"
     ]
@@ -337,7 +351,6 @@ Partial-texel writes (rule 10) are expected between `flatten-buffers` and a late
 the end of a chain mark the case as an expected failure that names them (a kernel the
 texture target cannot write: see the report of the `verify-buffers` issue)."""
 
-PARTIAL_TEXEL_WRITE = "is a partial-texel write"
 
 
 def _pass_class(name: str) -> type[ModulePass] | None:
@@ -413,9 +426,8 @@ def test_verify_buffers_after_every_pass(lit_input: LitInput, chain: str) -> Non
         pytest.skip("not an input of the physlayout passes (does not parse)")
     ctx = make_context(lit_input.allow_unregistered)
     passes = pipeline(CHAINS[chain])
-    vectorizes = any(spec == "vectorize-texels" for spec, _ in passes)
     stages: list[str] = ["input"]
-    partial_writes = _check(module, stages)
+    _check(module, stages)
     for spec, pass_ in passes:
         try:
             pass_.apply(ctx, module)
@@ -423,24 +435,15 @@ def test_verify_buffers_after_every_pass(lit_input: LitInput, chain: str) -> Non
             break  # the pass refuses this input (its own tests pin that); stop the chain
         stages.append(spec)
         module.verify()
-        partial_writes = _check(module, stages)
-        if partial_writes and vectorizes and "vectorize-texels" not in stages:
-            partial_writes = []  # flatten-buffers ran first; vectorize-texels must fix them
-    if partial_writes:
-        pytest.xfail(
-            "flat texture buffers still written element-wise (partial-texel writes, "
-            "rule 10) after the pipeline:\n" + "\n".join(partial_writes)
-        )
+        _check(module, stages)
 
 
-def _check(module: Operation, stages: list[str]) -> list[str]:
-    """Fail on any problem but partial-texel writes, which are returned."""
+def _check(module: Operation, stages: list[str]) -> None:
+    """Fail on any problem `verify-buffers` finds."""
     problems = buffer_problems(module)
-    where = " -> ".join(stages)
-    others = [p.message for p in problems if PARTIAL_TEXEL_WRITE not in p.message]
-    if others:
-        pytest.fail(f"after {where}:\n" + "\n".join(others))
-    return [f"after {where}: {p.message}" for p in problems]
+    if problems:
+        where = " -> ".join(stages)
+        pytest.fail(f"after {where}:\n" + "\n".join(p.message for p in problems))
 
 
 def test_lit_inputs_are_found() -> None:

@@ -1,5 +1,5 @@
 // One case per verify-buffers rule, each with its exact message.
-// RUN: xdsl-opt %s -p verify-buffers --split-input-file --verify-diagnostics | filecheck %s
+// RUN: xdsl-opt %s -p 'verify-buffers{allow-partial-texel-writes=false}' --split-input-file --verify-diagnostics | filecheck %s
 //
 // Not expressible in textual IR, so tested from Python (test/python/test_verify_buffers.py):
 // a buffer used outside the region that declares it (the parser scopes names to regions).

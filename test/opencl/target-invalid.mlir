@@ -1,0 +1,175 @@
+// RUN: xdsl-opt %s -t 'opencl{max-image-width=64 max-image-height=32}' --split-input-file --verify-diagnostics | filecheck %s
+
+// Texture rule: the element type is f32 (RGBA FLOAT texels).
+func.func @texture_f64(%t: !layout.buffer<4x16xf64, axis_separators = [1], scope = "global.texture">) {
+  func.return
+}
+// CHECK: opencl: @texture_f64: parameter %t: texture element type must be f32 (image2d_t with RGBA FLOAT texels), got f64
+
+// -----
+// Texture rule: the innermost physical extent is one texel.
+func.func @texture_lanes(%t: !layout.buffer<2x4x8x3xf32, scope = "global.texture">) {
+  func.return
+}
+// CHECK: opencl: @texture_lanes: parameter %t: the innermost physical extent of a texture must be 4 (one RGBA texel), got 3 in [2, 4, 8, 3]
+
+// -----
+// Texture rule: the image width (texels) fits the device limit (here 64).
+func.func @texture_too_wide(%t: !layout.buffer<2x65x4xf32, scope = "global.texture">) {
+  func.return
+}
+// CHECK: opencl: @texture_too_wide: parameter %t: texture image of 65 x 2 texels exceeds the device limit of 64 x 32
+
+// -----
+// Texture rule: the image height fits the device limit (here 32): [n, c4, h | w, lane]
+// has 2 * 4 * 5 = 40 rows.
+func.func @texture_too_tall(%t: !layout.buffer<2x4x5x8x4xf32, scope = "global.texture">) {
+  func.return
+}
+// CHECK: opencl: @texture_too_tall: parameter %t: texture image of 8 x 40 texels exceeds the device limit of 64 x 32
+
+// -----
+// Texture rule: a texture is a 2-D image.
+func.func @texture_1d(%t: !layout.buffer<16xf32, scope = "global.texture">) {
+  func.return
+}
+// CHECK: opencl: @texture_1d: parameter %t: a texture must flatten to 2 physical axes (an image2d_t), but !layout.buffer<16xf32, scope = "global.texture"> flattens to [16]
+
+// -----
+// Texture rule: a rank-2 (flat) texture has whole texels per row.
+func.func @texture_columns(%t: !layout.buffer<4x6xf32, axis_separators = [1], scope = "global.texture">) {
+  func.return
+}
+// CHECK: opencl: @texture_columns: parameter %t: texture image columns (6) must be a multiple of 4
+
+// -----
+// Texture rule: a store writes all four channels, so a scalar store is refused.
+func.func @partial_texel_store(%t: !layout.buffer<4x16xf32, axis_separators = [1], scope = "global.texture">, %v: f32) {
+  %c0 = arith.constant 0 : index
+  layout.store %v, %t[%c0, %c0] : !layout.buffer<4x16xf32, axis_separators = [1], scope = "global.texture">, f32
+  func.return
+}
+// CHECK: opencl: @partial_texel_store: 'layout.store': texture store of f32 into %t would write part of a texel; a texture store writes all four channels (store a vector<4xf32> texel, e.g. after vectorize-texels)
+
+// -----
+// Texture rule: a vector<4xf32> store must cover exactly one texel.
+func.func @misaligned_texel_store(%t: !layout.buffer<4x16xf32, axis_separators = [1], scope = "global.texture">, %s: f32) {
+  %v = vector.broadcast %s : f32 to vector<4xf32>
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  layout.store %v, %t[%c0, %c2] : !layout.buffer<4x16xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+  func.return
+}
+// CHECK: opencl: @misaligned_texel_store: 'layout.store': texture store into %t must write one whole texel, but its column is not provably a multiple of 4 (lane 2)
+
+// -----
+// Texture rule: a narrower vector store writes part of a texel.
+func.func @half_texel_store(%t: !layout.buffer<4x16xf32, axis_separators = [1], scope = "global.texture">, %s: f32) {
+  %v = vector.broadcast %s : f32 to vector<2xf32>
+  %c0 = arith.constant 0 : index
+  layout.store %v, %t[%c0, %c0] : !layout.buffer<4x16xf32, axis_separators = [1], scope = "global.texture">, vector<2xf32>
+  func.return
+}
+// CHECK: opencl: @half_texel_store: 'layout.store': texture store of vector<2xf32> into %t would write part of a texel; a texture store writes all four channels (store a vector<4xf32> texel, e.g. after vectorize-texels)
+
+// -----
+// Texture rule: a vector<4xf32> load reads one whole texel.
+func.func @misaligned_texel_load(%t: !layout.buffer<4x16xf32, axis_separators = [1], scope = "global.texture">, %o: !layout.buffer<4xf32>, %j: index) {
+  %c0 = arith.constant 0 : index
+  %v = layout.load %t[%c0, %j] : !layout.buffer<4x16xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+  layout.store %v, %o[%c0] : !layout.buffer<4xf32>, vector<4xf32>
+  func.return
+}
+// CHECK: opencl: @misaligned_texel_load: 'layout.load': a vector<4xf32> texture load must read one whole texel, but its column is not provably a multiple of 4 (lane j mod 4)
+
+// -----
+// Texture rule: loads read one lane or one texel.
+func.func @two_lane_load(%t: !layout.buffer<4x16xf32, axis_separators = [1], scope = "global.texture">, %o: !layout.buffer<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %v = layout.load %t[%c0, %c0] : !layout.buffer<4x16xf32, axis_separators = [1], scope = "global.texture">, vector<2xf32>
+  layout.store %v, %o[%c0] : !layout.buffer<4xf32>, vector<2xf32>
+  func.return
+}
+// CHECK: opencl: @two_lane_load: 'layout.load': texture loads read one lane or one whole texel (vector<4xf32>), not vector<2xf32>
+
+// -----
+// OpenCL 1.2 images are read-only or write-only within one kernel.
+func.func @read_and_write(%t: !layout.buffer<4x16xf32, axis_separators = [1], scope = "global.texture">) {
+  %c0 = arith.constant 0 : index
+  %v = layout.load %t[%c0, %c0] : !layout.buffer<4x16xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+  %c4 = arith.constant 4 : index
+  layout.store %v, %t[%c0, %c4] : !layout.buffer<4x16xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+  func.return
+}
+// CHECK: opencl: @read_and_write: texture %t is both read and written by kernel 'read_and_write'; an OpenCL 1.2 image is read-only or write-only in a kernel
+
+// -----
+// The target needs the layouts applied.
+func.func @pending(%a: !layout.buffer<16xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>>) {
+  func.return
+}
+// CHECK: opencl: @pending: parameter %a: !layout.buffer<16xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>> still has a pending transform; run apply-layout
+
+// -----
+// Storage is allocated by host functions, not inside kernels.
+func.func @kernel_allocation(%v: f32) {
+  %c0 = arith.constant 0 : index
+  %p = layout.allocate [4] : !layout.ptr<f32>
+  %b = layout.decl_buffer %p : !layout.ptr<f32> -> !layout.buffer<4xf32>
+  layout.store %v, %b[%c0] : !layout.buffer<4xf32>, f32
+  func.return
+}
+// CHECK: opencl: @kernel_allocation: 'layout.allocate': allocations inside kernels are not supported; allocate in the host function and pass the buffer
+
+// -----
+// Launches share buffers, not SSA values.
+func.func @value_across_launches(%a: !layout.buffer<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %s = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> (f32) {
+    %v = layout.load %a[%i] : !layout.buffer<4xf32>, f32
+    %t = arith.addf %acc, %v : f32
+    scf.yield %t : f32
+  }
+  layout.store %s, %a[%c0] : !layout.buffer<4xf32>, f32
+  func.return
+}
+// CHECK: opencl: @value_across_launches: 'scf.for': its result is used by 'layout.store' outside the kernel launch that computes it; launches only share buffers
+
+// -----
+// Kernels return nothing.
+func.func @returns_value(%a: !layout.buffer<4xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %v = layout.load %a[%c0] : !layout.buffer<4xf32>, f32
+  func.return %v : f32
+}
+// CHECK: opencl: @returns_value: 'func.return': kernels return nothing (write results to buffers)
+
+// -----
+// Vector kernel parameters are not supported.
+func.func @vector_param(%a: !layout.buffer<4xf32>, %v: vector<4xf32>) {
+  func.return
+}
+// CHECK: opencl: @vector_param: parameter %v: unsupported kernel parameter type vector<4xf32>
+
+// -----
+// Kernels do not call other functions.
+func.func private @callee() -> ()
+func.func @calls() {
+  %c0 = arith.constant 0 : index
+  func.return
+}
+func.func @calls_other() {
+  func.call @calls() : () -> ()
+  func.return
+}
+// CHECK: // host function @calls_other launches: calls
+
+// -----
+// Unsupported element types are named.
+func.func @half_buffer(%a: !layout.buffer<4xf16>) {
+  func.return
+}
+// CHECK: opencl: @half_buffer: parameter %a: type f16 is not supported (f16 needs cl_khr_fp16, which this target does not use)

@@ -1,0 +1,247 @@
+"""The OpenCL target and runtime: generated code runs on a device and agrees with the numpy
+evaluator (exactly for copies, 1e-5 relative for arithmetic); the work-item rule; device
+selection. Tests that need a device skip cleanly when pyopencl finds none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.dialects import func
+from xdsl.utils.exceptions import DiagnosticException
+
+from physlayout.lowering.opencl import generate_opencl
+from physlayout.lowering.opencl_parallel import parallel_band
+from physlayout.runtime.evaluator import run_function
+from physlayout.runtime.opencl import (
+    OpenCLRuntime,
+    OpenCLRuntimeError,
+    compile_module,
+    lowering_passes,
+    make_context,
+    parse_module,
+    select_device,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+ROUNDTRIP = ROOT / "test/opencl/run-layout-roundtrip.mlir"
+RELU = ROOT / "test/opencl/run-relu-texture.mlir"
+DEMO = ROOT / "examples/demo.mlir"
+TARGET = ROOT / "test/opencl/target.mlir"
+
+RELU_GLOBAL = """
+func.func @relu(%a: !layout.buffer<2x5x6x8xf32>, %b: !layout.buffer<2x5x6x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c5 = arith.constant 5 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %n = %c0 to %c2 step %c1 {
+    scf.for %h = %c0 to %c5 step %c1 {
+      scf.for %w = %c0 to %c6 step %c1 {
+        scf.for %c = %c0 to %c8 step %c1 {
+          %v = layout.load %a[%n, %h, %w, %c] : !layout.buffer<2x5x6x8xf32>, f32
+          %r = arith.maximumf %v, %zero : f32
+          layout.store %r, %b[%n, %h, %w, %c] : !layout.buffer<2x5x6x8xf32>, f32
+        }
+      }
+    }
+  }
+  func.return
+}
+"""
+
+ALIASED = """
+func.func @inc(%a: !layout.buffer<8xf32>, %b: !layout.buffer<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = layout.load %a[%i] : !layout.buffer<8xf32>, f32
+    %w = arith.addf %v, %v : f32
+    layout.store %w, %b[%i] : !layout.buffer<8xf32>, f32
+  }
+  func.return
+}
+func.func @main(%x: !layout.buffer<8xf32>) {
+  func.call @inc(%x, %x) : (!layout.buffer<8xf32>, !layout.buffer<8xf32>) -> ()
+  func.return
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def runtime() -> OpenCLRuntime:
+    try:
+        return OpenCLRuntime()
+    except (OpenCLRuntimeError, ImportError) as err:
+        pytest.skip(f"no OpenCL device: {err}")
+
+
+def _random(shape: tuple[int, ...], seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).uniform(-1, 1, shape).astype(np.float32)
+
+
+# Execution ---------------------------------------------------------------------------------
+
+
+def test_layout_transform_into_a_texture_and_back_is_exact(runtime: OpenCLRuntime) -> None:
+    from physlayout.runtime.host import execute
+
+    compiled = compile_module(ROUNDTRIP.read_text(), runtime)
+    x = _random((1, 8, 8, 8), 1)
+    y = np.zeros_like(x)
+    result = execute(compiled, "main", [x, y])
+    np.testing.assert_array_equal(y, x)
+    reference = np.zeros_like(x)
+    run_function(compiled.source, "main", [x.copy(), reference])
+    np.testing.assert_array_equal(y, reference)
+    assert [t.kernel for t in result.times] == ["to_texture", "from_texture"]
+    assert all(t.seconds > 0 for t in result.times)
+
+
+@pytest.mark.parametrize("source", [RELU.read_text(), RELU_GLOBAL], ids=["texture", "global"])
+def test_relu_matches_numpy(runtime: OpenCLRuntime, source: str) -> None:
+    from physlayout.runtime.host import execute
+
+    compiled = compile_module(source, runtime)
+    a = _random((2, 5, 6, 8), 2)
+    b = np.zeros_like(a)
+    execute(compiled, "relu", [a, b])
+    np.testing.assert_array_equal(b, np.maximum(a, 0))
+
+
+def test_conv2d_nchw4c_matches_the_evaluator(runtime: OpenCLRuntime) -> None:
+    from physlayout.runtime.host import execute
+
+    compiled = compile_module(DEMO.read_text(), runtime)
+    x = _random((1, 16, 16, 16), 3)
+    weights = _random((16, 16, 3, 3), 4)
+    y = np.zeros((1, 14, 14, 16), np.float32)
+    execute(compiled, "main", [x, weights, y])
+    reference = np.zeros_like(y)
+    run_function(compiled.source, "main", [x.copy(), weights.copy(), reference])
+    relative = np.max(np.abs(y - reference)) / np.max(np.abs(reference))
+    assert relative <= 1e-5
+    activations = np.maximum(x, 0)[0]
+    direct = np.zeros_like(y)
+    for oh in range(14):
+        for ow in range(14):
+            patch = activations[oh : oh + 3, ow : ow + 3, :]
+            direct[0, oh, ow] = np.einsum("rsc,kcrs->k", patch, weights)
+    assert np.max(np.abs(y - direct)) / np.max(np.abs(direct)) <= 1e-5
+
+
+def test_one_storage_for_a_written_and_another_parameter_is_refused(
+    runtime: OpenCLRuntime,
+) -> None:
+    from physlayout.runtime.host import execute
+
+    compiled = compile_module(ALIASED, runtime)
+    with pytest.raises(OpenCLRuntimeError, match="must not overlap"):
+        execute(compiled, "main", [np.ones(8, np.float32)])
+
+
+def test_device_image_limits_reach_the_target(runtime: OpenCLRuntime) -> None:
+    width = runtime.limits.max_image_width + 1
+    text = f"""
+    func.func @wide(%t: !layout.buffer<1x{width}x4xf32, scope = "global.texture">) {{
+      func.return
+    }}"""
+    with pytest.raises(DiagnosticException, match="exceeds the device limit"):
+        compile_module(text, runtime)
+
+
+# Device selection ----------------------------------------------------------------------------
+
+
+def test_device_selection_by_spec_and_environment(
+    runtime: OpenCLRuntime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    platform = runtime.device.platform.name
+    assert select_device(platform[:8].lower() + ":0") == runtime.device or platform != (
+        runtime.device.platform.name
+    )
+    monkeypatch.setenv("PHYSLAYOUT_OPENCL_DEVICE", "no such platform")
+    with pytest.raises(OpenCLRuntimeError, match="no OpenCL platform matches"):
+        select_device()
+    with pytest.raises(OpenCLRuntimeError, match="out of range"):
+        select_device(":999")
+    with pytest.raises(OpenCLRuntimeError, match="bad device spec"):
+        select_device("x:y")
+
+
+# Generation (no device needed) -----------------------------------------------------------------
+
+
+def _lowered(text: str):
+    module = parse_module(text)
+    for one_pass in lowering_passes():
+        one_pass.apply(make_context(), module)
+    return module
+
+
+def test_generated_source_is_deterministic() -> None:
+    text = TARGET.read_text()
+    first = generate_opencl(_lowered(text)).source
+    second = generate_opencl(_lowered(text)).source
+    assert first == second
+
+
+def test_launch_plan_of_the_demo() -> None:
+    program = generate_opencl(_lowered(DEMO.read_text()))
+    assert list(program.kernels) == ["to_nchw4c", "relu", "conv2d"]
+    conv = program.kernels["conv2d"]
+    assert [a.kind for a in conv.args] == ["texture", "global", "texture"]
+    assert conv.args[0].image_size == (16, 64)
+    assert conv.args[2].image_size == (14, 56)
+    assert conv.launches[0].global_size == (14, 14, 4)
+    assert (conv.args[0].read, conv.args[0].written) == (True, False)
+
+
+def _band_sizes(text: str) -> dict[str, list[int]]:
+    module = _lowered(text)
+    sizes: dict[str, list[int]] = {}
+    for function in module.ops:
+        if not isinstance(function, func.FuncOp):
+            continue
+        loops = [op for op in function.body.blocks[0].ops if op.regions]
+        if loops:
+            sizes[function.sym_name.data] = [d.trip_count for d in parallel_band(loops[0])]
+    return sizes
+
+
+def test_work_item_rule_parallel_and_sequential_loops() -> None:
+    sizes = _band_sizes(TARGET.read_text())
+    assert sizes["copy4d"] == [2, 3, 4, 5]
+    assert sizes["row_sum"] == [8]
+    assert sizes["prefix_sum"] == []
+    assert sizes["last_wins"] == []
+    assert sizes["window"] == []
+    assert sizes["two_launches"] == [8]
+    assert sizes["relu_texture"] == [1, 4, 8, 8]
+
+
+OVERLAP = """
+func.func @overlap(%x: !layout.buffer<40xf32>, %v: f32) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %stride = arith.constant {stride} : index
+  %c8 = arith.constant 8 : index
+  %vec = vector.broadcast %v : f32 to vector<4xf32>
+  scf.for %i = %c0 to %c8 step %c1 {{
+    %j = arith.muli %i, %stride : index
+    layout.store %vec, %x[%j] : !layout.buffer<40xf32>, vector<4xf32>
+  }}
+  func.return
+}}
+"""
+
+
+@pytest.mark.parametrize(("stride", "band"), [(2, []), (3, []), (4, [8]), (5, [8])])
+def test_vector_stores_are_parallel_only_without_overlap(stride: int, band: list[int]) -> None:
+    """Iteration i stores the 4 lanes x[stride * i .. stride * i + 3]."""
+    assert _band_sizes(OVERLAP.format(stride=stride))["overlap"] == band
