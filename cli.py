@@ -233,6 +233,9 @@ def _run_command(args: argparse.Namespace) -> int:
     """`physlayout run`: the exit status (0 ok, 1 error or failed check)."""
     try:
         return _run_checked(args)
+    except _LocatedError as err:
+        print(err.message, file=sys.stderr)
+        return 1
     except (ParseError, DiagnosticException) as err:
         print(_diagnostic_text(err), file=sys.stderr)
         return 1
@@ -245,10 +248,10 @@ def _run_checked(args: argparse.Namespace) -> int:
     import numpy as np
 
     from physlayout.runtime.host import execute
-    from physlayout.runtime.opencl import OpenCLRuntime, compile_module, parse_module
+    from physlayout.runtime.opencl import OpenCLRuntime, compile_module
 
     with open(args.file) as stream:
-        source = parse_module(stream.read(), args.file)
+        source = _parse_located(stream.read(), args.file)
     runtime = OpenCLRuntime(args.device)
     compiled = compile_module(source, runtime)
     if args.print_opencl:
@@ -287,6 +290,25 @@ def _run_checked(args: argparse.Namespace) -> int:
         print(f"  %{name:<10} {line}")
     print("check: " + ("FAILED" if failed else "passed") + f" (rtol {args.rtol:g})")
     return 1 if failed else 0
+
+
+def _parse_located(text: str, name: str) -> ModuleOp:
+    """Parse and verify `text`; a verifier failure is reported at the op's source line."""
+    from physlayout.runtime.opencl import make_context
+
+    parser = LocatingParser(make_context(), text, name)
+    module = parser.parse_module()
+    for op in _post_order(module):
+        try:
+            op.verify(verify_nested_ops=False)
+        except VerifyException as err:
+            message = str(err).split("\n")[0].removeprefix("Operation does not verify: ")
+            span = parser.locations.get(op)
+            if span is None:
+                raise DiagnosticException(message) from None
+            location, _, context = span.print_with_context().partition("\n")
+            raise _LocatedError(f"{location}: error: {message}\n{context.rstrip()}") from None
+    return module
 
 
 def _entry_function(module: ModuleOp, name: str | None) -> func.FuncOp:

@@ -535,6 +535,7 @@ class IndexMap:
     # Evaluation ---------------------------------------------------------------------------
 
     def _check_arity(self, count: int, what: str = "indices") -> None:
+        """Raise ValueError unless `count` equals `ndim`."""
         if count != self.ndim:
             raise ValueError(f"index map expects {self.ndim} {what}, got {count}")
 
@@ -579,10 +580,10 @@ class IndexMap:
     def map_shape(self, shape: Shape) -> list[int]:
         """Structural extents of the transformed buffer (DESIGN.md "Shapes and padding").
 
-        An output that is ``e mod k`` at the top (as written, or after simplification)
-        spans ``k`` (a tile is always whole); any other output spans ``max + 1`` where
-        ``max`` comes from interval analysis of the output simplified on the box
-        ``[0, shape_k - 1]``.
+        An output whose simplified form (without bounds) is ``e mod k`` spans ``k`` (a tile
+        is always whole); any other output spans ``max + 1`` where ``max`` comes from
+        interval analysis of the output simplified on the box ``[0, shape_k - 1]``. The
+        result is the same for a map and its `simplify()`.
         ``(i) -> (i floordiv 4, i mod 4)`` gives ``[3, 4]`` on ``[10]`` and ``[1, 4]`` on
         ``[3]``; ``(i) -> (i mod 16)`` gives ``[16]`` on ``[14]``.
 
@@ -842,6 +843,7 @@ class _MapParser:
     _pos: int = 0
 
     def parse(self) -> tuple[IndexMap, tuple[int, ...]]:
+        """Parse the whole text: the map and its separators."""
         tokens = tokenize(self.text)
         names = self._parse_names(tokens)
         parser = ExprParser(self.text, tokens, names, self._pos)
@@ -864,6 +866,7 @@ class _MapParser:
         return IndexMap(tuple(names), tuple(outputs)), tuple(separators)
 
     def _no_separator_here(self, parser: ExprParser) -> None:
+        """Raise a clear error where an output is expected but a separator is found."""
         token = parser.current
         if token.kind == "punct" and token.text in ("|", ",", ")"):
             raise parser.error(
@@ -875,10 +878,12 @@ class _MapParser:
 
     @staticmethod
     def _after_separator(parser: ExprParser) -> bool:
+        """Whether the previous token is ``|``."""
         previous = parser.tokens[parser.pos - 1]
         return previous.kind == "punct" and previous.text == "|"
 
     def _parse_names(self, tokens: list[Token]) -> list[str]:
+        """Parse ``(name, ...)`` (unique valid names) and remember where it ended."""
         parser = ExprParser(self.text, tokens, ())
         parser.expect("(")
         names: list[str] = []
@@ -1028,11 +1033,10 @@ def _map_shape(imap: IndexMap, dims: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _top_level_mod(expr: Expr) -> int | None:
-    """k when `expr`, as written or simplified, is ``e mod k`` at the top, else None."""
-    for form in (expr, simplify(expr)):
-        if isinstance(form, Mod):
-            return form.divisor
-    return None
+    """k when `expr` simplifies (without bounds) to ``e mod k``, else None. Using the
+    simplified form makes `map_shape` the same for a map and its `simplify()`."""
+    simplified = simplify(expr)
+    return simplified.divisor if isinstance(simplified, Mod) else None
 
 
 @lru_cache(maxsize=1024)

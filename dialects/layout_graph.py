@@ -31,8 +31,10 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
+    DenseIntOrFPElementsAttr,
     FloatAttr,
     IntegerAttr,
+    IntegerType,
     StringAttr,
     TensorType,
     i64,
@@ -89,6 +91,11 @@ def scalar_value(attr: ScalarAttr) -> float | int:
     return attr.value.data
 
 
+def dense_attr(type_: TensorType, values: Sequence[float | int]) -> DenseIntOrFPElementsAttr:
+    """A dense tensor constant of `type_` from row-major `values` (one value: a splat)."""
+    return DenseIntOrFPElementsAttr.from_list(type_, values)  # pyright: ignore[reportCallIssue, reportArgumentType]
+
+
 def same_scalar(a: Attribute | None, b: Attribute | None) -> bool:
     """Whether two scalar constants are the same value of the same type, bit for bit
     (``0.0`` and ``-0.0`` differ; a NaN equals the identical NaN)."""
@@ -99,11 +106,11 @@ def same_scalar(a: Attribute | None, b: Attribute | None) -> bool:
     return a.value.data == b.value.data
 
 
-def _i64_array(values: Sequence[int]) -> DenseArrayBase:
+def _i64_array(values: Sequence[int]) -> DenseArrayBase[IntegerType]:
     return DenseArrayBase.from_list(i64, tuple(values))
 
 
-def _ints(array: DenseArrayBase) -> tuple[int, ...]:
+def _ints(array: DenseArrayBase[IntegerType]) -> tuple[int, ...]:
     return tuple(int(v) for v in array.get_values())
 
 
@@ -245,8 +252,8 @@ class PadOp(IRDLOperation):
 
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    low = prop_def(DenseArrayBase)
-    high = prop_def(DenseArrayBase)
+    low = prop_def(DenseArrayBase.constr(i64))
+    high = prop_def(DenseArrayBase.constr(i64))
     pad_value = prop_def(Attribute)
 
     traits = traits_def(Pure())
@@ -312,8 +319,8 @@ class CropOp(IRDLOperation):
 
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    start = prop_def(DenseArrayBase)
-    sizes = prop_def(DenseArrayBase)
+    start = prop_def(DenseArrayBase.constr(i64))
+    sizes = prop_def(DenseArrayBase.constr(i64))
     cropped_value = opt_prop_def(Attribute)
 
     traits = traits_def(Pure())

@@ -775,13 +775,16 @@ class _Linear:
 
     @staticmethod
     def constant(value: int) -> _Linear:
+        """The form ``value``."""
         return _Linear({}, value)
 
     @staticmethod
     def atom(expr: Expr, coef: int = 1) -> _Linear:
+        """The form ``coef * expr``."""
         return _Linear({expr: coef}, 0)
 
     def copy(self) -> _Linear:
+        """An independent copy."""
         return _Linear(dict(self.terms), self.const)
 
     def add(self, other: _Linear, scale: int = 1) -> None:
@@ -799,6 +802,7 @@ class _Linear:
             self.terms.pop(atom, None)
 
     def scaled(self, factor: int) -> _Linear:
+        """A new form ``factor * self``."""
         if factor == 0:
             return _Linear()
         return _Linear({a: c * factor for a, c in self.terms.items()}, self.const * factor)
@@ -880,10 +884,12 @@ class _Simplifier:
         return cached.copy()
 
     def _linear_uncached(self, expr: Expr) -> _Linear:
+        """`linear` without the memo; sum rules applied to the result."""
         form = self._linear_node(expr)
         return self._sum_rules(form) if len(form.terms) > 1 else form
 
     def _linear_node(self, expr: Expr) -> _Linear:
+        """The linear form of one node (operands simplified recursively)."""
         match expr:
             case Const(value=value):
                 return _Linear.constant(value)
@@ -939,6 +945,7 @@ class _Simplifier:
         return form
 
     def _apply_one_sum_rule(self, form: _Linear) -> bool:
+        """Apply the first sum-level rule that matches (in place); whether one did."""
         floordivs = [(a, c) for a, c in form.terms.items() if isinstance(a, FloorDiv)]
         if self._merge_congruent(form, [a for a, _ in floordivs]):
             return True
@@ -1215,6 +1222,7 @@ class _Simplifier:
         return form
 
     def _lift_one(self, form: _Linear, k: int) -> bool:
+        """One step of `_modular_recombine` (in place); whether it changed `form`."""
         for atom, coef in sorted(form.terms.items(), key=_term_key):
             if isinstance(atom, FloorDiv):
                 operand, a = atom.lhs, atom.divisor

@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import affine, func, memref, scf, vector
+from xdsl.dialects import affine, func, memref, vector
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     IndexType,
@@ -65,7 +65,7 @@ from xdsl.dialects.builtin import (
     UnrealizedConversionCastOp,
     VectorType,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue, Use
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -311,14 +311,12 @@ class LowerAllocateToAlloc(RewritePattern):
                 )
             extents[-1] *= _scalars(element)
             element = scalar
-        storage_type = MemRefType(element, extents)
         if ptr_type.get_scope() == "local":
             alloc: Operation = memref.AllocaOp.get(element, shape=extents)
         else:
             alloc = memref.AllocOp.get(element, shape=extents)
         rewriter.insert(alloc, InsertPoint.before(op))
         storage = alloc.results[0]
-        assert storage.type == storage_type
         self.state.storage[op.ptr] = storage
         if ptr_type.get_scope() != "local":
             _insert_dealloc(op, storage, rewriter)
@@ -403,22 +401,33 @@ class LowerDeclBufferToView(RewritePattern):
         return View(value, lanes)
 
     def _forward_other_uses(self, op: DeclBufferOp, view: View, buffer_type: MemRefType) -> None:
-        """Hand the view to users other than accesses and handles (calls, casts, ...)."""
+        """Hand the view to users other than accesses and handles (calls, casts, ...): they
+        need the buffer's own memref type, except casts to an unranked memref (any view
+        with the buffer's element type casts to one)."""
 
-        def other(use: object) -> bool:
-            return not isinstance(getattr(use, "operation", None), LoadOp | StoreOp | DataOp)
+        def other(use: Use) -> bool:
+            return not isinstance(use.operation, LoadOp | StoreOp | DataOp)
 
         users = [use.operation for use in op.buffer.uses if other(use)]
-        if not users:
-            return
-        if view.lanes != 1 or view.memref.type != buffer_type:
+        strict = [user for user in users if not _is_unranked_bridge(user)]
+        if view.lanes != 1 and users:
+            strict = users
+        if strict and (view.lanes != 1 or view.memref.type != buffer_type):
             raise _fail(
                 f"{_name(op.buffer)} lowers to a view of type {view.memref.type}, not "
-                f"{buffer_type}, so it cannot be passed to '{users[0].name}'; only "
+                f"{buffer_type}, so it cannot be passed to '{strict[0].name}'; only "
                 "layout.load/layout.store may use a buffer declared at an offset or with "
                 "another element type than its storage"
             )
         op.buffer.replace_uses_with_if(view.memref, other)
+
+
+def _is_unranked_bridge(op: Operation) -> bool:
+    return (
+        isinstance(op, UnrealizedConversionCastOp)
+        and BRIDGE in op.attributes
+        and isinstance(op.results[0].type, UnrankedMemRefType)
+    )
 
 
 # Accesses ---------------------------------------------------------------------------------
@@ -475,7 +484,11 @@ class LowerLoadToAffineOrMemRef(RewritePattern):
         if access is not None:
             amap = AffineMapAttr(access.map)
             if vector_value:
-                new = affine.VectorLoadOp(view.memref, access.operands, amap, value_type)  # pyright: ignore[reportArgumentType]
+                new = affine.VectorLoadOp.build(
+                    operands=[view.memref, access.operands],
+                    result_types=[value_type],
+                    properties={"map": amap},
+                )
             else:
                 new = affine.LoadOp(view.memref, access.operands, amap, value_type)
         else:
@@ -508,7 +521,9 @@ class LowerStoreToAffineOrMemRef(RewritePattern):
         if access is not None:
             amap = AffineMapAttr(access.map)
             if vector_value:
-                new = affine.VectorStoreOp(op.value, view.memref, access.operands, amap)  # pyright: ignore[reportArgumentType]
+                new = affine.VectorStoreOp.build(
+                    operands=[op.value, view.memref, access.operands], properties={"map": amap}
+                )
             else:
                 new = affine.StoreOp(op.value, view.memref, access.operands, amap)
         else:

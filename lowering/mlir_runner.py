@@ -41,7 +41,6 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     MemRefType,
-    ModuleOp,
     UnitAttr,
     UnrankedMemRefType,
     f32,
@@ -271,6 +270,8 @@ def add_harness(text: str, kernel: str, entry: str = "main") -> str:
     callee = functions.get(kernel)
     if callee is None:
         raise MlirRunError(f"no function @{kernel} to run")
+    if entry in functions:
+        raise MlirRunError(f"the module already has a function @{entry}; pick another entry")
     added: list[Operation] = [harness_main(callee, entry)]
     if "printMemrefF32" not in functions:
         unranked = UnrankedMemRefType.from_type(f32)
@@ -298,7 +299,7 @@ def _context() -> Context:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description="Run lowered physlayout IR with mlir-runner.")
     parser.add_argument("file", nargs="?", help="lowered MLIR (default: stdin)")
     parser.add_argument("--entry", default="main", help="function to run (default: main)")
     parser.add_argument("--harness", metavar="KERNEL", help="add a @main that runs KERNEL")

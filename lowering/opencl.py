@@ -49,7 +49,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from math import prod
 from typing import IO
 
 from xdsl.context import Context
@@ -254,6 +253,7 @@ class _Writer:
     function: func.FuncOp
     limits: ImageLimits
     helpers: set[str]
+    kernel_names: NameTable
     names: NameTable = field(default_factory=NameTable)
     c_names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
     buffers: dict[BlockArgument, _BufferArg] = field(default_factory=dict[BlockArgument, _BufferArg])
@@ -458,7 +458,8 @@ class _Writer:
         kernel_lines: list[str] = []
         launches: list[Launch] = []
         for k, segment in enumerate(segments):
-            kernel = base if len(segments) == 1 else f"{base}_{k}"
+            hint = base if len(segments) == 1 else f"{base}_{k}"
+            kernel = self.kernel_names.fresh(hint, "kernel")
             text, launch = self.write_segment(kernel, params, setup, segment)
             kernel_lines.extend(text)
             launches.append(launch)
@@ -931,6 +932,7 @@ def generate_opencl(module: ModuleOp, limits: ImageLimits | None = None) -> Open
     """
     limits = limits or ImageLimits()
     helpers: set[str] = set()
+    kernel_names = NameTable(reserved={"main"}, allow_underscores=True)
     kernels: dict[str, KernelInfo] = {}
     bodies: list[str] = []
     uses_double = False
@@ -944,7 +946,7 @@ def generate_opencl(module: ModuleOp, limits: ImageLimits | None = None) -> Open
             ]
             bodies.append(f"// host function @{name} launches: {', '.join(callees)}\n")
             continue
-        writer = _Writer(function, limits, helpers)
+        writer = _Writer(function, limits, helpers, kernel_names)
         lines, info = writer.write()
         bodies.append("\n".join(lines))
         kernels[name] = info
@@ -976,8 +978,3 @@ class OpenCLTarget(Target):
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         limits = ImageLimits(self.max_image_width, self.max_image_height)
         output.write(generate_opencl(module, limits).source)
-
-
-def physical_elements(arg: KernelArg) -> int:
-    """The number of scalar elements a buffer argument holds."""
-    return prod(arg.physical_shape)

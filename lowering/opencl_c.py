@@ -90,19 +90,30 @@ _VECTOR_NAME = re.compile(
 _HINT = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 
 
-class NameTable:
-    """Unique, valid OpenCL C identifiers, from SSA name hints where possible."""
+_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
-    def __init__(self) -> None:
-        self.used: set[str] = set()
+
+class NameTable:
+    """Unique, valid OpenCL C identifiers, from SSA name hints (or symbol names) where
+    possible. Hints with underscores are only taken when `allow_underscores` (generated
+    names are `hint_N`, so SSA-derived names never collide with them)."""
+
+    def __init__(self, reserved: set[str] | None = None, allow_underscores: bool = False):
+        self.used: set[str] = set(reserved or ())
         self.counter = 0
+        self.pattern = _IDENTIFIER if allow_underscores else _HINT
 
     def fresh(self, hint: str | None, fallback: str = "v") -> str:
-        if hint and _HINT.match(hint) and hint not in _KEYWORDS and not _VECTOR_NAME.match(hint):
+        if (
+            hint
+            and self.pattern.match(hint)
+            and hint not in _KEYWORDS
+            and not _VECTOR_NAME.match(hint)
+        ):
             base = hint
         else:
             base = None
-        if base is not None and base not in self.used and not base.startswith(("px", "get")):
+        if base is not None and base not in self.used and not base.startswith(("px_", "get_")):
             self.used.add(base)
             return base
         stem = base or fallback

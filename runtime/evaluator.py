@@ -304,9 +304,9 @@ class Evaluator:
         step_attr = op.properties.get("step")
         if not isinstance(step_attr, IntegerAttr):
             raise EvaluationError(f"'{op.name}': missing step")
-        operands = [frame.num(v, lanes) for v in node.operands]
         count_lb = lb_map.num_dims + lb_map.num_symbols
         count_ub = ub_map.num_dims + ub_map.num_symbols
+        operands = [frame.num(v, lanes) for v in node.operands[: count_lb + count_ub]]
         lb = reduce_bounds(apply_map(lb_map, operands[:count_lb]), np.maximum)
         ub = reduce_bounds(apply_map(ub_map, operands[count_lb : count_lb + count_ub]), np.minimum)
         step = np.asarray(step_attr.value.data, dtype=np.int64)

@@ -76,8 +76,8 @@ __all__ = [
 
 
 def _tensor_dtype(type_: Attribute) -> np.dtype[Any]:
-    assert isinstance(type_, ShapedType)
-    return dtype_of(type_.get_element_type())  # pyright: ignore[reportArgumentType]
+    assert isinstance(type_, TensorType)
+    return dtype_of(type_.get_element_type())
 
 
 def _static_shape(op: Operation, type_: Attribute) -> tuple[int, ...]:

@@ -133,12 +133,11 @@ def select_device(spec: str | None = None) -> Any:
         ) from None
     if platform_part:
         needle = platform_part.lower()
-        names = sorted({p.name for p, _ in devices})
-        matching = [d for p, d in devices if needle in p.name.lower()]
-        first = next((p for p, _ in devices if needle in p.name.lower()), None)
-        if first is None:
+        platform = next((p for p, _ in devices if needle in p.name.lower()), None)
+        if platform is None:
+            names = sorted({p.name for p, _ in devices})
             raise OpenCLRuntimeError(f"no OpenCL platform matches '{platform_part}' in {names}")
-        matching = [d for p, d in devices if p.name == first.name]
+        matching = [d for p, d in devices if p == platform]
     else:
         matching = [d for _, d in devices]
     if not 0 <= index < len(matching):

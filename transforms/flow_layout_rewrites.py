@@ -40,8 +40,9 @@ box, and on the padding of its transform, which is filled with ``v`` (isl), and 
 maps those pad values (and ``v`` for the accumulator) to exactly ``v`` (bit for bit,
 evaluated with the reference semantics). An input whose padding is not proven read
 is unknown, so a body that uses it fails (2). ``add(0, 0) == 0`` flows; ``exp(0) = 1`` and
-``add(1, 1) = 2`` with ``v = 1`` do not. Pad values are given to an input transform only
-when its element type is the result's.
+``add(1, 1) = 2`` with ``v = 1`` do not. An input transform that pads gets ``v`` when its
+element type is the result's, else zero; the proof uses the value it got. A scalar input is
+known only when it is an `arith.constant`.
 
 Refused (left alone): generics marked with the unit attribute ``layout.frozen`` (frozen
 layouts stop the flow), generics with several results, a result with other uses,
@@ -243,9 +244,7 @@ def _refusal(generic: GenericOp) -> str | None:
     return None
 
 
-def _output_loops(
-    generic: GenericOp, output_map: IndexMap, kinds: Sequence[str]
-) -> list[int] | None:
+def _output_loops(output_map: IndexMap, kinds: Sequence[str]) -> list[int] | None:
     """The loop of each result dimension when the output map is a projected permutation of
     exactly the parallel loops, else None."""
     position = {name: m for m, name in enumerate(loop_names(len(kinds)))}
@@ -273,18 +272,21 @@ class FlowTransformThroughGeneric(RewritePattern):
         generic = op.input.owner
         if not isinstance(generic, GenericOp) or _refusal(generic) is not None:
             return
+        created: list[Operation] = []
         try:
-            new_generic, new_ops = self._rebuild(generic, op)
-        except _Decline:
+            self._rebuild(generic, op, created)
+        except (_Decline, ValueError):
+            for new in reversed(created):
+                new.erase()
             return
-        except ValueError:
-            return
-        rewriter.replace(op, [*new_ops, new_generic])
+        rewriter.replace(op, created)
         rewriter.erase(generic)
 
     # Building -----------------------------------------------------------------------------
 
-    def _rebuild(self, generic: GenericOp, op: TransformOp) -> tuple[GenericOp, list[Operation]]:
+    def _rebuild(self, generic: GenericOp, op: TransformOp, created: list[Operation]) -> None:
+        """Build the new ops into `created` (the new generic last); raise `_Decline` or
+        ValueError to leave the generic alone."""
         kinds = [str(t.data) for t in generic.iterator_types.data]
         count = len(kinds)
         maps = [
@@ -292,10 +294,10 @@ class FlowTransformThroughGeneric(RewritePattern):
         ]
         shapes = [static_shape(v) or () for v in generic.operands]
         extents = _loop_extents(maps, shapes, count)
-        output_loops = _output_loops(generic, maps[-1], kinds)
+        output_loops = _output_loops(maps[-1], kinds)
         if extents is None or output_loops is None:
             raise _Decline
-        plan = self._plan(op, kinds, extents, output_loops)
+        plan = self._plan(op, kinds, extents, output_loops, created)
         transforms = self._operand_transforms(generic, op, maps, output_loops)
         for k, operand in enumerate(generic.inputs):
             self._add_input(plan, op, operand, maps[k], transforms[k])
@@ -328,15 +330,19 @@ class FlowTransformThroughGeneric(RewritePattern):
             generic.library_call,
         )
         new_generic.attributes.update(generic.attributes)
+        created.append(new_generic)
         try:
             new_generic.verify()
         except VerifyException:
             raise _Decline from None
-        return new_generic, plan.new_ops
 
     @staticmethod
     def _plan(
-        op: TransformOp, kinds: Sequence[str], extents: Sequence[int], output_loops: Sequence[int]
+        op: TransformOp,
+        kinds: Sequence[str],
+        extents: Sequence[int],
+        output_loops: Sequence[int],
+        created: list[Operation],
     ) -> FlowPlan:
         result_shape = op.input_shape()
         new_shape = op.result_shape()
@@ -356,7 +362,12 @@ class FlowTransformThroughGeneric(RewritePattern):
         iterator_types = [IteratorTypeAttr.parallel()] * rank
         iterator_types += [IteratorTypeAttr(IteratorType(kinds[m])) for m in others]
         return FlowPlan(
-            rank + len(others), bounds, substitution, iterator_types, [extents[m] for m in others]
+            rank + len(others),
+            bounds,
+            substitution,
+            iterator_types,
+            [extents[m] for m in others],
+            new_ops=created,
         )
 
     def _operand_transforms(
@@ -442,7 +453,7 @@ class FlowTransformThroughGeneric(RewritePattern):
             arg = body.args[k]
             shape = plan.input_shapes[k]
             if not isinstance(operand.type, ShapedType):
-                values.append(None)
+                values.append(_constant_value(operand))
                 continue
             imap = plan.maps[k]
             with bridge.isl_errors("proving the padding of a flow"):

@@ -30,8 +30,8 @@ What it rewrites (``T`` is a `layout.transform`, ``v`` a pad value):
 - ``crop(crop(x))`` becomes one crop; ``pad(pad(x))`` with the same value one pad.
 - A rewrite of an `arith.constant` dense tensor becomes a new constant (computed with
   `IndexMap.map_ndarray`, `numpy.pad`, slicing), up to `max_constant_elements` elements; a
-  rewrite of `linalg.fill` with a constant value becomes a fill of the new shape when every
-  element of the result is that value; a crop of `tensor.empty`, or a transform of it that
+  rewrite of `linalg.fill` becomes a fill of the new shape when every element of the result
+  is the fill value (any padding it adds is that same constant); a crop of `tensor.empty`, or a transform of it that
   does not pad, becomes a `tensor.empty` of the new shape.
 
 What it refuses: anything it cannot prove. Every condition above is decided exactly
@@ -76,8 +76,10 @@ from physlayout.dialects.layout_graph import (
     CropOp,
     PadOp,
     TransformOp,
+    dense_attr,
     element_type,
     same_scalar,
+    scalar_value,
     static_shape,
 )
 from physlayout.dialects.quasi_affine import Dim, simplify
@@ -109,6 +111,16 @@ def _tensor_type(like: SSAValue, shape: tuple[int, ...]) -> TensorType:
     elt = element_type(like)
     assert elt is not None
     return TensorType(elt, shape)
+
+
+def _added_value(op: LayoutRewrite) -> Attribute | None:
+    """The value a rewrite puts where its result has no element of its input, or None when
+    there is no such position."""
+    if isinstance(op, PadOp):
+        return op.pad_value
+    if isinstance(op, TransformOp):
+        return effective_pad(op)
+    return None
 
 
 def _merge_pads(first: Attribute | None, second: Attribute | None) -> tuple[bool, Attribute | None]:
@@ -197,18 +209,17 @@ class ComposeAdjacentTransforms(RewritePattern):
         ok, pad_value = _merge_pads(effective_pad(inner), effective_pad(op))
         if not ok or any(c > o for c, o in zip(composed_shape, out_shape, strict=True)):
             return
+        pads = composed.padding_predicate(shape) is not None
+        if pad_value is None and (pads or composed_shape != out_shape):
+            return
         new_ops: list[Operation] = []
         value = source
         if composed_shape != shape or not is_identity(composed, shape):
-            pads = composed.padding_predicate(shape) is not None
-            if pads and pad_value is None:
-                return
             transform = TransformOp(source, composed, pad_value if pads else None)
             new_ops.append(transform)
             value = transform.result
         if composed_shape != out_shape:
-            if pad_value is None:
-                return
+            assert pad_value is not None
             high = [o - c for c, o in zip(composed_shape, out_shape, strict=True)]
             new_ops.append(PadOp(value, [0] * len(high), high, pad_value))
         rewriter.replace(op, new_ops)
@@ -271,10 +282,9 @@ class FoldCropOfPad(RewritePattern):
         ):
             first, last = max(s, lo), min(s + n, lo + extent)
             if first >= last:
-                splat = DenseIntOrFPElementsAttr.from_list(
-                    op.result.type,  # pyright: ignore[reportArgumentType]
-                    [pad.pad_value.value.data],  # pyright: ignore[reportAttributeAccessIssue]
-                )
+                assert isinstance(op.result.type, TensorType)
+                assert isinstance(pad.pad_value, FloatAttr | IntegerAttr)
+                splat = dense_attr(op.result.type, [scalar_value(pad.pad_value)])
                 rewriter.replace(op, ConstantOp(splat, op.result.type))
                 return
             inner_start.append(first - lo)
@@ -361,17 +371,16 @@ class FoldRewriteIntoConstant(RewritePattern):
             array = apply_rewrite(op, dense_array(value, op.input.type))
         except EvaluationError:
             return
-        flat = array.ravel()
-        items = [flat[0].item()] if flat.size and bool(np.all(flat == flat[0])) else flat.tolist()
-        if np.issubdtype(array.dtype, np.floating) and items != [flat[0].item()]:
-            items = flat.tolist()
-        attr = DenseIntOrFPElementsAttr.from_list(result_type, items)  # pyright: ignore[reportArgumentType]
+        flat = np.ascontiguousarray(array).ravel()
+        bits = flat.view(np.dtype(f"u{flat.dtype.itemsize}"))
+        splat = bool(flat.size) and bool(np.all(bits == bits[0]))
+        attr = dense_attr(result_type, [flat[0].item()] if splat else flat.tolist())
         rewriter.replace(op, ConstantOp(attr, result_type))
 
 
 class FoldRewriteOfFill(RewritePattern):
-    """A layout rewrite of ``linalg.fill`` with a constant -> a fill of the new shape, when
-    every element of the result is that constant."""
+    """A layout rewrite of ``linalg.fill`` -> a fill of the new shape, when every element of
+    the result is the fill value (a pad must add that same constant)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, LayoutRewrite):
@@ -379,18 +388,11 @@ class FoldRewriteOfFill(RewritePattern):
         fill = op.input.owner
         if not isinstance(fill, FillOp) or len(fill.inputs) != 1:
             return
+        added = _added_value(op)
         scalar = fill.inputs[0].owner
-        if not isinstance(scalar, ConstantOp) or not isinstance(
-            scalar.value, FloatAttr | IntegerAttr
+        if added is not None and not (
+            isinstance(scalar, ConstantOp) and same_scalar(scalar.value, added)
         ):
-            return
-        if (
-            isinstance(op, TransformOp)
-            and op.pads()
-            and not same_scalar(scalar.value, op.pad_value)
-        ):
-            return
-        if isinstance(op, PadOp) and not same_scalar(scalar.value, op.pad_value):
             return
         empty = EmptyOp([], op.result.type)
         new_fill = FillOp([fill.inputs[0]], [empty.tensor], [op.result.type])

@@ -40,3 +40,5 @@
 // LLVM-NOT:   memref.
 // LLVM:       llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr
 // LLVM-LABEL: llvm.func @caller
+// CHECK-LABEL: func.func @print_tail
+// CHECK:         memref.cast %{{.*}} : memref<8xf32, strided<[1], offset: 8>> to memref<*xf32>

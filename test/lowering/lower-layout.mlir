@@ -306,3 +306,17 @@ func.func @from_memref(%m: memref<4x4xf32>) {
   func.call @callee(%b) : (!layout.buffer<16xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>>) -> ()
   func.return
 }
+
+// A view at an offset has a strided type; it can still be cast to an unranked memref.
+// CHECK-LABEL: func.func @print_tail
+// CHECK:         %[[P:.*]] = memref.alloc() : memref<16xf32>
+// CHECK-NEXT:    %[[T:.*]] = memref.reinterpret_cast %[[P]] to offset: [8], sizes: [8], strides: [1] : memref<16xf32> to memref<8xf32, strided<[1], offset: 8>>
+// CHECK-NEXT:    %[[U:.*]] = "memref.cast"(%[[T]]) : (memref<8xf32, strided<[1], offset: 8>>) -> memref<*xf32>
+// CHECK-NEXT:    func.call @consume(%[[U]]) : (memref<*xf32>) -> ()
+func.func @print_tail() {
+  %p = layout.allocate [16] : !layout.ptr<f32>
+  %tail = layout.decl_buffer %p offset 8 : !layout.ptr<f32> -> !layout.buffer<8xf32>
+  %u = builtin.unrealized_conversion_cast %tail : !layout.buffer<8xf32> to memref<*xf32>
+  func.call @consume(%u) : (memref<*xf32>) -> ()
+  func.return
+}

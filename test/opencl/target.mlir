@@ -294,6 +294,36 @@ func.func @two_launches(%a: !layout.buffer<8x4xf32>, %b: !layout.buffer<8xf32>) 
   func.return
 }
 
+// affine.parallel (generic form) is parallel by definition; an affine.for whose stores
+// are injective in its variable is proven parallel.
+// CHECK-LABEL: __kernel void affine_loops_0(__global const float* a, __global float* b) {
+// CHECK-NEXT:    int j = (int)get_global_id(0);
+// CHECK-NEXT:    int i = (int)get_global_id(1);
+// CHECK-NEXT:    float [[V:[a-z0-9_]+]] = a[i * 8 + j];
+// CHECK-NEXT:    float [[W:[a-z0-9_]+]] = [[V]] * 2.0f;
+// CHECK-NEXT:    b[i * 8 + j] = [[W]];
+// CHECK-NEXT:  }
+// CHECK-LABEL: __kernel void affine_loops_1(__global float* a, __global const float* b) {
+// CHECK-NEXT:    int k = (int)get_global_id(0);
+// CHECK-NEXT:    float [[V:[a-z0-9_]+]] = b[k];
+func.func @affine_loops(%a: !layout.buffer<4x8xf32>, %b: !layout.buffer<4x8xf32>) {
+  %two = arith.constant 2.0 : f32
+  "affine.parallel"() <{lowerBoundsGroups = dense<1> : vector<2xi32>, lowerBoundsMap = affine_map<() -> (0, 0)>, reductions = [], steps = [1, 1], upperBoundsGroups = dense<1> : vector<2xi32>, upperBoundsMap = affine_map<() -> (4, 8)>}> ({
+  ^bb0(%i: index, %j: index):
+    %v = layout.load %a[%i, %j] : !layout.buffer<4x8xf32>, f32
+    %w = arith.mulf %v, %two : f32
+    layout.store %w, %b[%i, %j] : !layout.buffer<4x8xf32>, f32
+    "affine.yield"() : () -> ()
+  }) : () -> ()
+  affine.for %k = 0 to 8 {
+    %z = arith.constant 0 : index
+    %v = layout.load %b[%z, %k] : !layout.buffer<4x8xf32>, f32
+    %d = arith.addf %v, %v : f32
+    layout.store %d, %a[%z, %k] : !layout.buffer<4x8xf32>, f32
+  }
+  func.return
+}
+
 // Host functions are not kernels.
 // CHECK: // host function @host launches: relu_texture, texture_to_nhwc
 func.func @host(%x: !layout.buffer<1x8x8x16xf32>) {

@@ -283,7 +283,7 @@ def flows(draw: st.DrawFn) -> tuple[str, list[np.ndarray]]:
     args = ", ".join(f"%in{k}: {_tensor(s)}" for k, s in enumerate(ins_shapes))
     ins = ", ".join(f"%in{k}" for k in range(arity))
     ins_types = ", ".join(_tensor(s) for s in ins_shapes)
-    block = ", ".join(["%a: f32", "%b: f32"][:arity] + ["%o: f32"])
+    block = ", ".join([*["%a: f32", "%b: f32"][:arity], "%o: f32"])
     text = f"""func.func @flow({args}) -> {_tensor(new_shape)} {{
   %zero = arith.constant 0.0 : f32
   %one = arith.constant 1.0 : f32

@@ -19,6 +19,7 @@ from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
 ROOT = Path(__file__).resolve().parents[2]
 FOLD = ROOT / "test/graph/fold-layout-rewrites.mlir"
 FLOW = ROOT / "test/graph/flow-layout-rewrites.mlir"
+INTEROP = ROOT / "test/graph/flow-mlir-interop.mlir"
 EXAMPLE = ROOT / "examples/graph_conv_bias_conv.mlir"
 
 PIPELINES: dict[str, list[ModulePass]] = {
@@ -39,7 +40,7 @@ def _without_promises(text: str) -> str:
 
 
 @pytest.mark.parametrize("pipeline", sorted(PIPELINES))
-@pytest.mark.parametrize("source", [FOLD, FLOW, EXAMPLE], ids=lambda p: p.name)
+@pytest.mark.parametrize("source", [FOLD, FLOW, INTEROP, EXAMPLE], ids=lambda p: p.name)
 def test_results_agree_before_and_after(source: Path, pipeline: str) -> None:
     _, results = compare_before_after(_without_promises(source.read_text()), PIPELINES[pipeline])
     assert results

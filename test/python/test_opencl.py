@@ -4,6 +4,8 @@ selection. Tests that need a device skip cleanly when pyopencl finds none."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -114,6 +116,20 @@ def test_relu_matches_numpy(runtime: OpenCLRuntime, source: str) -> None:
     np.testing.assert_array_equal(b, np.maximum(a, 0))
 
 
+def test_affine_loops_match_the_evaluator(runtime: OpenCLRuntime) -> None:
+    from physlayout.runtime.host import execute
+
+    text = TARGET.read_text()
+    compiled = compile_module(text, runtime)
+    a, b = _random((4, 8), 6), _random((4, 8), 7)
+    reference = [a.copy(), b.copy()]
+    result = execute(compiled, "affine_loops", [a, b])
+    run_function(compiled.source, "affine_loops", reference)
+    np.testing.assert_array_equal(a, reference[0])
+    np.testing.assert_array_equal(b, reference[1])
+    assert [t.kernel for t in result.times] == ["affine_loops_0", "affine_loops_1"]
+
+
 def test_conv2d_nchw4c_matches_the_evaluator(runtime: OpenCLRuntime) -> None:
     from physlayout.runtime.host import execute
 
@@ -162,9 +178,9 @@ def test_device_selection_by_spec_and_environment(
     runtime: OpenCLRuntime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     platform = runtime.device.platform.name
-    assert select_device(platform[:8].lower() + ":0") == runtime.device or platform != (
-        runtime.device.platform.name
-    )
+    assert select_device(f"{platform.lower()}:0").platform.name == platform
+    monkeypatch.setenv("PHYSLAYOUT_OPENCL_DEVICE", f"{platform}:0")
+    assert select_device().platform.name == platform
     monkeypatch.setenv("PHYSLAYOUT_OPENCL_DEVICE", "no such platform")
     with pytest.raises(OpenCLRuntimeError, match="no OpenCL platform matches"):
         select_device()
@@ -223,6 +239,7 @@ def test_work_item_rule_parallel_and_sequential_loops() -> None:
     assert sizes["window"] == []
     assert sizes["two_launches"] == [8]
     assert sizes["relu_texture"] == [1, 4, 8, 8]
+    assert sizes["affine_loops"] == [4, 8]
 
 
 OVERLAP = """
@@ -245,3 +262,49 @@ func.func @overlap(%x: !layout.buffer<40xf32>, %v: f32) {{
 def test_vector_stores_are_parallel_only_without_overlap(stride: int, band: list[int]) -> None:
     """Iteration i stores the 4 lanes x[stride * i .. stride * i + 3]."""
     assert _band_sizes(OVERLAP.format(stride=stride))["overlap"] == band
+
+
+# The command line ------------------------------------------------------------------------------
+
+
+def _physlayout(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "physlayout"), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_run_moves_numpy_files_in_the_logical_layout(
+    runtime: OpenCLRuntime, tmp_path: Path
+) -> None:
+    x = _random((1, 8, 8, 8), 5)
+    np.save(tmp_path / "x.npy", x)
+    out = tmp_path / "y.npy"
+    done = _physlayout(
+        "run", str(ROUNDTRIP), "--input", f"x={tmp_path / 'x.npy'}", "--output", f"y={out}",
+        "--check", "--rtol", "0",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "check: passed (rtol 0)" in done.stdout
+    np.testing.assert_array_equal(np.load(out), x)
+
+
+def test_run_reports_bad_input_as_diagnostics(runtime: OpenCLRuntime, tmp_path: Path) -> None:
+    missing = _physlayout("run", str(tmp_path / "missing.mlir"))
+    assert missing.returncode == 1
+    assert missing.stderr.startswith("error:")
+    unknown = _physlayout("run", str(ROUNDTRIP), "--input", "nosuch=1")
+    assert unknown.returncode == 1
+    assert "error: --input: no parameter %nosuch (have ['x', 'y'])" in unknown.stderr
+    bad = tmp_path / "bad.mlir"
+    bad.write_text(
+        "func.func @f(%a: !layout.buffer<4xf32>) {\n"
+        "  %v = layout.load %a[] : !layout.buffer<4xf32>, f32\n"
+        "  func.return\n}\n"
+    )
+    parsed = _physlayout("run", str(bad))
+    assert parsed.returncode == 1
+    assert "error:" in parsed.stderr
+    assert "Traceback" not in parsed.stderr
