@@ -5,8 +5,10 @@ Generated modules: N functions with 10 accesses each (affine loads/stores and me
 loads/stores on two layout-mapped memref arguments, plus a call to the previous function),
 and one function with many accesses. Each tool runs once per module as a subprocess (its
 CPU time, including start-up, parsing and printing); `xdsl-opt` is also timed without
-passes, so the `pass` column (the difference) estimates the pass itself. The upstream
-column is skipped when `mlir-opt-22`/`mlir-opt` is not installed.
+passes, so the `pass` column (the difference) estimates the pass itself (both of its
+halves: pending buffer transforms and memref layouts); `normalize` is the memref half
+alone (`normalize_memref_layouts`, in-process). The upstream column is skipped when
+`mlir-opt-22`/`mlir-opt` is not installed.
 
 Usage: `python bench/bench_normalize_memrefs.py [--sizes 50,200,800] [--accesses 2000]`
 (about 2 minutes of CPU time with the defaults).
@@ -15,14 +17,22 @@ Usage: `python bench/bench_normalize_memrefs.py [--sizes 50,200,800] [--accesses
 from __future__ import annotations
 
 import argparse
+import gc
 import resource
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from xdsl.context import Context
+from xdsl.dialects import affine, arith, builtin, func, memref
+from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.ir import Operation
+from xdsl.parser import Parser
 
 TILE = "affine_map<(d0, d1) -> (d0 floordiv 4, d1 floordiv 4, d0 mod 4, d1 mod 4)>"
 TRANSPOSE = "affine_map<(d0, d1) -> (d1, d0)>"
@@ -78,6 +88,38 @@ def one_function(accesses: int) -> str:
     return "\n".join(_function("big", accesses, None)) + "\n"
 
 
+def parse(text: str) -> ModuleOp:
+    ctx = Context()
+    for dialect in (builtin.Builtin, func.Func, arith.Arith, affine.Affine, memref.MemRef):
+        ctx.load_dialect(dialect)
+    return Parser(ctx, text).parse_module()
+
+
+def many_functions_module(count: int) -> ModuleOp:
+    """`many_functions(count)` built in-process by cloning (faster than parsing it)."""
+    first, other = parse(many_functions(2)).ops
+    assert isinstance(other, func.FuncOp)
+    functions: list[Operation] = [first.clone()]
+    for f in range(1, count):
+        function = other.clone()
+        function.sym_name = StringAttr(f"f{f}")
+        for call in function.walk():
+            if isinstance(call, func.CallOp):
+                call.callee = SymbolRefAttr(f"f{f - 1}")
+        functions.append(function)
+    return ModuleOp(functions)
+
+
+def normalize_cpu_time(module: ModuleOp) -> float:
+    """CPU time of `normalize_memref_layouts` alone (the memref half of apply-layout)."""
+    from physlayout.transforms.normalize_memrefs import normalize_memref_layouts
+
+    gc.collect()
+    start = time.process_time()
+    normalize_memref_layouts(module)
+    return time.process_time() - start
+
+
 @dataclass
 class Row:
     case: str
@@ -85,6 +127,7 @@ class Row:
     accesses: int
     xdsl: float
     baseline: float
+    normalize: float
     mlir: float | None
 
     @property
@@ -114,7 +157,9 @@ def _tools() -> tuple[str, str | None]:
     return xdsl_opt, mlir_opt
 
 
-def run_case(case: str, text: str, functions: int, accesses: int, timeout: float) -> Row:
+def run_case(
+    case: str, text: str, module: ModuleOp, functions: int, accesses: int, timeout: float
+) -> Row:
     xdsl_opt, mlir_opt = _tools()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"{case}.mlir"
@@ -126,22 +171,24 @@ def run_case(case: str, text: str, functions: int, accesses: int, timeout: float
             mlir = _time([mlir_opt, str(path), "-normalize-memrefs", "-o", "/dev/null"], timeout)
     if xdsl is None or baseline is None:
         raise SystemExit(f"xdsl-opt failed on {case}")
-    return Row(case, functions, accesses, xdsl, baseline, mlir)
+    normalize = normalize_cpu_time(module)
+    return Row(case, functions, accesses, xdsl, baseline, normalize, mlir)
 
 
 def _format(rows: list[Row], has_mlir: bool) -> str:
-    header = f"{'case (cpu s)':<14}{'funcs':>7}{'accesses':>10}{'xdsl-opt':>11}{'parse+print':>13}"
-    header += f"{'pass':>9}"
+    header = f"{'case':<10}{'funcs':>6}{'accesses':>10}{'xdsl-opt':>10}{'parse+print':>13}"
+    header += f"{'pass':>8}{'normalize':>11}"
     if has_mlir:
-        header += f"{'mlir-opt':>11}{'xdsl/mlir':>11}"
+        header += f"{'mlir-opt':>10}{'xdsl/mlir':>11}"
     lines = [header, "-" * len(header)]
     for row in rows:
-        line = f"{row.case:<14}{row.functions:>7}{row.functions * row.accesses:>10}"
-        line += f"{row.xdsl:>10.2f}s{row.baseline:>12.2f}s{row.xdsl - row.baseline:>8.2f}s"
+        line = f"{row.case:<10}{row.functions:>6}{row.functions * row.accesses:>10}"
+        line += f"{row.xdsl:>9.2f}s{row.baseline:>12.2f}s{row.xdsl - row.baseline:>7.2f}s"
+        line += f"{row.normalize:>10.2f}s"
         if has_mlir:
             mlir = "timeout" if row.mlir is None else f"{row.mlir:.2f}s"
             ratio = "-" if row.ratio is None else f"{row.ratio:.2f}"
-            line += f"{mlir:>11}{ratio:>11}"
+            line += f"{mlir:>10}{ratio:>11}"
         lines.append(line)
     return "\n".join(lines)
 
@@ -155,17 +202,24 @@ def main(argv: Sequence[str] | None = None) -> None:
     _, mlir_opt = _tools()
     if mlir_opt is None:
         print("mlir-opt not found: the upstream column is skipped")
+    print("CPU seconds per run (start-up, parsing and printing included except in `normalize`)")
+    print(_format([], mlir_opt is not None), flush=True)
     rows: list[Row] = []
     for count in (int(s) for s in args.sizes.split(",") if s):
-        rows.append(run_case(f"{count}x10", many_functions(count), count, 10, args.timeout))
+        module = many_functions_module(count)
+        rows.append(run_case(f"{count}x10", many_functions(count), module, count, 10, args.timeout))
         print(_format(rows[-1:], mlir_opt is not None).splitlines()[-1], flush=True)
-    rows.append(
-        run_case(
-            "1x" + str(args.accesses), one_function(args.accesses), 1, args.accesses, args.timeout
+    text = one_function(args.accesses)
+    rows.append(run_case(f"1x{args.accesses}", text, parse(text), 1, args.accesses, args.timeout))
+    print(_format(rows[-1:], mlir_opt is not None).splitlines()[-1], flush=True)
+    if mlir_opt is not None and len(rows) > 2:
+        print(
+            "\ngrowth from the smallest to the largest N (time ratio):"
+            f" xdsl-opt {rows[-2].xdsl / rows[0].xdsl:.1f}x,"
+            f" normalize {rows[-2].normalize / rows[0].normalize:.1f}x,"
+            f" mlir-opt {(rows[-2].mlir or 0) / (rows[0].mlir or 1):.1f}x"
+            f" for {rows[-2].functions // rows[0].functions}x the functions"
         )
-    )
-    print()
-    print(_format(rows, mlir_opt is not None))
 
 
 if __name__ == "__main__":

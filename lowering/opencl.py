@@ -689,7 +689,9 @@ class _Writer:
     def access_target(self, op: LoadOp | StoreOp) -> tuple[_BufferArg, BufferType, int]:
         where = self.at(op)
         param, offset = _trace(op.buffer, where)
-        buffer = self.buffers[param]
+        buffer = self.buffers.get(param)
+        if buffer is None:
+            raise fail(where, "buffers must be kernel parameters (or views of them)")
         accessed = op.buffer.type
         assert isinstance(accessed, BufferType)
         if accessed.element_type != buffer.type.element_type:

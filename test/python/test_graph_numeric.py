@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FOLD = ROOT / "test/graph/fold-layout-rewrites.mlir"
 FLOW = ROOT / "test/graph/flow-layout-rewrites.mlir"
 INTEROP = ROOT / "test/graph/flow-mlir-interop.mlir"
+RUNNER = ROOT / "test/graph/flow-mlir-runner.mlir"
 EXAMPLE = ROOT / "examples/graph_conv_bias_conv.mlir"
 
 PIPELINES: dict[str, list[ModulePass]] = {
@@ -29,20 +30,21 @@ PIPELINES: dict[str, list[ModulePass]] = {
 }
 
 
-def _without_promises(text: str) -> str:
-    """The module without the @promise_* functions (their promises are about arguments)."""
+def _testable(text: str) -> str:
+    """The module without the @promise_* functions (their promises are about arguments)
+    and @main (it prints through upstream MLIR's runner)."""
     module = parse(text)
     for function in list(module.ops):
         name = getattr(function, "sym_name", None)
-        if name is not None and name.data.startswith("promise_"):
+        if name is not None and (name.data.startswith("promise_") or name.data == "main"):
             function.detach()
     return str(module)
 
 
 @pytest.mark.parametrize("pipeline", sorted(PIPELINES))
-@pytest.mark.parametrize("source", [FOLD, FLOW, INTEROP, EXAMPLE], ids=lambda p: p.name)
+@pytest.mark.parametrize("source", [FOLD, FLOW, INTEROP, RUNNER, EXAMPLE], ids=lambda p: p.name)
 def test_results_agree_before_and_after(source: Path, pipeline: str) -> None:
-    _, results = compare_before_after(_without_promises(source.read_text()), PIPELINES[pipeline])
+    _, results = compare_before_after(_testable(source.read_text()), PIPELINES[pipeline])
     assert results
 
 
@@ -72,6 +74,17 @@ def test_promises_kept_by_the_inputs(seed: int) -> None:
         before = run_graph(module, name, [x])
         after = run_graph(folded, name, [x])
         np.testing.assert_array_equal(before[0], after[0], err_msg=name)
+
+
+def test_runner_graphs_match_the_printed_results() -> None:
+    """The values upstream MLIR prints in flow-mlir-runner.mlir, from the evaluator."""
+    module = parse(_testable(RUNNER.read_text()))
+    (padded,) = run_graph(module, "padded_bias", [])
+    assert padded[0, :, 0, 0, :].tolist() == [[100, 202, 304, 406], [508, 610, 0, 0]]
+    (summed,) = run_graph(module, "sum_over_h", [])
+    assert summed[0].tolist() == [[11, 44], [22, 55], [33, 66]]
+    (shifted,) = run_graph(module, "shifted", [np.arange(9, dtype=np.float32)])
+    assert shifted.tolist() == [[-1, -2, -3, -4], [-5, -6, -7, -8]]
 
 
 def test_broken_promise_is_reported() -> None:
