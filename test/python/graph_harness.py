@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, linalg, math, tensor
+from xdsl.dialects import arith, bufferization, builtin, func, linalg, math, memref, tensor
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
@@ -26,6 +26,8 @@ def make_context() -> Context:
         arith.Arith,
         math.Math,
         tensor.Tensor,
+        memref.MemRef,
+        bufferization.Bufferization,
         linalg.Linalg,
         layout_dialect(),
     ):
