@@ -4,14 +4,14 @@
 Generated modules: N functions with 10 accesses each (affine loads/stores and memref
 loads/stores on two layout-mapped memref arguments, plus a call to the previous function),
 and one function with many accesses. Each tool runs once per module as a subprocess (its
-CPU time, including start-up, parsing and printing); `xdsl-opt` is also timed without
-passes, so the `pass` column (the difference) estimates the pass itself (both of its
-halves: pending buffer transforms and memref layouts); `normalize` is the memref half
+CPU time, including start-up, parsing and printing). With `--baseline`, `xdsl-opt` is also
+timed without passes, so the `pass` column (the difference) estimates the whole pass (both
+halves: pending buffer transforms and memref layouts). `normalize` is the memref half
 alone (`normalize_memref_layouts`, in-process). The upstream column is skipped when
 `mlir-opt-22`/`mlir-opt` is not installed.
 
-Usage: `python bench/bench_normalize_memrefs.py [--sizes 50,200,800] [--accesses 2000]`
-(about 2 minutes of CPU time with the defaults).
+Usage: `python bench/bench_normalize_memrefs.py [--sizes 50,200,800] [--accesses 2000]
+[--baseline]` (about 80 s of CPU time with the defaults, 2 minutes with `--baseline`).
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ class Row:
     functions: int
     accesses: int
     xdsl: float
-    baseline: float
+    baseline: float | None
     normalize: float
     mlir: float | None
 
@@ -158,21 +158,27 @@ def _tools() -> tuple[str, str | None]:
 
 
 def run_case(
-    case: str, text: str, module: ModuleOp, functions: int, accesses: int, timeout: float
+    case: str,
+    text: str,
+    module: ModuleOp,
+    functions: int,
+    accesses: int,
+    timeout: float,
+    baseline: bool,
 ) -> Row:
     xdsl_opt, mlir_opt = _tools()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"{case}.mlir"
         path.write_text(text)
         xdsl = _time([xdsl_opt, str(path), "-p", "apply-layout", "-o", "/dev/null"], timeout)
-        baseline = _time([xdsl_opt, str(path), "-o", "/dev/null"], timeout)
+        parse_print = _time([xdsl_opt, str(path), "-o", "/dev/null"], timeout) if baseline else None
         mlir = None
         if mlir_opt is not None:
             mlir = _time([mlir_opt, str(path), "-normalize-memrefs", "-o", "/dev/null"], timeout)
-    if xdsl is None or baseline is None:
+    if xdsl is None:
         raise SystemExit(f"xdsl-opt failed on {case}")
     normalize = normalize_cpu_time(module)
-    return Row(case, functions, accesses, xdsl, baseline, normalize, mlir)
+    return Row(case, functions, accesses, xdsl, parse_print, normalize, mlir)
 
 
 def _format(rows: list[Row], has_mlir: bool) -> str:
@@ -183,7 +189,11 @@ def _format(rows: list[Row], has_mlir: bool) -> str:
     lines = [header, "-" * len(header)]
     for row in rows:
         line = f"{row.case:<10}{row.functions:>6}{row.functions * row.accesses:>10}"
-        line += f"{row.xdsl:>9.2f}s{row.baseline:>12.2f}s{row.xdsl - row.baseline:>7.2f}s"
+        line += f"{row.xdsl:>9.2f}s"
+        if row.baseline is None:
+            line += f"{'-':>13}{'-':>8}"
+        else:
+            line += f"{row.baseline:>12.2f}s{row.xdsl - row.baseline:>7.2f}s"
         line += f"{row.normalize:>10.2f}s"
         if has_mlir:
             mlir = "timeout" if row.mlir is None else f"{row.mlir:.2f}s"
@@ -198,6 +208,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--sizes", default="50,200,800", help="numbers of functions")
     parser.add_argument("--accesses", type=int, default=2000, help="accesses in one function")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per tool run")
+    parser.add_argument(
+        "--baseline", action="store_true", help="also time xdsl-opt without passes (slower)"
+    )
     args = parser.parse_args(argv)
     _, mlir_opt = _tools()
     if mlir_opt is None:
@@ -207,10 +220,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     rows: list[Row] = []
     for count in (int(s) for s in args.sizes.split(",") if s):
         module = many_functions_module(count)
-        rows.append(run_case(f"{count}x10", many_functions(count), module, count, 10, args.timeout))
+        text = many_functions(count)
+        rows.append(run_case(f"{count}x10", text, module, count, 10, args.timeout, args.baseline))
         print(_format(rows[-1:], mlir_opt is not None).splitlines()[-1], flush=True)
     text = one_function(args.accesses)
-    rows.append(run_case(f"1x{args.accesses}", text, parse(text), 1, args.accesses, args.timeout))
+    module = parse(text)
+    rows.append(
+        run_case(f"1x{args.accesses}", text, module, 1, args.accesses, args.timeout, args.baseline)
+    )
     print(_format(rows[-1:], mlir_opt is not None).splitlines()[-1], flush=True)
     if mlir_opt is not None and len(rows) > 2:
         print(

@@ -10,8 +10,10 @@ Preparation: a module that still has pending transforms is first run through
 What it rewrites:
 
 - `!layout.buffer<S x T, ...>` -> `memref<S x T>` everywhere (function signatures, calls,
-  block arguments): scope, separators and the element type (vector types included) carry
-  over; every scope is the default memory space of the CPU target.
+  block arguments), vector element types kept. Function parameters keep their
+  (transformed, unflattened) shape; the flat alias `flatten-buffers` declares in the body
+  becomes a view. Separators only shape that view, and every scope (texture scopes
+  included) is the default memory space: the CPU target has no image memory.
 - `layout.allocate [E] : !layout.ptr<T, scope>` -> `memref.alloc() : memref<E x T>`
   (`memref.alloca` for `scope = "local"`), with a `memref.dealloc` before the end of its
   block when no buffer over it leaves the block. When a buffer of another element type is
@@ -30,8 +32,9 @@ What it rewrites:
   `affine-loops=true` (the default) `scf.for` / `scf.parallel` loops around accesses are
   first raised to `affine.for` / `affine.parallel` (`lower_layout_loops`).
 - `builtin.unrealized_conversion_cast` between a `!layout.buffer` and the memref it lowers
-  to (how buffer-level code hands a buffer to memref code, e.g. a test's `printMemrefF32`,
-  or the converse) folds away.
+  to (how buffer-level code hands a buffer to memref code, or memref code hands a physical
+  memref to a buffer-level kernel) folds away; a cast of a buffer to `memref<*xT>` (to
+  call `printMemrefF32`) becomes `memref.cast`.
 
 Refused, with a diagnostic naming the value or op: a buffer still not at its physical rank
 after `flatten-buffers`; `!layout.ptr` values that are not the handle of an allocation or of
@@ -44,7 +47,10 @@ buffer's); a buffer/memref cast whose two sides lower to different memref types;
 `layout` op (e.g. graph-level rewrites) left over.
 
 Guarantees: the result has no `layout` op or type and computes what the input computes
-(tests compare both with the numpy evaluator and with `mlir-runner`).
+(tests compare both with the numpy evaluator and with `mlir-runner`); a module without
+`layout` ops is left unchanged, so a second run changes nothing. Known limit: a `local`
+allocation inside a loop becomes a `memref.alloca` in the loop body, whose stack space LLVM
+releases only on return.
 """
 
 from __future__ import annotations

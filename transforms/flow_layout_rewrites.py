@@ -20,16 +20,19 @@ The operand transform, from the access pattern (the design's "mapping the axes")
 operand dimension indexed by the bare output loop of result dimension ``r`` is *tied* to
 ``r``. Each output ``e`` of ``M`` over tied dimensions only becomes ``e`` over the operand
 dimensions; an output over none of them is a broadcast: a unit dimension (``0``), dropped
-when it comes before or after every other output; an output that mixes tied and untied dimensions
-cannot be mapped and the generic is left alone. Untied operand dimensions (reduction axes, constant or compound
-indices; those of extent 1 only when indexed by a bare loop) stay as they are, placed before the first
-output of the next tied dimension, else after the first output of the previous one. With
-``M = (n, c, h, w) -> (n, c floordiv 4, h, w, c mod 4)``: ``bias[c, 0, 0]`` gets ``(i, j,
-k) -> (i floordiv 4, 0, 0, i mod 4)`` and the sum over ``h, w`` of ``x[n, c, h, w]`` into
-``(n, c) -> (n, c floordiv 4, c mod 4)`` gets ``(n, c, h, w) -> (n, c floordiv 4, h, w, c
-mod 4)``. An operand transform that is the identity is not materialized. The Python API
-(`flow_layout_rewrites`) accepts a callback that supplies the operand transforms instead
-(the design's fallback for ops the analysis cannot handle).
+when it comes before or after every other output; an output that mixes tied and untied
+dimensions cannot be mapped, and the generic is left alone. Untied operand dimensions
+(reduction axes, constant or compound indices; of extent 1 only when a bare loop indexes
+them) stay as they are, placed before the first output of the next tied dimension, else
+after the first output of the previous one. With ``M = (n, c, h, w) -> (n, c floordiv 4, h,
+w, c mod 4)``, ``bias[c, 0, 0]`` gets ``(c, a1, a2) -> (c floordiv 4, 0, 0, c mod 4)`` (the
+seed's ``(i // 4, 0, 0, i % 4)``); the sum over ``h, w`` of ``x[n, c, h, w]`` into ``(n, c)
+-> (n, c floordiv 4, c mod 4)`` gives ``x`` the map ``(n, c, d2, d3) -> (n, c floordiv 4,
+d2, d3, c mod 4)``; the sum over ``h`` into NCW transformed to NWC makes ``x`` NHWC. An
+operand transform that is the identity is not materialized (the layout change then lives
+in the indexing map, as for a transposed matmul). The Python API (`flow_layout_rewrites`)
+accepts a callback that supplies the operand transforms instead (the design's fallback for
+ops the analysis cannot handle).
 
 Soundness: for every point ``M(i)`` of the transformed result the new generic reads exactly
 the operand elements the old one read at ``i`` (by construction: ``T_X(I(M^-1(M(i))))`` is
@@ -48,8 +51,9 @@ Refused (left alone): generics marked with the unit attribute ``layout.frozen`` 
 layouts stop the flow), generics with several results, a result with other uses,
 `linalg.index` in the body (its meaning would change), output maps that are not projected
 permutations of the parallel loops, dynamic shapes, maps that cannot be mapped or inverted,
-and padded transforms whose padding cannot be proven. A callback that returns a bad
-operand transform is an error (`PassFailedException`).
+padded transforms whose padding cannot be proven, and rebuilt generics that would not
+verify. A callback that returns a bad operand transform is an error
+(`PassFailedException`).
 
 Guarantees: results are unchanged; each flow moves a transform strictly closer to the
 function's inputs, so the pass terminates. Run `fold-layout-rewrites` afterwards to fold the

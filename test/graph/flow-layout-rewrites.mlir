@@ -1,6 +1,7 @@
 // One behaviour of flow-layout-rewrites per function, refusals next to the flows.
 // test/python/test_graph_numeric.py runs every function before and after the passes.
 // RUN: xdsl-opt %s -p flow-layout-rewrites | filecheck %s
+// RUN: xdsl-opt %s -p flow-layout-rewrites | xdsl-opt -p flow-layout-rewrites | filecheck %s
 // RUN: xdsl-opt %s -p flow-layout-rewrites,fold-layout-rewrites | filecheck %s --check-prefix=FOLD
 
 #id1 = affine_map<(i) -> (i)>

@@ -5,6 +5,8 @@
 // RUN: xdsl-opt %s -p lower-layout | filecheck %s
 // RUN: xdsl-opt %s -p 'lower-layout{affine-loops=false}' | filecheck %s --check-prefix=SCF
 // RUN: xdsl-opt %s -p lower-layout | filecheck %s --check-prefix=NOLAYOUT
+// A second run changes nothing:
+// RUN: xdsl-opt %s -p lower-layout --print-op-generic | xdsl-opt -p lower-layout | filecheck %s
 
 // NOLAYOUT-NOT: layout.
 // NOLAYOUT-NOT: !layout

@@ -4,6 +4,7 @@
 // buffers are the physical layouts the RFC derives (numpy reference: test_lower_layout.py).
 // RUN: xdsl-opt %S/inputs/rfc0039_examples.mlir -p apply-layout,flatten-buffers,lower-layout | %python -m physlayout.lowering.mlir_runner | filecheck %s
 // RUN: xdsl-opt %S/inputs/rfc0039_examples.mlir -p lower-layout --print-op-generic | %python -m physlayout.lowering.mlir_runner | filecheck %s
+// RUN: xdsl-opt %S/inputs/rfc0039_examples.mlir -p lower-layout | %python -m physlayout.lowering.mlir_runner --harness vector_views --entry harness | filecheck %s --check-prefix=VEC
 
 // Example 1: row-major flat 1-D; x[2, 3] = 7 lands at 2*6 + 3 = 15.
 // CHECK:      rank = 1 offset = 0 sizes = [24] strides = [1] data =
@@ -35,3 +36,10 @@
 // The probes: x[1, 5] = 15 in the 2-D examples, x[1, 3, 2, 5] = 1325 in the NHWC ones.
 // CHECK:      rank = 1 offset = 0 sizes = [4] strides = [1] data =
 // CHECK-NEXT: [15,  15,  1325,  1325]
+
+// The vector accesses (RFC 0039 option 1) under the generated harness: the input
+// (7*i mod 23) - 11, then the output, doubled through the vector<4xf32> alias.
+// VEC:      sizes = [16] strides = [1] data =
+// VEC-NEXT: [-11,  -4,  3,  10,  -6,  1,  8,  -8,  -1,  6,  -10,  -3,  4,  11,  -5,  2]
+// VEC:      sizes = [16] strides = [1] data =
+// VEC-NEXT: [-22,  -8,  6,  20,  -12,  2,  16,  -16,  -2,  12,  -20,  -6,  8,  22,  -10,  4]

@@ -133,6 +133,17 @@ func.func @out_of_bounds(%x: tensor<4xf32>) -> tensor<4xf32> {
   func.return %r : tensor<4xf32>
 }
 
+func.func @callee(%x: tensor<4xf32>) -> tensor<2x2xf32> {
+  %t = layout.transform %x {index_map = #layout.index_map<(i) -> (i mod 2, i floordiv 2)>} : tensor<4xf32> -> tensor<2x2xf32>
+  func.return %t : tensor<2x2xf32>
+}
+
+func.func @caller(%x: tensor<4xf32>, %s: f32) -> (tensor<2x2xf32>, f32) {
+  %r = func.call @callee(%x) : (tensor<4xf32>) -> tensor<2x2xf32>
+  %y = arith.mulf %s, %s : f32
+  func.return %r, %y : tensor<2x2xf32>, f32
+}
+
 func.func @rewrites(%x: tensor<6xi32>) -> (tensor<2x4xi32>, tensor<9xi32>, tensor<2xi32>) {
   %t = layout.transform %x {index_map = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = -1 : i32} : tensor<6xi32> -> tensor<2x4xi32>
   %p = layout.pad %x {low = array<i64: 1>, high = array<i64: 2>, pad_value = 7 : i32} : tensor<6xi32> -> tensor<9xi32>
@@ -166,6 +177,12 @@ def test_evaluator_layout_rewrites() -> None:
     assert t.tolist() == [[0, 1, 2, 3], [4, 5, -1, -1]]
     assert p.tolist() == [7, 0, 1, 2, 3, 4, 5, 7, 7]
     assert c.tolist() == [3, 4]
+
+
+def test_evaluator_calls_and_scalars() -> None:
+    module = parse(CONV)
+    r, y = run_graph(module, "caller", [np.arange(4, dtype=np.float32), 3.0])
+    assert r.tolist() == [[0, 2], [1, 3]] and y == 9.0
 
 
 def test_evaluator_rejects_bad_arguments() -> None:

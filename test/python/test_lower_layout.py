@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
@@ -55,9 +57,18 @@ def lowered(text: str) -> ModuleOp:
     return module
 
 
-def printed(module: ModuleOp, generic: bool = False) -> str:
-    from io import StringIO
+@cache
+def lowered_source(source: Path) -> ModuleOp:
+    """`source` lowered once per test session (evaluating a module does not change it)."""
+    return lowered(source.read_text())
 
+
+@cache
+def parsed_source(source: Path) -> ModuleOp:
+    return parse(source.read_text())
+
+
+def printed(module: ModuleOp, generic: bool = False) -> str:
     stream = StringIO()
     Printer(stream=stream, print_generic_format=generic).print_op(module)
     return stream.getvalue()
@@ -145,14 +156,13 @@ RULE_KERNELS = [
 @pytest.mark.parametrize(
     ("source", "name"),
     [(RULES, n) for n in RULE_KERNELS]
-    + [(RFC, n) for n in RFC_KERNELS]
+    + [(RFC, n) for n in [*RFC_KERNELS, "vector_views"]]
     + [(RELU, "relu")],
     ids=lambda v: v.name if isinstance(v, Path) else v,
 )
 def test_evaluator_agrees_before_and_after_lowering(source: Path, name: str) -> None:
-    text = source.read_text()
-    before = parse(text)
-    after = lowered(text)
+    before = parsed_source(source)
+    after = lowered_source(source)
     kernel = function(before, name)
     args = inputs(kernel)
     layouts = pending_layouts(kernel)
@@ -166,7 +176,7 @@ def test_evaluator_agrees_before_and_after_lowering(source: Path, name: str) -> 
 
 @pytest.mark.parametrize("name", sorted(RFC_KERNELS))
 def test_lowered_rfc_kernels_compute_the_numpy_reference(name: str) -> None:
-    module = lowered(RFC.read_text())
+    module = lowered_source(RFC)
     kernel = function(module, name)
     x_type, probe_type = kernel.function_type.inputs.data
     assert isinstance(x_type, MemRefType) and isinstance(probe_type, MemRefType)
@@ -178,8 +188,15 @@ def test_lowered_rfc_kernels_compute_the_numpy_reference(name: str) -> None:
     assert probe[0] == value
 
 
+def test_lowered_vector_views_compute_the_numpy_reference() -> None:
+    a = np.arange(16, dtype=np.float32) - 5
+    out = np.zeros(16, np.float32)
+    run_function(lowered_source(RFC), "vector_views", [a, out])
+    np.testing.assert_array_equal(out, 2 * a)
+
+
 def test_lowered_relu_computes_the_numpy_reference() -> None:
-    module = lowered(RELU.read_text())
+    module = lowered_source(RELU)
     out = np.zeros((1, 2, 4, 4, 4), np.float32)
     run_function(module, "relu", [relu_input(), out])
     np.testing.assert_array_equal(out, relu_reference())
@@ -188,8 +205,7 @@ def test_lowered_relu_computes_the_numpy_reference() -> None:
 
 def test_lowered_output_has_no_layout_and_parses_back() -> None:
     for source in (RULES, RFC, RELU):
-        module = lowered(source.read_text())
-        text = printed(module, generic=True)
+        text = printed(lowered_source(source), generic=True)
         assert "layout." not in text
         assert "!layout" not in text
         parse(text).verify()
@@ -201,7 +217,7 @@ def test_lowered_output_has_no_layout_and_parses_back() -> None:
 @needs_runner
 @pytest.mark.parametrize("generic", [False, True], ids=["custom", "generic"])
 def test_rfc_driver_prints_the_numpy_reference(generic: bool) -> None:
-    output = run_mlir(printed(lowered(RFC.read_text()), generic))
+    output = run_mlir(printed(lowered_source(RFC), generic))
     arrays = parse_printed_memrefs(output)
     assert len(arrays) == 5
     flat, transposed, nchwc, texture, probes = arrays
@@ -214,14 +230,15 @@ def test_rfc_driver_prints_the_numpy_reference(generic: bool) -> None:
 
 @needs_runner
 def test_relu_example_prints_the_numpy_reference() -> None:
-    (out,) = parse_printed_memrefs(run_mlir(printed(lowered(RELU.read_text()))))
+    (out,) = parse_printed_memrefs(run_mlir(printed(lowered_source(RELU))))
     np.testing.assert_array_equal(out, relu_reference())
 
 
 @needs_runner
 @pytest.mark.parametrize(
     ("source", "name"),
-    [(RFC, n) for n in RFC_KERNELS] + [(RELU, "relu"), (RULES, "relu_nchw4c")],
+    [(RFC, n) for n in [*RFC_KERNELS, "vector_views"]]
+    + [(RELU, "relu"), (RULES, "relu_nchw4c")],
     ids=lambda v: v.name if isinstance(v, Path) else v,
 )
 def test_harness_run_matches_the_evaluator(source: Path, name: str) -> None:
@@ -269,7 +286,7 @@ def test_harness_values_are_small_exact_integers() -> None:
 
 
 def test_add_harness_calls_the_kernel_and_prints_every_memref() -> None:
-    text = printed(lowered(RELU.read_text()))
+    text = printed(lowered_source(RELU))
     with_main = add_harness(text, "relu", entry="run_relu")
     assert with_main.count("printMemrefF32") >= 3
     assert 'sym_name = "run_relu"' in with_main and "callee = @relu" in with_main

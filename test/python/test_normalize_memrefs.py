@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr, SymbolRefAttr
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation
 from xdsl.ir.affine import AffineMap
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import PassFailedException
@@ -29,6 +29,7 @@ from physlayout.runtime.evaluator import run_function
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.index_exprs import from_affine_expr
 from physlayout.transforms.normalize_memrefs import (
+    AccessRewriting,
     MemRefNormalizations,
     normalize_memref_layouts,
 )
@@ -342,6 +343,48 @@ def test_random_layouts_are_normalized_soundly_or_refused(case: tuple[int, int, 
         np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
     # A second run changes nothing.
     assert str(apply_pass(module)) == str(module)
+
+
+_ACCESS_RESULTS = [
+    "d0",
+    "d1",
+    "d0 + s0",
+    "d1 floordiv 2 + 1",
+    "(d0 * 3 + d1) mod 8",
+    "d0 + d1 - 2",
+    "s0 * 2 + d1 floordiv 3",
+    "11 - d1",
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(sorted(LAYOUTS_8x12)),
+    st.sampled_from(_ACCESS_RESULTS),
+    st.sampled_from(_ACCESS_RESULTS),
+)
+def test_composed_access_maps_agree_pointwise(layout: str, first: str, second: str) -> None:
+    """`(layout o access)(x)` as built by the pass equals `layout(access(x))` at every point
+    where the access is in bounds (out-of-bounds accesses are undefined)."""
+    memref_type = MemRefType(
+        builtin.f32, [8, 12], builtin.AffineMapAttr(parse_affine_map(LAYOUTS_8x12[layout]))
+    )
+    access = parse_affine_map(f"(d0, d1)[s0] -> ({first}, {second})")
+    normalizations = MemRefNormalizations()
+    norm = normalizations.get(memref_type)
+    assert norm is not None
+    operands = Block(arg_types=[builtin.IndexType()] * 3).args
+    composed = AccessRewriting(normalizations).composed_map(norm, access, operands)
+    assert (composed.num_dims, composed.num_symbols) == (2, 1)
+    layout_map = parse_affine_map(LAYOUTS_8x12[layout])
+    checked = 0
+    for d0, d1, s0 in product(range(-2, 10), range(-2, 14), range(0, 3)):
+        logical = access.eval([d0, d1], [s0])
+        if not (0 <= logical[0] < 8 and 0 <= logical[1] < 12):
+            continue
+        assert composed.eval([d0, d1], [s0]) == layout_map.eval(list(logical), []), (d0, d1, s0)
+        checked += 1
+    assert checked
 
 
 # Linear time ------------------------------------------------------------------------------------

@@ -3,19 +3,21 @@
 
 // RFC 0039 option 3: the nest that writes the whole NCHW4c output is re-iterated in the
 // output's physical order; the store indexes by the new loop variables and the input is
-// read through the inverse map (c = c4 * 4 + lane).
+// read through the inverse map (c = c4 * 4 + lane); the batch axis spans one value, 0.
 // CHECK-LABEL: func.func @relu_nchw4c
-// CHECK:         scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:      scf.for %[[C4:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:        scf.for %[[H:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:          scf.for %[[W:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:            scf.for %[[L:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:              %[[Z:.*]] = arith.constant 0 : index
 // CHECK-NEXT:              %[[K4:.*]] = arith.constant 4 : index
 // CHECK-NEXT:              %[[M:.*]] = arith.muli %[[C4]], %[[K4]] : index
 // CHECK-NEXT:              %[[C:.*]] = arith.addi %[[M]], %[[L]] : index
-// CHECK-NEXT:              %[[V:.*]] = layout.load %{{.*}}[%[[N]], %[[H]], %[[W]], %[[C]]] : !layout.buffer<1x8x8x16xf32>, f32
+// CHECK-NEXT:              %[[V:.*]] = layout.load %{{.*}}[%[[Z]], %[[H]], %[[W]], %[[C]]] : !layout.buffer<1x8x8x16xf32>, f32
 // CHECK-NEXT:              %[[R:.*]] = arith.maximumf %[[V]], %{{.*}} : f32
-// CHECK-NEXT:              layout.store %[[R]], %{{.*}}[%[[N]], %[[C4]], %[[H]], %[[W]], %[[L]]] : !layout.buffer<1x4x8x8x4xf32, axis_separators = [3], scope = "global.texture">, f32
+// CHECK-NEXT:              %[[Z2:.*]] = arith.constant 0 : index
+// CHECK-NEXT:              layout.store %[[R]], %{{.*}}[%[[Z2]], %[[C4]], %[[H]], %[[W]], %[[L]]] : !layout.buffer<1x4x8x8x4xf32, axis_separators = [3], scope = "global.texture">, f32
 func.func @relu_nchw4c(%in: !layout.buffer<1x8x8x16xf32>, %out: !layout.buffer<1x8x8x16xf32, transform = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h | w, c mod 4)>, scope = "global.texture">) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -42,15 +42,16 @@ func.func @transpose(%a: !layout.buffer<16x64xf32>, %b: !layout.buffer<16x64xf32
 }
 
 // NHWC -> NCHW4c inside a loop nest: the channel loop variable is split with cheap
-// truncating ops (it is provably non-negative).
+// truncating ops (it is provably non-negative); the batch variable spans one value, 0.
 // CHECK-LABEL: func.func @relu_nchw4c
 // CHECK-SAME:    %[[OUT:[^:]*]]: !layout.buffer<1x4x8x8x4xf32, axis_separators = [3], scope = "global.texture">
 // CHECK:         scf.for %[[C:[a-z0-9_]+]] = %{{.*}} to %c16 step %{{.*}} {
 // CHECK:           %[[R:.*]] = arith.maximumf
+// CHECK-NEXT:      %[[N:.*]] = arith.constant 0 : index
 // CHECK-NEXT:      %[[K4:.*]] = arith.constant 4 : index
 // CHECK-NEXT:      %[[C4:.*]] = arith.divsi %[[C]], %[[K4]] : index
 // CHECK-NEXT:      %[[LANE:.*]] = arith.remsi %[[C]], %[[K4]] : index
-// CHECK-NEXT:      layout.store %[[R]], %[[OUT]][%{{.*}}, %[[C4]], %{{.*}}, %{{.*}}, %[[LANE]]] : !layout.buffer<1x4x8x8x4xf32, axis_separators = [3], scope = "global.texture">, f32
+// CHECK-NEXT:      layout.store %[[R]], %[[OUT]][%[[N]], %[[C4]], %{{.*}}, %{{.*}}, %[[LANE]]] : !layout.buffer<1x4x8x8x4xf32, axis_separators = [3], scope = "global.texture">, f32
 func.func @relu_nchw4c(%in: !layout.buffer<1x8x8x16xf32>, %out: !layout.buffer<1x8x8x16xf32, transform = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h | w, c mod 4)>, scope = "global.texture">) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

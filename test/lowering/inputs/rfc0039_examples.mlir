@@ -127,6 +127,25 @@ func.func @nchwc_2d(%x: !layout.buffer<2x4x4x8xf32, transform = #layout.index_ma
   func.return
 }
 
+// RFC 0039 "option 1" vector accesses: a vector<4xf32> load from a scalar buffer reads 4
+// consecutive elements (`A[T.ramp(4*i, 1, 4)]`); a vector<4xf32> buffer declared over
+// scalar storage (`A_vector = T.buffer_decl([4], "float32x4", data=A.data)`) indexes whole
+// vectors. out[4*i + l] = 2 * a[4*i + l].
+func.func @vector_views(%a: !layout.buffer<16xf32>, %out: !layout.buffer<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %p = layout.data %out : !layout.buffer<16xf32> -> !layout.ptr<f32>
+  %out4 = layout.decl_buffer %p : !layout.ptr<f32> -> !layout.buffer<4xvector<4xf32>>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %base = arith.muli %i, %c4 : index
+    %v = layout.load %a[%base] : !layout.buffer<16xf32>, vector<4xf32>
+    %y = arith.addf %v, %v : vector<4xf32>
+    layout.store %y, %out4[%i] : !layout.buffer<4xvector<4xf32>>, vector<4xf32>
+  }
+  func.return
+}
+
 // Driver: each buffer is allocated with its logical extents (apply-layout and
 // flatten-buffers make the allocations physical) and printed through a declaration of the
 // physical shape over the same allocation (RFC DeclBuffer aliasing).
