@@ -62,6 +62,7 @@ from physlayout.transforms.loop_nests import (
     padding_condition,
     physical_names,
 )
+from physlayout.transforms.normalize_memrefs import normalize_memref_layouts
 
 
 @dataclass
@@ -455,7 +456,9 @@ class ApplyLayoutPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         layouts = Layouts()
-        _resolve_all(op, layouts)
+        if not _resolve_all(op, layouts):
+            normalize_memref_layouts(op)
+            return
         covered: set[SSAValue] = set()
         if self.rewrite_loops:
             PatternRewriteWalker(
@@ -476,18 +479,16 @@ class ApplyLayoutPass(ModulePass):
                 [ConsumePendingTransforms(layouts), DropPhysicalAccessMarker()]
             )
         ).rewrite_module(op)
-        from physlayout.transforms.normalize_memrefs import normalize_memref_layouts
-
         normalize_memref_layouts(op)
 
 
-def _resolve_all(module: ModuleOp, layouts: Layouts) -> None:
-    """Resolve (and so prove) every pending layout before rewriting anything."""
+def _resolve_all(module: ModuleOp, layouts: Layouts) -> bool:
+    """Resolve (and so prove) every pending layout before rewriting anything; True when
+    there is one."""
+    found = False
     for op in module.walk():
-        for result in op.results:
-            layouts.get(result.type, _describe(result))
-        for region in op.regions:
-            for block in region.blocks:
-                for arg in block.args:
-                    layouts.get(arg.type, _describe(arg))
+        values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
+        for value in values:
+            found = layouts.get(value.type, _describe(value)) is not None or found
+    return found
 

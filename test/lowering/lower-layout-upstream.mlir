@@ -42,3 +42,5 @@
 // LLVM-LABEL: llvm.func @caller
 // CHECK-LABEL: func.func @print_tail
 // CHECK:         memref.cast %{{.*}} : memref<8xf32, strided<[1], offset: 8>> to memref<*xf32>
+// CHECK-LABEL: func.func @symbolic_bounds
+// CHECK:         affine.for %{{.*}} = %{{.*}} to %{{.*}} step 2 {

@@ -322,3 +322,17 @@ func.func @print_tail() {
   func.call @consume(%u) : (memref<*xf32>) -> ()
   func.return
 }
+
+// Loop bounds that are function-level values become symbol bounds of affine.for.
+// CHECK-LABEL: func.func @symbolic_bounds
+// CHECK-SAME:    (%[[A:.*]]: memref<64xf32>, %[[LO:.*]]: index, %[[HI:.*]]: index)
+// CHECK:         affine.for %[[I:.*]] = %[[LO]] to %[[HI]] step 2 {
+// CHECK-NEXT:      affine.store %{{.*}}, %[[A]][%[[I]]] : memref<64xf32>
+func.func @symbolic_bounds(%a: !layout.buffer<64xf32>, %lo: index, %hi: index) {
+  %c2 = arith.constant 2 : index
+  %one = arith.constant 1.0 : f32
+  scf.for %i = %lo to %hi step %c2 {
+    layout.store %one, %a[%i] : !layout.buffer<64xf32>, f32
+  }
+  func.return
+}
