@@ -1195,8 +1195,13 @@ def _structural_inverse(
     known: dict[Expr, Expr] = {}
     for name, expr in zip(names, imap.final_indices, strict=True):
         key = simplify(expr, _unbound_singletons(bounds))
-        if not isinstance(key, Const):
-            known.setdefault(key, Dim(name))
+        if isinstance(key, Const):
+            continue
+        known.setdefault(key, Dim(name))
+        terms, _ = linear_terms(key)
+        if terms and all(coef < 0 for _, coef in terms):
+            # a reversed axis (e.g. 7 - 4i - 2j - k): solve its negation as digits
+            known.setdefault(simplify(-key, _unbound_singletons(bounds)), -Dim(name))
     for name, extent in zip(imap.initial_indices, dims, strict=True):
         if extent == 1:
             known.setdefault(Dim(name), Const(0))
@@ -1258,8 +1263,28 @@ def _learn(known: dict[Expr, Expr], bounds: Bounds) -> bool:
 def _digits(
     terms: Sequence[tuple[Expr, int]], const: int, value: Expr, bounds: Bounds
 ) -> list[tuple[Expr, Expr]]:
-    """Mixed-radix digit extraction for ``value == sum(c * atom) + const``."""
+    """Mixed-radix digit extraction for ``value == sum(c * atom) + const``.
+
+    An atom with a negative coefficient is read reflected: ``c * t == c * (lo + hi) +
+    |c| * (lo + hi - t)``, where ``lo + hi - t`` spans the same range as ``t``."""
     ranges = {atom: expr_range(atom, bounds) for atom, _ in terms}
+    reflected = {atom for atom, coef in terms if coef < 0}
+    shift = sum(coef * sum(ranges[atom]) for atom, coef in terms if atom in reflected)
+    positive = [(atom, abs(coef)) for atom, coef in terms]
+    digits = [
+        (atom, sum(ranges[atom]) - digit if atom in reflected else digit)
+        for atom, digit in _positive_digits(positive, const + shift, value, ranges)
+    ]
+    return digits + _congruence_digits(terms, const, value, ranges)
+
+
+def _positive_digits(
+    terms: Sequence[tuple[Expr, int]],
+    const: int,
+    value: Expr,
+    ranges: dict[Expr, tuple[int, int]],
+) -> list[tuple[Expr, Expr]]:
+    """`_digits` for positive coefficients."""
     base = const + sum(coef * ranges[atom][0] for atom, coef in terms)
     shifted: Expr = value - base
     result: list[tuple[Expr, Expr]] = []
@@ -1276,7 +1301,7 @@ def _digits(
         if others:
             digit = digit % extent
         result.append((atom, digit + lo))
-    return result + _congruence_digits(terms, const, value, ranges)
+    return result
 
 
 def _congruence_digits(

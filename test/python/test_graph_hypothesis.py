@@ -223,9 +223,10 @@ def bijections(draw: st.DrawFn) -> tuple[tuple[int, ...], IndexMap]:
 def test_transform_then_inverse_folds_away(case: tuple[tuple[int, ...], IndexMap]) -> None:
     shape, imap = case
     mid = tuple(imap.map_shape(shape))
-    inverse = imap.inverse(shape)
     try:
-        # Interval analysis may overestimate the range of the inverse's outputs.
+        # Some bijections have only a piecewise inverse (refused by the engine), and
+        # interval analysis may overestimate the range of the inverse's outputs.
+        inverse = imap.inverse(shape)
         assume(tuple(inverse.map_shape(mid)) == shape)
     except ValueError:
         assume(False)

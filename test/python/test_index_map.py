@@ -537,3 +537,17 @@ def test_to_isl_map() -> None:
 
 def m_str(value: object) -> str:
     return str(value)
+
+
+def test_reversed_fuse_inverts() -> None:
+    """A fuse with negative coefficients (a reversed flattening) has a single inverse."""
+    m = IndexMap.parse("(i0, i1, i2) -> (i0 * -4 - i1 * 2 - i2 + 7)")
+    inv = m.inverse([2, 2, 2])
+    for flat in range(8):
+        assert m.map_indices(inv.map_indices([flat])) == [flat]
+    x = np.arange(8.0).reshape(2, 2, 2)
+    np.testing.assert_array_equal(m.map_ndarray(x), np.arange(8.0)[::-1])
+    mixed = IndexMap.parse("(i0, i1, i2) -> (i0 * -4 - i1 * 2 + i2 + 6)")
+    inv = mixed.inverse([2, 2, 2])
+    for flat in range(8):
+        assert mixed.map_indices(inv.map_indices([flat])) == [flat]
