@@ -80,3 +80,19 @@ func.func @untouched(%a: !layout.buffer<64xf32>, %b: !layout.buffer<4x4xf32>, %t
   layout.store %v, %t[%i, %i] : !layout.buffer<8x16xf32, axis_separators = [1]>, f32
   func.return
 }
+
+// RFC 0039: NHWC -> NCHWc flattened to one axis (no separators): [16, 32, 64, 64, 4]
+// becomes [8388608] and [11, 25, 37, 23, 1] becomes 6186333.
+// CHECK-LABEL: func.func @nchwc_1d
+// CHECK:         layout.decl_buffer %{{.*}} : !layout.ptr<f32> -> !layout.buffer<8388608xf32>
+// CHECK:         %[[I:.*]] = arith.constant 6186333 : index
+// CHECK-NEXT:    layout.load %{{.*}}[%[[I]]] : !layout.buffer<8388608xf32>, f32
+func.func @nchwc_1d(%x: !layout.buffer<16x32x64x64x4xf32>) -> f32 {
+  %n = arith.constant 11 : index
+  %c4 = arith.constant 25 : index
+  %h = arith.constant 37 : index
+  %w = arith.constant 23 : index
+  %l = arith.constant 1 : index
+  %v = layout.load %x[%n, %c4, %h, %w, %l] : !layout.buffer<16x32x64x64x4xf32>, f32
+  func.return %v : f32
+}
