@@ -6,6 +6,7 @@ Every factory imports lazily, so listing the universe costs nothing.
 from collections.abc import Callable
 from importlib import import_module
 
+from xdsl.context import Context
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 from xdsl.universe import Universe
@@ -66,3 +67,12 @@ UNIVERSE = Universe(
     all_passes=get_all_passes(),
     all_targets=get_all_targets(),
 )
+
+
+def make_context(allow_unregistered: bool = False) -> Context:
+    """A context with every dialect stock `xdsl-opt` knows, physlayout's `layout` included
+    (dialects load lazily, on first use)."""
+    ctx = Context(allow_unregistered=allow_unregistered)
+    for name, factory in Universe.get_multiverse().all_dialects.items():
+        ctx.register_dialect(name, factory)
+    return ctx

@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -51,6 +50,8 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException
+
+from physlayout.universe import make_context
 
 TO_LLVM: tuple[str, ...] = (
     "-expand-strided-metadata",
@@ -265,7 +266,7 @@ def add_harness(text: str, kernel: str, entry: str = "main") -> str:
 
     The module is parsed only to read `kernel`'s signature; the new functions are spliced
     into `text` in generic form, so the rest is exactly what upstream is given."""
-    module = Parser(_context(), text).parse_module()
+    module = Parser(make_context(allow_unregistered=True), text).parse_module()
     functions = {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
     callee = functions.get(kernel)
     if callee is None:
@@ -287,15 +288,6 @@ def add_harness(text: str, kernel: str, entry: str = "main") -> str:
     if end < 0:
         raise MlirRunError("expected a printed builtin.module")
     return text[:end] + stream.getvalue() + text[end:]
-
-
-def _context() -> Context:
-    from xdsl.universe import Universe
-
-    ctx = Context(allow_unregistered=True)
-    for name, factory in Universe.get_multiverse().all_dialects.items():
-        ctx.register_dialect(name, factory)
-    return ctx
 
 
 def main(argv: Sequence[str] | None = None) -> int:

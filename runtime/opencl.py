@@ -42,18 +42,17 @@ from math import prod
 from typing import Any
 
 import numpy as np
-from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
-from xdsl.universe import Universe
 from xdsl.utils.exceptions import DiagnosticException
 
 from physlayout.dialects.buffer_layout import PendingLayout, flattened_type
 from physlayout.dialects.layout import BufferType, is_texture_scope
 from physlayout.lowering.opencl import ImageLimits, OpenCLProgram, generate_opencl
+from physlayout.universe import make_context
 
 ENV_VAR = "PHYSLAYOUT_OPENCL_DEVICE"
 POCL_PLATFORM = "Portable Computing Language"
@@ -336,14 +335,6 @@ class ParamLayout:
 
 
 # Compilation ------------------------------------------------------------------------------
-
-
-def make_context() -> Context:
-    """A context with every dialect xdsl-opt knows (physlayout's `layout` included)."""
-    ctx = Context()
-    for name, factory in Universe.get_multiverse().all_dialects.items():
-        ctx.register_dialect(name, factory)
-    return ctx
 
 
 def parse_module(text: str, name: str = "<input>") -> ModuleOp:

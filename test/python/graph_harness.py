@@ -7,32 +7,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.context import Context
-from xdsl.dialects import arith, bufferization, builtin, func, linalg, math, memref, tensor
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 
 from physlayout.runtime.evaluator_values import dtype_of
 from physlayout.runtime.graph_evaluator import run_graph
-from physlayout.universe import layout_dialect
-
-
-def make_context() -> Context:
-    ctx = Context()
-    for dialect in (
-        builtin.Builtin,
-        func.Func,
-        arith.Arith,
-        math.Math,
-        tensor.Tensor,
-        memref.MemRef,
-        bufferization.Bufferization,
-        linalg.Linalg,
-        layout_dialect(),
-    ):
-        ctx.load_dialect(dialect)
-    return ctx
+from physlayout.universe import make_context
 
 
 def parse(text: str) -> ModuleOp:

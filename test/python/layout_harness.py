@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from xdsl.context import Context
-from xdsl.dialects import affine, arith, builtin, func, math, memref, scf, vector
+from xdsl.dialects import func
 from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
@@ -24,24 +23,7 @@ from xdsl.passes import ModulePass
 from physlayout.dialects.buffer_layout import PendingLayout
 from physlayout.dialects.layout import BufferType
 from physlayout.runtime.evaluator import run_function
-from physlayout.universe import layout_dialect
-
-
-def make_context() -> Context:
-    ctx = Context()
-    for dialect in (
-        builtin.Builtin,
-        func.Func,
-        arith.Arith,
-        scf.Scf,
-        affine.Affine,
-        memref.MemRef,
-        math.Math,
-        vector.Vector,
-        layout_dialect(),
-    ):
-        ctx.load_dialect(dialect)
-    return ctx
+from physlayout.universe import make_context
 
 
 def parse(text: str) -> ModuleOp:

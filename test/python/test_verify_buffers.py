@@ -17,7 +17,6 @@ from importlib import import_module
 from pathlib import Path
 
 import pytest
-from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
@@ -35,18 +34,10 @@ from physlayout.transforms.verify_buffers import (
     lane_range,
     verify_buffers,
 )
-from physlayout.universe import PASSES
+from physlayout.universe import PASSES, make_context
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-
-
-def make_context(allow_unregistered: bool = False) -> Context:
-    """Every dialect stock xdsl-opt knows, physlayout's included."""
-    ctx = Context(allow_unregistered=allow_unregistered)
-    for name, factory in Universe.get_multiverse().all_dialects.items():
-        ctx.register_dialect(name, factory)
-    return ctx
 
 
 def parse(text: str, allow_unregistered: bool = False) -> ModuleOp:
