@@ -27,7 +27,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	mkdir -p build/typing && ln -sfn ../.. build/typing/physlayout
-	$(BIN)/pyright
+	$(BIN)/pyright -p pyproject.toml
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest test
