@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from math import prod
 
 from physlayout.dialects.index_map import IndexMap, PaddingPredicate, flatten_shape
-from physlayout.dialects.layout import BufferType, is_texture_scope
+from physlayout.dialects.layout import MAX_ELEMENTS, BufferType, is_texture_scope
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,11 @@ class PendingLayout:
                 f"the transforms of {buffer_type} compose to {composed}, whose extents "
                 f"{composed.map_shape(logical)} differ from the step-by-step extents "
                 f"{list(shape)}; apply the transforms in separate buffers"
+            )
+        if prod(shape) > MAX_ELEMENTS:
+            raise ValueError(
+                f"transform {composed} gives shape {list(shape)} on {list(logical)}, "
+                f"{prod(shape)} elements: more than the index range (at most {MAX_ELEMENTS})"
             )
         padding = composed.padding_predicate(logical)
         pad_attr = buffer_type.get_pad_value()

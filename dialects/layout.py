@@ -25,6 +25,7 @@ Operations
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import prod
 
 from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import (
@@ -72,6 +73,9 @@ SCOPES: tuple[str, ...] = (
     "global.texture-weight",
 )
 """The memory scopes a buffer or data handle may live in."""
+
+MAX_ELEMENTS = 2**63 - 1
+"""The most elements a buffer may have: its flat index must fit in a 64-bit `index`."""
 
 TEXTURE_SCOPES: tuple[str, ...] = tuple(s for s in SCOPES if s.startswith("global.texture"))
 
@@ -174,6 +178,8 @@ def buffer_type_problem(
     if any(e <= 0 for e in shape):
         shown = ", ".join("?" if e < 0 else str(e) for e in shape)
         return f"buffer extents must be static and positive, got [{shown}]"
+    if prod(shape) > MAX_ELEMENTS:
+        return f"buffer of {prod(shape)} elements exceeds the index range (at most {MAX_ELEMENTS})"
     if scope not in SCOPES:
         return f"unknown memory scope '{scope}', expected one of {list(SCOPES)}"
     rank = len(shape)

@@ -35,3 +35,10 @@ func.func @negative_min(%a: !layout.buffer<4xf32, transform = #layout.index_map<
   func.return
 }
 // CHECK: apply-layout: %a of type !layout.buffer<4xf32, transform = #layout.index_map<(i) -> (i + 2)>>: output 0 (i + 2) of index map (i) -> (i + 2) has minimum 2 on shape [4]; every output must start at 0
+
+// -----
+// The transformed buffer must stay addressable by a 64-bit index.
+func.func @too_large(%a: !layout.buffer<4xf32, transform = #layout.index_map<(i) -> (i * 100000000000000000000)>, pad_value = 0.0 : f32>) {
+  func.return
+}
+// CHECK: transform (i) -> (i * 100000000000000000000) gives shape [300000000000000000001] on [4], 300000000000000000001 elements: more than the index range (at most 9223372036854775807)

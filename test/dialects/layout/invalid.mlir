@@ -189,3 +189,9 @@ func.func @data_type(%a: !layout.buffer<4xf32>) {
   func.return
 }
 // CHECK: expected result type !layout.ptr<f32> for the data handle of !layout.buffer<4xf32>, got !layout.ptr<f16>
+
+// -----
+func.func @too_many_elements(%a: !layout.buffer<4294967296x4294967296xf32>) {
+  func.return
+}
+// CHECK: buffer of 18446744073709551616 elements exceeds the index range (at most 9223372036854775807)
