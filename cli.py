@@ -23,6 +23,8 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from physlayout.universe import make_context
+
 
 class LocatingParser(Parser):
     """A parser that remembers where each operation starts in the source text."""
@@ -51,12 +53,10 @@ class PhyslayoutOptMain(xDSLOptMain):
     """`xdsl-opt` with diagnostics printed MLIR-style and no output on failure."""
 
     locations: dict[Operation, Span[str] | Span[bytes]]
-    _line_offset: int
 
     def __init__(self, description: str = "physlayout modular optimizer driver",
                  args: Sequence[str] | None = None):
         self.locations = {}
-        self._line_offset = 0
         super().__init__(description, args)
 
     def register_all_frontends(self) -> None:
@@ -73,44 +73,19 @@ class PhyslayoutOptMain(xDSLOptMain):
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
     ) -> ModuleOp | None:
-        self._line_offset = start_offset
         module = super().parse_chunk(chunk, file_extension, start_offset)
         if module is not None and not self.args.disable_verify:
-            self._verify_with_locations(module)
+            verify_with_locations(module, self.locations, start_offset)
         return module
-
-    def _verify_with_locations(self, module: ModuleOp) -> None:
-        """Verify innermost operations first and report the first failure at its source."""
-        for op in _post_order(module):
-            try:
-                op.verify(verify_nested_ops=False)
-            except VerifyException as err:
-                raise _LocatedError(self._locate(op, str(err))) from None
-        module.verify()
-
-    def _locate(self, op: Operation, message: str) -> str:
-        message = message.removeprefix("Operation does not verify: ")
-        if not message.startswith(f"'{op.name}'"):
-            message = f"'{op.name}' op {message}"
-        span = self.locations.get(op)
-        if span is None:
-            return f"error: {message}"
-        span = dataclasses.replace(span, line_offset=self._line_offset)
-        location, _, context = span.print_with_context().partition("\n")
-        return f"{location}: error: {message}\n{context.rstrip()}"
 
     def prepare_output(self) -> IO[str]:
         return self._stream
 
     def run(self) -> None:
-        expects_diagnostics = self.args.verify_diagnostics or self.args.parsing_diagnostics
         try:
             super().run()
-        except _LocatedError as err:
-            if expects_diagnostics:
-                print(err.message)
-                return self._deliver()
-            print(err.message, file=sys.stderr)
+        except LocatedVerifyError as err:
+            print(err, file=sys.stderr)
             sys.exit(1)
         except (ParseError, DiagnosticException) as err:
             print(_diagnostic_text(err), file=sys.stderr)
@@ -141,9 +116,30 @@ def _post_order(op: Operation) -> list[Operation]:
     return ops
 
 
-@dataclasses.dataclass
-class _LocatedError(Exception):
-    message: str
+class LocatedVerifyError(VerifyException):
+    """A verifier failure reported MLIR-style at the operation's source location."""
+
+
+def verify_with_locations(
+    module: ModuleOp,
+    locations: dict[Operation, Span[str] | Span[bytes]],
+    line_offset: int = 0,
+) -> None:
+    """Verify innermost operations first; report the first failure at its source line."""
+    for op in _post_order(module):
+        try:
+            op.verify(verify_nested_ops=False)
+        except VerifyException as err:
+            message = str(err).split("\n")[0].removeprefix("Operation does not verify: ")
+            if not message.startswith(f"'{op.name}'"):
+                message = f"'{op.name}' op {message}"
+            span = locations.get(op)
+            if span is None:
+                raise LocatedVerifyError(f"error: {message}") from None
+            span = dataclasses.replace(span, line_offset=line_offset)
+            location, _, context = span.print_with_context().partition("\n")
+            raise LocatedVerifyError(f"{location}: error: {message}\n{context.rstrip()}") from None
+    module.verify()
 
 
 def _diagnostic_text(err: Exception) -> str:
@@ -233,8 +229,8 @@ def _run_command(args: argparse.Namespace) -> int:
     """`physlayout run`: the exit status (0 ok, 1 error or failed check)."""
     try:
         return _run_checked(args)
-    except _LocatedError as err:
-        print(err.message, file=sys.stderr)
+    except LocatedVerifyError as err:
+        print(err, file=sys.stderr)
         return 1
     except (ParseError, DiagnosticException) as err:
         print(_diagnostic_text(err), file=sys.stderr)
@@ -294,20 +290,9 @@ def _run_checked(args: argparse.Namespace) -> int:
 
 def _parse_located(text: str, name: str) -> ModuleOp:
     """Parse and verify `text`; a verifier failure is reported at the op's source line."""
-    from physlayout.runtime.opencl import make_context
-
     parser = LocatingParser(make_context(), text, name)
     module = parser.parse_module()
-    for op in _post_order(module):
-        try:
-            op.verify(verify_nested_ops=False)
-        except VerifyException as err:
-            message = str(err).split("\n")[0].removeprefix("Operation does not verify: ")
-            span = parser.locations.get(op)
-            if span is None:
-                raise DiagnosticException(message) from None
-            location, _, context = span.print_with_context().partition("\n")
-            raise _LocatedError(f"{location}: error: {message}\n{context.rstrip()}") from None
+    verify_with_locations(module, parser.locations)
     return module
 
 

@@ -1,5 +1,7 @@
 // One case per verifier error of the `layout` dialect, each with its exact message.
 // RUN: xdsl-opt %s --split-input-file --parsing-diagnostics --verify-diagnostics | filecheck %s
+// physlayout-opt reports the same diagnostics MLIR-style, at their source lines:
+// RUN: physlayout-opt %s --split-input-file --parsing-diagnostics --verify-diagnostics | filecheck %s --check-prefix=LOC
 
 func.func @not_quasi_affine(%a: !layout.buffer<4x4xf32, transform = #layout.index_map<(i, j) -> (i * j)>>) {
   func.return
@@ -111,6 +113,7 @@ func.func @pad_value_without_transform(%a: !layout.buffer<10xf32, pad_value = 0.
 // -----
 func.func @load_index_count(%a: !layout.buffer<4x4xf32>, %i: index) {
   %v = layout.load %a[%i] : !layout.buffer<4x4xf32>, f32
+// LOC: invalid.mlir:{{[0-9]+}}:3: error: 'layout.load' expects 2 indices for a rank-2 buffer, got 1
   func.return
 }
 // CHECK: 'layout.load' expects 2 indices for a rank-2 buffer, got 1
@@ -156,6 +159,7 @@ func.func @vector_lanes_out_of_bounds(%a: !layout.buffer<4x8xf32>, %i: index, %v
 func.func @alias_too_large() {
   %p = layout.allocate [16] : !layout.ptr<f32>
   %b = layout.decl_buffer %p : !layout.ptr<f32> -> !layout.buffer<8x4xf32>
+// LOC: invalid.mlir:{{[0-9]+}}:3: error: 'layout.decl_buffer' op buffer of 128 bytes at byte offset 0 does not fit in its allocation of 64 bytes
   func.return
 }
 // CHECK: buffer of 128 bytes at byte offset 0 does not fit in its allocation of 64 bytes
