@@ -53,10 +53,13 @@ class PhyslayoutOptMain(xDSLOptMain):
     """`xdsl-opt` with diagnostics printed MLIR-style and no output on failure."""
 
     locations: dict[Operation, Span[str] | Span[bytes]]
+    output: StringIO
+    """Everything the driver writes; delivered to stdout or `-o` only after success."""
 
     def __init__(self, description: str = "physlayout modular optimizer driver",
                  args: Sequence[str] | None = None):
         self.locations = {}
+        self.output = _KeptOpen()
         super().__init__(description, args)
 
     def register_all_frontends(self) -> None:
@@ -79,7 +82,7 @@ class PhyslayoutOptMain(xDSLOptMain):
         return module
 
     def prepare_output(self) -> IO[str]:
-        return self._stream
+        return self.output
 
     def run(self) -> None:
         try:
@@ -94,16 +97,11 @@ class PhyslayoutOptMain(xDSLOptMain):
 
     def _deliver(self) -> None:
         """Write the buffered output to its destination (after a successful run)."""
-        stream = self._stream
         if self.args.output_file is None:
-            sys.stdout.write(stream.getvalue())
-        else:
-            with open(self.args.output_file, "w") as out:
-                out.write(stream.getvalue())
-
-    @property
-    def _stream(self) -> StringIO:
-        return self.__dict__.setdefault("_output", _KeptOpen())
+            sys.stdout.write(self.output.getvalue())
+            return
+        with open(self.args.output_file, "w") as out:
+            out.write(self.output.getvalue())
 
 
 def _post_order(op: Operation) -> list[Operation]:
@@ -143,7 +141,8 @@ def verify_with_locations(
 
 
 def _diagnostic_text(err: Exception) -> str:
-    """A diagnostic's message without xDSL's appended IR dump for parse errors."""
+    """A diagnostic as MLIR prints it: `loc: error: message` and the source line for parse
+    errors; `error: message` (plus xDSL's annotated IR, where it added one) otherwise."""
     text = str(err)
     if isinstance(err, ParseError):
         return _mlir_style(text)
