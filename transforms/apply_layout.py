@@ -253,27 +253,39 @@ def _pad_constant(layout: PendingLayout, buffer_type: BufferType) -> arith.Const
     return arith.ConstantOp(pad)
 
 
+def _physical_nest(
+    layout: PendingLayout, point: InsertPoint, parallel: bool
+) -> tuple[list[SSAValue], ExprEmitter]:
+    """A loop nest over the transformed box at `point`: its induction variables (named
+    `physical_names`) and an emitter in the innermost body that knows their bounds."""
+    ivs, body = build_scf_nest(layout.shape, point, parallel)
+    names = physical_names(len(layout.shape))
+    bounds = {n: (0, e - 1) for n, e in zip(names, layout.shape, strict=True)}
+    return ivs, ExprEmitter(body, dict(zip(names, ivs, strict=True)), bounds)
+
+
+def _pad_store_block(buffer: SSAValue, layout: PendingLayout, ivs: list[SSAValue]) -> Block:
+    """An `scf.if` branch that stores the pad value at the transformed index `ivs`."""
+    buffer_type = buffer.type
+    assert isinstance(buffer_type, BufferType)
+    pad = _pad_constant(layout, buffer_type)
+    store = StoreOp(pad.result, buffer, ivs)
+    store.attributes[PHYSICAL_ACCESS] = UnitAttr()
+    return Block([pad, store, scf.YieldOp()])
+
+
 def _fill_padding(
     buffer: SSAValue, layout: PendingLayout, point: InsertPoint, parallel: bool
 ) -> None:
     """Insert a loop nest at `point` that stores the pad value on every padding point."""
-    buffer_type = buffer.type
-    assert isinstance(buffer_type, BufferType)
     inverse, _ = layout.index_map.non_surjective_inverse(list(layout.logical_shape))
-    ivs, body = build_scf_nest(layout.shape, point, parallel)
-    names = physical_names(len(layout.shape))
-    bounds = {n: (0, e - 1) for n, e in zip(names, layout.shape, strict=True)}
-    emitter = ExprEmitter(body, dict(zip(names, ivs, strict=True)), bounds)
+    ivs, emitter = _physical_nest(layout, point, parallel)
     is_pad = padding_condition(
         layout.index_map, inverse, layout.logical_shape, layout.shape, emitter
     )
     assert is_pad is not None
-    then = Block()
-    pad = _pad_constant(layout, buffer_type)
-    store = StoreOp(pad.result, buffer, ivs)
-    store.attributes[PHYSICAL_ACCESS] = UnitAttr()
-    then.add_ops([pad, store, scf.YieldOp()])
-    Rewriter.insert_op(scf.IfOp(is_pad, [], Region(then)), body)
+    then = _pad_store_block(buffer, layout, ivs)
+    Rewriter.insert_op(scf.IfOp(is_pad, [], Region(then)), emitter.insert_point)
 
 
 def _written_buffers(op: Operation) -> set[SSAValue]:
@@ -390,13 +402,13 @@ class RewriteLoopNestInPhysicalOrder(RewritePattern):
         rewriter: PatternRewriter,
     ) -> None:
         inverse, _ = layout.index_map.non_surjective_inverse(list(layout.logical_shape))
-        ivs, body = build_scf_nest(layout.shape, InsertPoint.before(nest.outer), nest.parallel)
+        ivs, emitter = _physical_nest(layout, InsertPoint.before(nest.outer), nest.parallel)
+        body = emitter.insert_point
         names = physical_names(len(layout.shape))
-        bounds = {n: (0, e - 1) for n, e in zip(names, layout.shape, strict=True)}
-        emitter = ExprEmitter(body, dict(zip(names, ivs, strict=True)), bounds)
         point = {d: Dim(n) for d, n in zip(inverse.initial_indices, names, strict=True)}
         logical = [
-            emitter.emit(simplify(e.substitute(point), bounds)) for e in inverse.final_indices
+            emitter.emit(simplify(e.substitute(point), emitter.bounds))
+            for e in inverse.final_indices
         ]
         mapper: dict[SSAValue, SSAValue] = {iv: logical[axes[iv]] for iv in nest.ivs}
         is_pad = (
@@ -408,14 +420,7 @@ class RewriteLoopNestInPhysicalOrder(RewritePattern):
         )
         target = body
         if is_pad is not None:
-            buffer_type = buffer.type
-            assert isinstance(buffer_type, BufferType)
-            then, otherwise = Block(), Block()
-            pad = _pad_constant(layout, buffer_type)
-            store = StoreOp(pad.result, buffer, ivs)
-            store.attributes[PHYSICAL_ACCESS] = UnitAttr()
-            then.add_ops([pad, store, scf.YieldOp()])
-            otherwise.add_op(scf.YieldOp())
+            then, otherwise = _pad_store_block(buffer, layout, ivs), Block([scf.YieldOp()])
             Rewriter.insert_op(scf.IfOp(is_pad, [], Region(then), Region(otherwise)), body)
             target = InsertPoint.before(otherwise.ops.first)  # type: ignore[arg-type]
         for inner in list(nest.body.ops):

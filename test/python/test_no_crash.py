@@ -5,12 +5,15 @@ exceptions (DESIGN.md "Errors"). Any other exception type is a bug."""
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
@@ -34,36 +37,34 @@ def chunks() -> list[tuple[str, str]]:
 CHUNKS = chunks()
 
 
-@pytest.mark.parametrize("name", sorted(PASSES))
-def test_passes_raise_only_diagnostics(name: str) -> None:
-    module_name, class_name = PASSES[name]
-    pass_class = getattr(import_module(f"physlayout.{module_name}"), class_name)
+def check_only_diagnostics(label: str, action: Callable[[Context, ModuleOp], object]) -> None:
+    """Run `action` on every parsed and verified chunk; fail on a non-diagnostic exception."""
     for where, text in CHUNKS:
         ctx = make_context(allow_unregistered=True)
         try:
             module = Parser(ctx, text).parse_module()
             module.verify()
-            pass_class().apply(ctx, module)
+            action(ctx, module)
         except (ParseError, DiagnosticException):
             continue
         except Exception as err:
-            pytest.fail(f"{name} on {where}: {type(err).__name__}: {err}")
+            pytest.fail(f"{label} on {where}: {type(err).__name__}: {err}")
+
+
+@pytest.mark.parametrize("name", sorted(PASSES))
+def test_passes_raise_only_diagnostics(name: str) -> None:
+    module_name, class_name = PASSES[name]
+    pass_class = getattr(import_module(f"physlayout.{module_name}"), class_name)
+    check_only_diagnostics(name, lambda ctx, module: pass_class().apply(ctx, module))
 
 
 @pytest.mark.parametrize("name", sorted(TARGETS))
 def test_targets_raise_only_diagnostics(name: str) -> None:
     module_name, class_name = TARGETS[name]
     target_class = getattr(import_module(f"physlayout.{module_name}"), class_name)
-    for where, text in CHUNKS:
-        ctx = make_context(allow_unregistered=True)
-        try:
-            module = Parser(ctx, text).parse_module()
-            module.verify()
-            target_class().emit(ctx, module, io.StringIO())
-        except (ParseError, DiagnosticException):
-            continue
-        except Exception as err:
-            pytest.fail(f"target {name} on {where}: {type(err).__name__}: {err}")
+    check_only_diagnostics(
+        f"target {name}", lambda ctx, module: target_class().emit(ctx, module, io.StringIO())
+    )
 
 
 TOKENS = ["(", ")", ",", " ", "->", "|", "+", "-", "*", "floordiv", "mod", "ceildiv",
