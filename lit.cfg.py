@@ -35,13 +35,25 @@ if _mlir_runner:
     ]
     config.substitutions.append(("%runner-libs", ",".join(_libs)))  # noqa: F821
 
-# OpenCL: any device pyopencl can see (probed in a subprocess: a broken ICD may abort).
+# OpenCL: the device the runtime picks builds a kernel (probed in a subprocess: a broken ICD
+# may abort the process).
 _probe = subprocess.run(
-    [sys.executable, "-c", "import pyopencl as cl; assert any(p.get_devices() for p in cl.get_platforms())"],
+    [
+        sys.executable,
+        "-c",
+        "from physlayout.runtime.opencl import OpenCLRuntime; "
+        "OpenCLRuntime().build('__kernel void k(__global float *a) { a[0] = 1.0f; }')",
+    ],
     capture_output=True,
     timeout=120,
 )
 if _probe.returncode == 0:
     config.available_features.add("opencl")  # noqa: F821
+
+# CI (PHYSLAYOUT_REQUIRE_TOOLS=1) runs every test: a missing tool is an error, not a skip.
+if os.environ.get("PHYSLAYOUT_REQUIRE_TOOLS") == "1":
+    for _feature in ("mlir", "mlir-runner", "opencl"):
+        if _feature not in config.available_features:  # noqa: F821
+            lit_config.fatal(f"PHYSLAYOUT_REQUIRE_TOOLS=1 but feature '{_feature}' is missing")  # noqa: F821
 
 config.substitutions.append(("%python", sys.executable))  # noqa: F821

@@ -8,8 +8,10 @@ the environment variable `PHYSLAYOUT_OPENCL_DEVICE`, else automatically:
 - `"PLATFORM[:INDEX]"`: the INDEX-th device (default 0) of the first platform whose name
   contains PLATFORM (case-insensitive), e.g. `"portable:0"`, `"nvidia"`;
 - `":INDEX"`: the INDEX-th device over all platforms;
-- automatic: the first GPU of any platform, else the CPU device of "Portable Computing
-  Language" (pip `pocl-binary-distribution`, works without a GPU), else the first device.
+- automatic: the first GPU of any platform, else the first device of a "Portable Computing
+  Language" platform that builds a trivial kernel (pip `pocl-binary-distribution` or
+  Debian's `pocl-opencl-icd`; a PoCL whose LLVM does not know the host CPU fails every
+  build with "unknown target CPU 'generic'" and is skipped), else the first device.
 
 `DeviceLimits` reports image support and the image2d limits; the target is given those
 limits, so texture rules are checked against the real device.
@@ -106,6 +108,23 @@ def all_devices() -> list[tuple[Any, Any]]:
     return found
 
 
+_PROBE_KERNEL = "__kernel void probe(__global float *a) { a[get_global_id(0)] += 1.0f; }"
+_builds: dict[int, bool] = {}
+
+
+def device_builds(device: Any) -> bool:
+    """Whether `device` compiles a trivial kernel (memoized per device)."""
+    key = int(device.int_ptr)
+    if key not in _builds:
+        cl = _cl()
+        try:
+            cl.Program(cl.Context([device]), _PROBE_KERNEL).build()
+            _builds[key] = True
+        except cl.Error:
+            _builds[key] = False
+    return _builds[key]
+
+
 def select_device(spec: str | None = None) -> Any:
     """The device `spec` (or $PHYSLAYOUT_OPENCL_DEVICE, or the automatic choice) names."""
     cl = _cl()
@@ -120,7 +139,7 @@ def select_device(spec: str | None = None) -> Any:
             if device.type & cl.device_type.GPU:
                 return device
         for platform, device in devices:
-            if platform.name == POCL_PLATFORM:
+            if platform.name == POCL_PLATFORM and device_builds(device):
                 return device
         return devices[0][1]
     platform_part, _, index_part = spec.partition(":")

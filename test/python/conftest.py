@@ -1,0 +1,21 @@
+"""pytest set-up: with PHYSLAYOUT_REQUIRE_TOOLS=1 (CI) the upstream MLIR tools and a working
+OpenCL device are required, so their tests cannot be skipped silently."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if os.environ.get("PHYSLAYOUT_REQUIRE_TOOLS") != "1":
+        return
+    from physlayout.lowering.mlir_runner import MlirTools
+    from physlayout.runtime.opencl import OpenCLRuntime
+
+    tools = MlirTools.find()
+    if tools is None or tools.runner is None:
+        pytest.exit("PHYSLAYOUT_REQUIRE_TOOLS=1 but mlir-opt-22 / mlir-runner-22 is missing", 3)
+    runtime = OpenCLRuntime()
+    runtime.build("__kernel void k(__global float *a) { a[0] = 1.0f; }")
