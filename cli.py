@@ -3,15 +3,24 @@
 `physlayout-opt` is stock `xdsl-opt` (same flags, passes, targets: it is a thin `xDSLOptMain`
 subclass) with MLIR-style error reporting: a parse, verify or pass diagnostic is printed as
 `file:line:col: error: message` with the offending source line, without a Python traceback;
-the exit status is 1 and no `-o` output file is written.
+the exit status is 1 and no `-o` output file is written (output goes to a temporary file that
+replaces FILE only after success; an input file is never overwritten).
+
+Exceptions that are not diagnostics (xDSL's parser raising NotImplementedError on valid MLIR
+it cannot represent, a RecursionError on very deep nests, a bug) become diagnostics too: at the
+parser's position while parsing, naming the pass while running passes. Both commands run on a
+thread with a large stack and recursion limit, so nests thousands of levels deep still work.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
-from collections.abc import Sequence
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
 from io import StringIO
 from typing import IO, Any
 
@@ -67,7 +76,7 @@ class PhyslayoutOptMain(xDSLOptMain):
 
         def parse_mlir(io: IO[bytes]) -> ModuleOp:
             parser = LocatingParser(self.ctx, io.read(), self.get_input_name())
-            module = parser.parse_module(not self.args.no_implicit_module)
+            module = parse_module_reporting(parser, not self.args.no_implicit_module)
             self.locations = parser.locations
             return module
 
@@ -81,27 +90,119 @@ class PhyslayoutOptMain(xDSLOptMain):
             verify_with_locations(module, self.locations, start_offset)
         return module
 
+    def apply_passes(self, prog: ModuleOp) -> None:
+        try:
+            super().apply_passes(prog)
+        except (ParseError, DiagnosticException):
+            raise
+        except Exception as err:  # any other exception becomes a diagnostic
+            names = ",".join(p.name for p in self.pipeline.passes)
+            raise DiagnosticException(
+                f"{names or 'pass pipeline'}: {_unexpected(err)}"
+            ) from None
+
     def prepare_output(self) -> IO[str]:
         return self.output
 
     def run(self) -> None:
+        sys.exit(run_with_deep_stack(self._run_reporting))
+
+    def _run_reporting(self) -> int:
+        if _same_file(self.args.output_file, self.args.input_file):
+            print(
+                f"error: refusing to overwrite the input file {self.args.input_file}",
+                file=sys.stderr,
+            )
+            return 1
         try:
             super().run()
         except LocatedVerifyError as err:
             print(err, file=sys.stderr)
-            sys.exit(1)
+            return 1
         except (ParseError, DiagnosticException) as err:
             print(_diagnostic_text(err), file=sys.stderr)
-            sys.exit(1)
+            return 1
+        except Exception as err:  # reported, never a traceback
+            print(f"error: {_unexpected(err)}", file=sys.stderr)
+            return 1
         self._deliver()
+        return 0
 
     def _deliver(self) -> None:
         """Write the buffered output to its destination (after a successful run)."""
         if self.args.output_file is None:
             sys.stdout.write(self.output.getvalue())
             return
-        with open(self.args.output_file, "w") as out:
-            out.write(self.output.getvalue())
+        write_atomically(self.args.output_file, self.output.getvalue().encode())
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file in the same directory and a rename,
+    so a failure never leaves a partial or truncated file."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, temporary = tempfile.mkstemp(prefix=".physlayout-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def _same_file(output: str | None, source: str | None) -> bool:
+    if output is None or source is None or not os.path.exists(output):
+        return False
+    return os.path.exists(source) and os.path.samefile(output, source)
+
+
+def _unexpected(err: BaseException) -> str:
+    """The text of a non-diagnostic exception."""
+    if isinstance(err, RecursionError):
+        return "the input is nested too deeply to process (recursion limit reached)"
+    if isinstance(err, MemoryError):
+        return "out of memory"
+    if isinstance(err, NotImplementedError):
+        return f"not supported (by xDSL's IR): {err}"
+    return f"unexpected {type(err).__name__}: {err}"
+
+
+def parse_module_reporting(parser: Parser, implicit_module: bool = True) -> ModuleOp:
+    """`parser.parse_module`, with any exception that is not a diagnostic (e.g. xDSL's
+    NotImplementedError for a semi-affine map) raised as a ParseError at the parser's current
+    position."""
+    try:
+        return parser.parse_module(implicit_module)
+    except (ParseError, DiagnosticException):
+        raise
+    except Exception as err:  # becomes a located diagnostic
+        span = parser._current_token.span  # pyright: ignore[reportPrivateUsage]
+        raise ParseError(span, _unexpected(err)) from None
+
+
+STACK_BYTES = 512 * 1024 * 1024
+RECURSION_LIMIT = 200_000
+
+
+def run_with_deep_stack(body: Callable[[], int]) -> int:
+    """Run `body` on a thread with a large stack and recursion limit (deep loop nests recurse
+    in xDSL's parser, printer and walkers); its exit status."""
+    status: list[int] = [1]
+
+    def target() -> None:
+        status[0] = body()
+
+    old_limit = sys.getrecursionlimit()
+    old_size = threading.stack_size(STACK_BYTES)
+    sys.setrecursionlimit(RECURSION_LIMIT)
+    try:
+        thread = threading.Thread(target=target, name="physlayout")
+        thread.start()
+        thread.join()
+    finally:
+        threading.stack_size(old_size)
+        sys.setrecursionlimit(old_limit)
+    return status[0]
 
 
 def _post_order(op: Operation) -> list[Operation]:
@@ -179,7 +280,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         run_demo()
     elif args.command == "run":
-        sys.exit(_run_command(args))
+        sys.exit(run_with_deep_stack(lambda: _run_command(args)))
 
 
 # `physlayout run` ---------------------------------------------------------------------------
@@ -237,6 +338,9 @@ def _run_command(args: argparse.Namespace) -> int:
     except OSError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
+    except Exception as err:  # reported, never a traceback
+        print(f"error: {_unexpected(err)}", file=sys.stderr)
+        return 1
 
 
 def _run_checked(args: argparse.Namespace) -> int:
@@ -290,7 +394,7 @@ def _run_checked(args: argparse.Namespace) -> int:
 def _parse_located(text: str, name: str) -> ModuleOp:
     """Parse and verify `text`; a verifier failure is reported at the op's source line."""
     parser = LocatingParser(make_context(), text, name)
-    module = parser.parse_module()
+    module = parse_module_reporting(parser)
     verify_with_locations(module, parser.locations)
     return module
 
