@@ -401,7 +401,7 @@ class _Proof:
             found = isl.Set(text)
             if found.is_empty():
                 return None
-            point = point_coordinates(found.sample_point(), len(dims))
+            point = point_coordinates(found.lexmin().sample_point(), len(dims))
         except isl.Error as err:
             return f"isl could not decide the dependences of the nest ({err})"
         return self._describe(first, second, point)
