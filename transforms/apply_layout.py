@@ -17,7 +17,18 @@ order) is rewritten to its transformed layout:
 - `rewrite-loops=true` (RFC 0039 option 3): a perfect loop nest with constant bounds that
   stores to a whole transformed buffer at exactly its loop variables is re-iterated over
   the transformed box, in physical order; its body computes the logical indices with the
-  exact inverse map, and padding points store the pad value.
+  exact inverse map, and padding points store the pad value. A nest is re-iterated only
+  when the dependence analysis (`dependence.reorder_hazard`, exact with isl) proves that
+  every two iterations that touch one element of one storage, one of them writing it,
+  still run in their logical order (any order is fine when no two iterations share an
+  element that one of them writes); it refuses nests that carry values between
+  iterations (`iter_args`), call functions or run ops with unknown memory effects, and
+  compares accesses through aliases (`layout.decl_buffer`, `layout.data`, parameters a
+  call binds to one storage) in their common storage. Otherwise the nest keeps its
+  logical order (its accesses are transformed like any other and the padding is filled
+  by the fill nest), and with `remarks=true` a remark on stderr says why, e.g. "kept the
+  logical order of the loop nest over %i: iterations (i=2) and (i=13) both access %y[13]
+  (load, then store); the new order runs (i=13) first". Remarks never change the IR.
 
 Refused, with a diagnostic: a map that is not injective on the buffer's shape (proven with
 isl, the colliding indices are named), padding without `pad_value`, two different pending

@@ -59,6 +59,7 @@ from physlayout.dialects.layout import (
     AllocateOp,
     BufferType,
     LoadOp,
+    PtrType,
     StoreOp,
     element_byte_width,
 )
@@ -67,9 +68,9 @@ from physlayout.transforms.buffer_aliases import (
     BufferAliases,
     BufferView,
     Storage,
-    describe_value,
 )
 from physlayout.transforms.index_exprs import IndexAnalysis
+from physlayout.transforms.loop_nests import PHYSICAL_ACCESS
 
 LayoutOf = Callable[[Attribute], PendingLayout | None]
 """The pending layout of a buffer type (None without one)."""
@@ -144,6 +145,8 @@ def collect_accesses(scope: Operation, analysis: IndexAnalysis) -> list[Access] 
     for op in scope.walk():
         if op is scope:
             continue
+        if isinstance(op, LoadOp | StoreOp) and PHYSICAL_ACCESS in op.attributes:
+            return f"its body already accesses {_name(op.buffer)} in physical indices"
         if isinstance(op, LoadOp | StoreOp):
             indices = tuple(simplify(analysis.expr_of(i), analysis.bounds) for i in op.indices)
             accesses.append(Access(op, indices, access_lanes(op)))
@@ -156,6 +159,17 @@ def collect_accesses(scope: Operation, analysis: IndexAnalysis) -> list[Access] 
         ):
             return f"its body has '{op.name}', which may touch memory"
     return accesses
+
+
+def _name(buffer: SSAValue) -> str:
+    """`%y`, or `the buffer of type T` for an unnamed one."""
+    return f"%{buffer.name_hint}" if buffer.name_hint else f"the buffer of type {buffer.type}"
+
+
+def _element(buffer: SSAValue, coordinates: Sequence[int]) -> str:
+    """`%y[1, 2]`, or `[1, 2] of the buffer of type T`."""
+    where = "[" + ", ".join(map(str, coordinates)) + "]"
+    return f"%{buffer.name_hint}{where}" if buffer.name_hint else f"{where} of {_name(buffer)}"
 
 
 def _defined_inside(value: SSAValue, scope: Operation) -> bool:
@@ -215,7 +229,7 @@ def _may_share(
 
 
 def _is_memory(value: SSAValue) -> bool:
-    return isinstance(value.type, BufferType) or value.type.name == "layout.ptr"
+    return isinstance(value.type, BufferType | PtrType)
 
 
 def _storage_of(value: SSAValue, aliases: BufferAliases) -> Storage | None:
@@ -276,7 +290,7 @@ def reorder_hazard(
     for access in accesses:
         view = aliases.view_of(access.buffer)
         if view is None:
-            return f"the storage of buffer {describe_value(access.buffer)} is unknown"
+            return f"the storage of {_name(access.buffer)} is unknown"
         if not _defined_inside(view.storage.handle, outer):
             groups.setdefault(view.storage, []).append(access)
     reason = _shared_parameters(groups, set(parameter_pairs))
@@ -318,8 +332,8 @@ def _shared_parameters(
         first, second = by_index[j], by_index[k]
         if any(a.is_store for a in first + second):
             return (
-                f"buffers {describe_value(first[0].buffer)} and {describe_value(second[0].buffer)} "
-                "may be one storage (a call passes the same storage for both)"
+                f"{_name(first[0].buffer)} and {_name(second[0].buffer)} may be one storage "
+                "(a call passes the same storage for both)"
             )
     return None
 
@@ -353,20 +367,17 @@ class _Proof:
         return None
 
     def _flat_reason(self, group: list[Access], padded: SSAValue | None) -> str | None:
-        names = sorted({describe_value(a.buffer) for a in group})
+        names = ", ".join(sorted({_name(a.buffer) for a in group}))
         for access in group:
             view = self.aliases.view_of(access.buffer)
             buffer_type = access.buffer.type
             assert view is not None and isinstance(buffer_type, BufferType)
             if view.byte_offset is None or element_byte_width(buffer_type.element_type) is None:
-                return (
-                    f"buffers {', '.join(names)} share {view.storage.describe()} at byte "
-                    "offsets that cannot be compared"
-                )
+                return f"{names} share {view.storage.describe()} at offsets that cannot be compared"
         if padded is not None and any(a.buffer is padded for a in group):
             return (
-                f"buffers {', '.join(names)} are views of one storage and the physical order "
-                f"would also write the padding of {describe_value(padded)}"
+                f"{names} are views of one storage and the physical order would also write "
+                f"the padding of {_name(padded)}"
             )
         return None
 
@@ -489,13 +500,13 @@ class _Proof:
         x, y = point[:count], point[count : 2 * count]
         rank = len(first.indices)
         e, g = point[2 * count : 2 * count + rank], point[2 * count + rank :]
-        where = f"{describe_value(first.buffer)}{e}"
+        where = _element(first.buffer, e)
         if first.buffer is second.buffer and e == g:
             touched = f"both access {where} ({first.kind}, then {second.kind})"
         else:
             touched = (
                 f"access one element, {where} ({first.kind}) and "
-                f"{describe_value(second.buffer)}{g} ({second.kind})"
+                f"{_element(second.buffer, g)} ({second.kind})"
             )
         return (
             f"iterations {self._iteration(x)} and {self._iteration(y)} {touched}; "

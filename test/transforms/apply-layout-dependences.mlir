@@ -235,7 +235,7 @@ func.func @carried(%y: !T, %x: !X) {
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NOT:       scf.for
 // CHECK:         func.return
-// REMARK: remark: apply-layout: kept the logical order of the loop nest over %i: buffers %a and %b may be one storage (a call passes the same storage for both)
+// REMARK: remark: apply-layout: kept the logical order of the loop nest over %i: %a and %b may be one storage (a call passes the same storage for both)
 func.func @copy_reversed(%a: !T, %b: !T) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
