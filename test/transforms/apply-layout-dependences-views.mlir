@@ -93,3 +93,50 @@ func.func @overlapping_views(%y: !layout.buffer<32xf32>) {
   }
   func.return
 }
+
+// The re-iterated nest would write the padding of %y (logical i lies at physical
+// [i mod 4, i floordiv 4] of a 4x3 box: physical elements 8 and 11 are padding), which
+// another view of its storage can see.
+// The padding is filled at the function's entry, then the nest runs in logical order.
+// CHECK-LABEL: func.func @padding_seen_by_a_view
+// CHECK:         scf.if
+// CHECK:         layout.decl_buffer
+// CHECK-NEXT:    scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NOT:       scf.for
+// CHECK:         func.return
+// REMARK: remark: apply-layout: kept the logical order of the loop nest over %i: %flat, %y are views of one storage and the physical order would also write the padding of %y
+!P = !layout.buffer<10xf32, transform = #layout.index_map<(i) -> (i mod 4, i floordiv 4)>, pad_value = 0.0 : f32>
+func.func @padding_seen_by_a_view(%y: !P, %out: !layout.buffer<10xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c10 = arith.constant 10 : index
+  %p = layout.data %y : !P -> !layout.ptr<f32>
+  %flat = layout.decl_buffer %p : !layout.ptr<f32> -> !layout.buffer<10xf32>
+  scf.for %i = %c0 to %c10 step %c1 {
+    %v = layout.load %flat[%c8] : !layout.buffer<10xf32>, f32
+    layout.store %v, %out[%i] : !layout.buffer<10xf32>, f32
+    layout.store %v, %y[%i] : !P, f32
+  }
+  func.return
+}
+
+// Views whose element width is unknown (index) cannot be placed in their storage.
+// CHECK-LABEL: func.func @index_views
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NOT:       scf.for
+// CHECK:         func.return
+// REMARK: remark: apply-layout: kept the logical order of the loop nest over %i: %a, %b share allocation %p at offsets that cannot be compared
+func.func @index_views() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %p = layout.allocate [16] : !layout.ptr<index>
+  %a = layout.decl_buffer %p : !layout.ptr<index> -> !layout.buffer<16xindex, transform = #layout.index_map<(i) -> (i mod 4, i floordiv 4)>>
+  %b = layout.decl_buffer %p : !layout.ptr<index> -> !layout.buffer<16xindex>
+  scf.for %i = %c0 to %c16 step %c1 {
+    %v = layout.load %b[%i] : !layout.buffer<16xindex>, index
+    layout.store %v, %a[%i] : !layout.buffer<16xindex, transform = #layout.index_map<(i) -> (i mod 4, i floordiv 4)>>, index
+  }
+  func.return
+}
