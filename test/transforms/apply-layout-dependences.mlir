@@ -187,6 +187,43 @@ func.func @reverse_through_alias(%y: !T) {
   func.return
 }
 
+// Two buffers declared over one allocation are views of one storage, compared in their
+// common logical index space: the copy into %b is re-iterated, the reversal from %b into
+// %a is not. (The result leaves through %out.)
+// CHECK-LABEL: func.func @reverse_through_two_declarations
+// CHECK:         layout.allocate [4, 4]
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      scf.for
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NOT:       scf.for
+// CHECK:           layout.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : !layout.buffer<4x4xf32>, f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    scf.for
+// REMARK: remark: apply-layout: kept the logical order of the loop nest over %i: iterations (i=2) and (i=13) access one element, %b[13] (load) and %a[13] (store); the new order runs (i=13) first
+func.func @reverse_through_two_declarations(%x: !X, %out: !X) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c15 = arith.constant 15 : index
+  %c16 = arith.constant 16 : index
+  %p = layout.allocate [16] : !layout.ptr<f32>
+  %a = layout.decl_buffer %p : !layout.ptr<f32> -> !T
+  %b = layout.decl_buffer %p : !layout.ptr<f32> -> !T
+  scf.for %i = %c0 to %c16 step %c1 {
+    %v = layout.load %x[%i] : !X, f32
+    layout.store %v, %b[%i] : !T, f32
+  }
+  scf.for %i = %c0 to %c16 step %c1 {
+    %j = arith.subi %c15, %i : index
+    %v = layout.load %b[%j] : !T, f32
+    layout.store %v, %a[%i] : !T, f32
+  }
+  scf.for %i = %c0 to %c16 step %c1 {
+    %v = layout.load %a[%i] : !T, f32
+    layout.store %v, %out[%i] : !X, f32
+  }
+  func.return
+}
+
 // A call in the body may touch anything.
 // CHECK-LABEL: func.func @calls
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
