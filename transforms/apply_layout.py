@@ -70,6 +70,7 @@ from physlayout.transforms.buffer_aliases import describe_value
 from physlayout.transforms.dependence import (
     access_lanes,
     aliased_parameters,
+    enclosing_function,
     iteration_dims,
     reorder_hazard,
 )
@@ -444,14 +445,15 @@ class RewriteLoopNestInPhysicalOrder(RewritePattern):
         initial = layout.index_map.initial_indices
         logical = {initial[axis]: iterations[position[iv]] for iv, axis in axes.items()}
         new_order = [e.substitute(logical) for e in layout.index_map.final_indices]
-        function = _enclosing_function_name(nest.outer)
+        function = enclosing_function(nest.outer)
+        pairs = set() if function is None else self.parameter_pairs.get(function.sym_name.data)
         return reorder_hazard(
             nest.outer,
             nest.ivs,
             nest.extents,
             new_order,
             self.layouts.get,
-            self.parameter_pairs.get(function, set()),
+            pairs or set(),
             buffer if layout.padding is not None else None,
         )
 
@@ -498,13 +500,6 @@ class RewriteLoopNestInPhysicalOrder(RewritePattern):
 
 def _nest_name(nest: LoopNest) -> str:
     return "the loop nest over " + ", ".join(describe_value(iv) for iv in nest.ivs)
-
-
-def _enclosing_function_name(op: Operation) -> str:
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, func.FuncOp):
-        parent = parent.parent_op()
-    return parent.sym_name.data if parent is not None else ""
 
 
 def _store_axes(

@@ -54,7 +54,7 @@ from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.traits import IsTerminator, RecursiveMemoryEffect, is_side_effect_free
 
 from physlayout.dialects.buffer_layout import PendingLayout
-from physlayout.dialects.index_map_isl import expr_to_isl, point_coordinates
+from physlayout.dialects.index_map_isl import expr_to_isl, point_coordinates, val_to_int
 from physlayout.dialects.layout import (
     AllocateOp,
     BufferType,
@@ -66,7 +66,6 @@ from physlayout.dialects.layout import (
 from physlayout.dialects.quasi_affine import Const, Dim, Expr, simplify
 from physlayout.transforms.buffer_aliases import (
     BufferAliases,
-    BufferView,
     Storage,
 )
 from physlayout.transforms.index_exprs import IndexAnalysis
@@ -219,11 +218,12 @@ def _may_share(
 ) -> bool:
     if not _is_memory(a) or not _is_memory(b):
         return False
-    if isinstance(a.type, BufferType) and isinstance(b.type, BufferType) and aliases.may_alias(a, b):
-        return True
     storage_a, storage_b = _storage_of(a, aliases), _storage_of(b, aliases)
-    if storage_a is None or storage_b is None or storage_a is storage_b:
+    if storage_a is None or storage_b is None:
         return True
+    if storage_a is storage_b:
+        both_buffers = isinstance(a.type, BufferType) and isinstance(b.type, BufferType)
+        return not both_buffers or aliases.may_alias(a, b)
     index_a, index_b = _parameter_index(storage_a.handle), _parameter_index(storage_b.handle)
     return index_a is not None and index_b is not None and {index_a, index_b} in caller_pairs
 
@@ -243,14 +243,6 @@ def _parameter_index(handle: SSAValue) -> int | None:
 
 
 # The proof ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _View:
-    """How an access's element is placed in its storage."""
-
-    buffer_type: BufferType
-    view: BufferView
 
 
 @dataclass
@@ -285,7 +277,7 @@ def reorder_hazard(
     accesses = collect_accesses(outer, analysis)
     if isinstance(accesses, str):
         return accesses
-    aliases = BufferAliases(_enclosing_function(outer))
+    aliases = BufferAliases(enclosing_function(outer) or outer)
     groups: dict[Storage, list[Access]] = {}
     for access in accesses:
         view = aliases.view_of(access.buffer)
@@ -306,13 +298,12 @@ def reorder_hazard(
     return None
 
 
-def _enclosing_function(op: Operation) -> Operation:
-    current = op
-    while (parent := current.parent_op()) is not None:
-        if isinstance(parent, func.FuncOp):
-            return parent
-        current = parent
-    return current
+def enclosing_function(op: Operation) -> func.FuncOp | None:
+    """The `func.func` that contains `op`, if any."""
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        parent = parent.parent_op()
+    return parent
 
 
 def _shared_parameters(
@@ -412,10 +403,19 @@ class _Proof:
             found = isl.Set(text)
             if found.is_empty():
                 return None
-            point = point_coordinates(found.lexmin().sample_point(), len(dims))
+            sample = found.lexmin().sample_point()
+            point = point_coordinates(sample, len(dims))
+            values = [
+                val_to_int(sample.get_coordinate_val(isl.dim_type.param, k))
+                for k in range(len(fixed))
+            ]
         except isl.Error as err:
             return f"isl could not decide the dependences of the nest ({err})"
-        return self._describe(first, second, point)
+        when = [
+            f"{_name(self.analysis.leaves[leaf])} = {value}"
+            for leaf, value in zip(fixed.values(), values, strict=True)
+        ]
+        return self._describe(first, second, point) + (f" (when {', '.join(when)})" if when else "")
 
     def _side(
         self, access: Access, iteration: str, hidden: str, element: str, fixed: dict[str, str]

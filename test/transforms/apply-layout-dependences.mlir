@@ -224,6 +224,59 @@ func.func @reverse_through_two_declarations(%x: !X, %out: !X) {
   func.return
 }
 
+// An inner loop's variable ranges over its bounds: the window y[i .. i + 2] (mod 16)
+// read by iteration 2 holds y[4], which iteration 4 writes.
+// CHECK-LABEL: func.func @window_in_place
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %{{.*}} = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK-NOT:       scf.for
+// CHECK:         func.return
+// REMARK: remark: apply-layout: kept the logical order of the loop nest over %i: iterations (i=2) and (i=4) both access %y[4] (load, then store); the new order runs (i=4) first
+func.func @window_in_place(%y: !T) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c16 step %c1 {
+    %sum = scf.for %k = %c0 to %c3 step %c1 iter_args(%a = %zero) -> (f32) {
+      %j = arith.addi %i, %k : index
+      %m = arith.remsi %j, %c16 : index
+      %v = layout.load %y[%m] : !T, f32
+      %b = arith.addf %a, %v : f32
+      scf.yield %b : f32
+    }
+    layout.store %sum, %y[%i] : !T, f32
+  }
+  func.return
+}
+
+// A value defined outside the nest is the same in every iteration; the proof covers all
+// of its values and the remark names one that breaks the new order.
+// CHECK-LABEL: func.func @shift_by_argument
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NOT:       scf.for
+// CHECK:         func.return
+// REMARK: remark: apply-layout: kept the logical order of the loop nest over %i: iterations (i={{[0-9]+}}) and (i={{[0-9]+}}) both access %y[{{[0-9]+}}] (load, then store); the new order runs (i={{[0-9]+}}) first (when %s = {{[0-9]+}})
+func.func @shift_by_argument(%y: !T, %s: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c16 step %c1 {
+    %j = arith.addi %i, %s : index
+    %inside = arith.cmpi slt, %j, %c16 : index
+    %v = scf.if %inside -> (f32) {
+      %w = layout.load %y[%j] : !T, f32
+      scf.yield %w : f32
+    } else {
+      scf.yield %zero : f32
+    }
+    layout.store %v, %y[%i] : !T, f32
+  }
+  func.return
+}
+
 // A call in the body may touch anything.
 // CHECK-LABEL: func.func @calls
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
