@@ -36,9 +36,14 @@ on these access relations:
   to such a pair cannot be compared, and a nest that writes either is refused.
 - a storage allocated inside the nest is fresh in every iteration, so private to it.
 
-Refused outright: a call, and any op other than `layout.load`/`layout.store` that may touch
-memory (effects unknown to xDSL, regions other than structured control flow). Loop-carried
-SSA values (`iter_args`) are the caller's business: `reorder_hazard` only sees memory.
+Refused outright: a call, any op other than `layout.load`/`layout.store` that may touch
+memory (effects unknown to xDSL, regions other than structured control flow), accesses
+already in physical indices (apply-layout's padding stores), and, when the reordered nest
+also stores the pad value on the padding of the buffer it re-iterates (`writes_padding_of`),
+any access to that storage through another view (the padding stores run in between).
+Loop-carried SSA values (`iter_args`) are the caller's business: `reorder_hazard` only sees
+memory. The analysis solves one small isl problem per pair of accesses to a written
+storage (quadratic in the accesses of one storage, independent of the loop extents).
 """
 
 from __future__ import annotations
