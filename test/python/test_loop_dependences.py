@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from layout_harness import compare_before_after, parse, run_logical
+from xdsl.dialects import func
 
 from physlayout.dialects.buffer_layout import PendingLayout
 from physlayout.dialects.index_map import IndexMap
@@ -30,7 +31,7 @@ from physlayout.transforms.dependence import aliased_parameters
 from physlayout.universe import make_context
 
 PROPERTY = settings(
-    max_examples=60,
+    max_examples=40,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
@@ -303,10 +304,7 @@ def test_padding_fill_of_a_parameter_updated_in_place(
 
 
 def _param_type(text: str) -> BufferType:
-    for op in parse(text).walk():
-        arguments = getattr(op, "function_type", None)
-        if arguments is not None:
-            param = arguments.inputs.data[0]
-            assert isinstance(param, BufferType)
-            return param
-    raise AssertionError("no function")
+    function = next(op for op in parse(text).walk() if isinstance(op, func.FuncOp))
+    param = function.function_type.inputs.data[0]
+    assert isinstance(param, BufferType)
+    return param
