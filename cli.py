@@ -25,7 +25,7 @@ from io import StringIO
 from typing import IO, Any
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
@@ -86,6 +86,7 @@ class PhyslayoutOptMain(xDSLOptMain):
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
     ) -> ModuleOp | None:
         module = super().parse_chunk(chunk, file_extension, start_offset)
+        attach_locations(self.locations, start_offset)
         if module is not None and not self.args.disable_verify:
             verify_with_locations(module, self.locations, start_offset)
         return module
@@ -215,6 +216,19 @@ def _post_order(op: Operation) -> list[Operation]:
     return ops
 
 
+def attach_locations(
+    locations: dict[Operation, Span[str] | Span[bytes]], line_offset: int = 0
+) -> None:
+    """Give every parsed op without a location its source position (`loc("file":L:C)`, as
+    `mlir-opt` does), so passes can point at it in remarks; printed only with
+    `--print-debuginfo`."""
+    for op, span in locations.items():
+        if not isinstance(op.location, UnknownLoc):
+            continue
+        where = dataclasses.replace(span, line_offset=line_offset).get_location()
+        op.location = FileLineColLoc(StringAttr(where.file), IntAttr(where.line), IntAttr(where.col))
+
+
 class LocatedVerifyError(VerifyException):
     """A verifier failure reported MLIR-style at the operation's source location."""
 
@@ -323,6 +337,11 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="PLATFORM[:INDEX] (default: $PHYSLAYOUT_OPENCL_DEVICE, else a GPU, else PoCL)",
     )
     run.add_argument("--print-opencl", action="store_true", help="print the generated OpenCL C")
+    run.add_argument(
+        "--remarks", action="store_true",
+        help="print apply-layout's remarks (stderr): which loop nests it re-iterates in "
+        "physical order, and why it keeps the others in logical order",
+    )
 
 
 def _run_command(args: argparse.Namespace) -> int:
@@ -352,7 +371,7 @@ def _run_checked(args: argparse.Namespace) -> int:
     with open(args.file) as stream:
         source = _parse_located(stream.read(), args.file)
     runtime = OpenCLRuntime(args.device)
-    compiled = compile_module(source, runtime)
+    compiled = compile_module(source, runtime, remarks=args.remarks)
     if args.print_opencl:
         print(compiled.program.source)
     entry = _entry_function(source, args.entry)
@@ -395,6 +414,7 @@ def _parse_located(text: str, name: str) -> ModuleOp:
     """Parse and verify `text`; a verifier failure is reported at the op's source line."""
     parser = LocatingParser(make_context(), text, name)
     module = parse_module_reporting(parser)
+    attach_locations(parser.locations)
     verify_with_locations(module, parser.locations)
     return module
 

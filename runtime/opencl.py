@@ -20,9 +20,9 @@ Compilation
 -----------
 `compile_module(module, runtime)` records, for every function parameter of the SOURCE
 module, its logical shape and pending layout (`PendingLayout.of`, before `apply-layout`
-consumes it), then runs `apply-layout{rewrite-loops=true}`, `flatten-buffers`,
-`vectorize-texels`, generates OpenCL C (`lowering/opencl.py`) with the device's image
-limits and builds it (one `cl.Program` per distinct source text, cached per runtime).
+consumes it), then runs `apply-layout{rewrite-loops=true}` (`remarks=true` on request),
+`flatten-buffers`, `vectorize-texels`, generates OpenCL C (`lowering/opencl.py`) with the
+device's image limits and builds it (one `cl.Program` per distinct source text, cached per runtime).
 
 Data movement
 -------------
@@ -362,13 +362,18 @@ def parse_module(text: str, name: str = "<input>") -> ModuleOp:
     return module
 
 
-def lowering_passes() -> list[ModulePass]:
-    """The passes between the source module and the OpenCL target."""
+def lowering_passes(remarks: bool = False) -> list[ModulePass]:
+    """The passes between the source module and the OpenCL target (`remarks`: apply-layout
+    says which loop nests it re-iterates, and why it keeps the others)."""
     from physlayout.transforms.apply_layout import ApplyLayoutPass
     from physlayout.transforms.flatten_buffers import FlattenBuffersPass
     from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
 
-    return [ApplyLayoutPass(rewrite_loops=True), FlattenBuffersPass(), VectorizeTexelsPass()]
+    return [
+        ApplyLayoutPass(rewrite_loops=True, remarks=remarks),
+        FlattenBuffersPass(),
+        VectorizeTexelsPass(),
+    ]
 
 
 def module_text(module: ModuleOp) -> str:
@@ -401,14 +406,18 @@ class CompiledModule:
 
 
 def compile_module(
-    module: ModuleOp | str, runtime: OpenCLRuntime, keep_stages: bool = False
+    module: ModuleOp | str,
+    runtime: OpenCLRuntime,
+    keep_stages: bool = False,
+    remarks: bool = False,
 ) -> CompiledModule:
-    """Lower `module` (a source module with pending layouts) and build it for `runtime`."""
+    """Lower `module` (a source module with pending layouts) and build it for `runtime`
+    (`remarks`: print the lowering passes' remarks to stderr)."""
     source = parse_module(module) if isinstance(module, str) else module
     lowered = source.clone()
     ctx = make_context()
     stages: list[tuple[str, str]] = []
-    for one_pass in lowering_passes():
+    for one_pass in lowering_passes(remarks):
         one_pass.apply(ctx, lowered)
         lowered.verify()
         if keep_stages:

@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 INPUTS = [
     ROOT / "test/transforms/apply-layout.mlir",
     ROOT / "test/transforms/apply-layout-rewrite-loops.mlir",
+    ROOT / "test/transforms/apply-layout-dependences.mlir",
     ROOT / "test/transforms/flatten-buffers.mlir",
 ]
 PIPELINES: dict[str, list[ModulePass]] = {
