@@ -47,7 +47,9 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from physlayout.dialects.buffer_layout import PendingLayout
+from physlayout.dialects.index_map import IndexMap
 from physlayout.dialects.layout import BufferType, PtrType
+from physlayout.dialects.quasi_affine import Const, Dim, Expr
 
 Array: TypeAlias = npt.NDArray[Any]
 """A numpy array of any dtype."""
@@ -282,30 +284,44 @@ class Handle:
 
 @dataclass(frozen=True, eq=False)
 class LayoutMap:
-    """A buffer type's pending transform as the evaluator addresses storage: logical element
+    """A buffer type's pending transforms as the evaluator addresses storage: logical element
     `idx` (in `layout.logical_shape`) is the element at row-major position `map(idx)` of
     the transformed shape `layout.shape`. This is what `apply-layout` (then
     `flatten-buffers`, whose separator groups are row-major too) makes of the buffer, so
     every view of the same storage (a physical alias, a second transformed declaration)
-    sees the scalars the compiled program sees."""
+    sees the scalars the compiled program sees.
+
+    The position is computed from the maps as written in the type, composed by substitution
+    only: the reference does not depend on the simplifier that the passes use."""
 
     layout: PendingLayout
+    maps: tuple[IndexMap, ...]
 
-    def apply(self, indices: Sequence[Array | int]) -> list[Array | int]:
-        """The transformed indices of logical `indices` (ints or broadcastable arrays)."""
-        return self.layout.index_map.map_indices(list(indices))
+    @cached_property
+    def _position(self) -> tuple[tuple[str, ...], Expr]:
+        names = self.maps[0].initial_indices
+        exprs: list[Expr] = [Dim(name) for name in names]
+        for index_map in self.maps:
+            point = dict(zip(index_map.initial_indices, exprs, strict=True))
+            exprs = [e.substitute(point) for e in index_map.final_indices]
+        flat: Expr = Const(0)
+        for expr, stride in zip(exprs, row_major_strides(self.layout.shape, 1), strict=True):
+            flat = flat + expr * stride
+        return names, flat
+
+    def position(self, indices: Sequence[Array | int]) -> Array | int:
+        """The row-major element position in the transformed shape of logical `indices`
+        (ints or broadcastable int64 arrays, assumed in bounds)."""
+        names, flat = self._position
+        return flat.evaluate(dict(zip(names, indices, strict=True)))
 
     @cached_property
     def logical_positions(self) -> Array:
-        """The row-major element position in the transformed shape of every logical
-        element, in row-major logical order (a flat int64 array)."""
+        """`position` of every logical element, in row-major logical order (flat int64)."""
         logical = self.layout.logical_shape
         grids = list(np.indices(logical, dtype=np.int64, sparse=True))
-        strides = row_major_strides(self.layout.shape, 1)
-        flat: Array | int = 0
-        for index, stride in zip(self.apply(grids), strides, strict=True):
-            flat = flat + np.asarray(index, dtype=np.int64) * stride
-        return np.broadcast_to(np.asarray(flat, dtype=np.int64), logical).reshape(-1)
+        flat = np.asarray(self.position(grids), dtype=np.int64)
+        return np.broadcast_to(flat, logical).reshape(-1)
 
     @cached_property
     def padding_positions(self) -> Array:
@@ -321,7 +337,9 @@ class LayoutMap:
 @lru_cache(maxsize=1024)
 def _layout_map(buffer_type: BufferType) -> LayoutMap | None:
     layout = PendingLayout.of(buffer_type)
-    return None if layout is None else LayoutMap(layout)
+    if layout is None:
+        return None
+    return LayoutMap(layout, tuple(t.index_map for t in buffer_type.get_transforms()))
 
 
 def layout_map_of(type_: Attribute, what: str) -> LayoutMap | None:
@@ -356,9 +374,9 @@ class View:
     """A buffer: element `idx` starts at scalar `offset + sum(idx[k] * strides[k])` of
     `storage` and holds `prod(vshape)` contiguous scalars read as dtype `dtype`.
 
-    A mapped view (`layout` is not None) addresses `layout.apply(idx)` instead of `idx`:
-    `shape` is the logical shape (indices are checked against it) and `strides` are those
-    of the transformed axes (`addressed_shape`).
+    A mapped view (`layout` is not None) addresses `layout.position(idx)` times the lanes
+    per element: `shape` is the logical shape (indices are checked against it) and
+    `strides` are the row-major strides of the transformed shape (`addressed_shape`).
 
     The offset may differ between lanes (a `memref.subview` at a lane-dependent position):
     it is then an array over the lanes of depth `offset_depth`. Shapes and strides are the
@@ -387,7 +405,7 @@ class View:
         """The scalar offset of element `indices` from the view's offset (elementwise for
         broadcastable index arrays); indices are not checked."""
         if self.layout is not None:
-            indices = self.layout.apply(indices)
+            return self.layout.position(indices) * self.lanes
         flat: Array | int = 0
         for index, stride in zip(indices, self.strides, strict=True):
             flat = flat + index * stride

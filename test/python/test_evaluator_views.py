@@ -210,3 +210,16 @@ def test_views_mean_the_same_before_and_after_the_passes(text: str, pipeline: st
     for name, (before, after) in outcomes.items():
         for logical, transformed in zip(before.buffers, after.buffers, strict=True):
             np.testing.assert_array_equal(logical, transformed, err_msg=name)
+
+
+def test_transform_list_composes_in_order() -> None:
+    maps = "[#layout.index_map<(i) -> (i floordiv 4, i mod 4)>, #layout.index_map<(a, b) -> (b, a)>]"
+    text = OFFSET.replace(SWAP, f"transform = {maps}")
+    buf = np.full(24, -7.0, np.float32)
+    run_function(parse(text), "offset", [buf])
+    # (i floordiv 4, i mod 4) then a swap: element (i mod 4, i floordiv 4) of a 4x2 block.
+    expected = np.full(24, -7.0, np.float32)
+    expected[8:16] = [0, 4, 1, 5, 2, 6, 3, 7]
+    np.testing.assert_array_equal(buf, expected)
+    outcomes = compare_before_after(text, [ApplyLayoutPass(), FlattenBuffersPass()])
+    np.testing.assert_array_equal(outcomes["offset"][1].buffers[0][8:16], expected[8:16])
