@@ -467,22 +467,70 @@ def _inputs(
         text = given.get(name)
         if not isinstance(arg_type, BufferType):
             dtype = numpy_dtype(arg_type, f"parameter %{name}")
-            values.append(dtype(float(text) if text is not None and "." in text else int(text or 1)))
+            values.append(_scalar_input(name, text, dtype, arg_type))
             continue
         dtype = numpy_dtype(arg_type.element_type, f"parameter %{name}")
         shape = arg_type.get_shape()
         if text is not None:
-            array = np.load(text)
+            array = _load_array(name, text, dtype)
             if tuple(array.shape) != shape:
                 raise DiagnosticException(
                     f"--input {name}: {text} has shape {list(array.shape)}, expected {list(shape)}"
                 )
-            values.append(np.ascontiguousarray(array, dtype=dtype))
+            # np.array, not np.ascontiguousarray: that one turns a 0-d array into shape [1].
+            values.append(np.array(array, dtype=dtype, order="C"))
         elif np.issubdtype(dtype, np.floating):
             values.append(rng.uniform(-1.0, 1.0, shape).astype(dtype))
         else:
             values.append(rng.integers(-8, 8, shape).astype(dtype))
     return values
+
+
+def _load_array(name: str, path: str, dtype: Any) -> Any:
+    """The numeric array in the .npy file `path` (given as `--input name=path`), checked to
+    convert to `dtype` (a diagnostic otherwise)."""
+    import numpy as np
+
+    try:
+        array = np.load(path, allow_pickle=False)
+    except ValueError as err:
+        raise DiagnosticException(
+            f"--input {name}: cannot read {path} as a .npy array: {err}"
+        ) from None
+    if not isinstance(array, np.ndarray):
+        raise DiagnosticException(f"--input {name}: {path} is not a .npy file holding one array")
+    wanted = np.dtype(dtype)
+    if array.dtype.kind not in "biuf" or (wanted.kind in "biu" and array.dtype.kind == "f"):
+        raise DiagnosticException(
+            f"--input {name}: {path} holds {array.dtype} values, which do not convert to {wanted}"
+        )
+    return array
+
+
+def _scalar_input(name: str, text: str | None, dtype: Any, arg_type: Any) -> Any:
+    """The value of scalar parameter `name`: `text` (a number, or a .npy file holding one
+    value), else 1."""
+    import numpy as np
+
+    if text is None:
+        return dtype(1)
+    if text.endswith(".npy"):
+        array = _load_array(name, text, dtype)
+        if array.size != 1:
+            raise DiagnosticException(
+                f"--input {name}: {text} has shape {list(array.shape)}, expected one value "
+                f"for the {arg_type} parameter"
+            )
+        return dtype(array.reshape(()).item())
+    integral = np.issubdtype(dtype, np.integer) or dtype is np.bool_
+    try:
+        return dtype(int(text) if integral else float(text))
+    except ValueError:
+        kind = "an integer" if integral else "a number"
+        raise DiagnosticException(
+            f"--input {name}: expected {kind} (or a .npy file) for the {arg_type} parameter, "
+            f"got '{text}'"
+        ) from None
 
 
 def _compare(got: Any, want: Any, rtol: float) -> tuple[bool, str]:

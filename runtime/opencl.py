@@ -27,8 +27,9 @@ device's image limits and builds it (one `cl.Program` per distinct source text, 
 Data movement
 -------------
 `ParamLayout.to_physical` turns a LOGICAL numpy array into the physical one (the layout's
-`IndexMap.map_ndarray`, padding filled with the pad value, then flattened row-major per
-axis group); `to_logical` inverts it (`inverse_map_ndarray`). Global-scope buffers are
+`IndexMap.map_ndarray`, padding filled with the pad value, or with a given value: tests
+upload garbage there to check that kernels fill the padding of buffers they write, then
+flattened row-major per axis group); `to_logical` inverts it (`inverse_map_ndarray`). Global-scope buffers are
 `cl.Buffer`s; texture-scope buffers are RGBA FLOAT `image2d`s of width cols/4 and height
 rows (a contiguous [rows, cols] float32 array has exactly the image's bytes).
 
@@ -334,7 +335,9 @@ class ParamLayout:
             tuple(physical),
         )
 
-    def to_physical(self, logical: np.ndarray) -> np.ndarray:
+    def to_physical(self, logical: np.ndarray, padding: Any = None) -> np.ndarray:
+        """The flattened physical array of `logical`; padding positions hold `padding`
+        (default: the pad value; tests pass garbage to see that kernels fill it)."""
         array = np.asarray(logical, dtype=self.dtype)
         if tuple(array.shape) != self.logical_shape:
             raise OpenCLRuntimeError(
@@ -343,8 +346,15 @@ class ParamLayout:
             )
         if self.layout is not None:
             pad = self.layout.pad_value if self.layout.pad_value is not None else 0
-            array = self.layout.index_map.map_ndarray(array, pad_value=pad)
+            array = self.layout.index_map.map_ndarray(
+                array, pad_value=pad if padding is None else padding
+            )
         return np.ascontiguousarray(array).reshape(self.physical_shape)
+
+    def transformed(self, physical: np.ndarray) -> np.ndarray:
+        """A downloaded physical array in the transformed (unflattened) shape."""
+        shape = self.logical_shape if self.layout is None else self.layout.shape
+        return np.asarray(physical).reshape(shape)
 
     def to_logical(self, physical: np.ndarray) -> np.ndarray:
         if self.layout is None:

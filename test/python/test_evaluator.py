@@ -950,7 +950,7 @@ def test_wrong_arguments_are_rejected():
         run_function(module, "nope", [])
 
 
-def test_pending_transform_is_ignored():
+def test_buffer_with_pending_transform_is_passed_in_its_logical_layout():
     text = """
 func.func @f(%A: !layout.buffer<8xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>>) {
   %c3 = arith.constant 3 : index
