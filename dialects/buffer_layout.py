@@ -14,11 +14,18 @@ axes, row-major within each separator group (RFC 0039 FlattenBuffer).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
+from typing import Any
 
-from physlayout.dialects.index_map import IndexMap, PaddingPredicate, flatten_shape
+import numpy as np
+
+from physlayout.dialects.index_map import (
+    IndexMap,
+    PaddingPredicate,
+    flatten_shape,
+    transformed_shape,
+)
 from physlayout.dialects.layout import MAX_ELEMENTS, BufferType, is_texture_scope
 
 
@@ -26,11 +33,17 @@ from physlayout.dialects.layout import MAX_ELEMENTS, BufferType, is_texture_scop
 class PendingLayout:
     """The combined effect of a buffer type's pending transforms.
 
-    `index_map` sends logical indices (in `logical_shape`) to transformed indices (in
-    `shape`). `padding` is None when every transformed index has a preimage.
+    `steps` are the transforms as written, applied in order. `shape` is their step-by-step
+    structural extents (`transformed_shape`: a tile is whole at every step), the one
+    definition of a transformed buffer's shape at both levels. `index_map` is their
+    composition simplified on the logical box, proven injective there; it sends logical
+    indices (in `logical_shape`) to transformed indices inside `shape`, but its own
+    structural extents may be smaller than `shape`. `padding` is the exact set of points of
+    the box `shape` without a preimage (None when there are none).
     """
 
     logical_shape: tuple[int, ...]
+    steps: tuple[IndexMap, ...]
     index_map: IndexMap
     shape: tuple[int, ...]
     axis_separators: tuple[int, ...]
@@ -41,50 +54,52 @@ class PendingLayout:
     def of(buffer_type: BufferType) -> PendingLayout | None:
         """Resolve the pending transforms of `buffer_type` (None when it has none).
 
-        Raises ValueError when a map is not injective on its domain, or when the transform
-        pads without a `pad_value`.
+        Raises ValueError when a map is not injective on the box of its step, when the
+        transformed buffer exceeds the index range, or when the transform pads without a
+        `pad_value`.
         """
         transforms = buffer_type.get_transforms()
         if not transforms:
             return None
         logical = buffer_type.get_shape()
-        shape: Sequence[int] = logical
-        composed: IndexMap | None = None
-        for attr in transforms:
-            index_map = attr.index_map
-            collision = index_map.find_collision(shape)
+        steps = tuple(attr.index_map for attr in transforms)
+        for k, index_map in enumerate(steps):
+            before = transformed_shape(steps[:k], logical)
+            collision = index_map.find_collision(before)
             if collision is not None:
                 first, second = collision
                 raise ValueError(
-                    f"index map {index_map} is not injective on shape {list(shape)}: "
+                    f"index map {index_map} is not injective on shape {before}: "
                     f"indices {first} and {second} both map to "
                     f"{[int(v) for v in index_map.map_indices(first)]}"
                 )
-            composed = index_map if composed is None else composed.compose(index_map)
-            shape = index_map.map_shape(shape)
-        assert composed is not None
-        composed = composed.simplify(logical)
-        if list(composed.map_shape(logical)) != list(shape):
-            raise ValueError(
-                f"the transforms of {buffer_type} compose to {composed}, whose extents "
-                f"{composed.map_shape(logical)} differ from the step-by-step extents "
-                f"{list(shape)}; apply the transforms in separate buffers"
-            )
+        shape = transformed_shape(steps, logical)
+        written = str(steps[0]) if len(steps) == 1 else f"[{', '.join(map(str, steps))}]"
         if prod(shape) > MAX_ELEMENTS:
             raise ValueError(
-                f"transform {composed} gives shape {list(shape)} on {list(logical)}, "
+                f"transform {written} gives shape {shape} on {list(logical)}, "
                 f"{prod(shape)} elements: more than the index range (at most {MAX_ELEMENTS})"
             )
-        padding = composed.padding_predicate(logical)
+        composed = steps[0]
+        for index_map in steps[1:]:
+            composed = composed.compose(index_map)
+        composed = composed.simplify(logical)
+        if not composed.is_injective(logical):
+            raise ValueError(
+                f"the composition {composed} of transform {written} is not injective on "
+                f"shape {list(logical)}"
+            )
+        padding = composed.padding_predicate(logical, shape)
         pad_attr = buffer_type.get_pad_value()
         pad_value = None if pad_attr is None else pad_attr.value.data
         if padding is not None and pad_value is None:
             raise ValueError(
-                f"transform {composed} introduces padding on shape {list(logical)} "
+                f"transform {written} introduces padding on shape {list(logical)} "
                 f"(padding where {padding}); give the buffer a pad_value"
             )
         return PendingLayout(
             logical_shape=tuple(logical),
+            steps=steps,
             index_map=composed,
             shape=tuple(shape),
             axis_separators=transforms[-1].axis_separators,
@@ -95,6 +110,26 @@ class PendingLayout:
     def applied_type(self, buffer_type: BufferType) -> BufferType:
         """`buffer_type` after `apply-layout`: transformed shape, no pending transforms."""
         return buffer_type.with_layout(self.shape, self.axis_separators)
+
+    def map_ndarray(self, logical: np.ndarray, pad_value: Any = None) -> np.ndarray:
+        """The logical array rewritten into the transformed layout (shape `shape`), one
+        step at a time with each step's `IndexMap.map_ndarray` (the reference meaning of a
+        transform list, independent of the composed map). Padding holds `pad_value`,
+        default the buffer's (tests pass a sentinel to see whether a pass writes it)."""
+        fill = self.pad_value if pad_value is None else pad_value
+        array = np.asarray(logical)
+        for index_map in self.steps:
+            array = index_map.map_ndarray(array, pad_value=fill)
+        return array
+
+    def unmap_ndarray(self, transformed: np.ndarray) -> np.ndarray:
+        """The logical array read back from an array in the transformed layout (the
+        inverse of `map_ndarray` on the logical elements; padding is dropped)."""
+        array = np.asarray(transformed)
+        for k in reversed(range(len(self.steps))):
+            before = transformed_shape(self.steps[:k], self.logical_shape)
+            array = self.steps[k].inverse_map_ndarray(array, before)
+        return array
 
 
 def default_axis_separators(buffer_type: BufferType) -> tuple[int, ...]:

@@ -61,7 +61,7 @@ resizes an allocation together with the buffer declared over it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -73,7 +73,7 @@ from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import VerifyException
 
 from physlayout.dialects.buffer_layout import flattening_separators
-from physlayout.dialects.index_map import flatten_shape
+from physlayout.dialects.index_map import flatten_shape, transformed_shape
 from physlayout.dialects.layout import (
     BufferType,
     DeclBufferOp,
@@ -118,10 +118,8 @@ def transformed_layout(buffer_type: BufferType) -> tuple[tuple[int, ...], tuple[
     transforms = buffer_type.get_transforms()
     if not transforms:
         return buffer_type.get_shape(), buffer_type.get_axis_separators()
-    shape: Sequence[int] = buffer_type.get_shape()
     try:
-        for transform in transforms:
-            shape = transform.index_map.map_shape(shape)
+        shape = transformed_shape([t.index_map for t in transforms], buffer_type.get_shape())
     except ValueError:
         return None
     return tuple(shape), transforms[-1].axis_separators

@@ -3,7 +3,7 @@ data and compare.
 
 Buffers are handed to a function in the layout its *current* type says: before
 `apply-layout` in the logical layout, afterwards in the transformed layout (computed from
-the pending layout recorded before the pass with `IndexMap.map_ndarray`). After the run,
+the pending layout recorded before the pass with `PendingLayout.map_ndarray`). After the run,
 transformed buffers are mapped back to the logical layout and compared element-wise; the
 padding of transformed buffers is returned separately so tests can check it.
 """
@@ -73,8 +73,7 @@ def run_logical(
         if layout is None or not isinstance(value, np.ndarray):
             args.append(value.copy() if isinstance(value, np.ndarray) else value)
             continue
-        pad = 0 if layout.pad_value is None else layout.pad_value
-        args.append(np.ascontiguousarray(layout.index_map.map_ndarray(value, pad_value=pad)))
+        args.append(np.ascontiguousarray(layout.map_ndarray(value)))
     results = run_function(module, name, args)
     buffers: list[np.ndarray] = []
     physical: list[np.ndarray] = []
@@ -85,7 +84,7 @@ def run_logical(
         if layout is None:
             buffers.append(value)
         else:
-            buffers.append(layout.index_map.inverse_map_ndarray(value, layout.logical_shape))
+            buffers.append(layout.unmap_ndarray(value))
     return Outcome(buffers, list(results), physical)
 
 
