@@ -8,8 +8,11 @@ padding must come with a `pad_value`. Problems are reported as `ValueError`s who
 names the map, the shape and the colliding indices or the padding predicate; passes turn
 them into diagnostics.
 
-`physical_shape(buffer_type)` is the shape after flattening to `len(axis_separators) + 1`
-axes, row-major within each separator group (RFC 0039 FlattenBuffer).
+`flattened_type(buffer_type)` is the type after flattening to `len(axis_separators) + 1`
+axes, row-major within each separator group (RFC 0039 FlattenBuffer); texture buffers
+without separators use their scope's default (`default_axis_separators`) and are 2-D RGBA
+images of `image_size` texels. These are the one definition of texture layouts that
+flatten-buffers, verify-buffers, the OpenCL target and the runtime use.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from math import prod
 from typing import Any
 
 import numpy as np
+from xdsl.dialects.builtin import Float16Type, Float32Type, VectorType
+from xdsl.ir import Attribute
 
 from physlayout.dialects.index_map import (
     IndexMap,
@@ -132,23 +137,62 @@ class PendingLayout:
         return array
 
 
+# Textures ----------------------------------------------------------------------------------
+
+TEXEL_LANES = 4
+"""Channels of one RGBA texel."""
+
+
+def texel_lanes_per_element(element_type: Attribute) -> int | None:
+    """1 for a channel type (f32, f16), 4 for a texel vector type, None otherwise."""
+    if isinstance(element_type, Float32Type | Float16Type):
+        return 1
+    if (
+        isinstance(element_type, VectorType)
+        and element_type.get_shape() == (TEXEL_LANES,)
+        and isinstance(element_type.get_element_type(), Float32Type | Float16Type)
+    ):
+        return TEXEL_LANES
+    return None
+
+
 def default_axis_separators(buffer_type: BufferType) -> tuple[int, ...]:
     """The separators a buffer is flattened with when it carries none.
 
-    Global, shared and local buffers flatten to one axis. Texture buffers become 2-D
-    images (TVM's per-scope rule): `global.texture` separates before the last two axes,
-    `global.texture-nhwc` at 2 and `global.texture-weight` at 1; a rank-2 texture keeps its
-    two axes.
+    Global, shared and local buffers flatten to one axis. A texture buffer becomes a 2-D
+    image, separated per scope as TVM's DefaultTextureLayoutSeparator does (DESIGN.md
+    "Textures"): for rank r >= 3, `global.texture` at r - 2 (`[n, c4, h | w, lane]`),
+    `global.texture-weight` at 1 (`[o4 | i, h, w, lane]`), `global.texture-nhwc` at 2
+    (`[n, c4 | h, w, lane]`) or at 1 when r == 3 (`[a | b, lane]`); a rank-2 texture is
+    its image already (at 1); a rank-1 texture has none (verify-buffers rejects it).
     """
     scope = buffer_type.get_scope()
     rank = buffer_type.rank
     if not is_texture_scope(scope) or rank < 2:
         return ()
-    if rank == 2:
+    if rank == 2 or scope == "global.texture-weight":
         return (1,)
-    wanted = {"global.texture": rank - 2, "global.texture-nhwc": 2, "global.texture-weight": 1}
-    separator = wanted.get(scope, rank - 2)
-    return (separator,) if 1 <= separator <= rank - 1 else ()
+    if scope == "global.texture-nhwc":
+        return (1,) if rank == 3 else (2,)
+    return (rank - 2,)
+
+
+def image_size(buffer_type: BufferType) -> tuple[int, int]:
+    """`(width, height)` in texels of the RGBA image a texture buffer (without pending
+    transforms) is: it flattens (`flattening_separators`) to `[rows, cols]`; the image's
+    y is the row, so height = rows, and its x is the column's texel, so width = cols / 4
+    for channel elements (cols for `vector<4x...>` texel elements).
+
+    Raises:
+        ValueError: the buffer does not flatten to two axes, its element type is not a
+            texture element, or its rows are not whole texels.
+    """
+    lanes = texel_lanes_per_element(buffer_type.element_type)
+    flat = flattened_type(buffer_type).get_shape()
+    if lanes is None or len(flat) != 2 or flat[1] * lanes % TEXEL_LANES:
+        raise ValueError(f"{buffer_type} is not a 2-D image of whole RGBA texels")
+    rows, cols = flat
+    return cols * lanes // TEXEL_LANES, rows
 
 
 def flattening_separators(buffer_type: BufferType) -> tuple[int, ...]:
