@@ -262,3 +262,11 @@ func.func @pad_list_split_then_fuse(%in: !layout.buffer<3xf32>, %out: !layout.bu
   }
   func.return
 }
+
+// The separators of a transform list are those of its last map (the only one that may
+// carry `|`): [8, 12] transposed to [12, 8], then split as [a | b floordiv 4, b mod 4].
+// CHECK-LABEL: func.func @transform_list_separators
+// CHECK-SAME:    (%{{.*}}: !layout.buffer<12x2x4xf32, axis_separators = [1]>, %{{.*}}: !layout.buffer<2x3x5x7x4xf32, axis_separators = [3], scope = "global.texture-nhwc">)
+func.func @transform_list_separators(%b: !layout.buffer<8x12xf32, transform = [#layout.index_map<(i, j) -> (j, i)>, #layout.index_map<(a, b) -> (a | b floordiv 4, b mod 4)>]>, %t: !layout.buffer<2x5x7x12xf32, transform = [#layout.index_map<(n, h, w, c) -> (n, c, h, w)>, #layout.index_map<(n, c, h, w) -> (n, c floordiv 4, h | w, c mod 4)>], scope = "global.texture-nhwc">) {
+  func.return
+}
