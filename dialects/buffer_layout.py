@@ -1,10 +1,12 @@
 """What a `!layout.buffer` type's layout means, in terms of the IndexMap engine.
 
 `PendingLayout.of(buffer_type)` resolves a buffer's pending transforms (RFC 0039's
-`layout_transform_map`): the composed IndexMap, the transformed shape, the axis separators
-the buffer carries afterwards and the padding predicate. It proves what it relies on:
-every map must be injective on its input box (isl), and a transform that introduces
-padding must come with a `pad_value`. Problems are reported as `ValueError`s whose message
+`layout_transform_map`): the composed IndexMap, the transformed shape (step-by-step
+structural extents, `transformed_shape`), the axis separators the buffer carries afterwards
+(the last map's) and the padding predicate. It proves what it relies on (isl): every map
+is injective on the box of its step, the composed map is injective on the logical box and
+its image lies in the transformed box; a transform that introduces padding must come with
+a `pad_value`. Problems are reported as `ValueError`s whose message
 names the map, the shape and the colliding indices or the padding predicate; passes turn
 them into diagnostics.
 
