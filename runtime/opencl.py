@@ -27,9 +27,10 @@ device's image limits and builds it (one `cl.Program` per distinct source text, 
 Data movement
 -------------
 `ParamLayout.to_physical` turns a LOGICAL numpy array into the physical one (the layout's
-`IndexMap.map_ndarray`, padding filled with the pad value, or with a given value: tests
+`PendingLayout.map_ndarray`, padding filled with the pad value, or with a given value: tests
 upload garbage there to check that kernels fill the padding of buffers they write, then
-flattened row-major per axis group); `to_logical` inverts it (`inverse_map_ndarray`). Global-scope buffers are
+flattened row-major per axis group); `to_logical` inverts it (`PendingLayout.unmap_ndarray`).
+Global-scope buffers are
 `cl.Buffer`s; texture-scope buffers are RGBA FLOAT `image2d`s of width cols/4 and height
 rows (a contiguous [rows, cols] float32 array has exactly the image's bytes).
 
@@ -345,10 +346,7 @@ class ParamLayout:
                 f"got {list(array.shape)}"
             )
         if self.layout is not None:
-            pad = self.layout.pad_value if self.layout.pad_value is not None else 0
-            array = self.layout.index_map.map_ndarray(
-                array, pad_value=pad if padding is None else padding
-            )
+            array = self.layout.map_ndarray(array, pad_value=padding)
         return np.ascontiguousarray(array).reshape(self.physical_shape)
 
     def transformed(self, physical: np.ndarray) -> np.ndarray:
@@ -359,8 +357,7 @@ class ParamLayout:
     def to_logical(self, physical: np.ndarray) -> np.ndarray:
         if self.layout is None:
             return np.asarray(physical).reshape(self.logical_shape)
-        transformed = np.asarray(physical).reshape(self.layout.shape)
-        return self.layout.index_map.inverse_map_ndarray(transformed, self.logical_shape)
+        return self.layout.unmap_ndarray(np.asarray(physical).reshape(self.layout.shape))
 
 
 # Compilation ------------------------------------------------------------------------------

@@ -61,19 +61,25 @@ resizes an allocation together with the buffer declared over it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, scf
-from xdsl.dialects.builtin import Float16Type, Float32Type, IntegerAttr, ModuleOp, VectorType
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, VectorType
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import VerifyException
 
-from physlayout.dialects.buffer_layout import flattening_separators
-from physlayout.dialects.index_map import flatten_shape
+from physlayout.dialects.buffer_layout import (
+    TEXEL_LANES,
+    flattened_type,
+    flattening_separators,
+    image_size,
+    texel_lanes_per_element,
+)
+from physlayout.dialects.index_map import transformed_shape
 from physlayout.dialects.layout import (
     BufferType,
     DeclBufferOp,
@@ -95,9 +101,6 @@ from physlayout.transforms.index_exprs import IndexAnalysis, constant_bounds_of
 
 DEFAULT_MAX_IMAGE_WIDTH = 16384
 DEFAULT_MAX_IMAGE_HEIGHT = 16384
-TEXEL_LANES = 4
-"""Channels of one RGBA texel."""
-
 PREFIX = "verify-buffers: "
 
 
@@ -118,26 +121,11 @@ def transformed_layout(buffer_type: BufferType) -> tuple[tuple[int, ...], tuple[
     transforms = buffer_type.get_transforms()
     if not transforms:
         return buffer_type.get_shape(), buffer_type.get_axis_separators()
-    shape: Sequence[int] = buffer_type.get_shape()
     try:
-        for transform in transforms:
-            shape = transform.index_map.map_shape(shape)
+        shape = transformed_shape([t.index_map for t in transforms], buffer_type.get_shape())
     except ValueError:
         return None
     return tuple(shape), transforms[-1].axis_separators
-
-
-def texel_lanes_per_element(element_type: Attribute) -> int | None:
-    """1 for a channel type (f32, f16), 4 for a texel vector type, None otherwise."""
-    if isinstance(element_type, Float32Type | Float16Type):
-        return 1
-    if (
-        isinstance(element_type, VectorType)
-        and element_type.get_shape() == (TEXEL_LANES,)
-        and isinstance(element_type.get_element_type(), Float32Type | Float16Type)
-    ):
-        return TEXEL_LANES
-    return None
 
 
 def is_flat_texture(buffer_type: BufferType) -> bool:
@@ -170,10 +158,10 @@ def texture_problem(buffer_type: BufferType, max_width: int, max_height: int) ->
             f"has {len(separators)} axis separators {list(separators)}; a 2-D image allows "
             "at most one"
         )
-    image_separators = flattening_separators(buffer_type.with_layout(shape, separators))
-    if len(image_separators) != 1:
+    image = buffer_type.with_layout(shape, separators)
+    if len(flattening_separators(image)) != 1:
         return f"of shape {list(shape)} cannot flatten to a 2-D image"
-    rows, cols = flatten_shape(list(shape), list(image_separators))
+    cols = flattened_type(image).get_shape()[1]
     if lanes == 1 and len(shape) > 2 and shape[-1] != TEXEL_LANES:
         return (
             f"has innermost extent {shape[-1]}; the innermost axis of a texture holds one "
@@ -183,7 +171,7 @@ def texture_problem(buffer_type: BufferType, max_width: int, max_height: int) ->
         return (
             f"has {cols} columns, not a whole number of RGBA texels (a multiple of {TEXEL_LANES})"
         )
-    width = cols * lanes // TEXEL_LANES
+    width, rows = image_size(image)
     if width > max_width or rows > max_height:
         return (
             f"needs a {width} x {rows} image (width x height in texels), beyond the image "

@@ -3,7 +3,7 @@ data and compare.
 
 Buffers are handed to a function in the layout its *current* type says: before
 `apply-layout` in the logical layout, afterwards in the transformed layout (computed from
-the pending layout recorded before the pass with `IndexMap.map_ndarray`). Every padding
+the pending layout recorded before the pass with `PendingLayout.map_ndarray`). Every padding
 position of a transformed buffer starts from GARBAGE (NaN, or a sentinel for integers), so
 a pass that never writes the padding, or reads it, is seen. After the run, transformed
 buffers are mapped back to the logical layout and compared element-wise, and
@@ -92,7 +92,7 @@ def run_logical(
             args.append(value.copy() if isinstance(value, np.ndarray) else value)
             continue
         fill = garbage(value.dtype, layout.pad_value)
-        args.append(np.ascontiguousarray(layout.index_map.map_ndarray(value, pad_value=fill)))
+        args.append(np.ascontiguousarray(layout.map_ndarray(value, pad_value=fill)))
     results = run_function(module, name, args)
     buffers: list[np.ndarray] = []
     physical: list[np.ndarray] = []
@@ -105,7 +105,7 @@ def run_logical(
         if layout is None:
             buffers.append(value)
         else:
-            buffers.append(layout.index_map.inverse_map_ndarray(value, layout.logical_shape))
+            buffers.append(layout.unmap_ndarray(value))
     return Outcome(buffers, list(results), physical, params)
 
 
@@ -157,7 +157,7 @@ def expected_physical(
         if layout is None:
             continue
         fill = layout.pad_value if index in written else garbage(value.dtype, layout.pad_value)
-        expected[index] = layout.index_map.map_ndarray(value, pad_value=fill)
+        expected[index] = layout.map_ndarray(value, pad_value=fill)
     return expected
 
 

@@ -252,7 +252,7 @@ def test_device_image_limits_reach_the_target(runtime: OpenCLRuntime) -> None:
     func.func @wide(%t: !layout.buffer<1x{width}x4xf32, scope = "global.texture">) {{
       func.return
     }}"""
-    with pytest.raises(DiagnosticException, match="exceeds the device limit"):
+    with pytest.raises(DiagnosticException, match="beyond the image limit"):
         compile_module(text, runtime)
 
 
