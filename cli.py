@@ -3,7 +3,8 @@
 `physlayout-opt` is stock `xdsl-opt` (same flags, passes, targets: it is a thin `xDSLOptMain`
 subclass) with MLIR-style error reporting: a parse, verify or pass diagnostic is printed as
 `file:line:col: error: message` with the offending source line, without a Python traceback;
-the exit status is 1 and no `-o` output file is written.
+the exit status is 1 and no `-o` output file is written. Warnings that passes emit
+(`transforms.diagnostics.emit_warning`) are located at the op's source line the same way.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from physlayout.transforms.diagnostics import source_locator
 from physlayout.universe import make_context
 
 
@@ -53,12 +55,15 @@ class PhyslayoutOptMain(xDSLOptMain):
     """`xdsl-opt` with diagnostics printed MLIR-style and no output on failure."""
 
     locations: dict[Operation, Span[str] | Span[bytes]]
+    line_offset: int
+    """Line of the current `--split-input-file` chunk in the input file."""
     output: StringIO
     """Everything the driver writes; delivered to stdout or `-o` only after success."""
 
     def __init__(self, description: str = "physlayout modular optimizer driver",
                  args: Sequence[str] | None = None):
         self.locations = {}
+        self.line_offset = 0
         self.output = _KeptOpen()
         super().__init__(description, args)
 
@@ -76,10 +81,24 @@ class PhyslayoutOptMain(xDSLOptMain):
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
     ) -> ModuleOp | None:
+        self.line_offset = start_offset
         module = super().parse_chunk(chunk, file_extension, start_offset)
         if module is not None and not self.args.disable_verify:
             verify_with_locations(module, self.locations, start_offset)
         return module
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        with source_locator(self._source_of):
+            super().apply_passes(prog)
+
+    def _source_of(self, op: Operation) -> tuple[str, str] | None:
+        """`file:line:col` of a parsed op and its source line (for pass warnings)."""
+        span = self.locations.get(op)
+        if span is None:
+            return None
+        span = dataclasses.replace(span, line_offset=self.line_offset)
+        location, _, context = span.print_with_context().partition("\n")
+        return location, context.rstrip()
 
     def prepare_output(self) -> IO[str]:
         return self.output
