@@ -10,6 +10,8 @@ Exceptions that are not diagnostics (xDSL's parser raising NotImplementedError o
 it cannot represent, a RecursionError on very deep nests, a bug) become diagnostics too: at the
 parser's position while parsing, naming the pass while running passes. Both commands run on a
 thread with a large stack and recursion limit, so nests thousands of levels deep still work.
+Warnings and remarks that passes emit (`transforms.diagnostics`) are located at the op's
+source line the same way.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from physlayout.transforms.diagnostics import source_locator
 from physlayout.universe import make_context
 
 
@@ -62,12 +65,15 @@ class PhyslayoutOptMain(xDSLOptMain):
     """`xdsl-opt` with diagnostics printed MLIR-style and no output on failure."""
 
     locations: dict[Operation, Span[str] | Span[bytes]]
+    line_offset: int
+    """Line of the current `--split-input-file` chunk in the input file."""
     output: StringIO
     """Everything the driver writes; delivered to stdout or `-o` only after success."""
 
     def __init__(self, description: str = "physlayout modular optimizer driver",
                  args: Sequence[str] | None = None):
         self.locations = {}
+        self.line_offset = 0
         self.output = _KeptOpen()
         super().__init__(description, args)
 
@@ -85,6 +91,7 @@ class PhyslayoutOptMain(xDSLOptMain):
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
     ) -> ModuleOp | None:
+        self.line_offset = start_offset
         module = super().parse_chunk(chunk, file_extension, start_offset)
         attach_locations(self.locations, start_offset)
         if module is not None and not self.args.disable_verify:
@@ -93,7 +100,8 @@ class PhyslayoutOptMain(xDSLOptMain):
 
     def apply_passes(self, prog: ModuleOp) -> None:
         try:
-            super().apply_passes(prog)
+            with source_locator(self._source_of):
+                super().apply_passes(prog)
         except (ParseError, DiagnosticException):
             raise
         except Exception as err:  # any other exception becomes a diagnostic
@@ -101,6 +109,15 @@ class PhyslayoutOptMain(xDSLOptMain):
             raise DiagnosticException(
                 f"{names or 'pass pipeline'}: {_unexpected(err)}"
             ) from None
+
+    def _source_of(self, op: Operation) -> tuple[str, str] | None:
+        """`file:line:col` of a parsed op and its source line (for pass warnings)."""
+        span = self.locations.get(op)
+        if span is None:
+            return None
+        span = dataclasses.replace(span, line_offset=self.line_offset)
+        location, _, context = span.print_with_context().partition("\n")
+        return location, context.rstrip()
 
     def prepare_output(self) -> IO[str]:
         return self.output
@@ -139,7 +156,13 @@ class PhyslayoutOptMain(xDSLOptMain):
 
 def write_atomically(path: str, data: bytes) -> None:
     """Write `data` to `path` through a temporary file in the same directory and a rename,
-    so a failure never leaves a partial or truncated file."""
+    so a failure never leaves a partial or truncated file. A path that exists and is not a
+    regular file (`/dev/null`, a pipe, a terminal) is written directly: renaming over it
+    would replace the device."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        with open(path, "wb") as out:
+            out.write(data)
+        return
     directory = os.path.dirname(os.path.abspath(path))
     fd, temporary = tempfile.mkstemp(prefix=".physlayout-", dir=directory)
     try:

@@ -36,7 +36,8 @@ What it rewrites:
   memref to a buffer-level kernel) folds away; a cast of a buffer to `memref<*xT>` (to
   call `printMemrefF32`) becomes `memref.cast`.
 
-Refused, with a diagnostic naming the value or op: a buffer still not at its physical rank
+Refused, with a diagnostic naming the value or op: input that `verify-buffers` rejects
+(checked first: the lowered module has no buffers left to verify); a buffer still not at its physical rank
 after `flatten-buffers`; `!layout.ptr` values that are not the handle of an allocation or of
 a buffer (e.g. a `!layout.ptr` function argument); a declared buffer that does not fit in
 its storage; element-type changes other than `vector<N x T>` over `T` storage (upstream
@@ -108,6 +109,7 @@ from physlayout.lowering.lower_layout_views import build_view
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.index_exprs import ExprEmitter, IndexAnalysis
+from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 BRIDGE = "layout.bridge"
 """Internal marker on a `builtin.unrealized_conversion_cast` between a buffer and a memref."""
@@ -622,6 +624,7 @@ class LowerLayoutPass(ModulePass):
     """Raise `scf.for`/`scf.parallel` around buffer accesses to `affine` loops first."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        refuse_invalid_buffers(self.name, op)
         prepare_buffers(ctx, op)
         if self.affine_loops:
             PatternRewriteWalker(

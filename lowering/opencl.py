@@ -26,7 +26,9 @@ already flattened image whose column count is a multiple of 4, and the image wid
 16384, the Adreno limit; the runtime passes the real device's limits); a `vector<4xf32>` load or
 store covers exactly one texel (its column is provably a multiple of 4), a scalar load
 reads one lane; any store that would write only part of a texel (a scalar or narrower
-vector store) is refused, since an image write sets all four channels.
+vector store) is refused, since an image write sets all four channels. After these, any
+other problem `verify-buffers` finds (e.g. a dead alias that does not fit its storage,
+which the emitted C would silently drop) is refused too.
 
 Work-items (see `lowering/opencl_parallel.py` for the proof rule)
 -----------------------------------------------------------------
@@ -89,7 +91,7 @@ from physlayout.lowering.opencl_c import (
 )
 from physlayout.lowering.opencl_parallel import LOOPS, BandDim, is_pure_op, parallel_band
 from physlayout.transforms.index_exprs import IndexAnalysis, from_affine_expr
-from physlayout.transforms.verify_buffers import texture_problem
+from physlayout.transforms.verify_buffers import refuse_invalid_buffers, texture_problem
 
 TEXEL = TEXEL_LANES
 """Lanes (channels) of one texel."""
@@ -953,6 +955,7 @@ def generate_opencl(module: ModuleOp, limits: ImageLimits | None = None) -> Open
         if helper in helpers:
             preamble.append(text)
     source = "\n".join(preamble) + "\n\n" + "\n".join(bodies)
+    refuse_invalid_buffers("opencl", module, limits.max_width, limits.max_height)
     return OpenCLProgram(source, kernels)
 
 

@@ -30,7 +30,8 @@ order) is rewritten to its transformed layout:
   logical order of the loop nest over %i: iterations (i=2) and (i=13) both access %y[13]
   (load, then store); the new order runs (i=13) first". Remarks never change the IR.
 
-Refused, with a diagnostic: a map that is not injective on the buffer's shape (proven with
+Refused, with a diagnostic: input that `verify-buffers` rejects (checked first: the
+rewrite erases dead declarations, which would hide an invalid alias), a map that is not injective on the buffer's shape (proven with
 isl, the colliding indices are named), padding without `pad_value`, two different pending
 transforms over one allocation, and vector accesses whose lanes the map does not keep
 contiguous.
@@ -38,7 +39,8 @@ contiguous.
 Guarantees: the pending transforms are consumed, so a second run changes nothing.
 
 Upstream `memref<..., affine_map<...>>` layouts are normalized by the same pass (see
-`normalize_memrefs`).
+`normalize_memrefs`): a memref that cannot be normalized soundly is left as it is with a
+warning, or, with `strict=true`, refused (and the module left unchanged).
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ from physlayout.transforms.dependence import (
     iteration_dims,
     reorder_hazard,
 )
+from physlayout.transforms.diagnostics import emit_remark
 from physlayout.transforms.index_exprs import ExprEmitter, IndexAnalysis
 from physlayout.transforms.loop_nests import (
     PHYSICAL_ACCESS,
@@ -82,7 +85,7 @@ from physlayout.transforms.loop_nests import (
     physical_names,
 )
 from physlayout.transforms.normalize_memrefs import normalize_memref_layouts
-from physlayout.transforms.remarks import emit_remark
+from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 
 @dataclass
@@ -536,10 +539,15 @@ class ApplyLayoutPass(ModulePass):
     """Print a remark (stderr) for every loop nest `rewrite-loops` re-iterates or keeps, and
     why it kept it; the IR is the same either way."""
 
+    strict: bool = False
+    """Refuse the module when some upstream memref layout cannot be normalized (by default
+    such memrefs are left as they are, with a warning)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        refuse_invalid_buffers(self.name, op)
         layouts = Layouts()
         if not _resolve_all(op, layouts):
-            normalize_memref_layouts(op)
+            normalize_memref_layouts(op, self.strict)
             return
         covered: set[SSAValue] = set()
         if self.rewrite_loops:
@@ -564,7 +572,7 @@ class ApplyLayoutPass(ModulePass):
                 [ConsumePendingTransforms(layouts), DropPhysicalAccessMarker()]
             )
         ).rewrite_module(op)
-        normalize_memref_layouts(op)
+        normalize_memref_layouts(op, self.strict)
 
 
 def _resolve_all(module: ModuleOp, layouts: Layouts) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -172,3 +174,14 @@ def test_the_input_file_is_never_overwritten(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert done.stderr == f"error: refusing to overwrite the input file {source}\n"
     assert source.read_text() == GOOD
+
+
+def test_output_to_a_device_is_written_not_replaced(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
+    done = run("physlayout-opt", GOOD, "-o", str(fifo), tmp_path=tmp_path)
+    out, _ = reader.communicate(timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert "func.func @g" in out
