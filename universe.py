@@ -60,6 +60,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "lower-layout": ("lowering.lower_layout", "LowerLayoutPass"),
     "fold-layout-rewrites": ("transforms.fold_layout_rewrites", "FoldLayoutRewritesPass"),
     "flow-layout-rewrites": ("transforms.flow_layout_rewrites", "FlowLayoutRewritesPass"),
+    "lower-layout-rewrites": ("lowering.lower_layout_rewrites", "LowerLayoutRewritesPass"),
 }
 """Pass name -> (module under physlayout, class name)."""
 
