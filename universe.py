@@ -61,6 +61,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "fold-layout-rewrites": ("transforms.fold_layout_rewrites", "FoldLayoutRewritesPass"),
     "flow-layout-rewrites": ("transforms.flow_layout_rewrites", "FlowLayoutRewritesPass"),
     "lower-layout-rewrites": ("lowering.lower_layout_rewrites", "LowerLayoutRewritesPass"),
+    "raise-layout-rewrites": ("lowering.raise_layout_rewrites", "RaiseLayoutRewritesPass"),
 }
 """Pass name -> (module under physlayout, class name)."""
 

@@ -1,7 +1,8 @@
 """Graph-level interop with upstream MLIR: the numpy semantics of the upstream relayout ops
-(checked against plain loops and, with MLIR installed, against mlir-runner), and
-lower-layout-rewrites keeping every result (numpy evaluator before and after, and upstream
-execution of the lowered IR)."""
+(checked against plain loops and, with MLIR installed, against mlir-runner);
+lower-layout-rewrites and raise-layout-rewrites keeping every result (numpy evaluator before
+and after, and upstream execution of the lowered IR); the chains of
+examples/relayout_chains.mlir folding exactly where proven."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from graph_harness import apply, compare_before_after, functions, parse
 from physlayout.lowering.lower_layout_rewrites import LowerLayoutRewritesPass
 from physlayout.lowering.mlir_graph_runner import run_graph_functions
 from physlayout.lowering.mlir_runner import MlirTools
+from physlayout.lowering.raise_layout_rewrites import RaiseLayoutRewritesPass
 from physlayout.runtime.graph_evaluator import EvaluationError, run_graph
+from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
 
 ROOT = Path(__file__).resolve().parents[2]
 UPSTREAM = ROOT / "test/graph/inputs/upstream-relayout.mlir"
@@ -134,6 +137,72 @@ def test_lowered_forms_run_upstream() -> None:
     ]
     calls = [(name, integer_inputs(text, name)) for name in names]
     upstream = run_graph_functions(lowered, calls)
+    before = parse(text)
+    for (name, inputs), printed in zip(calls, upstream, strict=True):
+        (expected,) = run_graph(before, name, inputs)
+        np.testing.assert_array_equal(printed[0].reshape(expected.shape), expected, err_msg=name)
+
+
+# raise-layout-rewrites and the chains ------------------------------------------------------
+
+RAISE = ROOT / "test/graph/raise-layout-rewrites.mlir"
+CHAINS = ROOT / "examples/relayout_chains.mlir"
+
+
+def static_functions(text: str) -> str:
+    """The module without functions whose signature has a dynamic extent."""
+    module = parse(text)
+    for function in functions(module):
+        types = [*function.function_type.inputs.data, *function.function_type.outputs.data]
+        if any(e < 0 for t in types for e in getattr(t, "get_shape", lambda: ())()):
+            function.detach()
+    return str(module)
+
+
+def test_raised_forms_keep_results() -> None:
+    after, results = compare_before_after(
+        static_functions(RAISE.read_text()), [RaiseLayoutRewritesPass()]
+    )
+    assert "lowered_shear" in results and "tampered_shear" in results
+    kept = {op.name for op in after.walk()} & {"linalg.pack", "tensor.pad", "linalg.generic"}
+    assert kept == {"linalg.pack", "tensor.pad", "linalg.generic"}
+
+
+def test_chains_fold_and_keep_results() -> None:
+    passes = [RaiseLayoutRewritesPass(), FoldLayoutRewritesPass()]
+    after, results = compare_before_after(CHAINS.read_text(), passes)
+    assert len(results) == 10
+    remaining = {
+        f.sym_name.data: sum(1 for op in f.walk() if op.name.startswith("layout."))
+        for f in functions(after)
+    }
+    assert remaining["unpack_pack_padded"] == 3
+    assert {name for name, count in remaining.items() if count == 0} == {
+        "pack_unpack_padded",
+        "pack_unpack_permuted",
+        "transpose_expand_transpose_collapse",
+        "transpose_pair",
+        "pad_slice",
+        "pack_transpose_unpack",
+    }
+    lowered = apply(after, [LowerLayoutRewritesPass()])
+    for name in results:
+        inputs = integer_inputs(CHAINS.read_text(), name)
+        np.testing.assert_array_equal(
+            run_graph(lowered, name, inputs)[0],
+            run_graph(parse(CHAINS.read_text()), name, inputs)[0],
+        )
+
+
+@needs_runner
+def test_folded_chains_run_upstream() -> None:
+    text = CHAINS.read_text()
+    passes = [RaiseLayoutRewritesPass(), FoldLayoutRewritesPass(), LowerLayoutRewritesPass()]
+    folded = str(apply(parse(text), passes))
+    calls = [
+        (f.sym_name.data, integer_inputs(text, f.sym_name.data)) for f in functions(parse(text))
+    ]
+    upstream = run_graph_functions(folded, calls)
     before = parse(text)
     for (name, inputs), printed in zip(calls, upstream, strict=True):
         (expected,) = run_graph(before, name, inputs)
