@@ -110,3 +110,21 @@ func.func @pack_collapse(%x: tensor<1x8x2x2xf32>) -> tensor<1x2x16xf32> {
   %c = tensor.collapse_shape %p [[0], [1], [2, 3, 4]] : tensor<1x2x2x2x4xf32> into tensor<1x2x16xf32>
   func.return %c : tensor<1x2x16xf32>
 }
+
+// Unpack then pack without padding (every channel is real): the identity.
+func.func @unpack_pack_full(%y: tensor<1x2x2x2x4xf32>) -> tensor<1x2x2x2x4xf32> {
+  %e0 = tensor.empty() : tensor<1x8x2x2xf32>
+  %u = linalg.unpack %y inner_dims_pos = [1] inner_tiles = [4] into %e0 : tensor<1x2x2x2x4xf32> -> tensor<1x8x2x2xf32>
+  %e1 = tensor.empty() : tensor<1x2x2x2x4xf32>
+  %p = linalg.pack %u inner_dims_pos = [1] inner_tiles = [4] into %e1 : tensor<1x8x2x2xf32> -> tensor<1x2x2x2x4xf32>
+  func.return %p : tensor<1x2x2x2x4xf32>
+}
+
+// NCHW -> NCHW4c, then the channel blocks moved after H and W: one pack (outer_dims_perm).
+func.func @pack_then_transpose(%x: tensor<1x8x2x3xf32>) -> tensor<1x2x3x2x4xf32> {
+  %e0 = tensor.empty() : tensor<1x2x2x3x4xf32>
+  %p = linalg.pack %x inner_dims_pos = [1] inner_tiles = [4] into %e0 : tensor<1x8x2x3xf32> -> tensor<1x2x2x3x4xf32>
+  %e1 = tensor.empty() : tensor<1x2x3x2x4xf32>
+  %t = linalg.transpose ins(%p : tensor<1x2x2x3x4xf32>) outs(%e1 : tensor<1x2x3x2x4xf32>) permutation = [0, 2, 3, 1, 4]
+  func.return %t : tensor<1x2x3x2x4xf32>
+}

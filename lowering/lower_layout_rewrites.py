@@ -113,7 +113,7 @@ def build_transpose(source: SSAValue, perm: Sequence[int]) -> list[Operation]:
     """`linalg.transpose` of `source` by `perm` into a fresh `tensor.empty`."""
     shape = _shape(source)
     result = _tensor(source, [shape[p] for p in perm])
-    empty = tensor.EmptyOp([], result)
+    empty = _empty(result)
     return [empty, TransposeOp(source, empty.tensor, _i64s(perm), result)]
 
 
@@ -140,14 +140,23 @@ def _pad_constant(pad_value: Attribute | None) -> arith.ConstantOp | None:
     if pad_value is None:
         return None
     assert isinstance(pad_value, ScalarAttr)
-    return arith.ConstantOp(pad_value)
+    constant = arith.ConstantOp(pad_value)
+    constant.result.name_hint = "pad"
+    return constant
+
+
+def _empty(type_: TensorType) -> tensor.EmptyOp:
+    """A `tensor.empty` destination (its contents are never read)."""
+    empty = tensor.EmptyOp([], type_)
+    empty.tensor.name_hint = "dest"
+    return empty
 
 
 def build_pack(source: SSAValue, form: Pack, pad_value: Attribute | None) -> list[Operation]:
     """`linalg.pack` of `source` (padded with `pad_value` when given), then the transpose."""
     packed = _tensor(source, form.packed_shape(_shape(source)))
     constant = _pad_constant(pad_value)
-    empty = tensor.EmptyOp([], packed)
+    empty = _empty(packed)
     pack = PackOp(
         source,
         empty.tensor,
@@ -169,7 +178,7 @@ def build_unpack(source: SSAValue, form: Unpack, dest_shape: Sequence[int]) -> l
     if form.transpose is not None:
         ops += build_transpose(value, form.transpose)
         value = ops[-1].results[0]
-    empty = tensor.EmptyOp([], _tensor(source, dest_shape))
+    empty = _empty(_tensor(source, dest_shape))
     unpack = UnPackOp(value, empty.tensor, form.inner_dims_pos, form.tiles, form.outer_dims_perm)
     return [*ops, empty, unpack]
 
@@ -211,7 +220,7 @@ def build_generic(
         body.add_ops([constant, choose])
         value = choose.result
     body.add_op(YieldOp(value))
-    empty = tensor.EmptyOp([], result)
+    empty = _empty(result)
     rank = len(result_shape)
     generic = GenericOp(
         [],

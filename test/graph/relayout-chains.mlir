@@ -48,6 +48,14 @@
 // CHECK-NEXT:    %[[R:.*]] = layout.transform %{{.*}} {index_map = #layout.index_map<(x0, x1, x2, x3) -> (x0, x1 floordiv 4, x2 * 8 + x3 * 4 + x1 mod 4)>} : tensor<1x8x2x2xf32> -> tensor<1x2x16xf32>
 // CHECK-NEXT:    func.return %[[R]]
 
+// CHECK-LABEL: func.func @unpack_pack_full
+// CHECK-SAME:    (%[[Y:.*]]: tensor<1x2x2x2x4xf32>)
+// CHECK-NEXT:    func.return %[[Y]]
+
+// CHECK-LABEL: func.func @pack_then_transpose
+// CHECK-NEXT:    %[[R:.*]] = layout.transform %{{.*}} {index_map = #layout.index_map<(x0, x1, x2, x3) -> (x0, x2, x3, x1 floordiv 4, x1 mod 4)>} : tensor<1x8x2x3xf32> -> tensor<1x2x3x2x4xf32>
+// CHECK-NEXT:    func.return %[[R]]
+
 // MLIR-LABEL: func.func @pack_unpack_padded
 // MLIR-NEXT:    return %arg0
 // MLIR-LABEL: func.func @unpack_pack_padded
@@ -56,4 +64,7 @@
 // MLIR-LABEL: func.func @expand_collapse_refold
 // MLIR-NEXT:    tensor.collapse_shape
 // MLIR-NEXT:    tensor.expand_shape
+// MLIR-NEXT:    return
+// MLIR-LABEL: func.func @pack_then_transpose
+// MLIR:         linalg.pack %arg0 outer_dims_perm = [0, 2, 3, 1] inner_dims_pos = [1] inner_tiles = [4]
 // MLIR-NEXT:    return
