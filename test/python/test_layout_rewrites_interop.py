@@ -252,3 +252,15 @@ def test_conv_bias_conv_runs_upstream(passes: str) -> None:
         np.testing.assert_allclose(
             printed[0].reshape(expected.shape), expected, rtol=1e-5, atol=1e-4
         )
+
+
+@pytest.mark.parametrize("lower", [False, True])
+def test_raised_ir_flows_and_folds(lower: bool) -> None:
+    passes = [RaiseLayoutRewritesPass(), FlowLayoutRewritesPass(), FoldLayoutRewritesPass()]
+    if lower:
+        passes.append(LowerLayoutRewritesPass())
+    text = (ROOT / "test/graph/raise-flow-fold.mlir").read_text()
+    after, results = compare_before_after(text, passes)
+    assert set(results) == {"unpack_relu_pack", "unpack_relu_pack_padded"}
+    plain = next(f for f in functions(after) if f.sym_name.data == "unpack_relu_pack")
+    assert [op.name for op in plain.walk() if op.name.startswith(("layout.", "linalg.pack"))] == []
