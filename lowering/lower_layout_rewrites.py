@@ -5,7 +5,9 @@ interop; `raise-layout-rewrites` is the reverse).
 What it rewrites (static tensors; forms recognized by `physlayout.lowering.relayout_forms`,
 each proven equal to the map on the input box with isl before it is used):
 
-- `layout.transform` whose map is the identity -> its input;
+- `layout.transform` whose map is the identity on the input box -> its input, or a
+  `tensor.pad` at the high end when the structural shape is larger (``i -> i mod 16`` on 7
+  elements);
 - a permutation -> `linalg.transpose`;
 - a row-major reshape (pure split / fuse of axes) -> `tensor.expand_shape`, or
   `tensor.collapse_shape`, or a collapse then an expand;
@@ -152,6 +154,18 @@ def _empty(type_: TensorType) -> tensor.EmptyOp:
     return empty
 
 
+def build_pad(
+    source: SSAValue, low: Sequence[int], high: Sequence[int], pad_value: Attribute | None
+) -> list[Operation]:
+    """`tensor.pad` of `source` by `low`/`high` yielding the constant `pad_value`."""
+    constant = _pad_constant(pad_value)
+    assert constant is not None
+    shape = [lo + e + hi for lo, e, hi in zip(low, _shape(source), high, strict=True)]
+    body = Block([tensor.YieldOp(constant.result)], arg_types=[IndexType()] * len(low))
+    pad = tensor.PadOp(source, [], [], Region(body), low, high, _tensor(source, shape))
+    return [constant, pad]
+
+
 def build_pack(source: SSAValue, form: Pack, pad_value: Attribute | None) -> list[Operation]:
     """`linalg.pack` of `source` (padded with `pad_value` when given), then the transpose."""
     packed = _tensor(source, form.packed_shape(_shape(source)))
@@ -275,9 +289,12 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
 def lower_transform(op: TransformOp) -> list[Operation] | None:
     """The upstream ops for a `layout.transform` (None: the identity, use the input)."""
     imap, shape, result = op.map, op.input_shape(), op.result_shape()
-    if shape == result and is_identity(imap, shape):
-        return None
     pad_value = op.pad_value if op.pads() else None
+    if is_identity(imap, shape):
+        if shape == result:
+            return None
+        high = [r - s for r, s in zip(result, shape, strict=True)]
+        return build_pad(op.input, [0] * len(shape), high, pad_value)
     if pad_value is None:
         perm = match_transpose(imap, shape)
         if perm is not None:
@@ -319,14 +336,7 @@ class LowerPad(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: PadOp, rewriter: PatternRewriter) -> None:
-        constant = _pad_constant(op.pad_value)
-        assert constant is not None
-        rank = len(op.get_low())
-        body = Block([tensor.YieldOp(constant.result)], arg_types=[IndexType()] * rank)
-        pad = tensor.PadOp(
-            op.input, [], [], Region(body), op.get_low(), op.get_high(), op.result.type
-        )
-        rewriter.replace(op, [constant, pad])
+        rewriter.replace(op, build_pad(op.input, op.get_low(), op.get_high(), op.pad_value))
 
 
 class LowerCrop(RewritePattern):
@@ -389,6 +399,7 @@ __all__ = [
     "LowerLayoutRewritesPass",
     "build_generic",
     "build_pack",
+    "build_pad",
     "build_reshape",
     "build_transpose",
     "build_unpack",

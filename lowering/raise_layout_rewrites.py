@@ -170,6 +170,8 @@ class RaisePad(RewritePattern):
         low, high = tuple(op.static_low.get_values()), tuple(op.static_high.get_values())
         if op.nofold is not None or not _static(low) or not _static(high):
             return
+        if any(width < 0 for width in (*low, *high)):
+            return
         if static_shape(op.source) is None:
             return
         yielded = op.region.block.last_op

@@ -204,3 +204,32 @@ func.func @crop(%x: tensor<4x5xf32>) -> tensor<2x3xf32> {
   %r = layout.crop %x {start = array<i64: 1, 2>, sizes = array<i64: 2, 3>, cropped_value = "undef"} : tensor<4x5xf32> -> tensor<2x3xf32>
   func.return %r : tensor<2x3xf32>
 }
+
+// The identity on the box with a larger structural shape (a mod that never wraps): a pad.
+// CHECK-LABEL: func.func @identity_with_padding
+// CHECK-SAME:    (%[[X:.*]]: tensor<7xf16>)
+// CHECK-NEXT:    %[[C:.*]] = arith.constant 1.000000e+00 : f16
+// CHECK-NEXT:    %[[R:.*]] = tensor.pad %[[X]] low[0] high[9] {
+// CHECK-NEXT:    ^{{.*}}(%{{.*}}: index):
+// CHECK-NEXT:      tensor.yield %[[C]] : f16
+// CHECK-NEXT:    } : tensor<7xf16> to tensor<16xf16>
+func.func @identity_with_padding(%x: tensor<7xf16>) -> tensor<16xf16> {
+  %r = layout.transform %x {index_map = #layout.index_map<(i) -> (i mod 16)>, pad_value = 1.0 : f16} : tensor<7xf16> -> tensor<16xf16>
+  func.return %r : tensor<16xf16>
+}
+
+// A 3-channel image into one RGBA texel per pixel; integer padding; a prime tile.
+// CHECK-LABEL: func.func @three_channels
+// CHECK:         linalg.pack %{{.*}} padding_value(%{{.*}} : f32) inner_dims_pos = [1] inner_tiles = [4] into %{{.*}} : tensor<1x3x2x2xf32> -> tensor<1x1x2x2x4xf32>
+func.func @three_channels(%x: tensor<1x3x2x2xf32>) -> tensor<1x1x2x2x4xf32> {
+  %r = layout.transform %x {index_map = #layout.index_map<(n, c, h, w) -> (n, c floordiv 4, h, w, c mod 4)>, pad_value = 0.0 : f32} : tensor<1x3x2x2xf32> -> tensor<1x1x2x2x4xf32>
+  func.return %r : tensor<1x1x2x2x4xf32>
+}
+
+// CHECK-LABEL: func.func @integer_prime_tile
+// CHECK:         %[[P:.*]] = arith.constant -7 : i32
+// CHECK:         linalg.pack %{{.*}} padding_value(%[[P]] : i32) inner_dims_pos = [0] inner_tiles = [5] into %{{.*}} : tensor<7x5xi32> -> tensor<2x5x5xi32>
+func.func @integer_prime_tile(%x: tensor<7x5xi32>) -> tensor<2x5x5xi32> {
+  %r = layout.transform %x {index_map = #layout.index_map<(i, j) -> (i floordiv 5, j, i mod 5)>, pad_value = -7 : i32} : tensor<7x5xi32> -> tensor<2x5x5xi32>
+  func.return %r : tensor<2x5x5xi32>
+}
