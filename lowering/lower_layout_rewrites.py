@@ -19,7 +19,11 @@ each proven equal to the map on the input box with isl before it is used):
   not last); a `layout.crop` at the origin of such a transform's only result becomes one
   truncating `linalg.unpack` when the crop keeps every whole tile (upstream's unpack drops
   at most the end of the last tile of each dimension);
-- any other map (shears, mixed div/mod, reversals) -> the generic fallback: a
+- a bijection that splits axes into digits at its own divisors, permutes the digits and fuses
+  them (mixed div/mod without padding: ``i -> (i mod 4) * 4 + i floordiv 4``) ->
+  `tensor.expand_shape`, `linalg.transpose`, `tensor.collapse_shape` (TVM's "reshape,
+  transpose, reshape");
+- any other map (shears, reversals, padded mixed div/mod) -> the generic fallback: a
   `linalg.generic` over the result whose body computes the source indices with the map's
   exact inverse (`IndexMap.non_surjective_inverse`), reads the input with `tensor.extract`
   and yields `pad_value` where the padding predicate holds (the index read there is
@@ -40,6 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, tensor
@@ -79,9 +84,11 @@ from physlayout.dialects.layout_graph import (
 )
 from physlayout.dialects.linalg_pack import PackOp, UnPackOp, packed_shape
 from physlayout.lowering.relayout_forms import (
+    DigitPermutation,
     Pack,
     Reshape,
     Unpack,
+    match_digit_permutation,
     match_pack,
     match_reshape,
     match_transpose,
@@ -119,21 +126,44 @@ def build_transpose(source: SSAValue, perm: Sequence[int]) -> list[Operation]:
     return [empty, TransposeOp(source, empty.tensor, _i64s(perm), result)]
 
 
+def _collapse(value: SSAValue, groups: Sequence[Sequence[int]]) -> tensor.CollapseShapeOp:
+    shape = _shape(value)
+    result = _tensor(value, [prod(shape[k] for k in group) for group in groups])
+    return tensor.CollapseShapeOp.build(
+        operands=[value], result_types=[result], properties={"reassociation": _groups(groups)}
+    )
+
+
+def _expand(
+    value: SSAValue, groups: Sequence[Sequence[int]], shape: Sequence[int]
+) -> tensor.ExpandShapeOp:
+    return tensor.ExpandShapeOp(value, [], _groups(groups), shape, _tensor(value, shape))
+
+
 def build_reshape(source: SSAValue, form: Reshape, shape: Sequence[int]) -> list[Operation]:
     """`tensor.collapse_shape` and/or `tensor.expand_shape` of `source` into `shape`."""
     ops: list[Operation] = []
     value = source
     if form.collapse is not None:
-        collapse = tensor.CollapseShapeOp.build(
-            operands=[value],
-            result_types=[_tensor(source, form.middle)],
-            properties={"reassociation": _groups(form.collapse)},
-        )
-        ops.append(collapse)
-        value = collapse.results[0]
+        ops.append(_collapse(value, form.collapse))
+        value = ops[-1].results[0]
     if form.expand is not None:
-        result = _tensor(source, shape)
-        ops.append(tensor.ExpandShapeOp(value, [], _groups(form.expand), shape, result))
+        ops.append(_expand(value, form.expand, shape))
+    return ops
+
+
+def build_digit_permutation(source: SSAValue, form: DigitPermutation) -> list[Operation]:
+    """`tensor.expand_shape` into digits, `linalg.transpose`, `tensor.collapse_shape`."""
+    ops: list[Operation] = []
+    value = source
+    if form.expand is not None:
+        ops.append(_expand(value, form.expand, form.digits))
+        value = ops[-1].results[0]
+    if form.transpose is not None:
+        ops += build_transpose(value, form.transpose)
+        value = ops[-1].results[0]
+    if form.collapse is not None:
+        ops.append(_collapse(value, form.collapse))
     return ops
 
 
@@ -308,6 +338,10 @@ def lower_transform(op: TransformOp) -> list[Operation] | None:
     pack = match_pack(imap, shape)
     if pack is not None:
         return build_pack(op.input, pack, pad_value)
+    if pad_value is None:
+        digits = match_digit_permutation(imap, shape)
+        if digits is not None:
+            return build_digit_permutation(op.input, digits)
     try:
         return build_generic(op.input, imap, pad_value, result)
     except ValueError as err:
@@ -397,6 +431,7 @@ def lower_layout_rewrites(module: ModuleOp) -> None:
 __all__ = [
     "HINT",
     "LowerLayoutRewritesPass",
+    "build_digit_permutation",
     "build_generic",
     "build_pack",
     "build_pad",

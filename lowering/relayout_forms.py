@@ -20,6 +20,7 @@ the generic fallback, which is always exact.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
@@ -294,3 +295,143 @@ def match_unpack(imap: IndexMap, shape: Shape) -> Unpack | None:
     if result is None or not _proven(imap, candidate, shape, result):
         return None
     return form
+
+
+# Digit permutation ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DigitPermutation:
+    """A bijection that splits axes into digits, permutes the digits and fuses them again:
+    `tensor.expand_shape` to `digits` (groups `expand`, None when no axis splits), a
+    `linalg.transpose` by `transpose` (None for the identity), `tensor.collapse_shape` with
+    groups `collapse` (None when no output fuses digits). TVM's "reshape, transpose,
+    reshape" for layout maps without padding."""
+
+    digits: Shape
+    expand: tuple[tuple[int, ...], ...] | None
+    transpose: tuple[int, ...] | None
+    collapse: tuple[tuple[int, ...], ...] | None
+
+
+def _cuts(expr: Expr, cuts: dict[str, set[int]]) -> tuple[str, int] | None:
+    """Record in `cuts` the digit boundaries that floordiv / mod chains on a bare input put
+    in its value; returns ``(name, m)`` when `expr` is ``x floordiv m`` (``m = 1``: ``x``)."""
+    match expr:
+        case Dim(name=name):
+            return (name, 1)
+        case FloorDiv(lhs=lhs, divisor=k):
+            inner = _cuts(lhs, cuts)
+            if inner is None:
+                return None
+            cuts.setdefault(inner[0], set()).update({inner[1], inner[1] * k})
+            return (inner[0], inner[1] * k)
+        case Mod(lhs=lhs, divisor=k):
+            inner = _cuts(lhs, cuts)
+            if inner is not None:
+                cuts.setdefault(inner[0], set()).update({inner[1], inner[1] * k})
+            return None
+        case _:
+            for child in _children(expr):
+                _cuts(child, cuts)
+            return None
+
+
+def _children(expr: Expr) -> tuple[Expr, ...]:
+    return tuple(getattr(expr, field) for field in ("lhs", "rhs") if hasattr(expr, field))
+
+
+def _radices(extent: int, cuts: set[int]) -> list[int] | None:
+    """The digit extents (outermost first) of an axis of `extent` cut at `cuts`, or None
+    when a cut does not divide the next one."""
+    inner = sorted(c for c in cuts if 1 < c < extent)
+    bounds = [1, *inner, extent]
+    if any(b % a for a, b in itertools.pairwise(bounds)):
+        return None
+    return [b // a for a, b in reversed(list(itertools.pairwise(bounds)))]
+
+
+def match_digit_permutation(imap: IndexMap, shape: Shape) -> DigitPermutation | None:
+    """The expand / transpose / collapse a bijective map without padding is proven to be on
+    the box of `shape`: every output must be a mixed-radix number of digits of the inputs
+    (the digits being cut at the map's own floordiv / mod divisors), each digit used once."""
+    result = _result_shape(imap, shape)
+    if result is None or not shape or not result or prod(shape) != prod(result):
+        return None
+    cuts: dict[str, set[int]] = {}
+    for expr in imap.final_indices:
+        _cuts(expr, cuts)
+    digits: list[tuple[str, int]] = []
+    groups: list[tuple[int, ...]] = []
+    mapping: dict[str, Expr] = {}
+    for name, extent in zip(imap.initial_indices, shape, strict=True):
+        radices = _radices(extent, cuts.get(name, set()))
+        if radices is None:
+            return None
+        first = len(digits)
+        value: Expr = Const(0)
+        for k, radix in enumerate(radices):
+            digit = f"{name}_{k}"
+            digits.append((digit, radix))
+            value = value + Dim(digit) * prod(radices[k + 1 :])
+        groups.append(tuple(range(first, len(digits))))
+        mapping[name] = value
+    position = {name: k for k, (name, _) in enumerate(digits)}
+    bounds = {name: (0, radix - 1) for name, radix in digits if radix > 1}
+    order: list[list[int]] = []
+    for expr in imap.final_indices:
+        used = _mixed_radix(expr.substitute(mapping), bounds, dict(digits))
+        if used is None:
+            return None
+        order.append([position[name] for name in used])
+    flat = [k for group in order for k in group]
+    unused = [k for k in range(len(digits)) if k not in flat]
+    if len(set(flat)) != len(flat) or any(digits[k][1] != 1 for k in unused):
+        return None
+    for group in order:
+        if not group and unused:
+            group.append(unused.pop())
+    if not order or not all(order):
+        return None
+    order[0] = [*unused, *order[0]]
+    perm = tuple(k for group in order for k in group)
+    collapse: list[tuple[int, ...]] = []
+    start = 0
+    for group in order:
+        collapse.append(tuple(range(start, start + len(group))))
+        start += len(group)
+    extents = tuple(radix for _, radix in digits)
+    form = DigitPermutation(
+        extents,
+        None if len(digits) == len(shape) else tuple(groups),
+        None if perm == tuple(range(len(perm))) else perm,
+        None if len(collapse) == len(perm) else tuple(collapse),
+    )
+    permuted = tuple(extents[k] for k in perm)
+    candidate = reshape_map(shape, extents).compose(transpose_map(perm))
+    candidate = candidate.compose(reshape_map(permuted, result))
+    if not _proven(imap, candidate, shape, result):
+        return None
+    return form
+
+
+def _mixed_radix(
+    expr: Expr, bounds: dict[str, tuple[int, int]], radix: dict[str, int]
+) -> list[str] | None:
+    """The digits of `expr` from most to least significant, when it is exactly
+    ``sum(d_i * prod(radix of later digits))``; None otherwise."""
+    terms, const = linear_terms(expr, bounds)
+    if const:
+        return None
+    names: list[tuple[int, str]] = []
+    for atom, coefficient in terms:
+        if not isinstance(atom, Dim) or coefficient <= 0:
+            return None
+        names.append((coefficient, atom.name))
+    names.sort(reverse=True)
+    weight = 1
+    for coefficient, name in reversed(names):
+        if coefficient != weight:
+            return None
+        weight *= radix[name]
+    return [name for _, name in names]

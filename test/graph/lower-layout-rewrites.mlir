@@ -139,6 +139,29 @@ func.func @inner_axis_first(%x: tensor<4x2x5xf32>) -> tensor<8x5xf32> {
   func.return %r : tensor<8x5xf32>
 }
 
+// Mixed div/mod without padding (a 4x4 transpose of a flat 16): expand into the digits,
+// transpose them, collapse (TVM's "reshape, transpose, reshape").
+// CHECK-LABEL: func.func @digit_permutation
+// CHECK-SAME:    (%[[X:.*]]: tensor<16xf32>)
+// CHECK-NEXT:    %[[D:.*]] = tensor.expand_shape %[[X]] {{\[\[}}0 : i64, 1 : i64]] output_shape [4, 4] : tensor<16xf32> into tensor<4x4xf32>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<4x4xf32>
+// CHECK-NEXT:    %[[T:.*]] = linalg.transpose ins(%[[D]]:tensor<4x4xf32>) outs(%[[E]]:tensor<4x4xf32>) permutation = [1, 0]
+// CHECK-NEXT:    %[[R:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0 : i64, 1 : i64]] : tensor<4x4xf32> into tensor<16xf32>
+// CHECK-NEXT:    func.return %[[R]]
+func.func @digit_permutation(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %r = layout.transform %x {index_map = #layout.index_map<(i) -> ((i mod 4) * 4 + i floordiv 4)>} : tensor<16xf32> -> tensor<16xf32>
+  func.return %r : tensor<16xf32>
+}
+
+// The same with padding (14 elements): no digit form, the generic fallback.
+// CHECK-LABEL: func.func @digit_permutation_padded
+// CHECK:         linalg.generic
+// CHECK-SAME:      physlayout.layout_transform = "(i) -> ((i mod 4) * 4 + i floordiv 4)"
+func.func @digit_permutation_padded(%x: tensor<14xf32>) -> tensor<16xf32> {
+  %r = layout.transform %x {index_map = #layout.index_map<(i) -> ((i mod 4) * 4 + i floordiv 4)>, pad_value = 0.0 : f32} : tensor<14xf32> -> tensor<16xf32>
+  func.return %r : tensor<16xf32>
+}
+
 // A shear (padded): the generic fallback reads the input at the inverse map and yields the
 // pad value on the padding predicate (i1 - i0 >= 5 or i0 > i1); it carries the map.
 // CHECK-LABEL: func.func @shear
