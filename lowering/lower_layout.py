@@ -3,9 +3,11 @@
 The output contains no `layout` op or type; `mlir-opt` parses and verifies it (custom and
 generic form) and, lowered to LLVM, `mlir-runner` runs it (see `lowering/mlir_runner.py`).
 
-Preparation: a module that still has pending transforms is first run through
-`apply-layout`, and one whose accessed buffers are not yet at their physical rank through
-`flatten-buffers` (so `lower-layout` alone does the whole RFC 0039 pipeline).
+Preparation: graph-level layout rewrites (`layout.transform`/`pad`/`crop` on tensors) are
+first lowered to upstream `linalg`/`tensor` ops by `lower-layout-rewrites`; a module that
+still has pending transforms is run through `apply-layout`, and one whose accessed buffers
+are not yet at their physical rank through `flatten-buffers` (so `lower-layout` alone does
+the whole RFC 0039 pipeline).
 
 What it rewrites:
 
@@ -99,12 +101,14 @@ from physlayout.dialects.layout import (
     StoreOp,
     scalar_type,
 )
+from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp
 from physlayout.dialects.quasi_affine import Const, Dim, Expr, Mul, simplify
 from physlayout.lowering.lower_layout_access import affine_access
 from physlayout.lowering.lower_layout_loops import (
     RaiseScfForToAffineFor,
     RaiseScfParallelToAffineParallel,
 )
+from physlayout.lowering.lower_layout_rewrites import lower_layout_rewrites
 from physlayout.lowering.lower_layout_views import build_view
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
@@ -625,6 +629,8 @@ class LowerLayoutPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         refuse_invalid_buffers(self.name, op)
+        if any(isinstance(o, TransformOp | PadOp | CropOp) for o in op.walk()):
+            lower_layout_rewrites(op)
         prepare_buffers(ctx, op)
         if self.affine_loops:
             PatternRewriteWalker(
