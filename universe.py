@@ -16,6 +16,7 @@ from xdsl.utils.target import Target
 def layout_dialect() -> Dialect:
     """The `layout` dialect: buffer-level and graph-level operations."""
     from physlayout.dialects.layout import Layout
+    from physlayout.dialects.layout_scopes import SCOPE_OPERATIONS
 
     try:
         graph = import_module("physlayout.dialects.layout_graph")
@@ -23,7 +24,7 @@ def layout_dialect() -> Dialect:
         return Layout
     return Dialect(
         "layout",
-        [*Layout.operations, *graph.GRAPH_OPERATIONS],
+        [*Layout.operations, *graph.GRAPH_OPERATIONS, *SCOPE_OPERATIONS],
         [*Layout.attributes, *graph.GRAPH_ATTRIBUTES],
     )
 
@@ -43,6 +44,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "lower-layout": ("lowering.lower_layout", "LowerLayoutPass"),
     "fold-layout-rewrites": ("transforms.fold_layout_rewrites", "FoldLayoutRewritesPass"),
     "flow-layout-rewrites": ("transforms.flow_layout_rewrites", "FlowLayoutRewritesPass"),
+    "legalize-layout": ("transforms.legalize_layout", "LegalizeLayoutPass"),
 }
 """Pass name -> (module under physlayout, class name)."""
 
