@@ -44,6 +44,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "lower-layout": ("lowering.lower_layout", "LowerLayoutPass"),
     "fold-layout-rewrites": ("transforms.fold_layout_rewrites", "FoldLayoutRewritesPass"),
     "flow-layout-rewrites": ("transforms.flow_layout_rewrites", "FlowLayoutRewritesPass"),
+    "convert-layout": ("transforms.convert_layout", "ConvertLayoutPass"),
     "legalize-layout": ("transforms.legalize_layout", "LegalizeLayoutPass"),
 }
 """Pass name -> (module under physlayout, class name)."""
