@@ -184,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 # `physlayout run` ---------------------------------------------------------------------------
 
-GRAPH_PIPELINE = "legalize-layout"
+GRAPH_PIPELINE = "physlayout-adreno"
 """The default pipeline of `physlayout run` for graph-level IR."""
 
 

@@ -45,6 +45,9 @@ PASSES: dict[str, tuple[str, str]] = {
     "fold-layout-rewrites": ("transforms.fold_layout_rewrites", "FoldLayoutRewritesPass"),
     "flow-layout-rewrites": ("transforms.flow_layout_rewrites", "FlowLayoutRewritesPass"),
     "convert-layout": ("transforms.convert_layout", "ConvertLayoutPass"),
+    "annotate-texture-scope": ("transforms.annotate_texture_scope", "AnnotateTextureScopePass"),
+    "realize-scopes": ("transforms.realize_scopes", "RealizeScopesPass"),
+    "physlayout-adreno": ("transforms.adreno_pipeline", "PhyslayoutAdrenoPass"),
     "legalize-layout": ("transforms.legalize_layout", "LegalizeLayoutPass"),
 }
 """Pass name -> (module under physlayout, class name)."""

@@ -45,8 +45,11 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
+from physlayout.dialects.index_map import IndexMap
 from physlayout.dialects.layout import BufferType, LoadOp, StoreOp, is_texture_scope
+from physlayout.dialects.layout_graph import static_shape
 from physlayout.dialects.quasi_affine import Dim, Expr
+from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
 from physlayout.transforms.index_exprs import ExprEmitter
 
 LANES = 4
@@ -322,6 +325,30 @@ class GenericLoops:
     """Each operand's indexing map, over the loop names ``d0, d1, ...``."""
     lane: int | None
     """The parallel loop iterated as a texel lane loop (innermost), if any."""
+
+
+def texel_lane_loop(op: GenericOp) -> int | None:
+    """The parallel loop of extent 4 that indexes the innermost axis (extent 4) of every
+    output of `op` alone, or None: iterated as an inner lane loop it lets each texel of a
+    texture output be written whole."""
+    kinds = [str(t.data) for t in op.iterator_types.data]
+    names = loop_names(len(kinds))
+    try:
+        maps = [IndexMap.from_affine_map(m.data, names) for m in op.indexing_maps.data]
+    except ValueError:
+        return None
+    shapes: list[tuple[int, ...]] = [static_shape(v) or () for v in op.operands]
+    extents = loop_extents(maps, shapes, len(kinds))
+    lanes: set[str] = set()
+    for imap, shape in zip(maps[len(op.inputs) :], shapes[len(op.inputs) :], strict=True):
+        last = imap.final_indices[-1] if imap.final_indices else None
+        if not isinstance(last, Dim) or not shape or shape[-1] != LANES:
+            return None
+        lanes.add(last.name)
+    if len(lanes) != 1 or extents is None:
+        return None
+    lane = names.index(lanes.pop())
+    return lane if kinds[lane] == "parallel" and extents[lane] == LANES else None
 
 
 External = Callable[[SSAValue, Kernel], SSAValue]

@@ -2,8 +2,9 @@
 Adreno RFC's legalization; Relax's LegalizeOps + `call_tir`).
 
 What it rewrites: every `func.func` whose signature or body holds tensors. Named linalg ops
-are first generalized to `linalg.generic` (xDSL's `GeneralizeNamedOpPattern`; so
-`linalg.conv_2d_nchw_fchw` and `linalg.fill` take the generic path). Then each op of the
+are first generalized to `linalg.generic` (their indexing maps, iterator types and body,
+keeping their attributes; so `linalg.conv_2d_nchw_fchw` and `linalg.fill` take the generic
+path). Then each op of the
 body becomes a kernel `func.func` (see `legalize_kernels` for their loop nests) and a
 `func.call` to it in the *host function*, which replaces the graph function:
 
@@ -48,7 +49,7 @@ hold no tensors).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import prod
 
 from xdsl.context import Context
@@ -60,6 +61,7 @@ from xdsl.dialects.builtin import (
     ShapedType,
     TensorType,
 )
+from xdsl.dialects.linalg.abstract_ops import NamedOperation
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
@@ -70,7 +72,6 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.transforms.linalg_generalize_named_ops import GeneralizeNamedOpPattern
 from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.dialects import index_map_isl as bridge
@@ -85,12 +86,11 @@ from physlayout.dialects.layout import (
     is_texture_scope,
 )
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, static_shape
-from physlayout.dialects.layout_scopes import GLOBAL, CopyOp, producer_scope
+from physlayout.dialects.layout_scopes import GLOBAL, CopyOp, producer_scope, scope_problem
 from physlayout.dialects.quasi_affine import Dim
-from physlayout.runtime.graph_evaluator import dense_array
+from physlayout.runtime.graph_evaluator import dense_array, generic_form
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
 from physlayout.transforms.legalize_kernels import (
-    LANES,
     GenericLoops,
     GenericOutput,
     Kernel,
@@ -98,6 +98,7 @@ from physlayout.transforms.legalize_kernels import (
     copy_kernel,
     generic_kernel,
     pad_kernel,
+    texel_lane_loop,
 )
 
 
@@ -202,6 +203,9 @@ class HostBuilder:
     # Ops ----------------------------------------------------------------------------------
 
     def legalize(self, op: Operation) -> None:
+        problem = scope_problem(op)
+        if problem is not None:
+            raise PassFailedException(f"legalize-layout: {problem}")
         match op:
             case GenericOp():
                 self.generic(op)
@@ -292,7 +296,8 @@ class HostBuilder:
                 continue
             self._call_copy(op, self._input(init, op), target, result)
             outputs.append(GenericOutput(target if reads else None, target))
-        loops = self._with_lane(op, loops, [o.result for o in outputs])
+        if any(_is_texture(o.result) for o in outputs):
+            loops = replace(loops, lane=texel_lane_loop(op))
         kernel, args = generic_kernel(
             self._name(op, "generic"), op, loops, inputs, outputs, self._external
         )
@@ -325,31 +330,6 @@ class HostBuilder:
         return GenericLoops(
             tuple(extents), parallel, reductions, tuple(m.final_indices for m in maps), None
         )
-
-    def _with_lane(
-        self, op: GenericOp, loops: GenericLoops, results: list[SSAValue]
-    ) -> GenericLoops:
-        """Choose the texel lane loop: the parallel loop that indexes the innermost axis
-        (extent 4) of every texture output."""
-        lanes: set[int | None] = set()
-        count = len(op.inputs)
-        for k, result in enumerate(results):
-            result_type = result.type
-            if not isinstance(result_type, BufferType) or not is_texture_scope(
-                result_type.get_scope()
-            ):
-                continue
-            last = loops.maps[count + k][-1] if loops.maps[count + k] else None
-            if not isinstance(last, Dim) or result_type.get_shape()[-1] != LANES:
-                lanes.add(None)
-                continue
-            lanes.add(int(last.name[1:]))
-        if len(lanes) != 1:
-            return loops
-        (lane,) = lanes
-        if lane is None or lane not in loops.parallel or loops.extents[lane] != LANES:
-            return loops
-        return GenericLoops(loops.extents, loops.parallel, loops.reductions, loops.maps, lane)
 
     def _external(self, value: SSAValue, kernel: Kernel) -> SSAValue:
         owner = value.owner
@@ -443,6 +423,10 @@ class HostBuilder:
         self._call(kernel, args)
 
 
+def _is_texture(buffer: SSAValue) -> bool:
+    return isinstance(buffer.type, BufferType) and is_texture_scope(buffer.type.get_scope())
+
+
 def _is_scalar_op(op: Operation) -> bool:
     values = [*op.operands, *op.results]
     return not op.regions and all(not isinstance(v.type, ShapedType) for v in values)
@@ -506,6 +490,17 @@ def _check_output(
         )
 
 
+class GeneralizeNamedLinalgOp(RewritePattern):
+    """A named linalg op (conv, fill, ...) -> its `linalg.generic` form, keeping its
+    discardable attributes (e.g. `layout.scope`)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: NamedOperation, rewriter: PatternRewriter) -> None:
+        generic = generic_form(op)
+        generic.attributes.update(op.attributes)
+        rewriter.replace(op, generic)
+
+
 class LegalizeGraphFunction(RewritePattern):
     """A graph-level `func.func` -> kernels + a host function."""
 
@@ -529,6 +524,6 @@ class LegalizeLayoutPass(ModulePass):
     name = "legalize-layout"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(GeneralizeNamedOpPattern(), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(GeneralizeNamedLinalgOp(), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(LegalizeGraphFunction(), apply_recursively=False).rewrite_module(op)
 
