@@ -232,7 +232,7 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument(
         "--pipeline", default=GRAPH_PIPELINE,
         help="graph-level IR only: the xDSL pass pipeline that turns it into buffer-level "
-        f"kernels (default: {GRAPH_PIPELINE})",
+        f"kernels (default: {GRAPH_PIPELINE} with the device's image limits)",
     )
 
 
@@ -326,8 +326,16 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
     given = _named_values(args.input, "--input", names)
     inputs = _inputs(entry, names, given, args.seed)
     lowered = source.clone()
+    runtime = OpenCLRuntime(args.device)
+    spec = args.pipeline
+    if spec == GRAPH_PIPELINE:
+        limits = runtime.limits.image_limits()
+        spec = (
+            f"{GRAPH_PIPELINE}{{max-image-width={limits.max_width} "
+            f"max-image-height={limits.max_height}}}"
+        )
     try:
-        pipeline = PassPipeline.parse_spec(get_all_passes(), args.pipeline)
+        pipeline = PassPipeline.parse_spec(get_all_passes(), spec)
     except Exception as err:
         raise DiagnosticException(f"--pipeline '{args.pipeline}': {err}") from None
     try:
@@ -335,7 +343,6 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
         lowered.verify()
     except VerifyException as err:
         raise PassFailedException(f"the graph pipeline produced invalid IR: {err}") from None
-    runtime = OpenCLRuntime(args.device)
     compiled = compile_module(lowered, runtime)
     if args.print_opencl:
         print(compiled.program.source)

@@ -24,8 +24,10 @@ uses will need copies (`realize-scopes`). A producer that
 cannot write whole texels keeps ``global`` (with a remark), and its uses then demand
 ``global``: a `linalg.generic` whose outputs' innermost axes are not all indexed by one
 parallel loop of extent 4, a `layout.transform` that pads (its padding splits texels: the
-per-lane choice is not vectorized yet), a `layout.pad` of the innermost axis. A
-`layout.copy` keeps the scope it names. A tensor without uses is ``global``.
+per-lane choice is not vectorized yet), a `layout.pad` of the innermost axis. Uses of
+function arguments (global buffers) demand ``global`` likewise: a copy into a texture
+would cost a kernel of its own. A `layout.copy` keeps the scope it names. A tensor
+without uses is ``global``.
 
 Annotations: ``layout.scope = "..."`` on every op with a tensor result (see
 `dialects/layout_scopes.py`) and ``layout.operand_scopes = [...]`` (one demand per operand,
@@ -196,12 +198,12 @@ class ScopeAnnotator:
         return scope
 
     def effective_demand(self, user: Operation, index: int, scopes: dict[SSAValue, str]) -> str:
-        """A use's demand, except that a tensor whose producer cannot write texels is
-        demanded in global (no copy is worth making)."""
+        """A use's demand, except that a function argument, or a tensor whose producer
+        cannot write texels, is read where it is, in global (no copy is worth making)."""
         value = user.operands[index]
         demand = self.demand(user, index)
         if demand == GLOBAL or not isinstance(value, OpResult):
-            return demand
+            return GLOBAL
         if scopes.get(value) == GLOBAL and writes_texels(value.op) is not None:
             return GLOBAL
         return demand

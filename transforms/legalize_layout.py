@@ -178,6 +178,9 @@ class HostBuilder:
             if op is terminator:
                 break
             self.legalize(op)
+        problem = scope_problem(terminator)
+        if problem is not None:
+            raise PassFailedException(f"legalize-layout: {problem}")
         for j, value in enumerate(self.returned):
             if j not in self.claimed:
                 self._call_copy(terminator, self._input(value, terminator), self.outputs[j], value)
