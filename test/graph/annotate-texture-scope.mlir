@@ -4,6 +4,27 @@
 // RUN: xdsl-opt %s -p 'annotate-texture-scope{weights-in-global=true}' 2>/dev/null | filecheck %s --check-prefix=MIXED
 // RUN: xdsl-opt %s -p annotate-texture-scope 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
 // RUN: xdsl-opt %s -p 'annotate-texture-scope{max-image-width=8}' 2>&1 >/dev/null | filecheck %s --check-prefix=LIMIT
+// RUN: xdsl-opt %S/convert-layout.mlir -p convert-layout,flow-layout-rewrites,fold-layout-rewrites,annotate-texture-scope 2>/dev/null | filecheck %s --check-prefix=CHANNELS
+
+// Channel counts 8, 6, 3 and 64 (the convs of convert-layout.mlir, converted): the padded
+// transforms of 6 and 3 channels cannot write whole texels and stay global; everything
+// else between the boundary rewrites lives in textures.
+// CHANNELS-LABEL: func.func @conv8
+// CHANNELS:         layout.transform %x {layout.scope = "global.texture"
+// CHANNELS-NEXT:    layout.transform %w {layout.scope = "global.texture-weight"
+// CHANNELS:         linalg.fill {layout.scope = "global.texture"
+// CHANNELS:         attrs = {layout.frozen, layout.scope = "global.texture", layout.operand_scopes = ["global.texture", "global.texture-weight", "global.texture"]}
+// CHANNELS-LABEL: func.func @conv6
+// CHANNELS:         layout.transform %x {layout.scope = "global"
+// CHANNELS-NEXT:    layout.transform %w {layout.scope = "global"
+// CHANNELS:         attrs = {layout.frozen, layout.scope = "global.texture", layout.operand_scopes = ["global", "global", "global.texture"]}
+// CHANNELS-LABEL: func.func @rgb
+// CHANNELS:         layout.transform %x {layout.scope = "global"
+// CHANNELS-NEXT:    layout.transform %w {layout.scope = "global.texture-weight"
+// CHANNELS:         attrs = {layout.frozen, layout.scope = "global.texture", layout.operand_scopes = ["global", "global.texture-weight", "global.texture"]}
+// CHANNELS-LABEL: func.func @rfc
+// CHANNELS:         layout.transform %x {layout.scope = "global.texture"{{.*}} -> tensor<2x16x6x6x4xf32>
+// CHANNELS-NEXT:    layout.transform %w {layout.scope = "global.texture-weight"{{.*}} -> tensor<8x64x3x3x4xf32>
 
 #id5 = affine_map<(n, c, h, w, b) -> (n, c, h, w, b)>
 #par5 = ["parallel", "parallel", "parallel", "parallel", "parallel"]
