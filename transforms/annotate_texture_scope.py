@@ -31,8 +31,8 @@ without uses is ``global``.
 
 Annotations: ``layout.scope = "..."`` on every op with a tensor result (see
 `dialects/layout_scopes.py`) and ``layout.operand_scopes = [...]`` (one demand per operand,
-``""`` for non-tensors and for `tensor.empty` results, whose undefined contents need no
-copies) on every op with a tensor operand, `func.return` included. `tensor.empty` itself
+``""`` for non-tensors, for `tensor.empty` results, whose undefined contents need no
+copies, and for the operand of a `layout.copy`, which reads any scope) on every op with a tensor operand, `func.return` included. `tensor.empty` itself
 is not annotated: it has no storage unless something reads it, and then it is global.
 Function arguments are ``global``. The pass only writes attributes; a second run writes
 the same ones.
@@ -133,7 +133,9 @@ class ScopeAnnotator:
             if op is function or not any(isinstance(v.type, TensorType) for v in op.operands):
                 continue
             demands = [
-                self.effective_demand(op, k, scopes) if _has_contents(v) else ""
+                self.effective_demand(op, k, scopes)
+                if _has_contents(v) and not isinstance(op, CopyOp)
+                else ""
                 for k, v in enumerate(op.operands)
             ]
             op.attributes[OPERAND_SCOPES_ATTR] = demands_attr(demands)

@@ -6,8 +6,9 @@ a `layout.copy`'s ``scope``, ``global`` for arguments and unannotated producers)
 
 - `RealizeOperandDemands`: each operand whose ``layout.operand_scopes`` demand differs from
   the scope its value is in is replaced by ``layout.copy %v {scope = demand}``, created
-  right after ``%v`` is defined and shared by every use that demands that scope; the
-  ``layout.operand_scopes`` attribute is then dropped (the demands are realized);
+  right after ``%v`` is defined and shared by every use that demands that scope (a copy's
+  own operand needs none: a copy reads any scope); the ``layout.operand_scopes`` attribute
+  is then dropped (the demands are realized);
 - `RemoveRedundantCopy`: a `layout.copy` into the scope its input is already in is its
   input;
 - `MergeDuplicateCopies`: two copies of one value into one scope in one block: the later
@@ -82,6 +83,8 @@ class RealizeOperandDemands(RewritePattern):
         demands = operand_demands(op)
         if problem is not None or demands is None:
             raise PassFailedException(f"realize-scopes: {problem}")
+        if isinstance(op, CopyOp):
+            demands = [""]
         for index, (value, demand) in enumerate(zip(op.operands, demands, strict=True)):
             if not demand or not isinstance(value.type, TensorType):
                 continue

@@ -2,6 +2,7 @@
 // annotate-texture-scope would).
 // RUN: xdsl-opt %s -p realize-scopes | filecheck %s
 // RUN: xdsl-opt %s -p realize-scopes,realize-scopes | filecheck %s
+// RUN: xdsl-opt %s -p annotate-texture-scope,realize-scopes 2>/dev/null | filecheck %s --check-prefix=ANNOTATED
 
 #id5 = affine_map<(n, c, h, w, b) -> (n, c, h, w, b)>
 #par5 = ["parallel", "parallel", "parallel", "parallel", "parallel"]
@@ -50,6 +51,11 @@ func.func @redundant(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, 
 // CHECK-NEXT:    }
 // CHECK-NEXT:    %[[C:.*]] = layout.copy %{{.*}} {scope = "global.texture"}
 // CHECK-NEXT:    func.return %[[A]], %[[C]]
+// Re-annotated, the returns demand global: every copy into a texture goes, and the copy's
+// own operand demands nothing (a copy reads any scope).
+// ANNOTATED-LABEL: func.func @write_directly
+// ANNOTATED-NOT:     layout.copy
+// ANNOTATED:         func.return %{{.*}}, %{{.*}} :
 func.func @write_directly(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
   %e = tensor.empty() : tensor<2x4xf32>
   %a = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x4xf32>) outs(%e : tensor<2x4xf32>) attrs = {layout.scope = "global"} {
