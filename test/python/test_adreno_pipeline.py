@@ -5,6 +5,7 @@ evaluator) and on OpenCL (== graph evaluator within 1e-4 relative), and the demo
 from __future__ import annotations
 
 from collections import Counter
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from legalize_harness import check_legalized
 from test_convert_layout import chain
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass, PassPipeline
+from xdsl.printer import Printer
 
 from physlayout.dialects.layout_scopes import producer_scope
 from physlayout.runtime.graph_evaluator import run_graph
@@ -140,3 +142,36 @@ def test_demo_on_a_smaller_example(runtime: OpenCLRuntime, capsys: pytest.Captur
     printed = capsys.readouterr().out
     assert "after realize-scopes" in printed and "write_imagef" in printed
     assert "layout.transform: 4, layout.crop: 0, layout.copy: 0, frozen convs: 2" in printed
+
+
+def test_legalized_host_runs_under_mlir_runner() -> None:
+    """The pipeline's host function and kernels lower through lower-layout to memref/affine
+    IR that mlir-opt-22 verifies and mlir-runner-22 runs, with the graph evaluator's
+    result (exactly: the same float operations in the same order)."""
+    from physlayout.lowering.lower_layout import LowerLayoutPass
+    from physlayout.lowering.mlir_runner import (
+        MlirTools,
+        add_harness,
+        harness_values,
+        parse_printed_memrefs,
+        run_mlir,
+    )
+    tools = MlirTools.find()
+    if tools is None or tools.runner is None:
+        pytest.skip("mlir-opt-22 / mlir-runner-22 not installed")
+    text = chain(8, 4)
+    source = parse(text)
+    lowered = parse(text)
+    PassPipeline((*adreno_passes(), LowerLayoutPass())).apply(make_context(), lowered)
+    stream = StringIO()
+    Printer(stream=stream, print_generic_format=True).print_op(lowered)
+    generic = stream.getvalue()
+    (function,) = functions(source)
+    inputs = [
+        harness_values(tuple(t.get_shape()), k).astype(np.float32)
+        for k, t in enumerate(function.function_type.inputs.data)
+        if isinstance(t, TensorType)
+    ]
+    (expected,) = run_graph(source, "chain", inputs)
+    printed = parse_printed_memrefs(run_mlir(add_harness(generic, "chain"), tools=tools))
+    np.testing.assert_array_equal(printed[-1].reshape(expected.shape), expected)
