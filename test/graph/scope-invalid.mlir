@@ -1,4 +1,4 @@
-// Verifier errors of layout.copy and malformed scope attributes seen by the passes.
+// Verifier errors of layout.copy (the passes' refusals of malformed scope attributes are in scope-invalid-passes.mlir).
 // RUN: xdsl-opt %s --split-input-file --parsing-diagnostics --verify-diagnostics | filecheck %s
 
 func.func @bad_scope(%x: tensor<2x4xf32>) {
