@@ -27,7 +27,14 @@ from io import StringIO
 from typing import IO, Any
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.dialects.builtin import (
+    FileLineColLoc,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnknownLoc,
+)
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
@@ -322,6 +329,9 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 # `physlayout run` ---------------------------------------------------------------------------
 
+GRAPH_PIPELINE = "physlayout-adreno"
+"""The default pipeline of `physlayout run` for graph-level IR."""
+
 
 def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
     run = sub.add_parser(
@@ -331,10 +341,14 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "Lower FILE (apply-layout{rewrite-loops=true}, flatten-buffers, vectorize-texels, "
             "-t opencl), run one function on an OpenCL device with LOGICAL numpy inputs and "
             "print each launch's device time. Buffers not given with --input get seeded "
-            "random values (uniform in [-1, 1) for floats), scalars get 1."
+            "random values (uniform in [-1, 1) for floats), scalars get 1. Graph-level IR "
+            "(functions over tensors) first goes through --pipeline; its results are named "
+            "result0, result1, ... and --check compares them with the graph evaluator."
         ),
     )
-    run.add_argument("file", help="an .mlir file with buffer-level kernels")
+    run.add_argument(
+        "file", help="an .mlir file with buffer-level kernels or graph-level functions (tensors)"
+    )
     run.add_argument(
         "--entry", help="function to run (default: @main, else the one function no other calls)"
     )
@@ -365,6 +379,11 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="print apply-layout's remarks (stderr): which loop nests it re-iterates in "
         "physical order, and why it keeps the others in logical order",
     )
+    run.add_argument(
+        "--pipeline", default=GRAPH_PIPELINE,
+        help="graph-level IR only: the xDSL pass pipeline that turns it into buffer-level "
+        f"kernels (default: {GRAPH_PIPELINE} with the device's image limits)",
+    )
 
 
 def _run_command(args: argparse.Namespace) -> int:
@@ -390,9 +409,12 @@ def _run_checked(args: argparse.Namespace) -> int:
 
     from physlayout.runtime.host import execute
     from physlayout.runtime.opencl import OpenCLRuntime, compile_module
+    from physlayout.transforms.legalize_layout import is_graph_function
 
     with open(args.file) as stream:
         source = _parse_located(stream.read(), args.file)
+    if any(isinstance(op, func.FuncOp) and is_graph_function(op) for op in source.ops):
+        return _run_graph(args, source)
     runtime = OpenCLRuntime(args.device)
     compiled = compile_module(source, runtime, remarks=args.remarks)
     if args.print_opencl:
@@ -404,17 +426,7 @@ def _run_checked(args: argparse.Namespace) -> int:
     inputs = _inputs(entry, names, given, args.seed)
     reference = [v.copy() if isinstance(v, np.ndarray) else v for v in inputs]
     result = execute(compiled, entry.sym_name.data, inputs)
-    print(f"device: {runtime.describe()}")
-    launches = {
-        launch.kernel: launch
-        for info in compiled.program.kernels.values()
-        for launch in info.launches
-    }
-    print(f"@{entry.sym_name.data}: {len(result.times)} launch(es), "
-          f"{result.total_seconds * 1e3:.3f} ms device time")
-    for time in result.times:
-        size = list(launches[time.kernel].global_size)
-        print(f"  {time.kernel:<24} {time.seconds * 1e3:9.3f} ms  global size {size}")
+    _print_times(runtime, compiled, entry.sym_name.data, result)
     for name, path in _named_values(args.output, "--output", names).items():
         np.save(path, inputs[names.index(name)])
     if not args.check:
@@ -431,6 +443,97 @@ def _run_checked(args: argparse.Namespace) -> int:
         print(f"  %{name:<10} {line}")
     print("check: " + ("FAILED" if failed else "passed") + f" (rtol {args.rtol:g})")
     return 1 if failed else 0
+
+
+def _print_times(runtime: Any, compiled: Any, entry: str, result: Any) -> None:
+    print(f"device: {runtime.describe()}")
+    launches = {
+        launch.kernel: launch
+        for info in compiled.program.kernels.values()
+        for launch in info.launches
+    }
+    print(f"@{entry}: {len(result.times)} launch(es), "
+          f"{result.total_seconds * 1e3:.3f} ms device time")
+    for time in result.times:
+        size = list(launches[time.kernel].global_size)
+        print(f"  {time.kernel:<24} {time.seconds * 1e3:9.3f} ms  global size {size}")
+
+
+def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
+    """`physlayout run` on graph-level IR: the graph pipeline (default `physlayout-adreno`),
+    then the buffer pipeline and OpenCL; inputs and results are LOGICAL arrays of the graph
+    function's tensor types, results named `result0`, `result1`, ...; `--check` compares
+    them with the graph evaluator."""
+    import numpy as np
+    from xdsl.passes import PassPipeline
+    from xdsl.utils.exceptions import PassFailedException
+
+    from physlayout.runtime.graph_evaluator import run_graph
+    from physlayout.runtime.host import execute
+    from physlayout.runtime.opencl import OpenCLRuntime, compile_module
+    from physlayout.universe import get_all_passes
+
+    entry = _entry_function(source, args.entry)
+    names = [p.name_hint or str(p.index) for p in entry.body.blocks[0].args]
+    outputs = [f"result{j}" for j in range(len(entry.function_type.outputs.data))]
+    given = _named_values(args.input, "--input", names)
+    inputs = _inputs(entry, names, given, args.seed)
+    lowered = source.clone()
+    runtime = OpenCLRuntime(args.device)
+    spec = args.pipeline
+    if spec == GRAPH_PIPELINE:
+        limits = runtime.limits.image_limits()
+        spec = (
+            f"{GRAPH_PIPELINE}{{max-image-width={limits.max_width} "
+            f"max-image-height={limits.max_height}}}"
+        )
+    try:
+        pipeline = PassPipeline.parse_spec(get_all_passes(), spec)
+    except Exception as err:
+        raise DiagnosticException(f"--pipeline '{args.pipeline}': {err}") from None
+    try:
+        pipeline.apply(make_context(), lowered)
+        lowered.verify()
+    except VerifyException as err:
+        raise PassFailedException(f"the graph pipeline produced invalid IR: {err}") from None
+    compiled = compile_module(lowered, runtime)
+    if args.print_opencl:
+        print(compiled.program.source)
+    results = [
+        np.zeros(tuple(t.get_shape()) or (1,), dtype=_tensor_dtype(t))
+        for t in entry.function_type.outputs.data
+        if isinstance(t, TensorType)
+    ]
+    host_args = [
+        np.array(x).reshape(np.shape(x) or (1,)) if isinstance(t, TensorType) else x
+        for x, t in zip(inputs, entry.function_type.inputs.data, strict=True)
+    ]
+    result = execute(compiled, entry.sym_name.data, [*host_args, *results])
+    _print_times(runtime, compiled, entry.sym_name.data, result)
+    shaped = [
+        r.reshape(tuple(t.get_shape()))
+        for r, t in zip(results, entry.function_type.outputs.data, strict=True)
+        if isinstance(t, TensorType)
+    ]
+    values = dict(zip([*names, *outputs], [*inputs, *shaped], strict=True))
+    for name, path in _named_values(args.output, "--output", list(values)).items():
+        np.save(path, values[name])
+    if not args.check:
+        return 0
+    reference = run_graph(source, entry.sym_name.data, inputs)
+    failed = False
+    for name, got, want in zip(outputs, shaped, reference, strict=True):
+        ok, line = _compare(got, want, args.rtol)
+        failed |= not ok
+        print(f"  %{name:<10} {line}")
+    print("check: " + ("FAILED" if failed else "passed") + f" (rtol {args.rtol:g}, graph evaluator)")
+    return 1 if failed else 0
+
+
+def _tensor_dtype(type_: TensorType) -> Any:
+    from physlayout.runtime.opencl import numpy_dtype
+
+    return numpy_dtype(type_.get_element_type(), f"tensor {type_}")
 
 
 def _parse_located(text: str, name: str) -> ModuleOp:
@@ -488,12 +591,17 @@ def _inputs(
     values: list[Any] = []
     for name, arg_type in zip(names, function.function_type.inputs.data, strict=True):
         text = given.get(name)
-        if not isinstance(arg_type, BufferType):
+        if not isinstance(arg_type, BufferType | TensorType):
             dtype = numpy_dtype(arg_type, f"parameter %{name}")
             values.append(_scalar_input(name, text, dtype, arg_type))
             continue
-        dtype = numpy_dtype(arg_type.element_type, f"parameter %{name}")
-        shape = arg_type.get_shape()
+        element = (
+            arg_type.element_type
+            if isinstance(arg_type, BufferType)
+            else arg_type.get_element_type()
+        )
+        dtype = numpy_dtype(element, f"parameter %{name}")
+        shape = tuple(arg_type.get_shape())
         if text is not None:
             array = _load_array(name, text, dtype)
             if tuple(array.shape) != shape:

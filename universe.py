@@ -21,6 +21,7 @@ from xdsl.utils.target import Target
 def layout_dialect() -> Dialect:
     """The `layout` dialect: buffer-level and graph-level operations."""
     from physlayout.dialects.layout import Layout
+    from physlayout.dialects.layout_scopes import SCOPE_OPERATIONS
 
     try:
         graph = import_module("physlayout.dialects.layout_graph")
@@ -28,7 +29,7 @@ def layout_dialect() -> Dialect:
         return Layout
     return Dialect(
         "layout",
-        [*Layout.operations, *graph.GRAPH_OPERATIONS],
+        [*Layout.operations, *graph.GRAPH_OPERATIONS, *SCOPE_OPERATIONS],
         [*Layout.attributes, *graph.GRAPH_ATTRIBUTES],
     )
 
@@ -62,6 +63,11 @@ PASSES: dict[str, tuple[str, str]] = {
     "flow-layout-rewrites": ("transforms.flow_layout_rewrites", "FlowLayoutRewritesPass"),
     "lower-layout-rewrites": ("lowering.lower_layout_rewrites", "LowerLayoutRewritesPass"),
     "raise-layout-rewrites": ("lowering.raise_layout_rewrites", "RaiseLayoutRewritesPass"),
+    "convert-layout": ("transforms.convert_layout", "ConvertLayoutPass"),
+    "annotate-texture-scope": ("transforms.annotate_texture_scope", "AnnotateTextureScopePass"),
+    "realize-scopes": ("transforms.realize_scopes", "RealizeScopesPass"),
+    "physlayout-adreno": ("transforms.adreno_pipeline", "PhyslayoutAdrenoPass"),
+    "legalize-layout": ("transforms.legalize_layout", "LegalizeLayoutPass"),
 }
 """Pass name -> (module under physlayout, class name)."""
 

@@ -1,62 +1,136 @@
-"""`make demo` / `physlayout demo`: the Adreno-style texture pipeline, end to end.
+"""`make demo` / `physlayout demo`: the Adreno texture pipeline on the RFC's example, end to
+end.
 
-`examples/demo.mlir` holds four functions written against LOGICAL buffers: an NHWC input
-becomes an NCHW4c texture (`@to_nchw4c`, a copy whose destination has the layout
-schedule), `@relu` runs on the texture, `@conv2d` reads texture activations and OIHW4o
-global weights and writes an NCHW4c texture, and the host function `@main` allocates the
-intermediate textures and launches the three kernels. The demo prints the source, the IR
-after each lowering pass, the generated OpenCL C, runs `@main` on the selected OpenCL
-device (see `runtime/opencl.py`; PoCL on machines without a GPU) with seeded random
-inputs, and compares every buffer with the numpy evaluator run on the source IR.
+`examples/rfc_conv_relu_conv.mlir` is an NCHW graph: conv (2x64x56x56 * 32x64x3x3) -> relu
+-> conv (32x32x3x3), NCHW in and out. The demo runs `physlayout-adreno` on it and prints
+the graph after each graph-level stage (with the layout rewrites that remain, the copies
+between scopes and the scopes chosen), the host function and kernels `legalize-layout`
+makes, the generated OpenCL C, then runs the host function on the selected OpenCL device
+(PoCL on machines without a GPU) with seeded random inputs, prints each kernel's device
+time and compares the result with a plain numpy conv -> relu -> conv.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from importlib import resources
+from typing import Any
 
 import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.passes import ModulePass
+from xdsl.printer import Printer
 
-from physlayout.runtime.evaluator import run_function
+from physlayout.dialects.layout_scopes import producer_scope
 from physlayout.runtime.host import execute
 from physlayout.runtime.opencl import OpenCLRuntime, compile_module, module_text, parse_module
+from physlayout.transforms.adreno_pipeline import adreno_pipeline
+from physlayout.universe import make_context
+
+EXAMPLE = "rfc_conv_relu_conv.mlir"
+GRAPH_STAGES = (
+    "convert-layout",
+    "flow-layout-rewrites",
+    "fold-layout-rewrites",
+    "annotate-texture-scope",
+    "realize-scopes",
+)
 
 
 def demo_source() -> str:
-    """The text of `examples/demo.mlir`."""
-    return (resources.files("physlayout") / "examples" / "demo.mlir").read_text()
+    """The text of `examples/rfc_conv_relu_conv.mlir`."""
+    return (resources.files("physlayout") / "examples" / EXAMPLE).read_text()
 
 
 def _banner(title: str) -> None:
     print(f"\n{'=' * 8} {title} {'=' * max(4, 70 - len(title))}")
 
 
-def run_demo(device: str | None = None, seed: int = 0) -> float:
-    """Run the demo and print every stage; returns the largest relative error."""
-    source = parse_module(demo_source(), "examples/demo.mlir")
-    _banner("source: logical buffers, layouts and scopes as the schedule")
+def graph_summary(module: ModuleOp) -> str:
+    """Layout rewrites, copies and scopes of a graph-level module, in one line."""
+    counts = Counter(op.name for op in module.walk())
+    scopes = Counter(
+        producer_scope(result)
+        for op in module.walk()
+        for result in op.results
+        if isinstance(result.type, TensorType) and op.name != "tensor.empty"
+    )
+    shown = ", ".join(f"{scope}: {n}" for scope, n in sorted(scopes.items()))
+    return (
+        f"layout.transform: {counts['layout.transform']}, layout.crop: {counts['layout.crop']}, "
+        f"layout.copy: {counts['layout.copy']}, frozen convs: "
+        f"{sum(1 for op in module.walk() if 'layout.frozen' in op.attributes)}; "
+        f"tensors by scope: {shown}"
+    )
+
+
+def conv_relu_conv(x: np.ndarray, w1: np.ndarray, w2: np.ndarray) -> np.ndarray:
+    """The example's semantics in plain numpy (float64)."""
+
+    def conv(a: np.ndarray, w: np.ndarray) -> np.ndarray:
+        kh, kw = w.shape[2:]
+        windows = np.lib.stride_tricks.sliding_window_view(a, (kh, kw), axis=(2, 3))
+        return np.einsum("nchwij,fcij->nfhw", windows, w, optimize=True)
+
+    x64, w164, w264 = (np.asarray(v, dtype=np.float64) for v in (x, w1, w2))
+    return conv(np.maximum(conv(x64, w164), 0.0), w264)
+
+
+def run_demo(device: str | None = None, seed: int = 0, text: str | None = None) -> float:
+    """Run the demo (on `text`, default the RFC example) and print every stage; returns the
+    largest relative error against numpy."""
+    source = parse_module(text or demo_source(), f"examples/{EXAMPLE}")
+    _banner("source: an NCHW graph (conv -> relu -> conv)")
     print(module_text(source))
+    print(graph_summary(source))
     runtime = OpenCLRuntime(device)
-    compiled = compile_module(source, runtime, keep_stages=True)
-    for name, text in compiled.stages:
-        _banner(f"after {name}")
-        print(text)
+    limits = runtime.limits.image_limits()
+
+    def show(previous: ModulePass | None, module: ModuleOp, _next: ModulePass | None) -> None:
+        if previous is None:
+            return
+        if previous.name in GRAPH_STAGES:
+            _banner(f"after {previous.name}")
+            print(module_text(module))
+            print(graph_summary(module))
+        elif previous.name == "legalize-layout":
+            _banner("after legalize-layout: the host function and its kernels")
+            for op in module.ops:
+                if isinstance(op, func.FuncOp) and op.sym_name.data == "main":
+                    Printer().print_op(op)
+                    print()
+            kernels = [op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp)]
+            print(f"kernels: {', '.join(k for k in kernels if k != 'main')}")
+
+    lowered = source.clone()
+    pipeline = adreno_pipeline(
+        show, max_image_width=limits.max_width, max_image_height=limits.max_height
+    )
+    pipeline.apply(make_context(), lowered)
+    compiled = compile_module(lowered, runtime)
     _banner("generated OpenCL C (-t opencl)")
     print(compiled.program.source)
+    entry = next(op for op in source.ops if isinstance(op, func.FuncOp))
     rng = np.random.default_rng(seed)
-    x = rng.uniform(-1.0, 1.0, (1, 16, 16, 16)).astype(np.float32)
-    weights = rng.uniform(-1.0, 1.0, (16, 16, 3, 3)).astype(np.float32)
-    y = np.zeros((1, 14, 14, 16), dtype=np.float32)
-    reference = [x.copy(), weights.copy(), y.copy()]
+    inputs: list[Any] = [
+        rng.uniform(-1.0, 1.0, tuple(t.get_shape())).astype(np.float32)
+        for t in entry.function_type.inputs.data
+        if isinstance(t, TensorType)
+    ]
+    (out_type,) = entry.function_type.outputs.data
+    assert isinstance(out_type, TensorType)
+    y = np.zeros(tuple(out_type.get_shape()), dtype=np.float32)
     _banner(f"run @main on {runtime.describe()}")
-    result = execute(compiled, "main", [x, weights, y])
-    run_function(source, "main", reference)
-    error = float(np.max(np.abs(y - reference[2])))
-    relative = error / float(np.max(np.abs(reference[2])))
+    result = execute(compiled, entry.sym_name.data, [*inputs, y])
     for time in result.times:
-        print(f"  kernel {time.kernel:<12} {time.seconds * 1e6:10.1f} us")
-    print(f"  total               {result.total_seconds * 1e6:10.1f} us")
+        print(f"  kernel {time.kernel:<24} {time.seconds * 1e3:10.3f} ms")
+    print(f"  total                           {result.total_seconds * 1e3:10.3f} ms")
+    reference = conv_relu_conv(*inputs)
+    error = float(np.max(np.abs(y - reference)))
+    relative = error / float(np.max(np.abs(reference)))
     print(
-        f"  output NHWC {list(y.shape)}: max |opencl - numpy| = {error:.3g} "
+        f"  output NCHW {list(y.shape)}: max |opencl - numpy| = {error:.3g} "
         f"(relative {relative:.3g})"
     )
     return relative

@@ -16,8 +16,10 @@ Supported IR
 - `tensor.empty`: its contents are undefined; the evaluator fills it with NaN (floats) or
   the smallest value of the type (integers), so reading undefined contents shows up in the
   results;
-- `linalg.generic` with static tensor operands and any quasi-affine indexing maps, and
-  `linalg.fill`;
+- `linalg.generic` with static tensor operands and any quasi-affine indexing maps,
+  `linalg.fill`, and the other named linalg ops (e.g. `linalg.conv_2d_nchw_fchw`) through
+  their generic form (indexing maps, iterator types and body of the named op);
+- `layout.copy` (a change of memory scope: the value is unchanged);
 - the upstream relayout ops `linalg.pack`/`unpack`/`transpose`, `tensor.expand_shape`/
   `collapse_shape`/`pad`/`extract_slice`/`extract` (static shapes; semantics in
   `physlayout.runtime.graph_upstream`), `tensor.extract` also in `linalg.generic` bodies;
@@ -56,11 +58,13 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.dialects.func import CallOp, FuncOp
+from xdsl.dialects.linalg.abstract_ops import NamedOperation
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, IndexOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from physlayout.dialects.index_map import IndexMap
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, scalar_value
+from physlayout.dialects.layout_scopes import CopyOp
 from physlayout.dialects.quasi_affine import Dim
 from physlayout.runtime.evaluator_arith import VALUE_OPS, constant_value
 from physlayout.runtime.evaluator_values import Array, EvaluationError, dtype_of
@@ -246,6 +250,14 @@ class GraphEvaluator:
                 return [apply_rewrite(op, args[0])]
             case GenericOp():
                 return self._generic(op, args, env)
+            case CopyOp():
+                return [np.array(args[0])]
+            case NamedOperation() if not isinstance(op, FillOp):
+                generic = generic_form(op)
+                try:
+                    return self._generic(generic, args, env)
+                finally:
+                    generic.erase()
             case FillOp():
                 shape = _static_shape(op, op.res[0].type)
                 return [np.full(shape, args[0], dtype=_tensor_dtype(op.res[0].type))]
@@ -322,6 +334,19 @@ class GraphEvaluator:
                 assert value is not None
                 out[idx] = np.broadcast_to(value, space)
         return outputs
+
+
+def generic_form(op: NamedOperation) -> GenericOp:
+    """A detached `linalg.generic` with the semantics of the named linalg op `op` (its
+    indexing maps, iterator types and body). It uses `op`'s operands: erase it after use."""
+    return GenericOp(
+        op.inputs,
+        op.outputs,
+        op.body.clone(),
+        op.get_indexing_maps(),
+        op.get_iterator_types(),
+        op.results.types,
+    )
 
 
 # The layout rewrites ------------------------------------------------------------------------

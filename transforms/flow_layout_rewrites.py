@@ -117,7 +117,7 @@ def loop_names(count: int) -> list[str]:
     return [f"d{m}" for m in range(count)]
 
 
-def _loop_extents(
+def loop_extents(
     maps: Sequence[IndexMap], shapes: Sequence[tuple[int, ...]], count: int
 ) -> list[int] | None:
     """Each loop's extent, from an operand dimension it indexes alone."""
@@ -297,7 +297,7 @@ class FlowTransformThroughGeneric(RewritePattern):
             IndexMap.from_affine_map(m.data, loop_names(count)) for m in generic.indexing_maps.data
         ]
         shapes = [static_shape(v) or () for v in generic.operands]
-        extents = _loop_extents(maps, shapes, count)
+        extents = loop_extents(maps, shapes, count)
         output_loops = _output_loops(maps[-1], kinds)
         if extents is None or output_loops is None:
             raise _Decline

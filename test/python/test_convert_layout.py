@@ -1,0 +1,93 @@
+"""convert-layout, numerically: every function of the lit input gives the same results
+(bit for bit, graph evaluator) before and after convert-layout and after convert-layout,
+flow-layout-rewrites and fold-layout-rewrites; conv -> relu -> conv chains keep only the
+graph-boundary rewrites."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from graph_harness import compare_before_after, count_ops, parse
+from test_legalize_layout import conv, relu
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from physlayout.runtime.graph_evaluator import EvaluationError, run_graph
+from physlayout.transforms.convert_layout import ConvertLayoutPass, parse_desired_layouts
+from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
+from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
+from physlayout.universe import make_context
+
+ROOT = Path(__file__).resolve().parents[2]
+LIT = ROOT / "test/graph/convert-layout.mlir"
+
+PIPELINES: dict[str, list[ModulePass]] = {
+    "convert": [ConvertLayoutPass()],
+    "convert-no-padding": [ConvertLayoutPass(allow_padding=False)],
+    "convert-nhwc": [ConvertLayoutPass(desired_layouts="conv2d=NHWC,OHWI,NHWC")],
+    "convert-flow-fold": [ConvertLayoutPass(), FlowLayoutRewritesPass(), FoldLayoutRewritesPass()],
+}
+
+
+@pytest.mark.parametrize("pipeline", sorted(PIPELINES))
+def test_lit_functions_agree(pipeline: str) -> None:
+    _, results = compare_before_after(LIT.read_text(), PIPELINES[pipeline], seed=2)
+    assert len(results) == 6
+
+
+def chain(channels: int, out: int, size: int = 6) -> str:
+    """conv (channels -> out) -> relu -> conv (out -> out), NCHW in and out."""
+    h1, h2 = size - 2, size - 4
+    xs, w1s, w2s = f"1x{channels}x{size}x{size}", f"{out}x{channels}x3x3", f"{out}x{out}x3x3"
+    ys1, ys2 = f"1x{out}x{h1}x{h1}", f"1x{out}x{h2}x{h2}"
+    return f"""
+func.func @chain(%x: tensor<{xs}xf32>, %w1: tensor<{w1s}xf32>, %w2: tensor<{w2s}xf32>) -> tensor<{ys2}xf32> {{{conv("x", "w1", xs, w1s, ys1, "c1")}{relu("c1", ys1, "r")}{conv("r", "w2", ys1, w2s, ys2, "c2")}
+  func.return %c2 : tensor<{ys2}xf32>
+}}"""
+
+
+@pytest.mark.parametrize(("channels", "out"), [(3, 3), (6, 6), (64, 32), (8, 4)])
+def test_chain_keeps_only_boundary_rewrites(channels: int, out: int) -> None:
+    passes = PIPELINES["convert-flow-fold"]
+    after, _ = compare_before_after(chain(channels, out), passes, seed=channels)
+    # x, w1 and w2 into the blocked layouts, the result back to NCHW (+ a crop when the
+    # output channels pad): the rewrites between the convs cancel through the relu.
+    assert count_ops(after, "layout.transform") == 4
+    assert count_ops(after, "layout.crop") == (1 if out % 4 else 0)
+    assert count_ops(after, "linalg.generic") == 3
+
+
+def test_non_finite_input_breaks_the_crop_promise_loudly() -> None:
+    """Padded output channels hold `fill + x * 0.0`: an infinite input makes them NaN, and
+    the graph evaluator reports the broken `cropped_value` promise instead of hiding it."""
+    module = parse(chain(6, 6))
+    ConvertLayoutPass().apply(make_context(), module)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((1, 6, 6, 6)).astype(np.float32)
+    x[0, 0, 0, 0] = np.inf
+    w1 = rng.standard_normal((6, 6, 3, 3)).astype(np.float32)
+    w2 = rng.standard_normal((6, 6, 3, 3)).astype(np.float32)
+    with np.errstate(all="ignore"), pytest.raises(EvaluationError, match="cropped_value"):
+        run_graph(module, "chain", [x, w1, w2])
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("conv2d=NCHW4c,OIHW4o", "bad desired-layouts entry 'conv2d=NCHW4c,OIHW4o'"),
+        ("matmul=NC,CK,NK", "KIND one of ['conv2d']"),
+        ("conv2d=NCHW4x,OIHW4o,NCHW4c", "layout 'NCHW4x' for conv2d"),
+        ("conv2d=NCW,OIHW4o,NCHW4c", "layout 'NCW' for conv2d"),
+    ],
+)
+def test_bad_options_are_diagnostics(option: str, message: str) -> None:
+    with pytest.raises(PassFailedException, match=__import__("re").escape(message)):
+        parse_desired_layouts(option)
+
+
+def test_default_layouts() -> None:
+    assert parse_desired_layouts("conv2d=NCHW4c,OIHW4o,NCHW4c") == {
+        "conv2d": ("NCHW4c", "OIHW4o", "NCHW4c")
+    }

@@ -1,0 +1,252 @@
+"""annotate-texture-scope{max-image-width=16384 max-image-height=16384 weights-in-global=false}:
+choose the memory scope of every tensor by consumer priority (the Adreno RFC's
+AnnotateCustomScope: CollectConsumerScopeInfo, CollectProducerScopeInfo).
+
+Demands. Each use of a tensor demands a scope:
+
+- a `func.return` demands ``global`` (function results are plain buffers);
+- the filter (input #1) of a layout-critical op (a `layout.frozen` generic or a named
+  convolution) demands ``global.texture-weight``, or ``global`` with
+  ``weights-in-global=true`` (the RFC's mixed case: weights from DDR, activations through
+  the texture path);
+- any other use demands ``global.texture``;
+
+but only a *texture-eligible* tensor can be demanded in a texture scope (else ``global``):
+static, element type f32 or f16, rank >= 2, innermost extent 4 (one RGBA texel), and its
+2-D image in that scope (DESIGN.md "Textures": the scope's default separator; width =
+columns / 4 texels, height = rows) within ``max-image-width`` x ``max-image-height``. A
+tensor over the limits stays in ``global`` with a ``remark:`` on stderr giving its image
+size.
+
+Decision. A tensor's producer gets the scope most of its uses demand (ties: a texture
+scope before global, the RFC's default; then the first use in program order); the other
+uses will need copies (`realize-scopes`). A producer that
+cannot write whole texels keeps ``global`` (with a remark), and its uses then demand
+``global``: a `linalg.generic` whose outputs' innermost axes are not all indexed by one
+parallel loop of extent 4, a `layout.transform` that pads (its padding splits texels: the
+per-lane choice is not vectorized yet), a `layout.pad` of the innermost axis. Uses of
+function arguments (global buffers) demand ``global`` likewise: a copy into a texture
+would cost a kernel of its own. A `layout.copy` keeps the scope it names. A tensor
+without uses is ``global``.
+
+Annotations: ``layout.scope = "..."`` on every op with a tensor result (see
+`dialects/layout_scopes.py`) and ``layout.operand_scopes = [...]`` (one demand per operand,
+``""`` for non-tensors, for `tensor.empty` results, whose undefined contents need no
+copies, and for the operand of a `layout.copy`, which reads any scope) on every op with a tensor operand, `func.return` included. `tensor.empty` itself
+is not annotated: it has no storage unless something reads it, and then it is global.
+Function arguments are ``global``. The pass only writes attributes; a second run writes
+the same ones.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import Float16Type, Float32Type, ModuleOp, TensorType
+from xdsl.dialects.linalg.abstract_ops import ConvOperation, NamedOperation
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.dialects.tensor import EmptyOp
+from xdsl.ir import Operation, OpResult, SSAValue
+from xdsl.passes import ModulePass
+
+from physlayout.dialects.buffer_layout import flattened_type
+from physlayout.dialects.layout import BufferType
+from physlayout.dialects.layout_graph import PadOp, TransformOp, static_shape
+from physlayout.dialects.layout_scopes import (
+    GLOBAL,
+    OPERAND_SCOPES_ATTR,
+    CopyOp,
+    demands_attr,
+    set_scope,
+)
+from physlayout.runtime.graph_evaluator import generic_form
+from physlayout.transforms.flow_layout_rewrites import FROZEN
+from physlayout.transforms.legalize_kernels import LANES, texel_lane_loop
+
+TEXTURE = "global.texture"
+TEXTURE_WEIGHT = "global.texture-weight"
+
+
+def remark(message: str) -> None:
+    print(f"remark: annotate-texture-scope: {message}", file=sys.stderr)
+
+
+@dataclass(frozen=True)
+class ImageLimits:
+    max_width: int
+    max_height: int
+
+
+def image_size(value: SSAValue, scope: str) -> tuple[int, int] | None:
+    """(width in texels, height) of `value`'s 2-D image in `scope`, or None when the
+    tensor cannot be a texture (element type, rank, innermost extent)."""
+    type_ = value.type
+    shape = static_shape(value)
+    if not isinstance(type_, TensorType) or shape is None or len(shape) < 2:
+        return None
+    if not isinstance(type_.get_element_type(), Float32Type | Float16Type) or shape[-1] != LANES:
+        return None
+    rows, cols = flattened_type(BufferType(shape, type_.get_element_type(), scope=scope)).get_shape()
+    return cols // LANES, rows
+
+
+def writes_texels(op: Operation) -> str | None:
+    """Why `op` cannot write its result as whole texels, or None when it can."""
+    match op:
+        case GenericOp():
+            if texel_lane_loop(op) is None:
+                return "its outputs' innermost axes are not one parallel loop of extent 4"
+        case NamedOperation():
+            generic = generic_form(op)
+            try:
+                return writes_texels(generic)
+            finally:
+                generic.erase()
+        case TransformOp() if op.pads():
+            return "its transform pads, splitting texels (not vectorized yet)"
+        case PadOp() if op.get_low()[-1] or op.get_high()[-1]:
+            return "it pads the innermost (texel) axis"
+        case _:
+            return None
+    return None
+
+
+@dataclass
+class ScopeAnnotator:
+    limits: ImageLimits
+    weights_in_global: bool
+
+    def annotate(self, function: func.FuncOp) -> None:
+        scopes: dict[SSAValue, str] = {}
+        for op in function.walk():
+            if op is function:
+                continue
+            for result in op.results:
+                if isinstance(result.type, TensorType) and not isinstance(op, EmptyOp):
+                    scopes[result] = self.decide(result)
+                    set_scope(op, scopes[result])
+        for op in function.walk():
+            if op is function or not any(isinstance(v.type, TensorType) for v in op.operands):
+                continue
+            demands = [
+                self.effective_demand(op, k, scopes)
+                if _has_contents(v) and not isinstance(op, CopyOp)
+                else ""
+                for k, v in enumerate(op.operands)
+            ]
+            op.attributes[OPERAND_SCOPES_ATTR] = demands_attr(demands)
+
+    def requested(self, user: Operation, index: int) -> str:
+        """The scope the use `index` of `user` asks for, before eligibility."""
+        if isinstance(user, func.ReturnOp):
+            return GLOBAL
+        if index == 1 and (
+            (isinstance(user, GenericOp) and FROZEN in user.attributes)
+            or isinstance(user, ConvOperation)
+        ):
+            return GLOBAL if self.weights_in_global else TEXTURE_WEIGHT
+        return TEXTURE
+
+    def demand(self, user: Operation, index: int) -> str:
+        """The scope the use `index` of `user` demands (module docstring)."""
+        scope = self.requested(user, index)
+        if scope == GLOBAL or self.fits(user.operands[index], scope) is not None:
+            return GLOBAL
+        return scope
+
+    def fits(self, value: SSAValue, scope: str) -> str | None:
+        """Why `value` cannot live in the texture `scope`, or None when it can."""
+        size = image_size(value, scope)
+        if size is None:
+            return "not texture-eligible"
+        width, height = size
+        if width > self.limits.max_width or height > self.limits.max_height:
+            return (
+                f"its {scope} image is {width} x {height} texels, over the limit "
+                f"{self.limits.max_width} x {self.limits.max_height}"
+            )
+        return None
+
+    def decide(self, value: OpResult) -> str:
+        """The producer scope of `value` (module docstring)."""
+        op = value.op
+        if isinstance(op, CopyOp):
+            return op.scope.data
+        uses = ordered_uses(value)
+        for scope in dict.fromkeys(self.requested(u, k) for u, k in uses):
+            reason = self.fits(value, scope) if scope != GLOBAL else None
+            if reason is not None and image_size(value, scope) is not None:
+                remark(f"{_name(value)} ({value.type}) stays in global: {reason}")
+        demands = [self.demand(u, k) for u, k in uses]
+        if not demands:
+            return GLOBAL
+        counts = Counter(demands)
+        best = max(counts.values())
+        tied = [d for d in demands if counts[d] == best]
+        scope = next((d for d in tied if d != GLOBAL), GLOBAL)
+        if scope == GLOBAL:
+            return GLOBAL
+        reason = writes_texels(op)
+        if reason is not None:
+            remark(
+                f"{_name(value)} ({value.type}) stays in global: {op.name} cannot write "
+                f"whole texels: {reason}"
+            )
+            return GLOBAL
+        return scope
+
+    def effective_demand(self, user: Operation, index: int, scopes: dict[SSAValue, str]) -> str:
+        """A use's demand, except that a function argument, or a tensor whose producer
+        cannot write texels, is read where it is, in global (no copy is worth making)."""
+        value = user.operands[index]
+        demand = self.demand(user, index)
+        if demand == GLOBAL or not isinstance(value, OpResult):
+            return GLOBAL
+        if scopes.get(value) == GLOBAL and writes_texels(value.op) is not None:
+            return GLOBAL
+        return demand
+
+
+def _has_contents(value: SSAValue) -> bool:
+    """A tensor with defined contents (not `tensor.empty`, which needs no copies)."""
+    return isinstance(value.type, TensorType) and not isinstance(value.owner, EmptyOp)
+
+
+def ordered_uses(value: SSAValue) -> list[tuple[Operation, int]]:
+    """The uses of `value` as (user, operand index), in program order."""
+    order = {op: k for k, op in enumerate(_function_ops(value))}
+    uses = [(use.operation, use.index) for use in value.uses]
+    return sorted(uses, key=lambda u: (order.get(u[0], len(order)), u[1]))
+
+
+def _function_ops(value: SSAValue) -> list[Operation]:
+    owner = value.owner
+    block = owner if not isinstance(owner, Operation) else owner.parent_block()
+    return list(block.ops) if block is not None else []
+
+
+def _name(value: SSAValue) -> str:
+    return f"%{value.name_hint}" if value.name_hint else "a tensor"
+
+
+@dataclass(frozen=True)
+class AnnotateTextureScopePass(ModulePass):
+    """Choose each tensor's memory scope by consumer demand (module docstring)."""
+
+    name = "annotate-texture-scope"
+
+    max_image_width: int = 16384
+    max_image_height: int = 16384
+    weights_in_global: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        annotator = ScopeAnnotator(
+            ImageLimits(self.max_image_width, self.max_image_height), self.weights_in_global
+        )
+        for function in op.walk():
+            if isinstance(function, func.FuncOp) and function.body.blocks:
+                annotator.annotate(function)

@@ -1,0 +1,481 @@
+"""convert-layout{desired-layouts="conv2d=NCHW4c,OIHW4o,NCHW4c" allow-padding=true}:
+freeze layout-critical ops in the desired layouts (the Adreno RFC's first stage; Relay's
+ConvertLayout, Relax's "tune layout-critical operations and freeze layouts").
+
+What it rewrites: every 2-D convolution, written as `linalg.conv_2d_nchw_fchw` or as a
+`linalg.generic` with the same structure (loops n, f, oh, ow parallel and c, kh, kw
+reductions, in any order; input ``x[n, c, oh * sh + kh * dh, ow * sw + kw * dw]``, filter
+``w[f, c, kh, kw]``, output ``y[n, f, oh, ow]``; body ``acc + x * w`` in floats). With the
+data, kernel and output layouts ``D, K, O`` of the option (layout strings over ``NCHW``
+and ``OIHW``, read by `IndexMap.from_layouts`), the conv becomes:
+
+    %xt = layout.transform %x  {NCHW -> D}        %wt = layout.transform %w {OIHW -> K}
+    %it = layout.transform %init {NCHW -> O}
+    %yt = linalg.generic ins(%xt, %wt) outs(%it) attrs = {layout.frozen}   (blocked conv)
+    %y  = layout.transform %yt {O -> NCHW}  [+ layout.crop when O pads]
+
+The blocked generic iterates over the axes of the transformed output (parallel) and the
+conv's reduction loops, in their order; each access is the old one composed with its
+operand's layout, simplified (``x[n, c floordiv 4, oh + kh, ow + kw, c mod 4]``,
+``w[f4, c, kh, kw, f]``), so it computes the transformed result exactly and reduces in the
+same order. The body is kept.
+
+Padding (a channel count not divisible by the block): the transforms pad with 0.0, the
+init with its fill value ``v`` (0.0 when unknown). The padded output channels then hold
+``v + sum(x * 0)``; the conversion is done only when isl proves that every access stays in
+its transformed operand and that, on the padded output points, the filter is read only on
+its padding (so each product is ``x * 0.0``). The crop back to the logical channels
+carries the promise ``cropped_value = v``, which lets `fold-layout-rewrites` cancel it
+against the padded transform of the next conv (``x * 0.0`` is 0 for finite ``x``: a
+non-finite input breaks the promise, which the graph evaluator reports). With
+``allow-padding=false`` a conv that would need padding is left unconverted.
+
+Refused (left unconverted, with a ``remark:`` on stderr saying why): padding when not
+allowed, or when the proofs above fail; layouts whose transforms are not injective or
+whose reduction loop ``c`` no longer indexes an operand axis alone (e.g. a kernel layout
+that splits ``I``: the loop would need splitting too). A malformed option is an error.
+
+Then `flow-layout-rewrites` and `fold-layout-rewrites` propagate the layout through the
+graph and cancel the rewrites between convs. Guarantees: results are unchanged (up to the
+promise above); converted convs are frozen, so a second run changes nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import islpy as isl
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    AnyFloat,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    ModuleOp,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation, NamedOperation
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.ops import FillOp, GenericOp
+from xdsl.dialects.linalg.ops import YieldOp as LinalgYieldOp
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.utils.exceptions import PassFailedException, VerifyException
+
+from physlayout.dialects import index_map_isl as bridge
+from physlayout.dialects.index_map import IndexMap
+from physlayout.dialects.layout_graph import CropOp, TransformOp, static_shape
+from physlayout.dialects.quasi_affine import Dim, Expr, linear_terms, simplify
+from physlayout.runtime.graph_evaluator import generic_form
+from physlayout.transforms.flow_layout_rewrites import FROZEN, loop_extents, loop_names
+
+DEFAULT_LAYOUTS = "conv2d=NCHW4c,OIHW4o,NCHW4c"
+OP_KINDS = {"conv2d": (("NCHW", "OIHW", "NCHW"), ("data", "kernel", "output"))}
+"""Op kind -> (the logical layouts of its operands and result, their roles)."""
+
+
+def remark(message: str) -> None:
+    """Print an MLIR-style remark on stderr."""
+    print(f"remark: {message}", file=sys.stderr)
+
+
+def parse_desired_layouts(text: str) -> dict[str, tuple[str, str, str]]:
+    """``"conv2d=NCHW4c,OIHW4o,NCHW4c[;...]"`` -> ``{"conv2d": ("NCHW4c", "OIHW4o",
+    "NCHW4c")}``; a malformed option raises PassFailedException."""
+    layouts: dict[str, tuple[str, str, str]] = {}
+    for entry in filter(None, (e.strip() for e in text.split(";"))):
+        kind, sep, values = entry.partition("=")
+        parts = tuple(p.strip() for p in values.split(","))
+        if not sep or kind.strip() not in OP_KINDS or len(parts) != 3:
+            raise PassFailedException(
+                f"convert-layout: bad desired-layouts entry '{entry}': expected "
+                f"KIND=DATA,KERNEL,OUTPUT with KIND one of {sorted(OP_KINDS)}"
+            )
+        logical, _ = OP_KINDS[kind.strip()]
+        for source, target in zip(logical, parts, strict=True):
+            try:
+                IndexMap.from_layouts(source, target)
+            except ValueError as err:
+                raise PassFailedException(
+                    f"convert-layout: layout '{target}' for {kind.strip()}: {err}"
+                ) from None
+        layouts[kind.strip()] = (parts[0], parts[1], parts[2])
+    return layouts
+
+
+# Recognizing a convolution -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Conv:
+    """A 2-D NCHW/FCHW convolution in generic form: its loops and indexing maps."""
+
+    op: LinalgStructuredOperation
+    maps: tuple[IndexMap, IndexMap, IndexMap]
+    """Input, filter and output maps over the loop names ``d0, ...``."""
+    kinds: tuple[str, ...]
+    extents: tuple[int, ...]
+
+    @property
+    def input(self) -> SSAValue:
+        return self.op.inputs[0]
+
+    @property
+    def filter(self) -> SSAValue:
+        return self.op.inputs[1]
+
+    @property
+    def init(self) -> SSAValue:
+        return self.op.outputs[0]
+
+
+def match_conv(op: Operation) -> Conv | None:
+    """`op` as a convolution (module docstring), or None."""
+    if not isinstance(op, LinalgStructuredOperation) or FROZEN in op.attributes:
+        return None
+    if len(op.inputs) != 2 or len(op.outputs) != 1 or len(op.results) != 1:
+        return None
+    if not isinstance(op, GenericOp | NamedOperation) or isinstance(op, FillOp):
+        return None
+    generic = op if isinstance(op, GenericOp) else generic_form(op)
+    try:
+        return _match_generic(op, generic)
+    finally:
+        if generic is not op:
+            generic.erase()
+
+
+def _match_generic(op: LinalgStructuredOperation, generic: GenericOp) -> Conv | None:
+    kinds = tuple(str(t.data) for t in generic.iterator_types.data)
+    if sorted(kinds) != ["parallel"] * 4 + ["reduction"] * 3:
+        return None
+    shapes = [static_shape(v) for v in generic.operands]
+    types = [v.type for v in generic.operands]
+    if any(s is None or len(s) != 4 for s in shapes) or not _same_float_elements(types):
+        return None
+    names = loop_names(len(kinds))
+    try:
+        maps = [IndexMap.from_affine_map(m.data, names) for m in generic.indexing_maps.data]
+    except ValueError:
+        return None
+    x_map, w_map, y_map = maps
+    outs = _bare(y_map.final_indices)
+    filt = _bare(w_map.final_indices)
+    if outs is None or filt is None or {kinds[names.index(d)] for d in outs} != {"parallel"}:
+        return None
+    n, f, oh, ow = outs
+    f2, c, kh, kw = filt
+    if f2 != f or len(set(outs) | {c, kh, kw}) != 7:
+        return None
+    x = x_map.final_indices
+    if x[0] != Dim(n) or x[1] != Dim(c) or not _strided(x[2], oh, kh) or not _strided(x[3], ow, kw):
+        return None
+    if not _is_mac(generic):
+        return None
+    extents = loop_extents(maps, [s for s in shapes if s is not None], len(kinds))
+    if extents is None:
+        return None
+    return Conv(op, (x_map, w_map, y_map), kinds, tuple(extents))
+
+
+def _bare(exprs: Sequence[Expr]) -> list[str] | None:
+    names = [e.name for e in exprs if isinstance(e, Dim)]
+    return names if len(names) == len(exprs) and len(set(names)) == len(names) else None
+
+
+def _strided(expr: Expr, out: str, kernel: str) -> bool:
+    """Whether `expr` is ``out * s + kernel * d`` with ``s, d >= 1``."""
+    terms, const = linear_terms(expr)
+    coefficients = dict(terms)
+    return (
+        const == 0
+        and set(coefficients) == {Dim(out), Dim(kernel)}
+        and all(k >= 1 for k in coefficients.values())
+    )
+
+
+def _same_float_elements(types: Sequence[Attribute]) -> bool:
+    elements = {t.get_element_type() for t in types if isinstance(t, TensorType)}
+    return len(elements) == 1 and isinstance(next(iter(elements)), AnyFloat)
+
+
+def _is_mac(generic: GenericOp) -> bool:
+    """Whether the body is ``yield acc + x * w`` (either operand order)."""
+    block = generic.body.blocks[0]
+    ops = list(block.ops)
+    if len(ops) != 3 or len(block.args) != 3:
+        return False
+    mul, add, end = ops
+    x, w, acc = block.args
+    return (
+        isinstance(mul, arith.MulfOp)
+        and {mul.lhs, mul.rhs} == {x, w}
+        and mul.lhs is not mul.rhs
+        and isinstance(add, arith.AddfOp)
+        and {add.lhs, add.rhs} == {mul.result, acc}
+        and isinstance(end, LinalgYieldOp)
+        and list(end.operands) == [add.result]
+    )
+
+
+# Building the blocked conv ---------------------------------------------------------------
+
+
+class _Unconverted(Exception):
+    """Internal: leave the conv alone (the message is the remark)."""
+
+
+@dataclass(frozen=True)
+class BlockedConv:
+    """The maps and iteration space of a conv in its desired layouts."""
+
+    transforms: tuple[IndexMap, IndexMap, IndexMap]
+    maps: list[IndexMap]
+    iterator_types: list[IteratorTypeAttr]
+    shapes: tuple[tuple[int, ...], ...]
+    """Transformed input, filter and output shapes."""
+    back: IndexMap
+    """Output layout -> logical NCHW (over the padded extents)."""
+    pads: tuple[bool, bool, bool]
+
+
+def blocked_conv(conv: Conv, layouts: tuple[str, str, str], allow_padding: bool) -> BlockedConv:
+    """Plan the blocked conv; raise `_Unconverted` with the reason when it is refused."""
+    (logical_x, logical_w, logical_y), _ = OP_KINDS["conv2d"]
+    shapes = [static_shape(v) for v in (conv.input, conv.filter, conv.init)]
+    assert all(s is not None for s in shapes)
+    logical_shapes = [s for s in shapes if s is not None]
+    transforms = (
+        IndexMap.from_layouts(logical_x, layouts[0]),
+        IndexMap.from_layouts(logical_w, layouts[1]),
+        IndexMap.from_layouts(logical_y, layouts[2]),
+    )
+    pads_list: list[bool] = []
+    new_shapes: list[tuple[int, ...]] = []
+    for imap, shape in zip(transforms, logical_shapes, strict=True):
+        collision = imap.find_collision(shape)
+        if collision is not None:
+            raise _Unconverted(f"layout map {imap} is not injective on {list(shape)}")
+        new_shapes.append(tuple(imap.map_shape(shape)))
+        pads_list.append(imap.padding_predicate(shape) is not None)
+    pads = (pads_list[0], pads_list[1], pads_list[2])
+    if any(pads) and not allow_padding:
+        raise _Unconverted(
+            f"its shapes {[list(s) for s in logical_shapes]} need padding for "
+            f"{', '.join(layouts)} and allow-padding=false"
+        )
+    back = IndexMap.from_layouts(layouts[2], logical_y)
+    out_shape = new_shapes[2]
+    rank = len(out_shape)
+    y_map = conv.maps[2]
+    reductions = [m for m, kind in enumerate(conv.kinds) if kind != "parallel"]
+    names = [f"q{k}" for k in range(rank)] + [f"d{m}" for m in reductions]
+    # Only the output loops are bounded: simplifying with the reduction ranges could turn
+    # `c mod 4` into a bare `c` that no longer matches the padded extent of its axis.
+    bounds = {f"q{k}": (0, e - 1) for k, e in enumerate(out_shape) if e > 1}
+    rename = {back.initial_indices[k]: Dim(f"q{k}") for k in range(rank)}
+    substitution: dict[str, Expr] = {}
+    for axis, expr in enumerate(y_map.final_indices):
+        assert isinstance(expr, Dim)
+        substitution[expr.name] = back.final_indices[axis].substitute(rename)
+    maps: list[IndexMap] = []
+    for imap, access in zip(transforms[:2], conv.maps[:2], strict=True):
+        accessed = [e.substitute(substitution) for e in access.final_indices]
+        point = dict(zip(imap.initial_indices, accessed, strict=True))
+        maps.append(
+            IndexMap(tuple(names), tuple(simplify(e.substitute(point), bounds) for e in imap.final_indices))
+        )
+    maps.append(IndexMap(tuple(names), tuple(Dim(f"q{k}") for k in range(rank))))
+    for m in reductions:
+        if not any(Dim(f"d{m}") in imap.final_indices for imap in maps):
+            raise _Unconverted(
+                f"reduction loop d{m} indexes no axis of {', '.join(layouts[:2])} alone"
+            )
+    extents = [*out_shape, *(conv.extents[m] for m in reductions)]
+    _prove(
+        maps, new_shapes, extents, transforms[1], logical_shapes[1], pads[2], out_shape, back,
+        logical_shapes[2],
+    )
+    iterator_types = [IteratorTypeAttr.parallel()] * rank + [
+        IteratorTypeAttr.reduction() for _ in reductions
+    ]
+    return BlockedConv(transforms, maps, iterator_types, tuple(new_shapes), back, pads)
+
+
+def _prove(
+    maps: Sequence[IndexMap],
+    shapes: Sequence[tuple[int, ...]],
+    extents: Sequence[int],
+    filter_map: IndexMap,
+    filter_shape: tuple[int, ...],
+    output_pads: bool,
+    out_shape: tuple[int, ...],
+    back: IndexMap,
+    logical_out: tuple[int, ...],
+) -> None:
+    """Prove (isl) that every access stays in its transformed operand and, when the output
+    pads, that padded output points read the filter only on its padding."""
+    with bridge.isl_errors("proving a blocked convolution"):
+        for imap, shape in zip(maps, shapes, strict=True):
+            image = bridge.build_map(imap.initial_indices, imap.final_indices, extents).range()
+            if not image.is_subset(bridge.build_box(shape)):
+                raise _Unconverted(f"access {imap} may leave the transformed operand {list(shape)}")
+        if not output_pads:
+            return
+        padding = filter_map.padding_predicate(filter_shape)
+        if padding is None:
+            raise _Unconverted("the output pads but the filter does not")
+        rank = len(out_shape)
+        out_padding = _padding_points(back, out_shape, logical_out)
+        reduction_box = bridge.build_box(extents[rank:])
+        domain = out_padding.flat_product(reduction_box)
+        w_map = maps[1]
+        read = bridge.build_map(w_map.initial_indices, w_map.final_indices, None)
+        image = read.intersect_domain(domain).range()
+        if not image.is_subset(isl.Set(padding.to_isl())):
+            raise _Unconverted("padded output channels would read real filter elements")
+
+
+def _padding_points(back: IndexMap, out_shape: tuple[int, ...], logical: Sequence[int]) -> isl.Set:
+    """The points of the transformed output box that `back` sends outside the logical
+    (unpadded) output box."""
+    mapping = bridge.build_map(back.initial_indices, back.final_indices, out_shape)
+    inside = mapping.intersect_range(bridge.build_box(logical)).domain()
+    return bridge.build_box(out_shape).subtract(inside)
+
+
+def _fill_value(value: SSAValue, element: Attribute) -> FloatAttr:
+    """The constant every element of `value` holds when it is a fill or a splat constant,
+    else 0.0."""
+    owner = value.owner
+    scalar: Attribute | None = None
+    if isinstance(owner, FillOp | GenericOp) and owner.inputs:
+        source = owner.inputs[0].owner
+        body = owner.body.blocks[0]
+        yields_input = isinstance(owner, FillOp) or (
+            len(body.ops) == 1
+            and isinstance(body.last_op, LinalgYieldOp)
+            and list(body.last_op.operands) == [body.args[0]]
+            and len(owner.inputs) == 1
+            and not isinstance(owner.inputs[0].type, TensorType)
+        )
+        if yields_input and isinstance(source, arith.ConstantOp):
+            scalar = source.value
+    elif isinstance(owner, arith.ConstantOp) and isinstance(owner.value, DenseIntOrFPElementsAttr):
+        values = list(owner.value.get_values())
+        if values and all(v == values[0] for v in values):
+            scalar = FloatAttr(float(values[0]), element)  # type: ignore[arg-type]
+    if isinstance(scalar, FloatAttr) and scalar.type == element:
+        return scalar
+    return FloatAttr(0.0, element)  # type: ignore[arg-type]
+
+
+@dataclass
+class ConvertConvToDesiredLayout(RewritePattern):
+    """A convolution -> its blocked form between layout rewrites (module docstring)."""
+
+    layouts: tuple[str, str, str]
+    allow_padding: bool
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: LinalgStructuredOperation, rewriter: PatternRewriter) -> None:
+        conv = match_conv(op)
+        if conv is None:
+            return
+        try:
+            plan = blocked_conv(conv, self.layouts, self.allow_padding)
+        except _Unconverted as reason:
+            remark(f"convert-layout: {op.name} {_describe(op)} left unconverted: {reason}")
+            return
+        except ValueError as err:
+            raise PassFailedException(f"convert-layout: {op.name}: {err}") from None
+        new_ops = _build(conv, plan)
+        try:
+            for new in new_ops:
+                new.verify()
+        except VerifyException as err:
+            for new in reversed(new_ops):
+                new.erase()
+            remark(f"convert-layout: {op.name} {_describe(op)} left unconverted: {err}")
+            return
+        rewriter.replace(op, new_ops, None)
+
+
+def _describe(op: Operation) -> str:
+    hint = op.results[0].name_hint if op.results else None
+    return f"%{hint}" if hint else "(unnamed)"
+
+
+def _build(conv: Conv, plan: BlockedConv) -> list[Operation]:
+    result = conv.op.results[0]
+    assert isinstance(result.type, TensorType)
+    element = result.type.get_element_type()
+    zero = FloatAttr(0.0, element)  # type: ignore[arg-type]
+    fill = _fill_value(conv.init, element)
+    pad_values = (zero, zero, fill)
+    ops: list[Operation] = []
+    operands: list[SSAValue] = []
+    for value, imap, pads, pad in zip(
+        (conv.input, conv.filter, conv.init), plan.transforms, plan.pads, pad_values, strict=True
+    ):
+        transform = TransformOp(value, imap, pad if pads else None)
+        transform.result.name_hint = value.name_hint
+        ops.append(transform)
+        operands.append(transform.result)
+    old = conv.op
+    body = old.regions[0].clone()
+    generic = GenericOp(
+        operands[:2],
+        operands[2:],
+        body,
+        [AffineMapAttr(m.to_affine_map()) for m in plan.maps],
+        plan.iterator_types,
+        [TensorType(element, plan.shapes[2])],
+    )
+    generic.attributes.update({k: v for k, v in old.attributes.items() if k != FROZEN})
+    generic.attributes[FROZEN] = UnitAttr()
+    generic.res[0].name_hint = result.name_hint
+    ops.append(generic)
+    back = TransformOp(generic.res[0], plan.back)
+    back.result.name_hint = result.name_hint
+    ops.append(back)
+    shape = static_shape(result)
+    assert shape is not None
+    if static_shape(back.result) != shape:
+        crop = CropOp(back.result, [0] * len(shape), shape, fill)
+        crop.result.name_hint = result.name_hint
+        ops.append(crop)
+    return ops
+
+
+@dataclass(frozen=True)
+class ConvertLayoutPass(ModulePass):
+    """Freeze convolutions in the desired layouts (module docstring)."""
+
+    name = "convert-layout"
+
+    desired_layouts: str = DEFAULT_LAYOUTS
+    """``KIND=DATA,KERNEL,OUTPUT[;...]``; KIND is ``conv2d``."""
+
+    allow_padding: bool = True
+    """Pad channel counts that are not a multiple of the block (else leave the op)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        layouts = parse_desired_layouts(self.desired_layouts)
+        if "conv2d" not in layouts:
+            return
+        PatternRewriteWalker(
+            ConvertConvToDesiredLayout(layouts["conv2d"], self.allow_padding),
+            apply_recursively=False,
+        ).rewrite_module(op)
+

@@ -1,0 +1,481 @@
+"""Buffer-level kernels for graph-level ops (the building blocks of `legalize-layout`).
+
+Each builder returns a `func.func` over `!layout.buffer` parameters (plus scalar parameters
+for values a body uses from outside) whose body is a loop nest over an iteration space:
+
+- `generic_kernel`: a `linalg.generic` (any quasi-affine indexing maps): an `scf.parallel`
+  over its parallel loops and, inside, its reduction loops as `scf.for`s in their order,
+  carrying one accumulator per output; inputs are loaded at their indexing maps, the body
+  ops are cloned (`linalg.index` becomes the loop variable), the outputs are stored once per
+  parallel point, after the reductions;
+- `copy_kernel`: ``dst[i] = src[i + offset]`` over a box (`layout.copy`, `layout.crop`, and
+  `layout.transform`, whose destination parameter carries the transform as a PENDING layout
+  so `apply-layout` maps the stores and fills the padding);
+- `pad_kernel`: the pad value everywhere, then the source at its offset (two loop nests);
+- `constant_kernel`: the elements of a dense constant (a fill loop for a splat).
+
+Texture outputs: when an output lives in a `global.texture*` scope and its innermost index
+is a parallel loop of extent 4 (one texel), that loop becomes an inner `scf.for 0 to 4`
+*lane loop* around the rest of the body, so `vectorize-texels` turns each texel into one
+`vector<4xT>` store (image writes set all four channels). A `layout.transform` into a texture
+is a `scf.for` nest: `apply-layout{rewrite-loops=true}` re-iterates it in physical order,
+lanes innermost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    ShapedType,
+    VectorType,
+)
+from xdsl.dialects.linalg.ops import GenericOp, IndexOp
+from xdsl.dialects.linalg.ops import YieldOp as LinalgYieldOp
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from physlayout.dialects.index_map import IndexMap
+from physlayout.dialects.layout import BufferType, LoadOp, StoreOp, is_texture_scope
+from physlayout.dialects.layout_graph import static_shape
+from physlayout.dialects.quasi_affine import Dim, Expr
+from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
+from physlayout.transforms.index_exprs import ExprEmitter
+
+LANES = 4
+"""Lanes of a texel."""
+
+
+@dataclass
+class Kernel:
+    """A kernel function under construction: parameters are added on demand, each bound to
+    the host value the host function passes for it."""
+
+    name: str
+    block: Block = field(default_factory=Block)
+    host_values: list[SSAValue] = field(default_factory=list[SSAValue])
+    _params: dict[tuple[SSAValue, Attribute], BlockArgument] = field(
+        default_factory=dict[tuple[SSAValue, Attribute], BlockArgument]
+    )
+    _constants: dict[Attribute, SSAValue] = field(default_factory=dict[Attribute, SSAValue])
+
+    def param(self, host_value: SSAValue, name: str | None = None) -> BlockArgument:
+        """The parameter bound to `host_value` (one per distinct host value)."""
+        key = (host_value, host_value.type)
+        arg = self._params.get(key)
+        if arg is None:
+            arg = self.block.insert_arg(host_value.type, len(self.block.args))
+            arg.name_hint = name or host_value.name_hint
+            self._params[key] = arg
+            self.host_values.append(host_value)
+        return arg
+
+    @property
+    def top(self) -> InsertPoint:
+        return InsertPoint.at_end(self.block)
+
+    def constant(self, attr: Attribute) -> SSAValue:
+        """A constant at the top of the kernel (one per value)."""
+        value = self._constants.get(attr)
+        if value is None:
+            if not isinstance(attr, IntegerAttr | FloatAttr | DenseIntOrFPElementsAttr):
+                raise PassFailedException(f"legalize-layout: cannot materialize constant {attr}")
+            op = arith.ConstantOp(attr)
+            first = self.block.first_op
+            Rewriter.insert_op(op, InsertPoint.before(first) if first else self.top)
+            value = op.result
+            self._constants[attr] = value
+        return value
+
+    def index(self, value: int) -> SSAValue:
+        return self.constant(IntegerAttr(value, IndexType()))
+
+    def finish(self) -> func.FuncOp:
+        self.block.add_op(func.ReturnOp())
+        types = [a.type for a in self.block.args]
+        return func.FuncOp(self.name, FunctionType.from_lists(types, []), Region(self.block))
+
+
+# Loop nests -------------------------------------------------------------------------------
+
+
+def _parallel(
+    kernel: Kernel, extents: Sequence[int], names: Sequence[str], point: InsertPoint
+) -> tuple[list[SSAValue], InsertPoint]:
+    """One `scf.parallel` over `extents` at `point` (nothing when there are none)."""
+    if not extents:
+        return [], point
+    body = Block(arg_types=[IndexType()] * len(extents))
+    body.add_op(scf.ReduceOp())
+    for arg, name in zip(body.args, names, strict=True):
+        arg.name_hint = name
+    loop = scf.ParallelOp(
+        [kernel.index(0)] * len(extents),
+        [kernel.index(e) for e in extents],
+        [kernel.index(1)] * len(extents),
+        Region(body),
+    )
+    Rewriter.insert_op(loop, point)
+    return list(body.args), InsertPoint.before(body.ops.last)  # type: ignore[arg-type]
+
+
+def _for(
+    kernel: Kernel,
+    extent: int,
+    name: str,
+    point: InsertPoint,
+    inits: Sequence[SSAValue] = (),
+) -> tuple[scf.ForOp, SSAValue, list[SSAValue], Block]:
+    """An `scf.for 0 to extent` at `point` carrying `inits`; returns the loop, its variable,
+    its carried block arguments and its body (without terminator)."""
+    body = Block(arg_types=[IndexType(), *(v.type for v in inits)])
+    body.args[0].name_hint = name
+    loop = scf.ForOp(kernel.index(0), kernel.index(extent), kernel.index(1), list(inits), Region(body))
+    Rewriter.insert_op(loop, point)
+    return loop, body.args[0], list(body.args[1:]), body
+
+
+def box_loops(
+    kernel: Kernel,
+    extents: Sequence[int],
+    lane_loop: bool,
+    point: InsertPoint | None = None,
+    sequential: bool = False,
+) -> tuple[list[SSAValue], InsertPoint]:
+    """Loops over the box `extents`: one `scf.parallel` (or, `sequential`, a `scf.for`
+    nest); with `lane_loop` the innermost axis (extent 4) is an inner `scf.for`."""
+    point = point or kernel.top
+    names = [f"i{k}" for k in range(len(extents))]
+    outer = len(extents) - 1 if lane_loop else len(extents)
+    if sequential:
+        ivs: list[SSAValue] = []
+        for extent, name in zip(extents, names, strict=True):
+            _, iv, _, body = _for(kernel, extent, name, point)
+            body.add_op(scf.YieldOp())
+            ivs.append(iv)
+            point = InsertPoint.before(body.ops.last)  # type: ignore[arg-type]
+        return ivs, point
+    ivs, point = _parallel(kernel, extents[:outer], names[:outer], point)
+    if lane_loop:
+        _, lane, _, body = _for(kernel, extents[-1], names[-1], point)
+        body.add_op(scf.YieldOp())
+        ivs.append(lane)
+        point = InsertPoint.before(body.ops.last)  # type: ignore[arg-type]
+    return ivs, point
+
+
+def wants_lane_loop(buffer_type: Attribute, shape: Sequence[int]) -> bool:
+    """Whether stores into `buffer_type` over `shape` should iterate texel lanes in an
+    inner `scf.for` (a texture whose innermost extent is one texel)."""
+    return (
+        isinstance(buffer_type, BufferType)
+        and is_texture_scope(buffer_type.get_scope())
+        and len(shape) >= 2
+        and shape[-1] == LANES
+    )
+
+
+def _insert(op: Operation, point: InsertPoint) -> Operation:
+    Rewriter.insert_op(op, point)
+    return op
+
+
+def _indices(kernel: Kernel, exprs: Sequence[Expr], emitter: ExprEmitter) -> list[SSAValue]:
+    return [emitter.emit(e) for e in exprs] or [kernel.index(0)]
+
+
+# Copies -----------------------------------------------------------------------------------
+
+
+def copy_kernel(
+    name: str,
+    src: SSAValue,
+    dst: SSAValue,
+    extents: Sequence[int],
+    offset: Sequence[int] = (),
+    sequential: bool = False,
+) -> tuple[func.FuncOp, list[SSAValue]]:
+    """``dst[i] = src[i + offset]`` for every ``i`` of the box `extents` (the host buffers
+    `src` and `dst`; `dst` may carry a pending transform). Returns the kernel and the host
+    values to call it with."""
+    kernel = Kernel(name)
+    source, target = kernel.param(src, "src"), kernel.param(dst, "dst")
+    lane = not sequential and wants_lane_loop(dst.type, extents)
+    ivs, point = box_loops(kernel, extents, lane, sequential=sequential)
+    names = [f"i{k}" for k in range(len(ivs))]
+    emitter = ExprEmitter(point, dict(zip(names, ivs, strict=True)), _box(names, extents))
+    value = _insert(LoadOp(source, _indices(kernel, _shifted(names, offset), emitter)), point)
+    value = value.results[0]
+    _insert(StoreOp(value, target, _indices(kernel, [Dim(n) for n in names], emitter)), point)
+    return kernel.finish(), kernel.host_values
+
+
+def pad_kernel(
+    name: str,
+    src: SSAValue,
+    dst: SSAValue,
+    src_extents: Sequence[int],
+    dst_extents: Sequence[int],
+    low: Sequence[int],
+    pad_value: Attribute,
+) -> tuple[func.FuncOp, list[SSAValue]]:
+    """``dst`` = `pad_value` everywhere, then ``dst[i + low] = src[i]`` (two loop nests,
+    run in order)."""
+    kernel = Kernel(name)
+    source, target = kernel.param(src, "src"), kernel.param(dst, "dst")
+    _fill(kernel, target, dst_extents, kernel.constant(pad_value))
+    aligned = not low or low[-1] % LANES == 0
+    lane = aligned and wants_lane_loop(dst.type, src_extents)
+    ivs, point = box_loops(kernel, src_extents, lane)
+    names = [f"i{k}" for k in range(len(ivs))]
+    emitter = ExprEmitter(point, dict(zip(names, ivs, strict=True)), _box(names, src_extents))
+    value = _insert(LoadOp(source, _indices(kernel, [Dim(n) for n in names], emitter)), point)
+    _insert(StoreOp(value.results[0], target, _indices(kernel, _shifted(names, low), emitter)), point)
+    return kernel.finish(), kernel.host_values
+
+
+def _shifted(names: Sequence[str], offset: Sequence[int]) -> list[Expr]:
+    """``name + offset`` per axis (the bare name where the offset is 0)."""
+    offsets = list(offset) or [0] * len(names)
+    return [Dim(n) + k if k else Dim(n) for n, k in zip(names, offsets, strict=True)]
+
+
+def _fill(kernel: Kernel, target: SSAValue, extents: Sequence[int], value: SSAValue) -> None:
+    ivs, point = box_loops(kernel, extents, wants_lane_loop(target.type, extents))
+    _insert(StoreOp(value, target, ivs or [kernel.index(0)]), point)
+
+
+def _box(names: Sequence[str], extents: Sequence[int]) -> dict[str, tuple[int, int]]:
+    return {n: (0, e - 1) for n, e in zip(names, extents, strict=True)}
+
+
+# Constants --------------------------------------------------------------------------------
+
+
+def constant_kernel(
+    name: str, dst: SSAValue, values: np.ndarray, element: Attribute
+) -> tuple[func.FuncOp, list[SSAValue]]:
+    """Store the array `values` (of the buffer's shape, elements of type `element`) into
+    `dst`: a fill loop when all elements are equal, else one store per element (one
+    `vector<4xT>` store per texel when the innermost extent is 4)."""
+    kernel = Kernel(name)
+    target = kernel.param(dst, "dst")
+    flat = values.reshape(-1)
+    extents = list(values.shape) or [1]
+    if flat.size and bool(np.all(flat == flat[0])) and not _has_nan(flat):
+        _fill(kernel, target, extents, kernel.constant(_scalar_attr(flat[0], element)))
+        return kernel.finish(), kernel.host_values
+    per_texel = extents[-1] == LANES and len(extents) >= 2
+    lanes = LANES if per_texel else 1
+    rows = flat.reshape(-1, lanes)
+    for position, row in enumerate(rows):
+        index = np.unravel_index(position * lanes, extents)
+        indices = [kernel.index(int(i)) for i in index]
+        if per_texel:
+            vector_type = VectorType(element, [LANES])
+            attr = DenseIntOrFPElementsAttr.from_list(vector_type, [v.item() for v in row])  # pyright: ignore[reportCallIssue, reportArgumentType]
+            stored = _insert(arith.ConstantOp(attr, vector_type), kernel.top).results[0]
+        else:
+            stored = kernel.constant(_scalar_attr(row[0], element))
+        _insert(StoreOp(stored, target, indices), kernel.top)
+    return kernel.finish(), kernel.host_values
+
+
+def _has_nan(flat: np.ndarray) -> bool:
+    return bool(np.issubdtype(flat.dtype, np.floating) and np.isnan(flat).any())
+
+
+def _scalar_attr(value: np.generic, element: Attribute) -> Attribute:
+    if isinstance(value, np.floating):
+        return FloatAttr(float(value), element)  # type: ignore[arg-type]
+    return IntegerAttr(int(value), element)  # type: ignore[arg-type]
+
+
+# linalg.generic ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GenericOutput:
+    """Where output `k` of a generic is read (`init`, or None when its initial value is
+    not needed) and written (`result`), as host buffers (the same one when updated in
+    place)."""
+
+    init: SSAValue | None
+    result: SSAValue
+
+
+@dataclass(frozen=True)
+class GenericLoops:
+    """The analysed iteration space of a generic."""
+
+    extents: tuple[int, ...]
+    parallel: tuple[int, ...]
+    reductions: tuple[int, ...]
+    maps: tuple[tuple[Expr, ...], ...]
+    """Each operand's indexing map, over the loop names ``d0, d1, ...``."""
+    lane: int | None
+    """The parallel loop iterated as a texel lane loop (innermost), if any."""
+
+
+def texel_lane_loop(op: GenericOp) -> int | None:
+    """The parallel loop of extent 4 that indexes the innermost axis (extent 4) of every
+    output of `op` alone, or None: iterated as an inner lane loop it lets each texel of a
+    texture output be written whole."""
+    kinds = [str(t.data) for t in op.iterator_types.data]
+    names = loop_names(len(kinds))
+    try:
+        maps = [IndexMap.from_affine_map(m.data, names) for m in op.indexing_maps.data]
+    except ValueError:
+        return None
+    shapes: list[tuple[int, ...]] = [static_shape(v) or () for v in op.operands]
+    extents = loop_extents(maps, shapes, len(kinds))
+    lanes: set[str] = set()
+    for imap, shape in zip(maps[len(op.inputs) :], shapes[len(op.inputs) :], strict=True):
+        last = imap.final_indices[-1] if imap.final_indices else None
+        if not isinstance(last, Dim) or not shape or shape[-1] != LANES:
+            return None
+        lanes.add(last.name)
+    if len(lanes) != 1 or extents is None:
+        return None
+    lane = names.index(lanes.pop())
+    return lane if kinds[lane] == "parallel" and extents[lane] == LANES else None
+
+
+External = Callable[[SSAValue, Kernel], SSAValue]
+"""Supplies, inside a kernel, a value the body uses from outside the generic."""
+
+
+def generic_kernel(
+    name: str,
+    op: GenericOp,
+    loops: GenericLoops,
+    inputs: Sequence[SSAValue | None],
+    outputs: Sequence[GenericOutput],
+    external: External,
+) -> tuple[func.FuncOp, list[SSAValue]]:
+    """The kernel of `op` (see the module docstring). `inputs[k]` is the host buffer of
+    tensor input `k` (None for a scalar input, supplied by `external`)."""
+    kernel = Kernel(name)
+    input_params = [
+        None if buffer is None else kernel.param(buffer) for buffer in inputs
+    ]
+    inits = [None if o.init is None else kernel.param(o.init) for o in outputs]
+    results = [kernel.param(o.result) for o in outputs]
+    names = [f"d{m}" for m in range(len(loops.extents))]
+    bounds = _box(names, loops.extents)
+    ivs: dict[int, SSAValue] = {}
+    outer = [m for m in loops.parallel if m != loops.lane]
+    outer_ivs, point = _parallel(
+        kernel, [loops.extents[m] for m in outer], [names[m] for m in outer], kernel.top
+    )
+    ivs.update(zip(outer, outer_ivs, strict=True))
+    if loops.lane is not None:
+        _, lane, _, body = _for(kernel, loops.extents[loops.lane], names[loops.lane], point)
+        body.add_op(scf.YieldOp())
+        ivs[loops.lane] = lane
+        point = InsertPoint.before(body.ops.last)  # type: ignore[arg-type]
+    emitter = ExprEmitter(point, {names[m]: v for m, v in ivs.items()}, bounds)
+    count = len(op.inputs)
+    stores: list[tuple[BlockArgument, list[SSAValue]]] = []
+    accumulators: list[SSAValue] = []
+    for k, (init, result) in enumerate(zip(inits, results, strict=True)):
+        indices = _indices(kernel, loops.maps[count + k], emitter)
+        stores.append((result, indices))
+        if init is None:
+            element = op.body.blocks[0].args[count + k].type
+            accumulators.append(kernel.constant(_zero(element)))
+        else:
+            accumulators.append(_insert(LoadOp(init, indices), point).results[0])
+    final = _reduction_nest(
+        kernel, op, loops, names, bounds, ivs, point, input_params, accumulators, external
+    )
+    for (target, indices), value in zip(stores, final, strict=True):
+        _insert(StoreOp(value, target, indices), point)
+    return kernel.finish(), kernel.host_values
+
+
+def _zero(element: Attribute) -> Attribute:
+    """A placeholder initial accumulator (never observed: reductions run at least once)."""
+    if isinstance(element, AnyFloat):
+        return FloatAttr(0.0, element)
+    return IntegerAttr(0, element)  # type: ignore[arg-type]
+
+
+def _reduction_nest(
+    kernel: Kernel,
+    op: GenericOp,
+    loops: GenericLoops,
+    names: Sequence[str],
+    bounds: dict[str, tuple[int, int]],
+    ivs: dict[int, SSAValue],
+    point: InsertPoint,
+    inputs: Sequence[BlockArgument | None],
+    accumulators: Sequence[SSAValue],
+    external: External,
+) -> list[SSAValue]:
+    """Emit the reduction loops (carrying the accumulators) around the loads and the body;
+    returns the final value of each output."""
+    carried = list(accumulators)
+    loops_made: list[tuple[scf.ForOp, Block]] = []
+    for m in loops.reductions:
+        loop, iv, args, body = _for(kernel, loops.extents[m], names[m], point, carried)
+        ivs[m] = iv
+        carried = args
+        loops_made.append((loop, body))
+        point = InsertPoint.at_end(body)
+    emitter = ExprEmitter(point, {names[m]: v for m, v in ivs.items()}, bounds)
+    values: list[SSAValue] = []
+    for k, param in enumerate(inputs):
+        operand = op.inputs[k]
+        if param is None or not isinstance(operand.type, ShapedType):
+            values.append(external(operand, kernel))
+            continue
+        indices = _indices(kernel, loops.maps[k], emitter)
+        values.append(_insert(LoadOp(param, indices), point).results[0])
+    yielded = _clone_body(op, [*values, *carried], ivs, point, kernel, external)
+    for loop, body in reversed(loops_made):
+        body.add_op(scf.YieldOp(*yielded))
+        yielded = list[SSAValue](loop.results)
+    return yielded
+
+
+def _clone_body(
+    op: GenericOp,
+    args: Sequence[SSAValue],
+    ivs: dict[int, SSAValue],
+    point: InsertPoint,
+    kernel: Kernel,
+    external: External,
+) -> list[SSAValue]:
+    """Clone the generic's body at `point` with its block arguments bound to `args`;
+    returns the yielded values."""
+    block = op.body.blocks[0]
+    mapper: dict[SSAValue, SSAValue] = dict(zip(block.args, args, strict=True))
+    for inner in block.walk():
+        for operand in inner.operands:
+            if operand not in mapper and _defined_outside(operand, op):
+                mapper[operand] = external(operand, kernel)
+    for body_op in block.ops:
+        if isinstance(body_op, LinalgYieldOp):
+            return [mapper[v] for v in body_op.operands]
+        if isinstance(body_op, IndexOp):
+            mapper[body_op.result] = ivs[body_op.dim.value.data]
+            continue
+        _insert(body_op.clone(value_mapper=mapper), point)
+    raise ValueError("linalg.generic body has no linalg.yield")
+
+
+def _defined_outside(value: SSAValue, op: Operation) -> bool:
+    owner = value.owner
+    parent = owner.parent_op() if isinstance(owner, Block) else owner
+    return parent is None or not op.is_ancestor(parent)

@@ -1,0 +1,532 @@
+"""legalize-layout: graph-level functions -> buffer-level kernels and a host function (the
+Adreno RFC's legalization; Relax's LegalizeOps + `call_tir`).
+
+What it rewrites: every `func.func` whose signature or body holds tensors. Named linalg ops
+are first generalized to `linalg.generic` (their indexing maps, iterator types and body,
+keeping their attributes; so `linalg.conv_2d_nchw_fchw` and `linalg.fill` take the generic
+path). Then each op of the
+body becomes a kernel `func.func` (see `legalize_kernels` for their loop nests) and a
+`func.call` to it in the *host function*, which replaces the graph function:
+
+- ``linalg.generic`` (any quasi-affine indexing maps, parallel and reduction loops, any
+  body): a parallel nest over its parallel loops, reductions as inner `scf.for`s;
+- ``layout.transform``: a copy over the source box into a destination parameter whose type
+  carries the transform as a PENDING layout (``!layout.buffer<SRC x T, transform = M,
+  pad_value = V, scope = S>``): `apply-layout` rewrites the stores and fills the padding;
+- ``layout.pad``, ``layout.crop``, ``layout.copy``: copies with offsets (a pad first fills
+  the destination with its pad value);
+- ``arith.constant`` of a dense tensor: a kernel that stores the constant (a fill loop for a
+  splat, else one store per element or per texel);
+- ``tensor.empty``: storage only (its contents are undefined);
+- scalar ops outside bodies are cloned into the host; a body's uses of outer values become
+  kernel constants (for `arith.constant`) or scalar kernel parameters.
+
+The host function (same name) follows the calling convention of `physlayout run`: its
+parameters are the graph function's parameters, each tensor as a `!layout.buffer` of the
+same shape and element type in `global` scope (a rank-0 tensor is a buffer of shape [1]),
+followed by one OUT-parameter per tensor result, named ``result0``, ``result1``, ...; it
+returns nothing. The value a result names is written straight into its out-parameter when
+its producer writes global memory, else copied there at the end. Every other tensor gets
+`layout.allocate` + `layout.decl_buffer` in the memory scope of its producer's
+`layout.scope` attribute (a `layout.copy`'s `scope`; default `global`). The storage of a
+transform's result is allocated in its transformed shape and declared twice: plainly (for
+its readers) and with the pending layout over the source shape (for the copy kernel): the
+two declarations are RFC DeclBuffer aliases that agree once `apply-layout` has applied the
+pending layout, so evaluate the legalized module after `apply-layout`.
+
+Outputs of a generic: the kernel loads an output's initial value only when the body reads it;
+an init that is `tensor.empty` is never copied. Parallel points write distinct elements
+(the output maps are proven injective on the parallel loops, isl); when they do not cover
+the whole output, the init is first copied into the result, which is then updated in place.
+
+Refused, with a diagnostic naming the op: dynamic or zero-sized tensors, ops other than the
+above (e.g. calls), loops no operand dimension gives an extent to or that operands disagree
+on, an access that may fall outside its operand (proven in bounds with isl), an output map
+that uses a reduction loop or is not injective on the parallel loops, transforms of rank-0
+tensors, non-tensor results. Guarantees: a second run changes nothing (the host and kernels
+hold no tensors).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from math import prod
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FunctionType,
+    ModuleOp,
+    ShapedType,
+    TensorType,
+)
+from xdsl.dialects.linalg.abstract_ops import NamedOperation
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.dialects.tensor import EmptyOp
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.utils.exceptions import PassFailedException
+
+from physlayout.dialects import index_map_isl as bridge
+from physlayout.dialects.index_map import IndexMap
+from physlayout.dialects.layout import (
+    AllocateOp,
+    BufferType,
+    DataOp,
+    DeclBufferOp,
+    IndexMapAttr,
+    PtrType,
+    is_texture_scope,
+)
+from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, static_shape
+from physlayout.dialects.layout_scopes import GLOBAL, CopyOp, producer_scope, scope_problem
+from physlayout.dialects.quasi_affine import Dim
+from physlayout.runtime.graph_evaluator import dense_array, generic_form
+from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
+from physlayout.transforms.legalize_kernels import (
+    GenericLoops,
+    GenericOutput,
+    Kernel,
+    constant_kernel,
+    copy_kernel,
+    generic_kernel,
+    pad_kernel,
+    texel_lane_loop,
+)
+
+
+def fail(op: Operation, message: str) -> PassFailedException:
+    return PassFailedException(f"legalize-layout: '{op.name}' {message}")
+
+
+def is_graph_function(function: func.FuncOp) -> bool:
+    """Whether `function` holds tensors (in its signature or its body)."""
+    if not function.body.blocks:
+        return False
+    types = [*function.function_type.inputs.data, *function.function_type.outputs.data]
+    if any(isinstance(t, TensorType) for t in types):
+        return True
+    return any(
+        isinstance(v.type, TensorType) for op in function.walk() for v in (*op.results, *op.operands)
+    )
+
+
+def buffer_type(tensor_type: Attribute, scope: str, where: Operation) -> BufferType:
+    """The plain buffer of a static tensor type (rank 0: shape [1])."""
+    assert isinstance(tensor_type, TensorType)
+    shape = tuple(tensor_type.get_shape())
+    if any(e < 0 for e in shape):
+        raise fail(where, f"has a dynamic tensor {tensor_type}; only static tensors legalize")
+    if any(e == 0 for e in shape):
+        raise fail(where, f"has an empty tensor {tensor_type}; buffers have positive extents")
+    return BufferType(shape or (1,), tensor_type.get_element_type(), scope=scope)
+
+
+@dataclass
+class Storage:
+    """Where a tensor lives in the host function."""
+
+    buffer: SSAValue
+    """Its plain buffer."""
+    ptr: SSAValue | None
+    """Its allocation (None for a parameter: use `layout.data`)."""
+    scope: str
+
+
+@dataclass
+class HostBuilder:
+    """Builds the kernels and the host function of one graph function."""
+
+    graph: func.FuncOp
+    taken: set[str]
+    block: Block = field(default_factory=Block)
+    kernels: list[func.FuncOp] = field(default_factory=list[func.FuncOp])
+    storage: dict[SSAValue, Storage] = field(default_factory=dict[SSAValue, Storage])
+    scalars: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
+    returned: list[SSAValue] = field(default_factory=list[SSAValue])
+    outputs: list[BlockArgument] = field(default_factory=list[BlockArgument])
+    claimed: set[int] = field(default_factory=set[int])
+    cloned: list[Operation] = field(default_factory=list[Operation])
+    """Scalar ops cloned into the host (the unused ones are dropped at the end)."""
+
+    # Entry --------------------------------------------------------------------------------
+
+    def build(self) -> func.FuncOp:
+        entry = self.graph.body.blocks[0]
+        terminator = entry.last_op
+        if not isinstance(terminator, func.ReturnOp) or len(self.graph.body.blocks) != 1:
+            raise fail(self.graph, "must be one block ending in func.return to legalize")
+        for arg in entry.args:
+            if isinstance(arg.type, TensorType):
+                param = self._arg(buffer_type(arg.type, GLOBAL, self.graph), arg.name_hint)
+                self.storage[arg] = Storage(param, None, GLOBAL)
+            else:
+                self.scalars[arg] = self._arg(arg.type, arg.name_hint)
+        for j, value in enumerate(terminator.operands):
+            if not isinstance(value.type, TensorType):
+                raise fail(terminator, f"returns {value.type}; only tensor results legalize")
+            self.returned.append(value)
+            self.outputs.append(self._arg(buffer_type(value.type, GLOBAL, terminator), f"result{j}"))
+        for op in entry.ops:
+            if op is terminator:
+                break
+            self.legalize(op)
+        problem = scope_problem(terminator)
+        if problem is not None:
+            raise PassFailedException(f"legalize-layout: {problem}")
+        for j, value in enumerate(self.returned):
+            if j not in self.claimed:
+                self._call_copy(terminator, self._input(value, terminator), self.outputs[j], value)
+        for clone in reversed(self.cloned):
+            if not any(result.uses for result in clone.results):
+                clone.detach()
+                clone.erase()
+        self.block.add_op(func.ReturnOp())
+        inputs = [a.type for a in self.block.args]
+        host = func.FuncOp(
+            self.graph.sym_name.data,
+            FunctionType.from_lists(inputs, []),
+            Region(self.block),
+            self.graph.sym_visibility,
+        )
+        return host
+
+    def _arg(self, type_: Attribute, name: str | None) -> BlockArgument:
+        arg = self.block.insert_arg(type_, len(self.block.args))
+        arg.name_hint = name
+        return arg
+
+    # Ops ----------------------------------------------------------------------------------
+
+    def legalize(self, op: Operation) -> None:
+        problem = scope_problem(op)
+        if problem is not None:
+            raise PassFailedException(f"legalize-layout: {problem}")
+        match op:
+            case GenericOp():
+                self.generic(op)
+            case TransformOp():
+                self.transform(op)
+            case PadOp():
+                source = self._input(op.input, op)
+                target = self._result(op.result, op)
+                kernel, args = pad_kernel(
+                    self._name(op, "pad"), source, target,
+                    _shape(op.input), _shape(op.result), op.get_low(), op.pad_value,
+                )  # fmt: skip
+                self._call(kernel, args)
+            case CropOp():
+                source = self._input(op.input, op)
+                target = self._result(op.result, op)
+                kernel, args = copy_kernel(
+                    self._name(op, "crop"), source, target, _shape(op.result), op.get_start()
+                )
+                self._call(kernel, args)
+            case CopyOp():
+                self._call_copy(op, self._input(op.input, op), self._result(op.result, op), op.result)
+            case EmptyOp():
+                return
+            case arith.ConstantOp() if isinstance(op.result.type, TensorType):
+                self.constant(op)
+            case _ if _is_scalar_op(op):
+                clone = op.clone(value_mapper=dict(self.scalars))
+                self.block.add_op(clone)
+                self.cloned.append(clone)
+                self.scalars.update(zip(op.results, clone.results, strict=True))
+            case _:
+                raise fail(op, "cannot be legalized (supported: linalg ops, layout.transform/"
+                           "pad/crop/copy, tensor.empty, constants and scalar ops)")
+
+    def constant(self, op: arith.ConstantOp) -> None:
+        value = op.value
+        if not isinstance(value, DenseIntOrFPElementsAttr):
+            raise fail(op, f"has an unsupported tensor constant {value}")
+        type_ = op.result.type
+        assert isinstance(type_, TensorType)
+        buffer_type(type_, GLOBAL, op)
+        target = self._result(op.result, op)
+        array = dense_array(value, type_)
+        kernel, args = constant_kernel(
+            self._name(op, "constant"), target, array, type_.get_element_type()
+        )
+        self._call(kernel, args)
+
+    def transform(self, op: TransformOp) -> None:
+        shape = _shape(op.input)
+        if not shape:
+            raise fail(op, "of a rank-0 tensor cannot be legalized")
+        source = self._input(op.input, op)
+        storage = self._storage_of_result(op.result, op)
+        pad = op.pad_value if op.pads() else None
+        pending = BufferType(
+            shape,
+            _element(op.input),
+            [IndexMapAttr.from_map(op.map)],
+            scope=storage.scope,
+            pad_value=pad,
+        )
+        view = self._declare(self._handle(storage), pending, op.result.name_hint)
+        sequential = is_texture_scope(storage.scope)
+        kernel, args = copy_kernel(
+            self._name(op, "transform"), source, view, shape, sequential=sequential
+        )
+        self._call(kernel, args)
+
+    def generic(self, op: GenericOp) -> None:
+        loops = self._loops(op)
+        count = len(op.inputs)
+        inputs = [
+            self._input(v, op) if isinstance(v.type, ShapedType) else None for v in op.inputs
+        ]
+        body = op.body.blocks[0]
+        outputs: list[GenericOutput] = []
+        parallel_points = prod(loops.extents[m] for m in loops.parallel)
+        for k, (init, result) in enumerate(zip(op.outputs, op.res, strict=True)):
+            target = self._result(result, op)
+            reads = bool(body.args[count + k].uses)
+            covers = parallel_points == prod(_shape(result))
+            from_empty = isinstance(init.owner, EmptyOp)
+            if covers or from_empty:
+                source = self._input(init, op) if reads else None
+                outputs.append(GenericOutput(source, target))
+                continue
+            self._call_copy(op, self._input(init, op), target, result)
+            outputs.append(GenericOutput(target if reads else None, target))
+        if any(_is_texture(o.result) for o in outputs):
+            loops = replace(loops, lane=texel_lane_loop(op))
+        kernel, args = generic_kernel(
+            self._name(op, "generic"), op, loops, inputs, outputs, self._external
+        )
+        self._call(kernel, args)
+
+    # Generic analysis -------------------------------------------------------------------
+
+    def _loops(self, op: GenericOp) -> GenericLoops:
+        kinds = [str(t.data) for t in op.iterator_types.data]
+        count = len(kinds)
+        names = loop_names(count)
+        try:
+            maps = [IndexMap.from_affine_map(m.data, names) for m in op.indexing_maps.data]
+        except ValueError as err:
+            raise fail(op, f"has an indexing map that is not quasi-affine: {err}") from None
+        shapes = [_shape(v) if isinstance(v.type, ShapedType) else () for v in op.operands]
+        for value in op.operands:
+            if isinstance(value.type, TensorType):
+                buffer_type(value.type, GLOBAL, op)
+        extents = loop_extents(maps, shapes, count)
+        if extents is None:
+            raise fail(op, "has a loop that indexes no operand dimension alone (no extent)")
+        bounds = dict(zip(names, [(0, e - 1) for e in extents], strict=True))
+        for k, (imap, shape) in enumerate(zip(maps, shapes, strict=True)):
+            _check_access(op, k, imap, shape, extents, bounds)
+        parallel = tuple(m for m, kind in enumerate(kinds) if kind == "parallel")
+        reductions = tuple(m for m, kind in enumerate(kinds) if kind != "parallel")
+        for k in range(len(op.inputs), len(maps)):
+            _check_output(op, k, maps[k], parallel, extents)
+        return GenericLoops(
+            tuple(extents), parallel, reductions, tuple(m.final_indices for m in maps), None
+        )
+
+    def _external(self, value: SSAValue, kernel: Kernel) -> SSAValue:
+        owner = value.owner
+        if isinstance(owner, arith.ConstantOp) and not isinstance(value.type, ShapedType):
+            return kernel.constant(owner.value)
+        host = self.scalars.get(value)
+        if host is None:
+            where = owner if isinstance(owner, Operation) else self.graph
+            raise fail(where, f"produces {value.type}, which a kernel body cannot use")
+        return kernel.param(host)
+
+    # Storage ------------------------------------------------------------------------------
+
+    def _input(self, value: SSAValue, user: Operation) -> SSAValue:
+        """The plain buffer holding the tensor `value` (a `tensor.empty` gets its storage
+        the first time it is read)."""
+        storage = self.storage.get(value)
+        if storage is None and isinstance(value.owner, EmptyOp):
+            storage = self._allocate(value, producer_scope(value), value.owner)
+        if storage is None:
+            raise fail(user, f"uses a value the pass could not legalize ({value.type})")
+        return storage.buffer
+
+    def _result(self, value: SSAValue, op: Operation) -> SSAValue:
+        return self._storage_of_result(value, op).buffer
+
+    def _storage_of_result(self, value: SSAValue, op: Operation) -> Storage:
+        """Storage for a result: its out-parameter when it is returned and its producer
+        writes global memory, else a new allocation in its producer's scope."""
+        scope = producer_scope(value)
+        if scope == GLOBAL:
+            for j, returned in enumerate(self.returned):
+                if returned is value and j not in self.claimed:
+                    self.claimed.add(j)
+                    storage = Storage(self.outputs[j], None, GLOBAL)
+                    self.storage[value] = storage
+                    return storage
+        return self._allocate(value, scope, op)
+
+    def _allocate(self, value: SSAValue, scope: str, op: Operation) -> Storage:
+        plain = buffer_type(value.type, scope, op)
+        allocation = AllocateOp(plain.get_shape(), PtrType(plain.element_type, scope))
+        self.block.add_op(allocation)
+        buffer = self._declare(allocation.ptr, plain, value.name_hint)
+        storage = Storage(buffer, allocation.ptr, scope)
+        self.storage[value] = storage
+        return storage
+
+    def _handle(self, storage: Storage) -> SSAValue:
+        if storage.ptr is not None:
+            return storage.ptr
+        data = DataOp(storage.buffer)
+        self.block.add_op(data)
+        return data.ptr
+
+    def _declare(self, ptr: SSAValue, type_: BufferType, name: str | None) -> SSAValue:
+        decl = DeclBufferOp(ptr, type_)
+        decl.buffer.name_hint = name
+        self.block.add_op(decl)
+        return decl.buffer
+
+    # Calls ----------------------------------------------------------------------------------
+
+    def _name(self, op: Operation, kind: str) -> str:
+        hint = op.results[0].name_hint if op.results else None
+        base = f"{self.graph.sym_name.data}_{kind}"
+        name = f"{base}_{hint}" if hint and hint.isidentifier() else base
+        candidate, k = name, 0
+        while candidate in self.taken:
+            k += 1
+            candidate = f"{name}_{k}"
+        self.taken.add(candidate)
+        return candidate
+
+    def _call(self, kernel: func.FuncOp, args: list[SSAValue]) -> None:
+        self.kernels.append(kernel)
+        self.block.add_op(func.CallOp(kernel.sym_name.data, args, []))
+
+    def _call_copy(
+        self, op: Operation, source: SSAValue, target: SSAValue, value: SSAValue
+    ) -> None:
+        hint = value.name_hint if value.name_hint and value.name_hint.isidentifier() else None
+        base = f"{self.graph.sym_name.data}_copy" + (f"_{hint}" if hint else "")
+        name, k = base, 0
+        while name in self.taken:
+            k += 1
+            name = f"{base}_{k}"
+        self.taken.add(name)
+        assert isinstance(target.type, BufferType)
+        kernel, args = copy_kernel(name, source, target, target.type.get_shape())
+        self._call(kernel, args)
+
+
+def _is_texture(buffer: SSAValue) -> bool:
+    return isinstance(buffer.type, BufferType) and is_texture_scope(buffer.type.get_scope())
+
+
+def _is_scalar_op(op: Operation) -> bool:
+    values = [*op.operands, *op.results]
+    return not op.regions and all(not isinstance(v.type, ShapedType) for v in values)
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    shape = static_shape(value)
+    assert shape is not None
+    return shape
+
+
+def _element(value: SSAValue) -> Attribute:
+    assert isinstance(value.type, TensorType)
+    return value.type.get_element_type()
+
+
+def _check_access(
+    op: GenericOp,
+    k: int,
+    imap: IndexMap,
+    shape: tuple[int, ...],
+    extents: list[int],
+    bounds: dict[str, tuple[int, int]],
+) -> None:
+    """Refuse an operand whose bare loop dimensions disagree with the loop extents, or
+    whose accesses may leave the operand (decided exactly with isl)."""
+    for dim, expr in enumerate(imap.final_indices):
+        if isinstance(expr, Dim) and bounds[expr.name][1] + 1 != shape[dim]:
+            raise fail(
+                op,
+                f"operand #{k} has extent {shape[dim]} on dimension {dim}, but loop "
+                f"{expr.name} runs over {bounds[expr.name][1] + 1}",
+            )
+    if not shape:
+        return
+    try:
+        with bridge.isl_errors("proving the accesses of a linalg.generic in bounds"):
+            image = bridge.build_map(imap.initial_indices, imap.final_indices, extents).range()
+            inside = image.is_subset(bridge.build_box(shape))
+    except ValueError as err:
+        raise fail(op, str(err)) from None
+    if not inside:
+        raise fail(op, f"operand #{k} may be accessed outside its shape {list(shape)} by {imap}")
+
+
+def _check_output(
+    op: GenericOp, k: int, imap: IndexMap, parallel: tuple[int, ...], extents: list[int]
+) -> None:
+    """Refuse an output map that uses a reduction loop or sends two parallel points to the
+    same element."""
+    names = [f"d{m}" for m in parallel]
+    for expr in imap.final_indices:
+        extra = sorted(expr.dims() - set(names))
+        if extra:
+            raise fail(op, f"output #{k - len(op.inputs)} is indexed by reduction loop {extra[0]}")
+    restricted = IndexMap(tuple(names), imap.final_indices)
+    if not restricted.is_injective([extents[m] for m in parallel]):
+        raise fail(
+            op, f"output #{k - len(op.inputs)} map {imap} writes one element from several "
+            "parallel iterations"
+        )
+
+
+class GeneralizeNamedLinalgOp(RewritePattern):
+    """A named linalg op (conv, fill, ...) -> its `linalg.generic` form, keeping its
+    discardable attributes (e.g. `layout.scope`)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: NamedOperation, rewriter: PatternRewriter) -> None:
+        generic = generic_form(op)
+        generic.attributes.update(op.attributes)
+        rewriter.replace(op, generic)
+
+
+class LegalizeGraphFunction(RewritePattern):
+    """A graph-level `func.func` -> kernels + a host function."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
+        if not is_graph_function(op):
+            return
+        module = op.parent_op()
+        taken = {
+            f.sym_name.data for f in (module.walk() if module else []) if isinstance(f, func.FuncOp)
+        }
+        builder = HostBuilder(op, taken)
+        host = builder.build()
+        rewriter.replace(op, [*builder.kernels, host])
+
+
+@dataclass(frozen=True)
+class LegalizeLayoutPass(ModulePass):
+    """Graph-level functions -> kernels + host functions (module docstring)."""
+
+    name = "legalize-layout"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(GeneralizeNamedLinalgOp(), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(LegalizeGraphFunction(), apply_recursively=False).rewrite_module(op)
+
