@@ -21,6 +21,7 @@ from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
 SETTINGS = settings(
     max_examples=int(os.environ.get("PHYSLAYOUT_HYPOTHESIS_EXAMPLES", "60")),
     deadline=None,
+    derandomize=os.environ.get("PHYSLAYOUT_HYPOTHESIS_RANDOM") != "1",
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 PAD_VALUES = (0.0, 1.0)
