@@ -736,7 +736,10 @@ class IndexMap:
             out = np.empty(out_shape, dtype=array.dtype)
         else:
             out = np.full(out_shape, pad_value, dtype=array.dtype)
-        out[self._gather_index(dims)] = array
+        index = self._gather_index(dims)
+        # A rank-0 result (an injective map of a one-element box onto no axes) takes the
+        # one element itself.
+        out[index] = array if index else array.reshape(())
         return out
 
     def inverse_map_ndarray(self, y: np.ndarray, shape: Shape) -> np.ndarray:

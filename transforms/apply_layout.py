@@ -66,6 +66,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.dialects.buffer_layout import PendingLayout
+from physlayout.dialects.index_map import IndexMap
 from physlayout.dialects.layout import AllocateOp, BufferType, DeclBufferOp, LoadOp, StoreOp
 from physlayout.dialects.quasi_affine import Dim, simplify
 from physlayout.transforms.buffer_aliases import describe_value
@@ -287,11 +288,23 @@ def _pad_store_block(buffer: SSAValue, layout: PendingLayout, ivs: list[SSAValue
     return Block([pad, store, scf.YieldOp()])
 
 
+def _inverse_or_refuse(buffer: SSAValue, layout: PendingLayout) -> IndexMap:
+    """The map's exact inverse on its image, which the padding test needs; a map with only
+    a piecewise inverse is refused (its padding could not be filled)."""
+    try:
+        inverse, _ = layout.index_map.non_surjective_inverse(list(layout.logical_shape))
+    except ValueError as err:
+        raise PassFailedException(
+            f"apply-layout: cannot fill the padding of {_describe(buffer)}{err}"
+        ) from None
+    return inverse
+
+
 def _fill_padding(
     buffer: SSAValue, layout: PendingLayout, point: InsertPoint, parallel: bool
 ) -> None:
     """Insert a loop nest at `point` that stores the pad value on every padding point."""
-    inverse, _ = layout.index_map.non_surjective_inverse(list(layout.logical_shape))
+    inverse = _inverse_or_refuse(buffer, layout)
     ivs, emitter = _physical_nest(layout, point, parallel)
     is_pad = padding_condition(
         layout.index_map, inverse, layout.logical_shape, layout.shape, emitter
@@ -425,6 +438,8 @@ class RewriteLoopNestInPhysicalOrder(RewritePattern):
             if axes is None:
                 continue
             hazard = self._hazard(nest, store.buffer, layout, axes)
+            if hazard is None and not _has_inverse(layout):
+                hazard = f"the map of {describe_value(store.buffer)} has no single quasi-affine inverse"
             if hazard is not None:
                 hazards.append(hazard)
                 continue
@@ -503,6 +518,14 @@ class RewriteLoopNestInPhysicalOrder(RewritePattern):
 
 def _nest_name(nest: LoopNest) -> str:
     return "the loop nest over " + ", ".join(describe_value(iv) for iv in nest.ivs)
+
+
+def _has_inverse(layout: PendingLayout) -> bool:
+    try:
+        layout.index_map.non_surjective_inverse(list(layout.logical_shape))
+    except ValueError:
+        return False
+    return True
 
 
 def _store_axes(

@@ -350,7 +350,10 @@ class FlowTransformThroughGeneric(RewritePattern):
     ) -> FlowPlan:
         result_shape = op.input_shape()
         new_shape = op.result_shape()
-        inverse, _ = op.map.non_surjective_inverse(result_shape)
+        try:
+            inverse, _ = op.map.non_surjective_inverse(result_shape)
+        except ValueError:  # only a piecewise inverse: the transform stays where it is
+            raise _Decline from None
         rank = len(new_shape)
         others = [m for m in range(len(kinds)) if m not in output_loops]
         names = [f"q{k}" for k in range(rank + len(others))]

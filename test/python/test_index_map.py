@@ -551,3 +551,12 @@ def test_reversed_fuse_inverts() -> None:
     inv = mixed.inverse([2, 2, 2])
     for flat in range(8):
         assert mixed.map_indices(inv.map_indices([flat])) == [flat]
+
+
+def test_map_ndarray_to_a_rank0_result() -> None:
+    # Found by the random-program checker: `(a0) -> ()` is injective on [1].
+    index_map = IndexMap.parse("(a0) -> ()")
+    out = index_map.map_ndarray(np.array([3.5], dtype=np.float32))
+    assert out.shape == () and out.dtype == np.float32 and float(out) == 3.5
+    back = index_map.inverse_map_ndarray(out, [1])
+    assert back.shape == (1,) and float(back[0]) == 3.5

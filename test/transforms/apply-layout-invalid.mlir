@@ -42,3 +42,13 @@ func.func @too_large(%a: !layout.buffer<4xf32, transform = #layout.index_map<(i)
   func.return
 }
 // CHECK: transform (i) -> (i * 100000000000000000000) gives shape [300000000000000000001] on [4], 300000000000000000001 elements: more than the index range (at most 9223372036854775807)
+
+// -----
+// Found by the random-program checker: filling the padding needs the map's exact inverse on
+// its image; a map whose inverse is only piecewise quasi-affine is refused (not a crash).
+func.func @piecewise_inverse(%y: !layout.buffer<13x3xf32, transform = #layout.index_map<(i, j) -> ((i * 3 + j) ceildiv 4, (i * 3 + j) mod 4)>, pad_value = 7.0 : f32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  layout.store %v, %y[%c0, %c0] : !layout.buffer<13x3xf32, transform = #layout.index_map<(i, j) -> ((i * 3 + j) ceildiv 4, (i * 3 + j) mod 4)>, pad_value = 7.0 : f32>, f32
+  func.return
+}
+// CHECK: apply-layout: cannot fill the padding of %y of type !layout.buffer<13x3xf32, transform = #layout.index_map<(i, j) -> ((i * 3 + j) ceildiv 4, (i * 3 + j) mod 4)>, pad_value = 7.000000e+00 : f32>: no single quasi-affine expression was found for the inverse of index map (i, j) -> ((i * 3 + j) ceildiv 4, (j - i) mod 4) on shape [13, 3] (isl gives a piecewise inverse)
