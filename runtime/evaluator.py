@@ -195,7 +195,8 @@ class Evaluator:
         return blocks[0]
 
     def _call(self, func: Operation, args: Sequence[Entry], lanes: Lanes) -> list[Entry]:
-        return self._run_block(self._entry(func), Frame(), lanes, args)
+        bound = [arg.as_parameter() if isinstance(arg, View) else arg for arg in args]
+        return self._run_block(self._entry(func), Frame(), lanes, bound)
 
     # Blocks and ops -----------------------------------------------------------------------
 

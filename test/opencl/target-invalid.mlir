@@ -139,6 +139,23 @@ func.func @value_across_launches(%a: !layout.buffer<4xf32>) {
 // CHECK: opencl: @value_across_launches: 'scf.for': its result is used by 'layout.store' outside the kernel launch that computes it; launches only share buffers
 
 // -----
+// A top-level load is re-read by later launches only when nothing stores to its storage
+// after it (here the launch that uses it writes %y: its work-items would race).
+func.func @invariant_load_then_written(%x: !layout.buffer<8xf32>, %y: !layout.buffer<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %s = layout.load %y[%c0] : !layout.buffer<8xf32>, f32
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = layout.load %x[%i] : !layout.buffer<8xf32>, f32
+    %r = arith.mulf %v, %s : f32
+    layout.store %r, %y[%i] : !layout.buffer<8xf32>, f32
+  }
+  func.return
+}
+// CHECK: opencl: @invariant_load_then_written: 'layout.load': its result is used by 'arith.mulf' outside the kernel launch that computes it; a top-level load is re-read by the launches that use it only when no store to its storage follows it
+
+// -----
 // Kernels return nothing.
 func.func @returns_value(%a: !layout.buffer<4xf32>) -> f32 {
   %c0 = arith.constant 0 : index

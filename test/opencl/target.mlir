@@ -324,6 +324,56 @@ func.func @affine_loops(%a: !layout.buffer<4x8xf32>, %b: !layout.buffer<4x8xf32>
   func.return
 }
 
+// A load before the parallel nest whose storage nothing stores to afterwards is a setup
+// value: every work-item of the launches that use it reads it again. A load between two
+// loops of the band (of storage the nest does not write) does not stop the band.
+// CHECK-LABEL: __kernel void invariant_scale(
+// CHECK-NEXT:      __global const float* x,
+// CHECK-NEXT:      __global const float* scale,
+// CHECK-NEXT:      __global float* y) {
+// CHECK-NEXT:    int i = (int)get_global_id(0);
+// CHECK-NEXT:    float s = scale[1];
+// CHECK-NEXT:    float v = x[i];
+// CHECK-NEXT:    float r = v * s;
+// CHECK-NEXT:    y[i] = r;
+// CHECK-NEXT:  }
+func.func @invariant_scale(%x: !layout.buffer<16xf32>, %scale: !layout.buffer<2xf32>, %y: !layout.buffer<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %s = layout.load %scale[%c1] : !layout.buffer<2xf32>, f32
+  scf.for %i = %c0 to %c16 step %c1 {
+    %v = layout.load %x[%i] : !layout.buffer<16xf32>, f32
+    %r = arith.mulf %v, %s : f32
+    layout.store %r, %y[%i] : !layout.buffer<16xf32>, f32
+  }
+  func.return
+}
+
+// CHECK-LABEL: __kernel void row_scale(__global const float* x, __global const float* scale, __global float* y) {
+// CHECK-NEXT:    int j = (int)get_global_id(0);
+// CHECK-NEXT:    int i = (int)get_global_id(1);
+// CHECK-NEXT:    float s = scale[i];
+// CHECK-NEXT:    float v = x[i * 8 + j];
+// CHECK-NEXT:    float r = v * s;
+// CHECK-NEXT:    y[i * 8 + j] = r;
+// CHECK-NEXT:  }
+func.func @row_scale(%x: !layout.buffer<4x8xf32>, %scale: !layout.buffer<4xf32>, %y: !layout.buffer<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %s = layout.load %scale[%i] : !layout.buffer<4xf32>, f32
+    scf.for %j = %c0 to %c8 step %c1 {
+      %v = layout.load %x[%i, %j] : !layout.buffer<4x8xf32>, f32
+      %r = arith.mulf %v, %s : f32
+      layout.store %r, %y[%i, %j] : !layout.buffer<4x8xf32>, f32
+    }
+  }
+  func.return
+}
+
 // Host functions are not kernels.
 // CHECK: // host function @host launches: relu_texture, texture_to_nhwc
 func.func @host(%x: !layout.buffer<1x8x8x16xf32>) {

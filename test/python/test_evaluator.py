@@ -635,6 +635,41 @@ func.func @f(%A: !layout.buffer<2x3xf32>) {
     assert a[1, 2] == first
 
 
+def test_handle_of_a_parameter_starts_at_the_parameter():
+    """A callee addresses its parameter from the parameter's first element, also through
+    `layout.data` (how flatten-buffers declares its flat alias), when the caller passes a
+    view at an offset; the caller's own `layout.data` of that view is its storage's start."""
+    text = """
+func.func @callee(%x: !layout.buffer<2x2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %d = layout.data %x : !layout.buffer<2x2xf32> -> !layout.ptr<f32>
+  %flat = layout.decl_buffer %d : !layout.ptr<f32> -> !layout.buffer<4xf32>
+  %one = layout.decl_buffer %d offset 1 : !layout.ptr<f32> -> !layout.buffer<3xf32>
+  %v = layout.load %flat[%c0] : !layout.buffer<4xf32>, f32
+  %w = layout.load %one[%c0] : !layout.buffer<3xf32>, f32
+  %s = arith.addf %v, %w : f32
+  layout.store %s, %flat[%c3] : !layout.buffer<4xf32>, f32
+  func.return
+}
+func.func @caller(%a: !layout.buffer<8xf32>, %probe: !layout.buffer<1xf32>) {
+  %c0 = arith.constant 0 : index
+  %p = layout.data %a : !layout.buffer<8xf32> -> !layout.ptr<f32>
+  %view = layout.decl_buffer %p offset 3 : !layout.ptr<f32> -> !layout.buffer<2x2xf32>
+  func.call @callee(%view) : (!layout.buffer<2x2xf32>) -> ()
+  %q = layout.data %view : !layout.buffer<2x2xf32> -> !layout.ptr<f32>
+  %again = layout.decl_buffer %q : !layout.ptr<f32> -> !layout.buffer<8xf32>
+  %first = layout.load %again[%c0] : !layout.buffer<8xf32>, f32
+  layout.store %first, %probe[%c0] : !layout.buffer<1xf32>, f32
+  func.return
+}"""
+    a = np.arange(8, dtype=np.float32) + 10
+    probe = np.zeros(1, np.float32)
+    run_function(parse(text), "caller", [a, probe])
+    np.testing.assert_array_equal(a, [10, 11, 12, 13, 14, 15, 13 + 14, 17])
+    assert probe[0] == 10
+
+
 def test_vector_access_of_scalar_buffer_in_parallel():
     body = """
     %j = arith.muli %jj, %c4 : index

@@ -161,6 +161,137 @@ def test_one_storage_for_a_written_and_another_parameter_is_refused(
         execute(compiled, "main", [np.ones(8, np.float32)])
 
 
+INVARIANT_LOADS = """
+func.func @scale(%x: !layout.buffer<16xf32>, %scale: !layout.buffer<2xf32>, %y: !layout.buffer<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %s = layout.load %scale[%c1] : !layout.buffer<2xf32>, f32
+  scf.for %i = %c0 to %c16 step %c1 {
+    %v = layout.load %x[%i] : !layout.buffer<16xf32>, f32
+    %r = arith.mulf %v, %s : f32
+    layout.store %r, %y[%i] : !layout.buffer<16xf32>, f32
+  }
+  func.return
+}
+func.func @rows(%x: !layout.buffer<4x8xf32>, %scale: !layout.buffer<4xf32>, %y: !layout.buffer<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %s = layout.load %scale[%i] : !layout.buffer<4xf32>, f32
+    scf.for %j = %c0 to %c8 step %c1 {
+      %v = layout.load %x[%i, %j] : !layout.buffer<4x8xf32>, f32
+      %r = arith.mulf %v, %s : f32
+      layout.store %r, %y[%i, %j] : !layout.buffer<4x8xf32>, f32
+    }
+  }
+  func.return
+}
+func.func @after_writer(%x: !layout.buffer<8xf32>, %y: !layout.buffer<8xf32>, %z: !layout.buffer<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %two = arith.constant 2.0 : f32
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = layout.load %x[%i] : !layout.buffer<8xf32>, f32
+    %r = arith.mulf %v, %two : f32
+    layout.store %r, %y[%i] : !layout.buffer<8xf32>, f32
+  }
+  %s = layout.load %y[%c3] : !layout.buffer<8xf32>, f32
+  %t = arith.addf %s, %two : f32
+  scf.for %j = %c0 to %c8 step %c1 {
+    %v = layout.load %x[%j] : !layout.buffer<8xf32>, f32
+    %r = arith.mulf %v, %t : f32
+    layout.store %r, %z[%j] : !layout.buffer<8xf32>, f32
+  }
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "shapes", "launches"),
+    [
+        ("scale", [(16,), (2,), (16,)], [(16,)]),
+        ("rows", [(4, 8), (4,), (4, 8)], [(8, 4)]),
+        ("after_writer", [(8,), (8,), (8,)], [(8,), (8,)]),
+    ],
+)
+def test_loop_invariant_loads_run_and_match_the_evaluator(
+    runtime: OpenCLRuntime, name: str, shapes: list[tuple[int, ...]], launches: list[tuple[int, ...]]
+) -> None:
+    """A scalar read once before the parallel nest (or between its loops) is re-read by each
+    work-item of the launches that use it; the loads' storage is not written after them."""
+    from physlayout.runtime.host import execute
+
+    compiled = compile_module(INVARIANT_LOADS, runtime)
+    args = [_random(shape, 20 + k) for k, shape in enumerate(shapes)]
+    reference = [a.copy() for a in args]
+    execute(compiled, name, args)
+    run_function(compiled.source, name, reference)
+    for got, expected in zip(args, reference, strict=True):
+        np.testing.assert_array_equal(got, expected)
+    kernel = compiled.program.kernels[name]
+    assert [launch.global_size for launch in kernel.launches] == launches
+
+
+OFFSET_CALLS = ROOT / "test/lowering/inputs/offset_calls.mlir"
+
+
+def test_views_at_offsets_passed_to_calls_match_the_reference(runtime: OpenCLRuntime) -> None:
+    from physlayout.runtime.host import execute
+
+    compiled = compile_module(OFFSET_CALLS.read_text(), runtime)
+    assert [a.offset_argument for a in compiled.program.kernels["add1"].args] == [True, True]
+    a = _random((16,), 30)
+    b = _random((16,), 31)
+    expected = b.copy()
+    expected[3:11] = a[7:15] + 1
+    expected[0:8] = a[8:16] + 1
+    reference = [a.copy(), b.copy()]
+    execute(compiled, "main", [a, b])
+    run_function(compiled.source, "main", reference)
+    np.testing.assert_array_equal(b, expected)
+    np.testing.assert_array_equal(b, reference[1])
+
+
+HALVES = """
+func.func @add(%x: !layout.buffer<8xf32>, %y: !layout.buffer<8xf32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c8 step %c1 {{
+    %v = layout.load %x[%i] : !layout.buffer<8xf32>, f32
+    %w = arith.addf %v, %v : f32
+    layout.store %w, %y[%i] : !layout.buffer<8xf32>, f32
+  }}
+  func.return
+}}
+func.func @main(%s: !layout.buffer<16xf32>) {{
+  %p = layout.data %s : !layout.buffer<16xf32> -> !layout.ptr<f32>
+  %lo = layout.decl_buffer %p : !layout.ptr<f32> -> !layout.buffer<8xf32>
+  %hi = layout.decl_buffer %p offset {offset} : !layout.ptr<f32> -> !layout.buffer<8xf32>
+  func.call @add(%lo, %hi) : (!layout.buffer<8xf32>, !layout.buffer<8xf32>) -> ()
+  func.return
+}}
+"""
+
+
+def test_disjoint_views_of_one_storage_may_share_a_kernel(runtime: OpenCLRuntime) -> None:
+    from physlayout.runtime.host import execute
+
+    s = _random((16,), 32)
+    expected = s.copy()
+    expected[8:] = 2 * s[:8]
+    execute(compile_module(HALVES.format(offset=8), runtime), "main", [s])
+    np.testing.assert_array_equal(s, expected)
+    with pytest.raises(OpenCLRuntimeError, match="overlaps the storage passed as %x"):
+        execute(compile_module(HALVES.format(offset=4), runtime), "main", [s])
+
+
 def test_device_image_limits_reach_the_target(runtime: OpenCLRuntime) -> None:
     width = runtime.limits.max_image_width + 1
     text = f"""
