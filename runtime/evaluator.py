@@ -27,11 +27,14 @@ Arguments and results
 
 Storage model
 -------------
-A data handle is a flat array of scalars. `layout.data %buf` is the handle `%buf` was declared
-over (an argument buffer's own flat array); `layout.allocate [extents]` makes a zero-filled
-handle of `prod(extents)` elements (times the vector lanes of the handle's element type);
-`layout.decl_buffer %ptr offset K` views the handle row-major from scalar offset
-`K * lanes(ptr element)` with the declared shape (a `vector<4xf32>` buffer over an `f32`
+A data handle is a flat array of scalars from a start offset. `layout.data %buf` is the
+handle `%buf` was declared over (an argument buffer's own flat array); inside a called
+function, the handle of a parameter starts at the parameter's first element (the callee
+addresses its parameter from there, wherever the caller's buffer lies in its storage, as
+compiled code does); `layout.allocate [extents]` makes a zero-filled handle of
+`prod(extents)` elements (times the vector lanes of the handle's element type);
+`layout.decl_buffer %ptr offset K` views the handle row-major from `K * lanes(ptr element)`
+scalars after its start with the declared shape (a `vector<4xf32>` buffer over an `f32`
 handle is legal: same scalars). Declarations over one handle alias. Memref ops build strided
 views of the same kind. Views that leave their storage and accesses outside a view's shape
 (checked per axis) raise `EvaluationError`, a `DiagnosticException` naming the buffer and the

@@ -122,15 +122,23 @@ def execute(compiled: CompiledModule, name: str, args: Sequence[Any]) -> RunResu
         storage = runtime.allocate(layout.kind, layout.physical_shape, layout.dtype)
         storage.upload(layout.to_physical(arg))
         values.append(DeviceView(storage))
-    result = RunResult()
-    _Executor(compiled, result).call(name, values)
-    runtime.queue.finish()
+    result = execute_physical(compiled, name, values)
     for arg, layout, value in zip(args, layouts, values, strict=True):
         if layout is None or not isinstance(value, DeviceView):
             continue
         logical = layout.to_logical(value.storage.download())
         if isinstance(arg, np.ndarray) and arg.flags.writeable:
             np.copyto(arg, logical.astype(arg.dtype, copy=False))
+    return result
+
+
+def execute_physical(compiled: CompiledModule, name: str, values: Sequence[Value]) -> RunResult:
+    """Run function `name` of `compiled` on device storage the caller allocated and filled
+    in the physical layout (`OpenCLRuntime.allocate`, `DeviceStorage.upload`), e.g. to
+    check that a kernel writes every element, padding included."""
+    result = RunResult()
+    _Executor(compiled, result).call(name, list(values))
+    compiled.runtime.queue.finish()
     return result
 
 
@@ -145,7 +153,6 @@ def _scalar(value: Any, arg_type: Any, where: str) -> int | float:
 class _Executor:
     compiled: CompiledModule
     result: RunResult
-    _kernels: dict[str, Any] = field(default_factory=dict[str, Any])
 
     def call(self, name: str, values: list[Value]) -> None:
         info = self.compiled.program.kernels.get(name)
@@ -207,11 +214,10 @@ class _Executor:
         return storage
 
     def kernel(self, name: str) -> Any:
-        kernel = self._kernels.get(name)
-        if kernel is None:
-            kernel = getattr(self.compiled.cl_program, name)
-            self._kernels[name] = kernel
-        return kernel
+        kernels = self.compiled.cl_kernels
+        if name not in kernels:
+            kernels[name] = getattr(self.compiled.cl_program, name)
+        return kernels[name]
 
     def launch_all(self, info: KernelInfo, values: list[Value]) -> None:
         _check_arguments(info, values)
