@@ -190,3 +190,17 @@ func.func @half_buffer(%a: !layout.buffer<4xf16>) {
   func.return
 }
 // CHECK: opencl: @half_buffer: parameter %a: type f16 is not supported (f16 needs cl_khr_fp16, which this target does not use)
+
+// -----
+// An image starts at its first texel: a texture parameter that a call binds to a view at
+// an element offset cannot be a kernel argument.
+func.func @texture_kernel(%t: !layout.buffer<2x8xf32, axis_separators = [1], scope = "global.texture">) {
+  func.return
+}
+func.func @texture_host() {
+  %p = layout.allocate [32] : !layout.ptr<f32, scope = "global.texture">
+  %t = layout.decl_buffer %p offset 16 : !layout.ptr<f32, scope = "global.texture"> -> !layout.buffer<2x8xf32, axis_separators = [1], scope = "global.texture">
+  func.call @texture_kernel(%t) : (!layout.buffer<2x8xf32, axis_separators = [1], scope = "global.texture">) -> ()
+  func.return
+}
+// CHECK: opencl: @texture_kernel: parameter %t: a call may bind this texture to a buffer at an element offset, but an image2d_t starts at its first texel (declare texture views at offset 0)
