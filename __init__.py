@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         PaddingPredicate,
         flatten_indices,
         flatten_shape,
+        transformed_shape,
     )
 
 _EXPORTS = {
@@ -24,6 +25,7 @@ _EXPORTS = {
     "PaddingPredicate": "physlayout.dialects.index_map",
     "flatten_indices": "physlayout.dialects.index_map",
     "flatten_shape": "physlayout.dialects.index_map",
+    "transformed_shape": "physlayout.dialects.index_map",
 }
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
     "PaddingPredicate",
     "flatten_indices",
     "flatten_shape",
+    "transformed_shape",
 ]
 
 

@@ -3,26 +3,38 @@
 `physlayout-opt` is stock `xdsl-opt` (same flags, passes, targets: it is a thin `xDSLOptMain`
 subclass) with MLIR-style error reporting: a parse, verify or pass diagnostic is printed as
 `file:line:col: error: message` with the offending source line, without a Python traceback;
-the exit status is 1 and no `-o` output file is written.
+the exit status is 1 and no `-o` output file is written (output goes to a temporary file that
+replaces FILE only after success; an input file is never overwritten).
+
+Exceptions that are not diagnostics (xDSL's parser raising NotImplementedError on valid MLIR
+it cannot represent, a RecursionError on very deep nests, a bug) become diagnostics too: at the
+parser's position while parsing, naming the pass while running passes. Both commands run on a
+thread with a large stack and recursion limit, so nests thousands of levels deep still work.
+Warnings and remarks that passes emit (`transforms.diagnostics`) are located at the op's
+source line the same way.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
-from collections.abc import Sequence
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
 from io import StringIO
 from typing import IO, Any
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from physlayout.transforms.diagnostics import source_locator
 from physlayout.universe import make_context
 
 
@@ -53,12 +65,15 @@ class PhyslayoutOptMain(xDSLOptMain):
     """`xdsl-opt` with diagnostics printed MLIR-style and no output on failure."""
 
     locations: dict[Operation, Span[str] | Span[bytes]]
+    line_offset: int
+    """Line of the current `--split-input-file` chunk in the input file."""
     output: StringIO
     """Everything the driver writes; delivered to stdout or `-o` only after success."""
 
     def __init__(self, description: str = "physlayout modular optimizer driver",
                  args: Sequence[str] | None = None):
         self.locations = {}
+        self.line_offset = 0
         self.output = _KeptOpen()
         super().__init__(description, args)
 
@@ -67,7 +82,7 @@ class PhyslayoutOptMain(xDSLOptMain):
 
         def parse_mlir(io: IO[bytes]) -> ModuleOp:
             parser = LocatingParser(self.ctx, io.read(), self.get_input_name())
-            module = parser.parse_module(not self.args.no_implicit_module)
+            module = parse_module_reporting(parser, not self.args.no_implicit_module)
             self.locations = parser.locations
             return module
 
@@ -76,32 +91,142 @@ class PhyslayoutOptMain(xDSLOptMain):
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
     ) -> ModuleOp | None:
+        self.line_offset = start_offset
         module = super().parse_chunk(chunk, file_extension, start_offset)
+        attach_locations(self.locations, start_offset)
         if module is not None and not self.args.disable_verify:
             verify_with_locations(module, self.locations, start_offset)
         return module
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        try:
+            with source_locator(self._source_of):
+                super().apply_passes(prog)
+        except (ParseError, DiagnosticException):
+            raise
+        except Exception as err:  # any other exception becomes a diagnostic
+            names = ",".join(p.name for p in self.pipeline.passes)
+            raise DiagnosticException(
+                f"{names or 'pass pipeline'}: {_unexpected(err)}"
+            ) from None
+
+    def _source_of(self, op: Operation) -> tuple[str, str] | None:
+        """`file:line:col` of a parsed op and its source line (for pass warnings)."""
+        span = self.locations.get(op)
+        if span is None:
+            return None
+        span = dataclasses.replace(span, line_offset=self.line_offset)
+        location, _, context = span.print_with_context().partition("\n")
+        return location, context.rstrip()
 
     def prepare_output(self) -> IO[str]:
         return self.output
 
     def run(self) -> None:
+        sys.exit(run_with_deep_stack(self._run_reporting))
+
+    def _run_reporting(self) -> int:
+        if _same_file(self.args.output_file, self.args.input_file):
+            print(
+                f"error: refusing to overwrite the input file {self.args.input_file}",
+                file=sys.stderr,
+            )
+            return 1
         try:
             super().run()
         except LocatedVerifyError as err:
             print(err, file=sys.stderr)
-            sys.exit(1)
+            return 1
         except (ParseError, DiagnosticException) as err:
             print(_diagnostic_text(err), file=sys.stderr)
-            sys.exit(1)
+            return 1
+        except Exception as err:  # reported, never a traceback
+            print(f"error: {_unexpected(err)}", file=sys.stderr)
+            return 1
         self._deliver()
+        return 0
 
     def _deliver(self) -> None:
         """Write the buffered output to its destination (after a successful run)."""
         if self.args.output_file is None:
             sys.stdout.write(self.output.getvalue())
             return
-        with open(self.args.output_file, "w") as out:
-            out.write(self.output.getvalue())
+        write_atomically(self.args.output_file, self.output.getvalue().encode())
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file in the same directory and a rename,
+    so a failure never leaves a partial or truncated file. A path that exists and is not a
+    regular file (`/dev/null`, a pipe, a terminal) is written directly: renaming over it
+    would replace the device."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        with open(path, "wb") as out:
+            out.write(data)
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, temporary = tempfile.mkstemp(prefix=".physlayout-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def _same_file(output: str | None, source: str | None) -> bool:
+    if output is None or source is None or not os.path.exists(output):
+        return False
+    return os.path.exists(source) and os.path.samefile(output, source)
+
+
+def _unexpected(err: BaseException) -> str:
+    """The text of a non-diagnostic exception."""
+    if isinstance(err, RecursionError):
+        return "the input is nested too deeply to process (recursion limit reached)"
+    if isinstance(err, MemoryError):
+        return "out of memory"
+    if isinstance(err, NotImplementedError):
+        return f"not supported (by xDSL's IR): {err}"
+    return f"unexpected {type(err).__name__}: {err}"
+
+
+def parse_module_reporting(parser: Parser, implicit_module: bool = True) -> ModuleOp:
+    """`parser.parse_module`, with any exception that is not a diagnostic (e.g. xDSL's
+    NotImplementedError for a semi-affine map) raised as a ParseError at the parser's current
+    position."""
+    try:
+        return parser.parse_module(implicit_module)
+    except (ParseError, DiagnosticException):
+        raise
+    except Exception as err:  # becomes a located diagnostic
+        span = parser._current_token.span  # pyright: ignore[reportPrivateUsage]
+        raise ParseError(span, _unexpected(err)) from None
+
+
+STACK_BYTES = 512 * 1024 * 1024
+RECURSION_LIMIT = 200_000
+
+
+def run_with_deep_stack(body: Callable[[], int]) -> int:
+    """Run `body` on a thread with a large stack and recursion limit (deep loop nests recurse
+    in xDSL's parser, printer and walkers); its exit status."""
+    status: list[int] = [1]
+
+    def target() -> None:
+        status[0] = body()
+
+    old_limit = sys.getrecursionlimit()
+    old_size = threading.stack_size(STACK_BYTES)
+    sys.setrecursionlimit(RECURSION_LIMIT)
+    try:
+        thread = threading.Thread(target=target, name="physlayout")
+        thread.start()
+        thread.join()
+    finally:
+        threading.stack_size(old_size)
+        sys.setrecursionlimit(old_limit)
+    return status[0]
 
 
 def _post_order(op: Operation) -> list[Operation]:
@@ -112,6 +237,19 @@ def _post_order(op: Operation) -> list[Operation]:
                 ops.extend(_post_order(child))
     ops.append(op)
     return ops
+
+
+def attach_locations(
+    locations: dict[Operation, Span[str] | Span[bytes]], line_offset: int = 0
+) -> None:
+    """Give every parsed op without a location its source position (`loc("file":L:C)`, as
+    `mlir-opt` does), so passes can point at it in remarks; printed only with
+    `--print-debuginfo`."""
+    for op, span in locations.items():
+        if not isinstance(op.location, UnknownLoc):
+            continue
+        where = dataclasses.replace(span, line_offset=line_offset).get_location()
+        op.location = FileLineColLoc(StringAttr(where.file), IntAttr(where.line), IntAttr(where.col))
 
 
 class LocatedVerifyError(VerifyException):
@@ -179,7 +317,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         run_demo()
     elif args.command == "run":
-        sys.exit(_run_command(args))
+        sys.exit(run_with_deep_stack(lambda: _run_command(args)))
 
 
 # `physlayout run` ---------------------------------------------------------------------------
@@ -222,6 +360,11 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="PLATFORM[:INDEX] (default: $PHYSLAYOUT_OPENCL_DEVICE, else a GPU, else PoCL)",
     )
     run.add_argument("--print-opencl", action="store_true", help="print the generated OpenCL C")
+    run.add_argument(
+        "--remarks", action="store_true",
+        help="print apply-layout's remarks (stderr): which loop nests it re-iterates in "
+        "physical order, and why it keeps the others in logical order",
+    )
 
 
 def _run_command(args: argparse.Namespace) -> int:
@@ -237,6 +380,9 @@ def _run_command(args: argparse.Namespace) -> int:
     except OSError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
+    except Exception as err:  # reported, never a traceback
+        print(f"error: {_unexpected(err)}", file=sys.stderr)
+        return 1
 
 
 def _run_checked(args: argparse.Namespace) -> int:
@@ -248,7 +394,7 @@ def _run_checked(args: argparse.Namespace) -> int:
     with open(args.file) as stream:
         source = _parse_located(stream.read(), args.file)
     runtime = OpenCLRuntime(args.device)
-    compiled = compile_module(source, runtime)
+    compiled = compile_module(source, runtime, remarks=args.remarks)
     if args.print_opencl:
         print(compiled.program.source)
     entry = _entry_function(source, args.entry)
@@ -290,7 +436,8 @@ def _run_checked(args: argparse.Namespace) -> int:
 def _parse_located(text: str, name: str) -> ModuleOp:
     """Parse and verify `text`; a verifier failure is reported at the op's source line."""
     parser = LocatingParser(make_context(), text, name)
-    module = parser.parse_module()
+    module = parse_module_reporting(parser)
+    attach_locations(parser.locations)
     verify_with_locations(module, parser.locations)
     return module
 
@@ -343,22 +490,70 @@ def _inputs(
         text = given.get(name)
         if not isinstance(arg_type, BufferType):
             dtype = numpy_dtype(arg_type, f"parameter %{name}")
-            values.append(dtype(float(text) if text is not None and "." in text else int(text or 1)))
+            values.append(_scalar_input(name, text, dtype, arg_type))
             continue
         dtype = numpy_dtype(arg_type.element_type, f"parameter %{name}")
         shape = arg_type.get_shape()
         if text is not None:
-            array = np.load(text)
+            array = _load_array(name, text, dtype)
             if tuple(array.shape) != shape:
                 raise DiagnosticException(
                     f"--input {name}: {text} has shape {list(array.shape)}, expected {list(shape)}"
                 )
-            values.append(np.ascontiguousarray(array, dtype=dtype))
+            # np.array, not np.ascontiguousarray: that one turns a 0-d array into shape [1].
+            values.append(np.array(array, dtype=dtype, order="C"))
         elif np.issubdtype(dtype, np.floating):
             values.append(rng.uniform(-1.0, 1.0, shape).astype(dtype))
         else:
             values.append(rng.integers(-8, 8, shape).astype(dtype))
     return values
+
+
+def _load_array(name: str, path: str, dtype: Any) -> Any:
+    """The numeric array in the .npy file `path` (given as `--input name=path`), checked to
+    convert to `dtype` (a diagnostic otherwise)."""
+    import numpy as np
+
+    try:
+        array = np.load(path, allow_pickle=False)
+    except ValueError as err:
+        raise DiagnosticException(
+            f"--input {name}: cannot read {path} as a .npy array: {err}"
+        ) from None
+    if not isinstance(array, np.ndarray):
+        raise DiagnosticException(f"--input {name}: {path} is not a .npy file holding one array")
+    wanted = np.dtype(dtype)
+    if array.dtype.kind not in "biuf" or (wanted.kind in "biu" and array.dtype.kind == "f"):
+        raise DiagnosticException(
+            f"--input {name}: {path} holds {array.dtype} values, which do not convert to {wanted}"
+        )
+    return array
+
+
+def _scalar_input(name: str, text: str | None, dtype: Any, arg_type: Any) -> Any:
+    """The value of scalar parameter `name`: `text` (a number, or a .npy file holding one
+    value), else 1."""
+    import numpy as np
+
+    if text is None:
+        return dtype(1)
+    if text.endswith(".npy"):
+        array = _load_array(name, text, dtype)
+        if array.size != 1:
+            raise DiagnosticException(
+                f"--input {name}: {text} has shape {list(array.shape)}, expected one value "
+                f"for the {arg_type} parameter"
+            )
+        return dtype(array.reshape(()).item())
+    integral = np.issubdtype(dtype, np.integer) or dtype is np.bool_
+    try:
+        return dtype(int(text) if integral else float(text))
+    except ValueError:
+        kind = "an integer" if integral else "a number"
+        raise DiagnosticException(
+            f"--input {name}: expected {kind} (or a .npy file) for the {arg_type} parameter, "
+            f"got '{text}'"
+        ) from None
 
 
 def _compare(got: Any, want: Any, rtol: float) -> tuple[bool, str]:

@@ -1,6 +1,11 @@
 """physlayout's plugin for stock `xdsl-opt` (entry point group `xdsl.universe`).
 
 Every factory imports lazily, so listing the universe costs nothing.
+
+`linalg.pack` / `linalg.unpack` belong to the `linalg` dialect, which xDSL's own universe
+registers (without them); a second `linalg` entry would be a "Duplicate definition" error,
+so importing this module points xDSL's `linalg` factory at `linalg_dialect` (xDSL's ops plus
+the two relayout ops) before `Universe.get_multiverse` merges the universes.
 """
 
 from collections.abc import Callable
@@ -9,7 +14,7 @@ from importlib import import_module
 from xdsl.context import Context
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
-from xdsl.universe import Universe
+from xdsl.universe import XDSL_UNIVERSE, Universe
 from xdsl.utils.target import Target
 
 
@@ -28,6 +33,18 @@ def layout_dialect() -> Dialect:
     )
 
 
+def linalg_dialect() -> Dialect:
+    """xDSL's `linalg` dialect plus `linalg.pack` and `linalg.unpack`."""
+    from xdsl.dialects.linalg import Linalg
+
+    from physlayout.dialects.linalg_pack import RELAYOUT_OPERATIONS
+
+    return Dialect("linalg", [*Linalg.operations, *RELAYOUT_OPERATIONS], [*Linalg.attributes])
+
+
+XDSL_UNIVERSE.all_dialects["linalg"] = linalg_dialect
+
+
 def _lazy(module: str, name: str) -> Callable[[], type]:
     def load() -> type:
         return getattr(import_module(f"physlayout.{module}"), name)
@@ -43,6 +60,8 @@ PASSES: dict[str, tuple[str, str]] = {
     "lower-layout": ("lowering.lower_layout", "LowerLayoutPass"),
     "fold-layout-rewrites": ("transforms.fold_layout_rewrites", "FoldLayoutRewritesPass"),
     "flow-layout-rewrites": ("transforms.flow_layout_rewrites", "FlowLayoutRewritesPass"),
+    "lower-layout-rewrites": ("lowering.lower_layout_rewrites", "LowerLayoutRewritesPass"),
+    "raise-layout-rewrites": ("lowering.raise_layout_rewrites", "RaiseLayoutRewritesPass"),
 }
 """Pass name -> (module under physlayout, class name)."""
 

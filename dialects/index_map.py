@@ -76,6 +76,7 @@ __all__ = [
     "flatten_exprs",
     "flatten_indices",
     "flatten_shape",
+    "transformed_shape",
     "validate_axis_separators",
 ]
 
@@ -583,7 +584,8 @@ class IndexMap:
         An output whose simplified form (without bounds) is ``e mod k`` spans ``k`` (a tile
         is always whole); any other output spans ``max + 1`` where ``max`` comes from
         interval analysis of the output simplified on the box ``[0, shape_k - 1]``. The
-        result is the same for a map and its `simplify()`.
+        result is the same for a map and its `simplify()` without a shape (simplifying on
+        the box may strip a ``mod``: use `transformed_shape` on the maps as written).
         ``(i) -> (i floordiv 4, i mod 4)`` gives ``[3, 4]`` on ``[10]`` and ``[1, 4]`` on
         ``[3]``; ``(i) -> (i mod 16)`` gives ``[16]`` on ``[14]``.
 
@@ -611,10 +613,24 @@ class IndexMap:
         pair), or None when the map is injective on the box."""
         return _find_collision(self, _check_shape(shape, self.ndim))
 
-    def padding_predicate(self, shape: Shape) -> PaddingPredicate | None:
-        """The points of the transformed box ``[0, map_shape(shape))`` with no preimage in
-        the box of `shape`, or None when there are none."""
-        return _padding(self, _check_shape(shape, self.ndim))
+    def padding_predicate(
+        self, shape: Shape, extents: Shape | None = None
+    ) -> PaddingPredicate | None:
+        """The points of the transformed box ``[0, extents)`` with no preimage in the box of
+        `shape`, or None when there are none (exact, isl).
+
+        `extents` defaults to ``map_shape(shape)``. A transform list passes its step-by-step
+        extents (`transformed_shape`) for its composed map: composing and simplifying can
+        give a map whose own structural extents are smaller (``(i) -> (i floordiv 4, i mod
+        4)`` on [3] composes to ``(i) -> (0, i)``, structurally [1, 3], in the box [1, 4]).
+
+        Raises:
+            ValueError: bad shapes, or `extents` does not contain the image of the box.
+        """
+        dims = _check_shape(shape, self.ndim)
+        if extents is None:
+            return _padding(self, dims, _map_shape(self, dims))
+        return _padding(self, dims, _check_shape(extents, self.final_ndim, "extents"))
 
     def inverse(self, shape: Shape) -> IndexMap:
         """The exact inverse (transformed -> logical indices) on the box of `shape`.
@@ -631,7 +647,7 @@ class IndexMap:
                 expression on the whole image.
         """
         dims = _check_shape(shape, self.ndim)
-        predicate = _padding(self, dims)
+        predicate = _padding(self, dims, _map_shape(self, dims))
         if predicate is not None:
             raise ValueError(
                 f"index map {self} introduces padding on shape {list(dims)}: {predicate}; "
@@ -649,7 +665,7 @@ class IndexMap:
                 not quasi-affine.
         """
         dims = _check_shape(shape, self.ndim)
-        return _inverse(self, dims), _padding(self, dims)
+        return _inverse(self, dims), _padding(self, dims, _map_shape(self, dims))
 
     def is_equivalent_to(self, other: IndexMap, shape: Shape | None = None) -> bool:
         """Exactly whether both maps give the same outputs (compared by position; names
@@ -710,7 +726,7 @@ class IndexMap:
         if collision is not None:
             raise _not_injective_error(self, dims, collision)
         out_shape = _map_shape(self, dims)
-        predicate = _padding(self, dims)
+        predicate = _padding(self, dims, out_shape)
         if predicate is not None and pad_value is None:
             raise ValueError(
                 f"index map {self} introduces padding on shape {list(dims)}: {predicate}; "
@@ -757,6 +773,28 @@ class IndexMap:
         symbols; floordiv/ceildiv/mod become the matching AffineExpr operations)."""
         position = {name: k for k, name in enumerate(self.initial_indices)}
         return AffineMap(self.ndim, 0, tuple(_to_affine(e, position) for e in self.final_indices))
+
+
+def transformed_shape(maps: Sequence[IndexMap], shape: Shape) -> list[int]:
+    """The extents of a buffer or tensor of `shape` after `maps` are applied in order (the
+    transformed extents of both levels: a buffer's pending transform list and a chain of
+    `layout.transform` ops).
+
+    Each map contributes its structural extents (`IndexMap.map_shape`) on the extents the
+    previous maps gave, so a tile is whole at every step (DESIGN.md "Shapes and padding"):
+    ``(i) -> (i floordiv 4, i mod 4)`` then ``(a, b) -> (b, a)`` on [3] gives [4, 1]. These
+    are not the structural extents of the composed map, which simplification on the box can
+    shrink (here ``(i) -> (i, 0)``, structurally [3, 1]); the composed map's padding is
+    taken in this box (`IndexMap.padding_predicate` with `extents`). No maps: `shape`.
+
+    Raises:
+        ValueError: bad shape, a map whose arity is not the rank at its step, or an output
+            whose minimum is not 0.
+    """
+    current = list(_check_shape(shape))
+    for index_map in maps:
+        current = index_map.map_shape(current)
+    return current
 
 
 # Helpers: from_func, parser, layouts, affine conversion ----------------------------------
@@ -1076,13 +1114,21 @@ def _not_injective_error(
 
 
 @lru_cache(maxsize=1024)
-def _padding(imap: IndexMap, dims: tuple[int, ...]) -> PaddingPredicate | None:
-    out_shape = _map_shape(imap, dims)
+def _padding(
+    imap: IndexMap, dims: tuple[int, ...], out_shape: tuple[int, ...]
+) -> PaddingPredicate | None:
     names = tuple(bridge.output_names(imap.final_ndim))
     box = bridge.build_box(out_shape, names)
     with bridge.isl_errors(f"computing the padding of {imap}"):
         # Explicit divisions make the subtraction much faster on skewed images.
         image = _isl_map(imap, dims).range().compute_divs()
+        inside = image.is_subset(box)
+    if not inside:
+        raise ValueError(
+            f"the image of index map {imap} on shape {list(dims)} does not fit in the "
+            f"transformed box {list(out_shape)}"
+        )
+    with bridge.isl_errors(f"computing the padding of {imap}"):
         padding = box.subtract(image).coalesce()
         if padding.is_empty():
             return None

@@ -4,8 +4,10 @@ design): `layout.transform`, `layout.pad` and `layout.crop` on static `tensor<..
 Semantics (each op is pure and produces a new tensor):
 
 - ``%r = layout.transform %t {index_map = #layout.index_map<M>[, pad_value = V]}``:
-  ``r`` has shape ``M.map_shape(shape(t))``, ``r[M(i)] = t[i]`` for every index ``i`` of
-  ``t``, and every other position of ``r`` (the padding predicate of ``M``) holds ``V``.
+  ``r`` has shape ``transformed_shape([M], shape(t))`` (the extents a buffer with the
+  pending transform ``M`` gets; ``T2(T1(t))`` has those of the list ``[M1, M2]``),
+  ``r[M(i)] = t[i]`` for every index ``i`` of ``t``, and every other position of ``r``
+  (the padding predicate of ``M``) holds ``V``.
   ``M`` must be injective on the box of ``t`` (proven with isl) and may carry no axis
   separators (a tensor has no physical axes). ``pad_value`` is required when ``M`` pads and
   must then be a constant of the element type; without padding it is allowed and ignored.
@@ -53,7 +55,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from physlayout.dialects.index_map import IndexMap
+from physlayout.dialects.index_map import IndexMap, transformed_shape
 from physlayout.dialects.layout import IndexMapAttr
 
 UNDEF = "undef"
@@ -172,7 +174,7 @@ class TransformOp(IRDLOperation):
             if shape is None or elt is None:
                 raise VerifyException(f"layout.transform needs a static tensor, got {input.type}")
             try:
-                result_type = TensorType(elt, index_map.map_shape(shape))
+                result_type = TensorType(elt, transformed_shape([index_map], shape))
             except ValueError as err:
                 raise VerifyException(f"invalid layout.transform: {err}") from None
         super().__init__(
@@ -215,7 +217,7 @@ class TransformOp(IRDLOperation):
             )
         try:
             collision = imap.find_collision(in_shape)
-            expected = tuple(imap.map_shape(in_shape))
+            expected = tuple(transformed_shape([imap], in_shape))
             padding = imap.padding_predicate(in_shape) if collision is None else None
         except ValueError as err:
             raise VerifyException(f"'{self.name}' {err}") from None

@@ -3,9 +3,11 @@
 The output contains no `layout` op or type; `mlir-opt` parses and verifies it (custom and
 generic form) and, lowered to LLVM, `mlir-runner` runs it (see `lowering/mlir_runner.py`).
 
-Preparation: a module that still has pending transforms is first run through
-`apply-layout`, and one whose accessed buffers are not yet at their physical rank through
-`flatten-buffers` (so `lower-layout` alone does the whole RFC 0039 pipeline).
+Preparation: graph-level layout rewrites (`layout.transform`/`pad`/`crop` on tensors) are
+first lowered to upstream `linalg`/`tensor` ops by `lower-layout-rewrites`; a module that
+still has pending transforms is run through `apply-layout`, and one whose accessed buffers
+are not yet at their physical rank through `flatten-buffers` (so `lower-layout` alone does
+the whole RFC 0039 pipeline).
 
 What it rewrites:
 
@@ -41,7 +43,8 @@ What it rewrites:
   memref to a buffer-level kernel) folds away; a cast of a buffer to `memref<*xT>` (to
   call `printMemrefF32`) becomes `memref.cast`.
 
-Refused, with a diagnostic naming the value or op: a buffer still not at its physical rank
+Refused, with a diagnostic naming the value or op: input that `verify-buffers` rejects
+(checked first: the lowered module has no buffers left to verify); a buffer still not at its physical rank
 after `flatten-buffers`; `!layout.ptr` values that are not the handle of an allocation or of
 a buffer (e.g. a `!layout.ptr` function argument); a declared buffer that does not fit in
 its storage; element-type changes other than `vector<N x T>` over `T` storage (upstream
@@ -104,17 +107,20 @@ from physlayout.dialects.layout import (
     StoreOp,
     scalar_type,
 )
+from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp
 from physlayout.dialects.quasi_affine import Const, Dim, Expr, Mul, simplify
 from physlayout.lowering.lower_layout_access import affine_access
 from physlayout.lowering.lower_layout_loops import (
     RaiseScfForToAffineFor,
     RaiseScfParallelToAffineParallel,
 )
+from physlayout.lowering.lower_layout_rewrites import lower_layout_rewrites
 from physlayout.lowering.lower_layout_views import build_view, offset_parameter_type
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.buffer_aliases import parameters_at_offsets
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.index_exprs import ExprEmitter, IndexAnalysis
+from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 BRIDGE = "layout.bridge"
 """Internal marker on a `builtin.unrealized_conversion_cast` between a buffer and a memref."""
@@ -714,6 +720,9 @@ class LowerLayoutPass(ModulePass):
     """Raise `scf.for`/`scf.parallel` around buffer accesses to `affine` loops first."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        refuse_invalid_buffers(self.name, op)
+        if any(isinstance(o, TransformOp | PadOp | CropOp) for o in op.walk()):
+            lower_layout_rewrites(op)
         prepare_buffers(ctx, op)
         offsets = parameters_at_offsets(op)
         if self.affine_loops:

@@ -24,13 +24,16 @@ Each parameter of a kernel is one kernel argument, in order:
 - an `index`/integer/float scalar -> `int`/`long`/`float`/... by value.
 
 Texture rules (each refused with a diagnostic naming the parameter or the access): the
-element type is f32; the innermost physical extent is 4 (a rank-2 texture is taken as an
-already flattened image whose column count is a multiple of 4); the image width (texels)
-and height fit `max-image-width` x `max-image-height` (target options, default 16384, the
-Adreno limit; the runtime passes the real device's limits); a `vector<4xf32>` load or
+element type is f32; the parameter obeys verify-buffers' texture rules 5-8
+(`texture_problem`: the innermost physical extent is 4, a rank-2 texture is taken as an
+already flattened image whose column count is a multiple of 4, and the image width
+(texels) and height fit `max-image-width` x `max-image-height`: target options, default
+16384, the Adreno limit; the runtime passes the real device's limits); a `vector<4xf32>` load or
 store covers exactly one texel (its column is provably a multiple of 4), a scalar load
 reads one lane; any store that would write only part of a texel (a scalar or narrower
-vector store) is refused, since an image write sets all four channels.
+vector store) is refused, since an image write sets all four channels. After these, any
+other problem `verify-buffers` finds (e.g. a dead alias that does not fit its storage,
+which the emitted C would silently drop) is refused too.
 
 Work-items (see `lowering/opencl_parallel.py` for the proof rule)
 -----------------------------------------------------------------
@@ -68,7 +71,12 @@ from xdsl.ir.affine import AffineExpr
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
-from physlayout.dialects.buffer_layout import flattened_type, flattening_separators
+from physlayout.dialects.buffer_layout import (
+    TEXEL_LANES,
+    flattened_type,
+    flattening_separators,
+    image_size,
+)
 from physlayout.dialects.index_map import flatten_exprs
 from physlayout.dialects.layout import (
     AllocateOp,
@@ -94,8 +102,9 @@ from physlayout.lowering.opencl_parallel import LOOPS, BandDim, is_pure_op, para
 from physlayout.transforms.buffer_aliases import parameters_at_offsets
 from physlayout.transforms.index_exprs import IndexAnalysis, from_affine_expr
 from physlayout.transforms.vectorize_texels import buffer_root
+from physlayout.transforms.verify_buffers import refuse_invalid_buffers, texture_problem
 
-TEXEL = 4
+TEXEL = TEXEL_LANES
 """Lanes (channels) of one texel."""
 
 SAMPLER = "CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST"
@@ -142,8 +151,8 @@ class KernelArg:
     @property
     def image_size(self) -> tuple[int, int]:
         """Textures: (width, height) in texels."""
-        rows, cols = self.physical_shape
-        return cols // TEXEL, rows
+        assert isinstance(self.type, BufferType)
+        return image_size(self.type)
 
 
 @dataclass(frozen=True)
@@ -246,37 +255,18 @@ def _is_invariant_load(
 
 
 def _texture_shape(arg: BufferType, where: str, limits: ImageLimits) -> tuple[int, int]:
-    """Check the texture rules of a parameter type; its image [rows, cols]."""
+    """Check the texture rules of a parameter type (verify-buffers' rules 5-8 with the
+    device limits; this target also needs f32 channels); its image [rows, cols]."""
     if str(arg.element_type) != "f32":
         raise fail(
             where,
             f"texture element type must be f32 (image2d_t with RGBA FLOAT texels), "
             f"got {arg.element_type}",
         )
-    shape = arg.get_shape()
-    if len(shape) >= 3 and shape[-1] != TEXEL:
-        raise fail(
-            where,
-            f"the innermost physical extent of a texture must be {TEXEL} (one RGBA texel), "
-            f"got {shape[-1]} in {list(shape)}",
-        )
-    flat = flattened_type(arg).get_shape()
-    if len(flat) != 2:
-        raise fail(
-            where,
-            f"a texture must flatten to 2 physical axes (an image2d_t), but {arg} "
-            f"flattens to {list(flat)}",
-        )
-    rows, cols = flat
-    if cols % TEXEL:
-        raise fail(where, f"texture image columns ({cols}) must be a multiple of {TEXEL}")
-    width, height = cols // TEXEL, rows
-    if width > limits.max_width or height > limits.max_height:
-        raise fail(
-            where,
-            f"texture image of {width} x {height} texels exceeds the device limit of "
-            f"{limits.max_width} x {limits.max_height}",
-        )
+    problem = texture_problem(arg, limits.max_width, limits.max_height)
+    if problem is not None:
+        raise fail(where, f"the texture {problem}")
+    rows, cols = flattened_type(arg).get_shape()
     return rows, cols
 
 
@@ -1047,6 +1037,7 @@ def generate_opencl(module: ModuleOp, limits: ImageLimits | None = None) -> Open
         if helper in helpers:
             preamble.append(text)
     source = "\n".join(preamble) + "\n\n" + "\n".join(bodies)
+    refuse_invalid_buffers("opencl", module, limits.max_width, limits.max_height)
     return OpenCLProgram(source, kernels)
 
 

@@ -41,11 +41,12 @@ from xdsl.dialects import affine, arith, scf
 from xdsl.dialects.builtin import IntegerAttr, VectorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr
-from xdsl.traits import IsTerminator, is_side_effect_free
+from xdsl.traits import IsTerminator
 
 from physlayout.dialects.index_map_isl import expr_to_isl
 from physlayout.dialects.layout import LoadOp, StoreOp
 from physlayout.dialects.quasi_affine import Add, Dim, Expr, simplify
+from physlayout.transforms.dependence import is_pure_op
 from physlayout.transforms.index_exprs import IndexAnalysis
 from physlayout.transforms.vectorize_texels import buffer_root
 
@@ -117,22 +118,6 @@ def loop_dims(op: Operation) -> list[BandDim] | None:
             return None
         dims.append(BandDim(op, iv, lower, upper, step))
     return dims
-
-
-PURE_OPS: frozenset[str] = frozenset(
-    {"vector.broadcast", "vector.insert", "vector.extract", "vector.reduction", "vector.fma"}
-    | {"affine.apply", "affine.min", "affine.max", "layout.data", "layout.decl_buffer"}
-)
-"""Side-effect-free ops (besides `arith`/`math`) that xDSL does not all mark as such."""
-
-
-def is_pure_op(op: Operation) -> bool:
-    """True for ops without regions that neither read nor write memory."""
-    if op.regions or isinstance(op, LoadOp | StoreOp):
-        return False
-    if op.name.startswith(("arith.", "math.")) or op.name in PURE_OPS:
-        return True
-    return is_side_effect_free(op)
 
 
 def _only_inner_loop(block: Block, written: set[SSAValue]) -> Operation | None:

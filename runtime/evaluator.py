@@ -15,30 +15,40 @@ Arguments and results
   `!layout.buffer<16xvector<4xf32>>` is a (16, 4) float32 array) and whose dtype is the
   scalar element type's (f16/f32/f64, i1 as bool, iN as intN, index as int64). Dynamic memref
   extents accept any extent. The evaluator writes into it in place and checks shape and
-  dtype on entry. A pending `transform` on a buffer type is ignored: before `apply-layout`
-  a buffer is accessed in its logical shape. Memref layout maps are ignored likewise (an
-  argument is row-major over its type's shape).
+  dtype on entry. A buffer whose type has a pending `transform` is passed in its LOGICAL
+  shape too: the evaluator copies it into physical storage (padding holds the pad value)
+  and copies the logical values back when the call returns (see "Storage model"). Memref
+  layout maps are ignored (an argument is row-major over its type's shape).
 - A data handle argument (`!layout.ptr`) is any C-contiguous array of the scalar dtype,
   used flat.
 - Scalar arguments are Python/numpy numbers (integers wrap to the type's width); vector
   arguments are arrays of the vector's shape.
 - Results: scalars come back as Python `int`/`float`/`bool`, vectors as arrays, buffers as
-  arrays aliasing their storage.
+  arrays aliasing their storage (a copy of the logical values for a buffer with a pending
+  transform).
 
 Storage model
 -------------
-A data handle is a flat array of scalars from a start offset. `layout.data %buf` is the
-handle `%buf` was declared over (an argument buffer's own flat array); inside a called
-function, the handle of a parameter starts at the parameter's first element (the callee
-addresses its parameter from there, wherever the caller's buffer lies in its storage, as
-compiled code does); `layout.allocate [extents]` makes a zero-filled handle of
-`prod(extents)` elements (times the vector lanes of the handle's element type);
-`layout.decl_buffer %ptr offset K` views the handle row-major from `K * lanes(ptr element)`
-scalars after its start with the declared shape (a `vector<4xf32>` buffer over an `f32`
-handle is legal: same scalars). Declarations over one handle alias. Memref ops build strided
-views of the same kind. Views that leave their storage and accesses outside a view's shape
-(checked per axis) raise `EvaluationError`, a `DiagnosticException` naming the buffer and the
-index.
+A data handle is a flat array of scalars from a start offset, always in the physical layout
+(the compiled program's meaning: RFC 0039, storage is physical once a transform is applied).
+`layout.data %buf` is the handle `%buf` was declared over (an argument buffer's flat array);
+inside a called function, the handle of a parameter starts at the parameter's first element
+(the callee addresses its parameter from there, wherever the caller's buffer lies in its
+storage, as compiled code does); `layout.allocate [extents]` makes a zero-filled handle of
+`prod(extents)` elements (times the vector lanes of the handle's element type), or of the
+transformed extents when `extents` is the logical shape of a buffer with a pending transform
+declared over it (`apply-layout` resizes that allocation); `layout.decl_buffer %ptr offset K`
+views the handle from `K * lanes(ptr element)` scalars after its start with the declared
+shape (a `vector<4xf32>` buffer over an `f32` handle is legal: same scalars): row-major, or,
+when the type has a pending transform, element `idx` at the row-major position of `map(idx)`
+in the transformed shape (what `apply-layout` and `flatten-buffers` make of it). So a store
+through a logical view with a transform and a load through a physical view (RFC DeclBuffer)
+of the same handle meet, and declarations over one handle alias. As `apply-layout`
+guarantees, the padding of a buffer with a padded transform that a function stores to
+(directly, `layout.store`) is filled with the pad value: for a parameter on entry to the
+function, for a `layout.decl_buffer` right after it. Memref ops build strided views. Views
+that leave their storage and accesses outside a view's shape (checked per axis) raise
+`EvaluationError`, a `DiagnosticException` naming the buffer and the index.
 
 Execution model
 ---------------
@@ -124,6 +134,8 @@ from physlayout.runtime.evaluator_memory import (
     ResultValue,
     convert_arg,
     convert_result,
+    fill_padding,
+    write_back,
 )
 from physlayout.runtime.evaluator_values import (
     Array,
@@ -135,6 +147,7 @@ from physlayout.runtime.evaluator_values import (
     and_masks,
     any_active,
     dtype_of,
+    fills_padding,
     to_depth,
     uniform_value,
     with_trailing,
@@ -162,6 +175,7 @@ class Evaluator:
         self._blocks: dict[Block, list[Step]] = {}
         self._decisions: dict[Operation, tuple[tuple[object, ...], bool]] = {}
         self._externals: dict[Operation, list[SSAValue]] = {}
+        self._padded_params: dict[Operation, list[int]] = {}
 
     # Public API ---------------------------------------------------------------------------
 
@@ -177,6 +191,8 @@ class Evaluator:
         ]
         with np.errstate(all="ignore"):
             results = self._call(func, entries, Lanes((), None))
+        for value, entry in zip(args, entries, strict=True):
+            write_back(value, entry)
         return [convert_result(entry) for entry in results]
 
     # Functions ----------------------------------------------------------------------------
@@ -198,8 +214,17 @@ class Evaluator:
         return blocks[0]
 
     def _call(self, func: Operation, args: Sequence[Entry], lanes: Lanes) -> list[Entry]:
+        block = self._entry(func)
         bound = [arg.as_parameter() if isinstance(arg, View) else arg for arg in args]
-        return self._run_block(self._entry(func), Frame(), lanes, bound)
+        filled = self._padded_params.get(func)
+        if filled is None:
+            filled = [i for i, arg in enumerate(block.args) if fills_padding(arg)]
+            self._padded_params[func] = filled
+        for index in filled:
+            entry = bound[index] if index < len(bound) else None
+            if isinstance(entry, View):
+                fill_padding(entry, lanes, f"entry of {func.properties.get('sym_name')}")
+        return self._run_block(block, Frame(), lanes, bound)
 
     # Blocks and ops -----------------------------------------------------------------------
 

@@ -21,6 +21,9 @@ axis) when `loop_is_parallelizable` holds:
        element at most once, so executing iterations as lanes and letting the last lane in
        iteration order win reproduces the sequential result.
 
+   The padding fill of a buffer declared in the body or passed to a called function
+   (`evaluator_values.fills_padding`) counts as a store to its storage at unknown indices.
+
 "Storage" is what a buffer value traces back to through `layout.decl_buffer`, `layout.data`
 and the memref view ops (`cast`, `reinterpret_cast`, `subview`, `collapse_shape`,
 `expand_shape`): an allocation op inside the loop, or the run-time storage of a value
@@ -40,6 +43,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineSymExpr
 
 from physlayout.dialects.layout import BufferType
+from physlayout.runtime.evaluator_values import fills_padding
 
 SEQUENTIAL_LOOPS: frozenset[str] = frozenset({"scf.for", "affine.for"})
 ALLOCATIONS: frozenset[str] = frozenset({"layout.allocate", "memref.alloc", "memref.alloca"})
@@ -209,6 +213,8 @@ class _Collector:
                         loops,
                     )
                 )
+            if op.name == "layout.decl_buffer" and fills_padding(op.results[0]):
+                self.accesses.append(Access(True, tracer.root(op.results[0]), None, (), 0, loops))
             if op.name == "func.call":
                 self.call(op, tracer, loops, depth)
             if op.name == "scf.while":
@@ -235,6 +241,9 @@ class _Collector:
         params: dict[SSAValue, Root] = {
             arg: tracer.root(operand) for arg, operand in zip(entry.args, op.operands, strict=False)
         }
+        for arg in entry.args:
+            if arg in params and fills_padding(arg):
+                self.accesses.append(Access(True, params[arg], None, (), 0, loops))
         callee_tracer = Tracer(None, lambda _v: UNKNOWN, params)
         self.ops(entry.ops, callee_tracer, loops, True, depth + 1)
 

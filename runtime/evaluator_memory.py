@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from physlayout.dialects.layout import BufferType, PtrType
+from physlayout.dialects.layout import BufferType, DeclBufferOp, PtrType
 from physlayout.runtime.evaluator_frame import (
     Entry,
     Frame,
@@ -40,6 +40,7 @@ from physlayout.runtime.evaluator_values import (
     EvaluationError,
     Handle,
     Lanes,
+    LayoutMap,
     Storage,
     View,
     active_values,
@@ -47,8 +48,10 @@ from physlayout.runtime.evaluator_values import (
     check_view,
     dtype_of,
     element_offsets,
+    fills_padding,
     gather,
     is_scalar_access,
+    layout_map_of,
     memory_element,
     new_storage,
     read_scalar,
@@ -58,6 +61,7 @@ from physlayout.runtime.evaluator_values import (
     vector_shape,
     view_as_array,
     whole_view_offsets,
+    with_trailing,
     wrap,
     write_scalar,
 )
@@ -139,16 +143,30 @@ def affine_store(node: Step, frame: Frame, lanes: Lanes) -> None:
 # layout ops ---------------------------------------------------------------------------
 
 
+def allocated_elements(op: Operation) -> int:
+    """The elements a `layout.allocate` provides. Allocations are physical: extents that
+    are the logical shape of a buffer with a pending transform declared over the handle
+    stand for that transform's extents (`apply-layout` resizes such an allocation)."""
+    extents_attr = op.properties.get("extents")
+    extents = tuple(getattr(e, "data", 0) for e in getattr(extents_attr, "data", ()))
+    count = prod(extents)
+    for use in op.results[0].uses:
+        if not isinstance(use.operation, DeclBufferOp):
+            continue
+        layout_map = layout_map_of(use.operation.buffer.type, f"'{op.name}'")
+        if layout_map is not None and layout_map.layout.logical_shape == extents:
+            count = max(count, prod(layout_map.layout.shape))
+    return count
+
+
 def layout_allocate(node: Step, frame: Frame, lanes: Lanes) -> None:
     op = node.op
     ptr_type = node.results[0].type
     if not isinstance(ptr_type, PtrType):
         raise EvaluationError(f"'{op.name}': expected a !layout.ptr result")
-    extents_attr = op.properties.get("extents")
-    extents = [getattr(e, "data", 0) for e in getattr(extents_attr, "data", ())]
     lanes_per = prod(vector_shape(ptr_type.element_type))
     storage = new_storage(
-        prod(extents) * lanes_per,
+        allocated_elements(op) * lanes_per,
         dtype_of(ptr_type.element_type),
         lanes,
         name_of(node.results[0]),
@@ -168,17 +186,40 @@ def layout_decl_buffer(node: Step, frame: Frame, lanes: Lanes) -> None:
     offset = getattr(offset_attr, "data", 0)
     vshape = vector_shape(buffer_type.element_type)
     shape = buffer_type.get_shape()
+    layout_map = layout_map_of(buffer_type, f"'{op.name}'")
+    addressed = shape if layout_map is None else layout_map.layout.shape
     view = View(
         handle.storage,
         handle.base + offset * handle.lanes,
         shape,
-        row_major_strides(shape, prod(vshape)),
+        row_major_strides(addressed, prod(vshape)),
         vshape,
         dtype_of(buffer_type.element_type),
         name_of(node.results[0]),
         base=handle.base,
+        layout=layout_map,
     )
-    frame.set(node.results[0], check_view(view, f"'{op.name}'", lanes), lanes.depth)
+    check_view(view, f"'{op.name}'", lanes)
+    if fills_padding(node.results[0]):
+        fill_padding(view, lanes, f"'{op.name}'")
+    frame.set(node.results[0], view, lanes.depth)
+
+
+def fill_padding(view: View, lanes: Lanes, what: str) -> None:
+    """Store the pad value of mapped `view` at every padding position of its storage (for
+    the active lanes)."""
+    layout_map = view.layout
+    if layout_map is None or layout_map.layout.pad_value is None or not any_active(lanes):
+        return
+    positions = layout_map.padding_positions
+    if positions.size == 0:
+        return
+    offset = np.asarray(view.lane_offset(lanes), dtype=np.int64)
+    offset = offset.reshape(offset.shape + (1,) * (lanes.depth - offset.ndim))
+    inner = np.arange(view.lanes, dtype=np.int64)
+    flat = with_trailing(offset, 2) + (positions * view.lanes)[:, None] + inner
+    value = np.asarray(layout_map.layout.pad_value).astype(view.dtype)
+    scatter(view.storage, flat, value, lanes, 2, view.dtype, what)
 
 
 def layout_data(node: Step, frame: Frame, lanes: Lanes) -> None:
@@ -485,10 +526,39 @@ def _buffer_arg(value: Any, type_: BufferType | MemRefType, label: str) -> View:
             f"{label}: expected an array of shape {expected} for {type_}, got {actual}"
         )
     logical = tuple(actual[: len(shape)])
-    storage = Storage(array.reshape(-1), label)
+    lanes = prod(vshape)
+    layout_map = layout_map_of(type_, label)
+    if layout_map is None:
+        storage = Storage(array.reshape(-1), label)
+        return View(
+            storage, 0, logical, row_major_strides(logical, lanes), vshape, array.dtype, label
+        )
+    return _mapped_arg(array, layout_map, vshape, label)
+
+
+def _mapped_arg(array: Array, layout_map: LayoutMap, vshape: tuple[int, ...], label: str) -> View:
+    """A mapped view over new physical storage holding the logical `array` (padding holds
+    the pad value, as the OpenCL runtime uploads it); `write_back` copies it back."""
+    layout = layout_map.layout
+    lanes = prod(vshape)
+    pad = layout.pad_value if layout.pad_value is not None else 0
+    data = np.full((prod(layout.shape), lanes), pad).astype(array.dtype)
+    data[layout_map.logical_positions] = array.reshape(-1, lanes)
+    data = data.reshape(-1)
+    data.flags.writeable = array.flags.writeable
+    strides = row_major_strides(layout.shape, lanes)
     return View(
-        storage, 0, logical, row_major_strides(logical, prod(vshape)), vshape, array.dtype, label
+        Storage(data, label), 0, layout.logical_shape, strides, vshape, array.dtype, label,
+        layout=layout_map,
     )
+
+
+def write_back(value: Any, entry: Entry) -> None:
+    """Copy the logical contents of a mapped argument view back into the caller's array."""
+    if not isinstance(entry, View) or entry.layout is None:
+        return
+    if isinstance(value, np.ndarray) and value.flags.writeable:
+        np.copyto(value, view_as_array(entry))
 
 
 def _scalar_arg(value: Any, type_: Attribute, label: str) -> Array:

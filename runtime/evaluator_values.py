@@ -18,13 +18,17 @@ Memory
 - `Handle` is a data handle (`!layout.ptr`): a storage and the vector lanes of its element.
 - `View` is a buffer (`!layout.buffer` or `memref`): a storage, a scalar offset, a shape and
   scalar strides, and the vector shape of its element type (vector elements are stored
-  contiguously, innermost).
+  contiguously, innermost). A `!layout.buffer` whose type has a pending transform is a
+  *mapped* view (`LayoutMap`): its element `idx` is the element at `map(idx)` of the
+  transformed shape, laid out row-major (storage is physical, as after `apply-layout` and
+  `flatten-buffers`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property, lru_cache
 from math import prod
 from typing import Any, TypeAlias
 
@@ -39,10 +43,13 @@ from xdsl.dialects.builtin import (
     MemRefType,
     VectorType,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
+from physlayout.dialects.buffer_layout import PendingLayout
+from physlayout.dialects.index_map import IndexMap
 from physlayout.dialects.layout import BufferType, PtrType
+from physlayout.dialects.quasi_affine import Const, Dim, Expr
 
 Array: TypeAlias = npt.NDArray[Any]
 """A numpy array of any dtype."""
@@ -278,9 +285,100 @@ class Handle:
 
 
 @dataclass(frozen=True, eq=False)
+class LayoutMap:
+    """A buffer type's pending transforms as the evaluator addresses storage: logical element
+    `idx` (in `layout.logical_shape`) is the element at row-major position `map(idx)` of
+    the transformed shape `layout.shape`. This is what `apply-layout` (then
+    `flatten-buffers`, whose separator groups are row-major too) makes of the buffer, so
+    every view of the same storage (a physical alias, a second transformed declaration)
+    sees the scalars the compiled program sees.
+
+    The position is computed from the maps as written in the type, composed by substitution
+    only: the reference does not depend on the simplifier that the passes use."""
+
+    layout: PendingLayout
+    maps: tuple[IndexMap, ...]
+
+    @cached_property
+    def _position(self) -> tuple[tuple[str, ...], Expr]:
+        names = self.maps[0].initial_indices
+        exprs: list[Expr] = [Dim(name) for name in names]
+        for index_map in self.maps:
+            point = dict(zip(index_map.initial_indices, exprs, strict=True))
+            exprs = [e.substitute(point) for e in index_map.final_indices]
+        flat: Expr = Const(0)
+        for expr, stride in zip(exprs, row_major_strides(self.layout.shape, 1), strict=True):
+            flat = flat + expr * stride
+        return names, flat
+
+    def position(self, indices: Sequence[Array | int]) -> Array | int:
+        """The row-major element position in the transformed shape of logical `indices`
+        (ints or broadcastable int64 arrays, assumed in bounds)."""
+        names, flat = self._position
+        return flat.evaluate(dict(zip(names, indices, strict=True)))
+
+    @cached_property
+    def logical_positions(self) -> Array:
+        """`position` of every logical element, in row-major logical order (flat int64)."""
+        logical = self.layout.logical_shape
+        grids = list(np.indices(logical, dtype=np.int64, sparse=True))
+        flat = np.asarray(self.position(grids), dtype=np.int64)
+        return np.broadcast_to(flat, logical).reshape(-1)
+
+    @cached_property
+    def padding_positions(self) -> Array:
+        """The row-major element positions of the transformed shape that no logical
+        element maps to (empty without padding)."""
+        if self.layout.padding is None:
+            return np.zeros((0,), dtype=np.int64)
+        unused = np.ones(prod(self.layout.shape), dtype=np.bool_)
+        unused[self.logical_positions] = False
+        return np.flatnonzero(unused).astype(np.int64)
+
+
+@lru_cache(maxsize=1024)
+def _layout_map(buffer_type: BufferType) -> LayoutMap | None:
+    layout = PendingLayout.of(buffer_type)
+    if layout is None:
+        return None
+    return LayoutMap(layout, tuple(t.index_map for t in buffer_type.get_transforms()))
+
+
+def layout_map_of(type_: Attribute, what: str) -> LayoutMap | None:
+    """The mapped addressing of a `!layout.buffer` type with a pending transform (None for
+    other types). A transform `apply-layout` would refuse raises EvaluationError."""
+    if not isinstance(type_, BufferType) or not type_.get_transforms():
+        return None
+    try:
+        return _layout_map(type_)
+    except ValueError as err:
+        raise EvaluationError(f"{what}: {err}") from None
+
+
+def fills_padding(buffer: SSAValue) -> bool:
+    """True when the padding of `buffer` is filled with its pad value where it is declared
+    (a function parameter: on entry; a `layout.decl_buffer`: right after it).
+
+    That is `apply-layout`'s contract: a buffer with a padded pending transform that is the
+    target of a `layout.store` in the function gets its padding filled.
+    """
+    type_ = buffer.type
+    if not isinstance(type_, BufferType) or type_.get_pad_value() is None:
+        return False
+    if not any(use.operation.name == "layout.store" and use.index == 1 for use in buffer.uses):
+        return False
+    layout_map = layout_map_of(type_, "evaluator")
+    return layout_map is not None and layout_map.layout.padding is not None
+
+
+@dataclass(frozen=True, eq=False)
 class View:
     """A buffer: element `idx` starts at scalar `offset + sum(idx[k] * strides[k])` of
     `storage` and holds `prod(vshape)` contiguous scalars read as dtype `dtype`.
+
+    A mapped view (`layout` is not None) addresses `layout.position(idx)` times the lanes
+    per element: `shape` is the logical shape (indices are checked against it) and
+    `strides` are the row-major strides of the transformed shape (`addressed_shape`).
 
     The offset may differ between lanes (a `memref.subview` at a lane-dependent position):
     it is then an array over the lanes of depth `offset_depth`. Shapes and strides are the
@@ -300,6 +398,7 @@ class View:
     name: str
     offset_depth: int = 0
     base: int | None = 0
+    layout: LayoutMap | None = None
 
     def as_parameter(self) -> View:
         """This buffer bound to a function parameter: its handle starts at its offset."""
@@ -309,6 +408,21 @@ class View:
     @property
     def rank(self) -> int:
         return len(self.shape)
+
+    @property
+    def addressed_shape(self) -> tuple[int, ...]:
+        """The shape `strides` apply to: the transformed shape of a mapped view."""
+        return self.shape if self.layout is None else self.layout.layout.shape
+
+    def address(self, indices: Sequence[Array | int]) -> Array | int:
+        """The scalar offset of element `indices` from the view's offset (elementwise for
+        broadcastable index arrays); indices are not checked."""
+        if self.layout is not None:
+            return self.layout.position(indices) * self.lanes
+        flat: Array | int = 0
+        for index, stride in zip(indices, self.strides, strict=True):
+            flat = flat + index * stride
+        return flat
 
     @property
     def lanes(self) -> int:
@@ -330,7 +444,7 @@ class View:
             if values.size == 0:
                 return (0, 0)
             low, high = int(values.min()), int(values.max())
-        for extent, stride in zip(self.shape, self.strides, strict=True):
+        for extent, stride in zip(self.addressed_shape, self.strides, strict=True):
             if extent == 0:
                 return (low, low)
             reach = (extent - 1) * stride
@@ -340,7 +454,8 @@ class View:
 
     def is_injective(self) -> bool:
         """True when distinct indices always address disjoint elements."""
-        dims = sorted((abs(s), e) for e, s in zip(self.shape, self.strides, strict=True) if e > 1)
+        pairs = zip(self.addressed_shape, self.strides, strict=True)
+        dims = sorted((abs(s), e) for e, s in pairs if e > 1)
         reach = self.lanes
         for stride, extent in dims:
             if stride < reach:
@@ -446,9 +561,14 @@ def element_offsets(
     _check_bounds(view, indices, width, lanes, what)
     if lanes.mask is not None:
         indices = [np.where(lanes.mask, i, 0) for i in indices]
-    flat: Array = np.asarray(view.lane_offset(lanes), dtype=np.int64)
-    for index, stride in zip(indices, view.strides, strict=True):
-        flat = flat + index * stride
+    offset: Array = np.asarray(view.lane_offset(lanes), dtype=np.int64)
+    if width > 1 and view.layout is not None:
+        # Each of the `width` consecutive logical elements is mapped on its own.
+        wide = [with_trailing(i, 1) for i in indices]
+        wide[-1] = wide[-1] + np.arange(width, dtype=np.int64)
+        flat = with_trailing(offset, 1) + view.address(wide)
+        return np.broadcast_to(flat, np.broadcast_shapes(flat.shape, (1,) * (lanes.depth + 1))), 1
+    flat = offset + view.address(indices)
     flat = np.broadcast_to(flat, np.broadcast_shapes(flat.shape, (1,) * lanes.depth))
     if width > 1:
         step = view.strides[-1] if view.strides else 1
@@ -487,13 +607,9 @@ def _check_bounds(
 def whole_view_offsets(view: View, lanes: Lanes) -> tuple[Array, int]:
     """Scalar offsets of every scalar of `view` (lane axes of extent 1, then the view's
     shape and vector shape as tail axes)."""
-    flat: Array = np.zeros((), dtype=np.int64)
     rank = view.rank
-    for axis, (extent, stride) in enumerate(zip(view.shape, view.strides, strict=True)):
-        shape = [1] * rank
-        shape[axis] = extent
-        flat = flat + np.arange(extent, dtype=np.int64).reshape(shape) * stride
-    flat = np.broadcast_to(flat, view.shape)
+    grids = list(np.indices(view.shape, dtype=np.int64, sparse=True))
+    flat = np.broadcast_to(np.asarray(view.address(grids), dtype=np.int64), view.shape)
     tail = rank + len(view.vshape)
     if view.vshape:
         inner = np.arange(view.lanes, dtype=np.int64).reshape(view.vshape)
@@ -504,12 +620,16 @@ def whole_view_offsets(view: View, lanes: Lanes) -> tuple[Array, int]:
 
 
 def view_as_array(view: View) -> Array:
-    """A numpy array aliasing the scalars of a (shared) `view`: shape `shape + vshape`."""
+    """A numpy array aliasing the scalars of a (shared) `view`: shape `shape + vshape`
+    (a copy for a mapped view)."""
     if view.storage.private_depth or not isinstance(view.offset, int):
         raise EvaluationError(f"evaluator: cannot return lane-private buffer {view.name}")
     data = view.storage.data
     if data.dtype != view.dtype:
         data = data.view(view.dtype)
+    if view.layout is not None:
+        flat, _ = whole_view_offsets(view, Lanes((), None))
+        return data[flat]
     item = data.itemsize
     strides = tuple(s * item for s in view.strides)
     inner = tuple(s * item for s in row_major_strides(view.vshape, 1))
@@ -521,26 +641,24 @@ def view_as_array(view: View) -> Array:
 
 def _scalar_positions(view: View, indices: Sequence[Array], width: int, what: str) -> Array:
     """The scalar offsets touched by one access at uniform `indices` (no lanes)."""
-    shape, strides = view.shape, view.strides
+    shape = view.shape
     rank = len(shape)
     if len(indices) != rank:
         raise EvaluationError(f"{what}: {len(indices)} indices for {view.name} of rank {rank}")
-    start = int(view.offset)
+    point = [int(i) for i in indices]
     last = rank - 1
     for axis in range(rank):
-        index = int(indices[axis])
         limit = shape[axis] - (width - 1 if axis == last else 0)
-        if index < 0 or index >= limit:
-            point = [int(i) for i in indices]
+        if point[axis] < 0 or point[axis] >= limit:
             span = f" (accessing {width} elements)" if width > 1 else ""
             raise EvaluationError(
                 f"{what}: index {point} is out of bounds for {view.name} of shape "
                 f"{list(shape)}{span}"
             )
-        start += index * strides[axis]
     if width > 1:
-        step = strides[-1] if strides else 1
-        return start + np.arange(width, dtype=np.int64) * step
+        wide: list[Array | int] = [*point[:-1], point[-1] + np.arange(width, dtype=np.int64)]
+        return int(view.offset) + np.asarray(view.address(wide), dtype=np.int64)
+    start = int(view.offset) + int(view.address(point))
     if view.vshape:
         return (start + np.arange(view.lanes, dtype=np.int64)).reshape(view.vshape)
     return np.asarray(start)

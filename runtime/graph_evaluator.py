@@ -18,6 +18,9 @@ Supported IR
   results;
 - `linalg.generic` with static tensor operands and any quasi-affine indexing maps, and
   `linalg.fill`;
+- the upstream relayout ops `linalg.pack`/`unpack`/`transpose`, `tensor.expand_shape`/
+  `collapse_shape`/`pad`/`extract_slice`/`extract` (static shapes; semantics in
+  `physlayout.runtime.graph_upstream`), `tensor.extract` also in `linalg.generic` bodies;
 - `layout.transform` (`IndexMap.map_ndarray`), `layout.pad` (`numpy.pad`), `layout.crop`
   (slicing). With `check_hints=True` (the default) a crop's concrete `cropped_value` is
   checked: every cropped-away element must equal it (NaN equals NaN), else
@@ -61,6 +64,7 @@ from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, scalar_
 from physlayout.dialects.quasi_affine import Dim
 from physlayout.runtime.evaluator_arith import VALUE_OPS, constant_value
 from physlayout.runtime.evaluator_values import Array, EvaluationError, dtype_of
+from physlayout.runtime.graph_upstream import UPSTREAM_OPS, extract
 
 __all__ = [
     "EvaluationError",
@@ -162,6 +166,11 @@ def _body_op(
         if loop_index is None:
             return [None]
         return [np.asarray(loop_index(op.dim.value.data), dtype=np.int64)]
+    if op.name == "tensor.extract":
+        if any(v is None for v in operands):
+            return [None]
+        source, *indices = _known(operands)
+        return [extract(op, source, indices)]
     if op.name == "arith.constant" and len(op.results) == 1:
         value = op.properties.get("value")
         if isinstance(value, IntegerAttr | FloatAttr):
@@ -179,6 +188,10 @@ def _body_op(
     if len(known) != len(operands):
         return [None]
     return [np.asarray(fn(op, known, None))]
+
+
+def _known(values: Sequence[Array | None]) -> list[Array]:
+    return [v for v in values if v is not None]
 
 
 # The evaluator ----------------------------------------------------------------------------
@@ -243,6 +256,9 @@ class GraphEvaluator:
                 return self._call(callee, args)
             case _:
                 pass
+        upstream = UPSTREAM_OPS.get(op.name)
+        if upstream is not None:
+            return [upstream(op, args, env.get)]
         if op.name == "tensor.empty":
             type_ = op.results[0].type
             return [undefined_array(_static_shape(op, type_), _tensor_dtype(type_))]

@@ -12,12 +12,16 @@ argument (`KernelArg.offset_argument`); a texture view must start at offset 0.
 `execute(compiled, name, args)`:
 
 1. uploads every buffer argument (a LOGICAL numpy array) to a device buffer or image in the
-   parameter's physical layout (`ParamLayout.to_physical`);
+   parameter's physical layout (`ParamLayout.to_physical`; `padding={index: value}` puts
+   `value` instead of the pad value into the padding of those parameters: tests upload
+   garbage into buffers a kernel writes, whose padding the kernel must fill);
 2. runs the function: a kernel's launches in order, or the host body op by op (each
-   allocation becomes zero-filled device storage in its scope: a texture allocation is an
-   image of the 2-D shape its declared buffer flattens to);
+   allocation becomes device storage in its scope filled with zeros, or with
+   `allocation_fill`: a texture allocation is an image of the 2-D shape its declared
+   buffer flattens to);
 3. downloads every buffer argument, maps it back to the logical layout and writes it into
-   the caller's array in place (as the numpy evaluator does).
+   the caller's array in place (as the numpy evaluator does); the downloaded arrays, in the
+   transformed shape and padding included, are kept in `RunResult.physical`.
 
 Work-groups are chosen by `OpenCLRuntime.local_size`. Kernel times come from OpenCL
 profiling events (end - start of each launch). Overlapping views of one storage passed to
@@ -27,7 +31,7 @@ parameters are assumed not to overlap: see `lowering/opencl_parallel.py`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from math import prod
 from typing import Any
@@ -101,43 +105,60 @@ class RunResult:
     """What a run did: the launches in order with their device times."""
 
     times: list[KernelTime] = field(default_factory=list[KernelTime])
+    physical: dict[int, np.ndarray] = field(default_factory=dict[int, np.ndarray])
+    """Per buffer parameter (by index), its downloaded array in the transformed shape."""
 
     @property
     def total_seconds(self) -> float:
         return sum(t.seconds for t in self.times)
 
 
-def execute(compiled: CompiledModule, name: str, args: Sequence[Any]) -> RunResult:
-    """Run function `name` of `compiled` on `args` (logical arrays are updated in place)."""
+def execute(
+    compiled: CompiledModule,
+    name: str,
+    args: Sequence[Any],
+    padding: Mapping[int, Any] | None = None,
+    allocation_fill: Any = 0,
+) -> RunResult:
+    """Run function `name` of `compiled` on `args` (logical arrays are updated in place);
+    `padding` maps parameter indices to the value uploaded into their padding;
+    `allocation_fill` is the initial value of host-function allocations (tests: garbage)."""
     function = compiled.function(name)
     layouts = compiled.params[name]
     if len(args) != len(layouts):
         raise OpenCLRuntimeError(f"@{name} takes {len(layouts)} arguments, got {len(args)}")
     runtime = compiled.runtime
+    fills = padding or {}
     values: list[Value] = []
-    for arg, layout, arg_type in zip(args, layouts, function.function_type.inputs.data, strict=True):
+    types = function.function_type.inputs.data
+    for index, (arg, layout, arg_type) in enumerate(zip(args, layouts, types, strict=True)):
         if layout is None:
             values.append(_scalar(arg, arg_type, name))
             continue
         storage = runtime.allocate(layout.kind, layout.physical_shape, layout.dtype)
-        storage.upload(layout.to_physical(arg))
+        storage.upload(layout.to_physical(arg, fills.get(index)))
         values.append(DeviceView(storage))
-    result = execute_physical(compiled, name, values)
-    for arg, layout, value in zip(args, layouts, values, strict=True):
+    result = execute_physical(compiled, name, values, allocation_fill)
+    for index, (arg, layout, value) in enumerate(zip(args, layouts, values, strict=True)):
         if layout is None or not isinstance(value, DeviceView):
             continue
-        logical = layout.to_logical(value.storage.download())
+        physical = value.storage.download()
+        result.physical[index] = layout.transformed(physical)
+        logical = layout.to_logical(physical)
         if isinstance(arg, np.ndarray) and arg.flags.writeable:
             np.copyto(arg, logical.astype(arg.dtype, copy=False))
     return result
 
 
-def execute_physical(compiled: CompiledModule, name: str, values: Sequence[Value]) -> RunResult:
+def execute_physical(
+    compiled: CompiledModule, name: str, values: Sequence[Value], allocation_fill: Any = 0
+) -> RunResult:
     """Run function `name` of `compiled` on device storage the caller allocated and filled
     in the physical layout (`OpenCLRuntime.allocate`, `DeviceStorage.upload`), e.g. to
-    check that a kernel writes every element, padding included."""
+    check that a kernel writes every element, padding included; `allocation_fill` as in
+    `execute`."""
     result = RunResult()
-    _Executor(compiled, result).call(name, list(values))
+    _Executor(compiled, result, allocation_fill).call(name, list(values))
     compiled.runtime.queue.finish()
     return result
 
@@ -153,6 +174,7 @@ def _scalar(value: Any, arg_type: Any, where: str) -> int | float:
 class _Executor:
     compiled: CompiledModule
     result: RunResult
+    allocation_fill: Any = 0
 
     def call(self, name: str, values: list[Value]) -> None:
         info = self.compiled.program.kernels.get(name)
@@ -210,13 +232,13 @@ class _Executor:
                 )
             (shape,) = shapes
             storage = runtime.allocate("texture", shape, dtype)
-        storage.upload(np.zeros(storage.physical_shape, dtype=dtype))
+        storage.upload(np.full(storage.physical_shape, self.allocation_fill, dtype=dtype))
         return storage
 
     def kernel(self, name: str) -> Any:
         kernels = self.compiled.cl_kernels
         if name not in kernels:
-            kernels[name] = getattr(self.compiled.cl_program, name)
+            kernels[name] = _cl().Kernel(self.compiled.cl_program, name)
         return kernels[name]
 
     def launch_all(self, info: KernelInfo, values: list[Value]) -> None:

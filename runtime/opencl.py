@@ -20,15 +20,17 @@ Compilation
 -----------
 `compile_module(module, runtime)` records, for every function parameter of the SOURCE
 module, its logical shape and pending layout (`PendingLayout.of`, before `apply-layout`
-consumes it), then runs `apply-layout{rewrite-loops=true}`, `flatten-buffers`,
-`vectorize-texels`, generates OpenCL C (`lowering/opencl.py`) with the device's image
-limits and builds it (one `cl.Program` per distinct source text, cached per runtime).
+consumes it), then runs `apply-layout{rewrite-loops=true}` (`remarks=true` on request),
+`flatten-buffers`, `vectorize-texels`, generates OpenCL C (`lowering/opencl.py`) with the
+device's image limits and builds it (one `cl.Program` per distinct source text, cached per runtime).
 
 Data movement
 -------------
 `ParamLayout.to_physical` turns a LOGICAL numpy array into the physical one (the layout's
-`IndexMap.map_ndarray`, padding filled with the pad value, then flattened row-major per
-axis group); `to_logical` inverts it (`inverse_map_ndarray`). Global-scope buffers are
+`PendingLayout.map_ndarray`, padding filled with the pad value, or with a given value: tests
+upload garbage there to check that kernels fill the padding of buffers they write, then
+flattened row-major per axis group); `to_logical` inverts it (`PendingLayout.unmap_ndarray`).
+Global-scope buffers are
 `cl.Buffer`s; texture-scope buffers are RGBA FLOAT `image2d`s of width cols/4 and height
 rows (a contiguous [rows, cols] float32 array has exactly the image's bytes).
 
@@ -334,7 +336,9 @@ class ParamLayout:
             tuple(physical),
         )
 
-    def to_physical(self, logical: np.ndarray) -> np.ndarray:
+    def to_physical(self, logical: np.ndarray, padding: Any = None) -> np.ndarray:
+        """The flattened physical array of `logical`; padding positions hold `padding`
+        (default: the pad value; tests pass garbage to see that kernels fill it)."""
         array = np.asarray(logical, dtype=self.dtype)
         if tuple(array.shape) != self.logical_shape:
             raise OpenCLRuntimeError(
@@ -342,15 +346,18 @@ class ParamLayout:
                 f"got {list(array.shape)}"
             )
         if self.layout is not None:
-            pad = self.layout.pad_value if self.layout.pad_value is not None else 0
-            array = self.layout.index_map.map_ndarray(array, pad_value=pad)
+            array = self.layout.map_ndarray(array, pad_value=padding)
         return np.ascontiguousarray(array).reshape(self.physical_shape)
+
+    def transformed(self, physical: np.ndarray) -> np.ndarray:
+        """A downloaded physical array in the transformed (unflattened) shape."""
+        shape = self.logical_shape if self.layout is None else self.layout.shape
+        return np.asarray(physical).reshape(shape)
 
     def to_logical(self, physical: np.ndarray) -> np.ndarray:
         if self.layout is None:
             return np.asarray(physical).reshape(self.logical_shape)
-        transformed = np.asarray(physical).reshape(self.layout.shape)
-        return self.layout.index_map.inverse_map_ndarray(transformed, self.logical_shape)
+        return self.layout.unmap_ndarray(np.asarray(physical).reshape(self.layout.shape))
 
 
 # Compilation ------------------------------------------------------------------------------
@@ -362,13 +369,18 @@ def parse_module(text: str, name: str = "<input>") -> ModuleOp:
     return module
 
 
-def lowering_passes() -> list[ModulePass]:
-    """The passes between the source module and the OpenCL target."""
+def lowering_passes(remarks: bool = False) -> list[ModulePass]:
+    """The passes between the source module and the OpenCL target (`remarks`: apply-layout
+    says which loop nests it re-iterates, and why it keeps the others)."""
     from physlayout.transforms.apply_layout import ApplyLayoutPass
     from physlayout.transforms.flatten_buffers import FlattenBuffersPass
     from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
 
-    return [ApplyLayoutPass(rewrite_loops=True), FlattenBuffersPass(), VectorizeTexelsPass()]
+    return [
+        ApplyLayoutPass(rewrite_loops=True, remarks=remarks),
+        FlattenBuffersPass(),
+        VectorizeTexelsPass(),
+    ]
 
 
 def module_text(module: ModuleOp) -> str:
@@ -403,14 +415,18 @@ class CompiledModule:
 
 
 def compile_module(
-    module: ModuleOp | str, runtime: OpenCLRuntime, keep_stages: bool = False
+    module: ModuleOp | str,
+    runtime: OpenCLRuntime,
+    keep_stages: bool = False,
+    remarks: bool = False,
 ) -> CompiledModule:
-    """Lower `module` (a source module with pending layouts) and build it for `runtime`."""
+    """Lower `module` (a source module with pending layouts) and build it for `runtime`
+    (`remarks`: print the lowering passes' remarks to stderr)."""
     source = parse_module(module) if isinstance(module, str) else module
     lowered = source.clone()
     ctx = make_context()
     stages: list[tuple[str, str]] = []
-    for one_pass in lowering_passes():
+    for one_pass in lowering_passes(remarks):
         one_pass.apply(ctx, lowered)
         lowered.verify()
         if keep_stages:

@@ -17,9 +17,21 @@ order) is rewritten to its transformed layout:
 - `rewrite-loops=true` (RFC 0039 option 3): a perfect loop nest with constant bounds that
   stores to a whole transformed buffer at exactly its loop variables is re-iterated over
   the transformed box, in physical order; its body computes the logical indices with the
-  exact inverse map, and padding points store the pad value.
+  exact inverse map, and padding points store the pad value. A nest is re-iterated only
+  when the dependence analysis (`dependence.reorder_hazard`, exact with isl) proves that
+  every two iterations that touch one element of one storage, one of them writing it,
+  still run in their logical order (any order is fine when no two iterations share an
+  element that one of them writes); it refuses nests that carry values between
+  iterations (`iter_args`), call functions or run ops with unknown memory effects, and
+  compares accesses through aliases (`layout.decl_buffer`, `layout.data`, parameters a
+  call binds to one storage) in their common storage. Otherwise the nest keeps its
+  logical order (its accesses are transformed like any other and the padding is filled
+  by the fill nest), and with `remarks=true` a remark on stderr says why, e.g. "kept the
+  logical order of the loop nest over %i: iterations (i=2) and (i=13) both access %y[13]
+  (load, then store); the new order runs (i=13) first". Remarks never change the IR.
 
-Refused, with a diagnostic: a map that is not injective on the buffer's shape (proven with
+Refused, with a diagnostic: input that `verify-buffers` rejects (checked first: the
+rewrite erases dead declarations, which would hide an invalid alias), a map that is not injective on the buffer's shape (proven with
 isl, the colliding indices are named), padding without `pad_value`, two different pending
 transforms over one allocation, and vector accesses whose lanes the map does not keep
 contiguous.
@@ -27,7 +39,8 @@ contiguous.
 Guarantees: the pending transforms are consumed, so a second run changes nothing.
 
 Upstream `memref<..., affine_map<...>>` layouts are normalized by the same pass (see
-`normalize_memrefs`).
+`normalize_memrefs`): a memref that cannot be normalized soundly is left as it is with a
+warning, or, with `strict=true`, refused (and the module left unchanged).
 """
 
 from __future__ import annotations
@@ -55,6 +68,15 @@ from xdsl.utils.exceptions import PassFailedException
 from physlayout.dialects.buffer_layout import PendingLayout
 from physlayout.dialects.layout import AllocateOp, BufferType, DeclBufferOp, LoadOp, StoreOp
 from physlayout.dialects.quasi_affine import Dim, simplify
+from physlayout.transforms.buffer_aliases import describe_value
+from physlayout.transforms.dependence import (
+    access_lanes,
+    aliased_parameters,
+    enclosing_function,
+    iteration_dims,
+    reorder_hazard,
+)
+from physlayout.transforms.diagnostics import emit_remark
 from physlayout.transforms.index_exprs import ExprEmitter, IndexAnalysis
 from physlayout.transforms.loop_nests import (
     PHYSICAL_ACCESS,
@@ -63,6 +85,7 @@ from physlayout.transforms.loop_nests import (
     physical_names,
 )
 from physlayout.transforms.normalize_memrefs import normalize_memref_layouts
+from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 
 @dataclass
@@ -126,12 +149,6 @@ def _check_contiguous_lanes(op: LoadOp | StoreOp, layout: PendingLayout) -> None
     )
 
 
-def _lanes(value_type: Attribute, buffer_type: BufferType) -> int:
-    if isinstance(value_type, VectorType) and not isinstance(buffer_type.element_type, VectorType):
-        return value_type.get_shape()[0]
-    return 1
-
-
 @dataclass
 class RewriteLoadToTransformedIndices(RewritePattern):
     """`layout.load %B[x]` on a buffer with a pending map -> `layout.load %B[map(x)]`."""
@@ -143,9 +160,7 @@ class RewriteLoadToTransformedIndices(RewritePattern):
         layout = self.layouts.get(op.buffer.type, _describe(op.buffer))
         if layout is None or PHYSICAL_ACCESS in op.attributes:
             return
-        buffer_type = op.buffer.type
-        assert isinstance(buffer_type, BufferType)
-        indices = _transformed_indices(op, layout, _lanes(op.result.type, buffer_type))
+        indices = _transformed_indices(op, layout, access_lanes(op))
         new = LoadOp(op.buffer, indices, op.result.type)
         new.attributes[PHYSICAL_ACCESS] = UnitAttr()
         rewriter.replace(op, new)
@@ -162,9 +177,7 @@ class RewriteStoreToTransformedIndices(RewritePattern):
         layout = self.layouts.get(op.buffer.type, _describe(op.buffer))
         if layout is None or PHYSICAL_ACCESS in op.attributes:
             return
-        buffer_type = op.buffer.type
-        assert isinstance(buffer_type, BufferType)
-        indices = _transformed_indices(op, layout, _lanes(op.value.type, buffer_type))
+        indices = _transformed_indices(op, layout, access_lanes(op))
         new = StoreOp(op.value, op.buffer, indices)
         new.attributes[PHYSICAL_ACCESS] = UnitAttr()
         rewriter.replace(op, new)
@@ -321,6 +334,8 @@ class LoopNest:
     extents: list[int]
     body: Block
     parallel: bool
+    carried: SSAValue | None
+    """An induction variable of a loop of the nest that carries values (iter_args)."""
 
 
 def _constant(value: SSAValue) -> int | None:
@@ -330,14 +345,26 @@ def _constant(value: SSAValue) -> int | None:
     return None
 
 
+def _carries_values(op: Operation) -> bool:
+    match op:
+        case scf.ForOp():
+            return bool(op.iter_args)
+        case scf.ParallelOp():
+            return bool(op.initVals)
+        case affine.ForOp():
+            return bool(op.inits)
+        case _:
+            return False
+
+
 def _loop_dims(op: Operation) -> tuple[list[SSAValue], list[int], Block] | None:
     """The ivs, extents and body of one loop op with bounds 0..E, step 1."""
     match op:
-        case scf.ForOp() if not op.iter_args:
+        case scf.ForOp():
             lowers, uppers, steps = [op.lb], [op.ub], [op.step]
-        case scf.ParallelOp() if not op.initVals:
+        case scf.ParallelOp():
             lowers, uppers, steps = list(op.lowerBound), list(op.upperBound), list(op.step)
-        case affine.ForOp() if not op.inits and op.step.value.data == 1:
+        case affine.ForOp() if op.step.value.data == 1:
             lower = op.lowerBoundMap.data.results
             upper = op.upperBoundMap.data.results
             if len(lower) != 1 or len(upper) != 1 or lower[0] != AffineConstantExpr(0):
@@ -352,7 +379,8 @@ def _loop_dims(op: Operation) -> tuple[list[SSAValue], list[int], Block] | None:
     extents = [_constant(v) for v in uppers]
     if any(e is None for e in extents):
         return None
-    return list(op.regions[0].block.args), [e for e in extents if e is not None], op.regions[0].block
+    ivs = list[SSAValue](op.regions[0].block.args)[: len(extents)]
+    return ivs, [e for e in extents if e is not None], op.regions[0].block
 
 
 def loop_nest_at(op: Operation) -> LoopNest | None:
@@ -361,27 +389,34 @@ def loop_nest_at(op: Operation) -> LoopNest | None:
     if dims is None:
         return None
     ivs, extents, body = dims
+    carried = ivs[0] if _carries_values(op) else None
     parallel = isinstance(op, scf.ParallelOp)
     while True:
         inner = [o for o in body.ops if o is not body.last_op]
         if len(inner) != 1 or (nested := _loop_dims(inner[0])) is None:
             break
+        if carried is None and _carries_values(inner[0]):
+            carried = nested[0][0]
         ivs, extents, body = ivs + nested[0], extents + nested[1], nested[2]
-    return LoopNest(op, ivs, extents, body, parallel)
+    return LoopNest(op, ivs, extents, body, parallel, carried)
 
 
 @dataclass
 class RewriteLoopNestInPhysicalOrder(RewritePattern):
     """A loop nest that writes a whole buffer at its loop variables is re-iterated over the
-    buffer's transformed box (RFC 0039 option 3), padding included."""
+    buffer's transformed box (RFC 0039 option 3), padding included, when the dependence
+    analysis proves the physical order computes what the logical order computes."""
 
     layouts: Layouts
     covered: set[SSAValue]
+    parameter_pairs: dict[str, set[frozenset[int]]]
+    remarks: bool = False
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         nest = loop_nest_at(op)
         if nest is None or isinstance(op.parent_op(), scf.ForOp | scf.ParallelOp | affine.ForOp):
             return
+        hazards: list[str] = []
         for store in [s for s in nest.body.ops if isinstance(s, StoreOp)]:
             layout = self.layouts.get(store.buffer.type, _describe(store.buffer))
             if layout is None or store.buffer in self.covered:
@@ -389,9 +424,45 @@ class RewriteLoopNestInPhysicalOrder(RewritePattern):
             axes = _store_axes(store, nest, layout)
             if axes is None:
                 continue
+            hazard = self._hazard(nest, store.buffer, layout, axes)
+            if hazard is not None:
+                hazards.append(hazard)
+                continue
+            self._remark(nest, f"re-iterated {_nest_name(nest)} in the physical order of "
+                         f"{describe_value(store.buffer)}")
             self.covered.add(store.buffer)
             self._rewrite(nest, store.buffer, layout, axes, rewriter)
             return
+        if hazards:
+            self._remark(nest, f"kept the logical order of {_nest_name(nest)}: {hazards[0]}")
+
+    def _hazard(
+        self, nest: LoopNest, buffer: SSAValue, layout: PendingLayout, axes: dict[SSAValue, int]
+    ) -> str | None:
+        """Why re-iterating `nest` in the physical order of `buffer` may change the result
+        (None when it provably does not)."""
+        if nest.carried is not None:
+            return f"loop {describe_value(nest.carried)} carries values between iterations"
+        position = {iv: k for k, iv in enumerate(nest.ivs)}
+        iterations = iteration_dims(len(nest.ivs))
+        initial = layout.index_map.initial_indices
+        logical = {initial[axis]: iterations[position[iv]] for iv, axis in axes.items()}
+        new_order = [e.substitute(logical) for e in layout.index_map.final_indices]
+        function = enclosing_function(nest.outer)
+        pairs = set() if function is None else self.parameter_pairs.get(function.sym_name.data)
+        return reorder_hazard(
+            nest.outer,
+            nest.ivs,
+            nest.extents,
+            new_order,
+            self.layouts.get,
+            pairs or set(),
+            buffer if layout.padding is not None else None,
+        )
+
+    def _remark(self, nest: LoopNest, message: str) -> None:
+        if self.remarks:
+            emit_remark(ApplyLayoutPass.name, nest.outer, message)
 
     def _rewrite(
         self,
@@ -430,12 +501,16 @@ class RewriteLoopNestInPhysicalOrder(RewritePattern):
         rewriter.erase(nest.outer, safe_erase=False)
 
 
+def _nest_name(nest: LoopNest) -> str:
+    return "the loop nest over " + ", ".join(describe_value(iv) for iv in nest.ivs)
+
+
 def _store_axes(
     store: StoreOp, nest: LoopNest, layout: PendingLayout
 ) -> dict[SSAValue, int] | None:
     """Map each loop variable to the buffer axis it indexes, when the store writes the
     whole buffer exactly once at the loop variables."""
-    if len(store.indices) != len(nest.ivs) or _lanes(store.value.type, store.buffer.type) != 1:  # type: ignore[arg-type]
+    if len(store.indices) != len(nest.ivs) or access_lanes(store) != 1:
         return None
     axes: dict[SSAValue, int] = {}
     for axis, index in enumerate(store.indices):
@@ -457,17 +532,30 @@ class ApplyLayoutPass(ModulePass):
     name = "apply-layout"
 
     rewrite_loops: bool = False
-    """Re-iterate loop nests that write a whole transformed buffer in physical order."""
+    """Re-iterate loop nests that write a whole transformed buffer in physical order (when
+    the dependence analysis proves it keeps the result)."""
+
+    remarks: bool = False
+    """Print a remark (stderr) for every loop nest `rewrite-loops` re-iterates or keeps, and
+    why it kept it; the IR is the same either way."""
+
+    strict: bool = False
+    """Refuse the module when some upstream memref layout cannot be normalized (by default
+    such memrefs are left as they are, with a warning)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        refuse_invalid_buffers(self.name, op)
         layouts = Layouts()
         if not _resolve_all(op, layouts):
-            normalize_memref_layouts(op)
+            normalize_memref_layouts(op, self.strict)
             return
         covered: set[SSAValue] = set()
         if self.rewrite_loops:
             PatternRewriteWalker(
-                RewriteLoopNestInPhysicalOrder(layouts, covered), apply_recursively=False
+                RewriteLoopNestInPhysicalOrder(
+                    layouts, covered, aliased_parameters(op), self.remarks
+                ),
+                apply_recursively=False,
             ).rewrite_module(op)
         insert_padding_fills(op, layouts, covered)
         PatternRewriteWalker(
@@ -484,7 +572,7 @@ class ApplyLayoutPass(ModulePass):
                 [ConsumePendingTransforms(layouts), DropPhysicalAccessMarker()]
             )
         ).rewrite_module(op)
-        normalize_memref_layouts(op)
+        normalize_memref_layouts(op, self.strict)
 
 
 def _resolve_all(module: ModuleOp, layouts: Layouts) -> bool:

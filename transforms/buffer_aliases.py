@@ -37,7 +37,9 @@ buffer not at offset 0 of its root: `parameters_at_offsets(module)` names them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from math import prod
 from typing import Literal
 
 from xdsl.dialects import func
@@ -45,6 +47,7 @@ from xdsl.dialects.builtin import MemRefType, NoneAttr, UnrealizedConversionCast
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.traits import CallableOpInterface
 
+from physlayout.dialects.index_map import transformed_shape
 from physlayout.dialects.layout import (
     AllocateOp,
     BufferType,
@@ -86,8 +89,36 @@ def byte_size(element_type: Attribute, count: int) -> int | None:
 
 
 def buffer_byte_size(buffer_type: BufferType) -> int | None:
-    """Bytes covered by a buffer of `buffer_type` (its current shape)."""
-    return byte_size(buffer_type.element_type, buffer_type.num_elements())
+    """Bytes covered by a buffer of `buffer_type`: its physical footprint, i.e. the
+    transformed shape when a transform is pending (storage is physical: apply-layout only
+    renames the indices), else its shape."""
+    return byte_size(buffer_type.element_type, prod(_footprint(buffer_type)))
+
+
+def _footprint(buffer_type: BufferType) -> Sequence[int]:
+    transforms = buffer_type.get_transforms()
+    if not transforms:
+        return buffer_type.get_shape()
+    try:
+        return transformed_shape([t.index_map for t in transforms], buffer_type.get_shape())
+    except ValueError:  # an invalid map: apply-layout reports it
+        return buffer_type.get_shape()
+
+
+def _allocation_elements(allocation: AllocateOp) -> int:
+    """Elements of an allocation, counting an allocation whose extents are the logical shape
+    of a transformed buffer declared over it (at offset 0) as the transformed size:
+    apply-layout resizes such an allocation together with the buffer."""
+    count = allocation.num_elements()
+    for use in allocation.ptr.uses:
+        decl = use.operation
+        if not isinstance(decl, DeclBufferOp) or decl.elem_offset.data != 0:
+            continue
+        buffer_type = decl.buffer.type
+        assert isinstance(buffer_type, BufferType)
+        if buffer_type.get_transforms() and buffer_type.get_shape() == allocation.get_extents():
+            count = max(count, prod(_footprint(buffer_type)))
+    return count
 
 
 @dataclass(frozen=True, eq=False)
@@ -186,7 +217,7 @@ class BufferAliases:
         if isinstance(owner, AllocateOp):
             ptr_type = owner.ptr.type
             assert isinstance(ptr_type, PtrType)
-            size = byte_size(ptr_type.element_type, owner.num_elements())
+            size = byte_size(ptr_type.element_type, _allocation_elements(owner))
             return self._storage(handle, "allocation", size, ptr_type)
         if isinstance(owner, func.CallOp) and isinstance(handle.type, PtrType):
             return self._storage(handle, "call", None, handle.type)

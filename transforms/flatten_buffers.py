@@ -16,8 +16,9 @@ gets the flattened extents (it is the physical allocation). A flattened buffer c
 separators `[1, .., k]`, and a buffer without accesses is left alone, so a second run
 changes nothing.
 
-Refused with a diagnostic: buffers that still have a pending transform (run
-`apply-layout` first) and invalid separators.
+Refused with a diagnostic: input that `verify-buffers` rejects (checked first: the greedy
+rewrite erases dead declarations, which would hide an invalid alias), buffers that still
+have a pending transform (run `apply-layout` first) and invalid separators.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from physlayout.dialects.layout import (
 )
 from physlayout.dialects.quasi_affine import Dim
 from physlayout.transforms.index_exprs import ExprEmitter, IndexAnalysis
+from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 
 def _accesses(buffer: SSAValue) -> list[LoadOp | StoreOp]:
@@ -157,6 +159,7 @@ class FlattenBuffersPass(ModulePass):
     name = "flatten-buffers"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        refuse_invalid_buffers(self.name, op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
                 [FlattenParameterThroughAlias(), FlattenDeclaredBufferThroughAlias()]

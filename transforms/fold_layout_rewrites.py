@@ -11,9 +11,10 @@ What it rewrites (``T`` is a `layout.transform`, ``v`` a pad value):
   box and the result type is the type of ``x``. The positions of the result without a
   preimage hold ``v1`` (padding of ``T1`` moved by ``T2``) or ``v2`` (padding of ``T2``), so
   the pair folds only when at most one of them pads or both pad with the same value. When
-  the composed map's structural shape is smaller than the result (a padded transform
-  followed by its inverse: ``i -> (i floordiv 4, i mod 4)`` on [6], then ``(a, b) -> (a * 4
-  + b)``), the pair becomes the composed transform followed by a high ``layout.pad`` with
+  the composed map's structural shape is smaller than the result, whose extents are the
+  step-by-step ones of the pair (`transformed_shape`; e.g. a padded transform followed by
+  its inverse: ``i -> (i floordiv 4, i mod 4)`` on [6], then ``(a, b) -> (a * 4 + b)``),
+  the pair becomes the composed transform followed by a high ``layout.pad`` with
   that value (here: ``layout.pad`` of ``x`` by 2), which a following crop then removes.
   Unlike TVM's OptimizeLayoutTransform a pair is never deleted because its shapes match:
   ``i -> (i floordiv 4, i mod 4)`` then ``(i, j) -> (j * 4 + i)`` on [16] is a transpose and
@@ -70,7 +71,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from physlayout.dialects.index_map import IndexMap
+from physlayout.dialects.index_map import IndexMap, transformed_shape
 from physlayout.dialects.layout_graph import (
     UNDEF,
     CropOp,
@@ -197,10 +198,12 @@ class ComposeAdjacentTransforms(RewritePattern):
             return
         source = inner.input
         shape = inner.input_shape()
+        # The pair's result keeps the step-by-step extents of [M1, M2]; the composed map,
+        # simplified on the box, may have smaller ones (then a high pad makes up the rest).
         out_shape = op.result_shape()
         try:
             composed = inner.map.compose(op.map, shape=shape)
-            composed_shape = tuple(composed.map_shape(shape))
+            composed_shape = tuple(transformed_shape([composed], shape))
         except ValueError:
             return
         if shape == out_shape and is_identity(composed, shape):

@@ -28,6 +28,10 @@ vector code, inlined where the loop was:
   access to it; the two stores become ONE store after the if whose lane k is
   `arith.select` of condition k between the two stored values (so a texel whose lanes are
   partly padding is one whole-texel write with the pad value in its padding lanes).
+  A branch store whose indices are not `base + %l` is accepted when the lanes that take
+  the branch are known (the condition is a constant for each lane) and the indices equal
+  `base + %l` for each of them (e.g. the channel index `apply-layout` simplified to 0 in
+  the branch only lane 0 takes, with one real channel per texel).
   Float results become per-lane selects likewise. A load in a branch whose indices are
   not proven in bounds (interval analysis over the known loop ranges, every lane) is
   guarded: each lane loads under `scf.if` only when it takes that branch (0 otherwise; a
@@ -43,8 +47,8 @@ already in the body, any op with a lane-varying operand that is not listed above
 (comparisons of data, selects, integer arithmetic on data, calls, ...), an `scf.if` that
 is not a masked if as above (nested in a loop or another if, without an else branch, a
 storage stored in one branch only, twice, inside a loop of a branch, or accessed after
-its store in the branch, non-float results), a store whose indices are not `base + %l`,
-and any buffer written in the loop (traced through
+its store in the branch, non-float results), a store whose indices are not `base + %l`
+(in a masked branch: for the lanes that take it), and any buffer written in the loop (traced through
 `layout.decl_buffer`/`layout.data` to its parameter or allocation) that is also accessed
 through another buffer value, at other indices, or at indices that depend on values
 defined inside the loop other than `%l`. With that rule each lane touches only its own
@@ -60,7 +64,8 @@ works before or after `flatten-buffers`; the OpenCL target runs it after flatten
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import operator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -123,6 +128,19 @@ _INT_DIVISIONS: frozenset[str] = frozenset(
 
 
 _FLOATS = (Float16Type, Float32Type, Float64Type)
+
+_CMPI: dict[int, Callable[[int, int], bool]] = {
+    0: operator.eq, 1: operator.ne, 2: operator.lt, 3: operator.le, 4: operator.gt,
+    5: operator.ge, 6: operator.lt, 7: operator.le, 8: operator.gt, 9: operator.ge,
+}  # fmt: skip
+"""`arith.cmpi` predicates (eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge) on integers
+(the unsigned ones only for non-negative operands)."""
+
+_MASK_COMBINE: dict[str, Callable[[frozenset[int], frozenset[int]], frozenset[int]]] = {
+    "arith.andi": frozenset.__and__, "arith.ori": frozenset.__or__,
+    "arith.xori": frozenset.__xor__,
+}  # fmt: skip
+"""The lanes where a boolean combination of two lane masks holds."""
 
 
 def _constant_int(value: SSAValue) -> int | None:
@@ -412,6 +430,8 @@ class LaneLoopPlan:
                 if leaf is not self.lane and leaf in self.varying:
                     raise _Refused
         kind = self._access_kind(exprs, lane)
+        if isinstance(op, StoreOp) and kind != "contiguous" and self.branch_of is not None:
+            exprs, kind = self._pinned(op, exprs), "contiguous"
         if isinstance(op, StoreOp) and kind != "contiguous":
             raise _Refused
         guarded = False
@@ -424,6 +444,70 @@ class LaneLoopPlan:
             if guarded and not isinstance(buffer_type.element_type, scalar_element):
                 raise _Refused
         self.accesses[op] = _Access(op, exprs, kind, guarded)
+
+    def _pinned(self, op: StoreOp, exprs: tuple[Expr, ...]) -> tuple[Expr, ...]:
+        """The indices of store `op` of a masked branch as `base + %l`, when they equal that
+        for every lane that takes the branch (e.g. `apply-layout` simplified the lane index
+        to 0 in a branch only lane 0 takes); refused when the lanes are not known."""
+        assert self.branch_of is not None
+        then = op.parent_block() is self.branch_of.true_region.block
+        taking = self.lanes_taking(self.branch_of, then)
+        if not taking:
+            raise _Refused
+        lane, bounds = self.lane_name, self.analysis.bounds
+        bases: set[tuple[Expr, ...]] = set()
+        for k in taking:
+            at_k = [simplify(e.substitute({lane: Const(k)}), bounds) for e in exprs]
+            bases.add((*at_k[:-1], simplify(Add(at_k[-1], Const(-k)), bounds)))
+        if len(bases) != 1:
+            raise _Refused
+        (base,) = bases
+        pinned = (*base[:-1], simplify(Add(base[-1], Dim(lane)), bounds))
+        if self._access_kind(pinned, lane) != "contiguous":
+            raise _Refused
+        return pinned
+
+    def lanes_taking(self, op: scf.IfOp, then: bool) -> frozenset[int] | None:
+        """The lanes that take the then (`then`) or the else branch of the masked if `op`,
+        when its condition is a constant for each lane (None: not known)."""
+        where = self._lanes_where(op.cond)
+        if where is None or then:
+            return where
+        return frozenset(range(LANES)) - where
+
+    def _lanes_where(self, value: SSAValue) -> frozenset[int] | None:
+        """The lanes where the mask `value` holds, when it is a constant per lane (None:
+        not known, e.g. it depends on other values)."""
+        owner = value.owner
+        if value not in self.varying or not isinstance(owner, Operation):
+            return None
+        if isinstance(owner, arith.CmpiOp):
+            compare = _CMPI.get(owner.predicate.value.data)
+            if compare is None:
+                return None
+            lanes: set[int] = set()
+            for k in range(LANES):
+                lhs, rhs = (
+                    simplify(
+                        self.analysis.expr_of(o).substitute({self.lane_name: Const(k)}),
+                        self.analysis.bounds,
+                    )
+                    for o in owner.operands
+                )
+                if not isinstance(lhs, Const) or not isinstance(rhs, Const):
+                    return None
+                if owner.predicate.value.data >= 6 and min(lhs.value, rhs.value) < 0:
+                    return None  # unsigned comparison of a negative index
+                if compare(lhs.value, rhs.value):
+                    lanes.add(k)
+            return frozenset(lanes)
+        combine = _MASK_COMBINE.get(owner.name)
+        if combine is None:
+            return None
+        lhs_lanes, rhs_lanes = (self._lanes_where(o) for o in owner.operands)
+        if lhs_lanes is None or rhs_lanes is None:
+            return None
+        return combine(lhs_lanes, rhs_lanes)
 
     def _in_bounds(self, exprs: tuple[Expr, ...], buffer_type: BufferType) -> bool:
         """Whether the indices lie in the buffer for every lane and every value of the
@@ -503,7 +587,12 @@ class _Branch:
 
     conditions: list[SSAValue]
     then: bool
+    taking: frozenset[int] | None = None
+    """The lanes that take this branch, when known at compile time."""
     stored: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
+
+    def may_take(self, lane: int) -> bool:
+        return self.taking is None or lane in self.taking
 
     @property
     def uniform(self) -> SSAValue | None:
@@ -675,10 +764,19 @@ class _Vectorizer:
 
     def guarded_load(self, access: _Access, point: InsertPoint) -> None:
         """A load in a masked branch not proven in bounds: each lane loads only when it
-        takes the branch (a lane-invariant load: when some lane does), else gets 0."""
+        takes the branch (a lane-invariant load: when some lane does), else gets 0. Lanes
+        known never to take the branch get 0 without a load (whose indices may then be
+        out of bounds even as constants)."""
         branch = self.branch
         assert branch is not None and isinstance(access.op, LoadOp)
         result = access.op.result
+        if branch.taking is not None and not branch.taking:
+            zero = self._insert(_zero(result.type), point)
+            if access.kind == "invariant":
+                self.mapper[result] = zero
+            else:
+                self.vectors[result] = self.vector(zero, point)
+            return
         uniform = branch.uniform
         if uniform is not None and access.kind == "contiguous":
             self.vectors[result] = self._load_if(access, 0, uniform, branch.then, point, LANES)
@@ -686,6 +784,8 @@ class _Vectorizer:
         if access.kind != "invariant":
             elements = (
                 self._load_if(access, lane, branch.conditions[lane], branch.then, point)
+                if branch.may_take(lane)
+                else self._insert(_zero(result.type), point)
                 for lane in range(LANES)
             )
             self.vectors[result] = self.pack(elements, point)
@@ -732,7 +832,7 @@ class _Vectorizer:
         conditions = self.conditions(op.cond, point)
         branches: list[tuple[_Branch, list[SSAValue]]] = []
         for then, region in ((True, op.true_region), (False, op.false_region)):
-            self.branch = _Branch(conditions, then)
+            self.branch = _Branch(conditions, then, self.plan.lanes_taking(op, then))
             self.block(region.block, point)
             yielded = region.block.last_op
             branches.append((self.branch, list(yielded.operands) if yielded else []))

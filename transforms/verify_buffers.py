@@ -5,7 +5,10 @@ The pass rewrites nothing: it raises one `VerifyException` listing every problem
 message starts with `verify-buffers:`; the offending ops are marked in the attached IR
 dump), or leaves the module untouched. `verify_buffers(module)` does the same from Python
 and `buffer_problems(module)` returns the problems as a list. Every pass of physlayout
-leaves IR that passes it.
+leaves IR that passes it, and every pass or target that could hide an invalid buffer
+(`apply-layout`, `flatten-buffers` and `lower-layout` erase dead declarations or lower
+buffers away; so does the OpenCL target) refuses input that fails it
+(`refuse_invalid_buffers`).
 
 Declaration rules
 -----------------
@@ -54,26 +57,40 @@ its pending transforms (the transform's `|`), else its own.
    Proofs use the loop bounds and constant steps of the loops that compute the index.
 
 Buffers with pending transforms are checked for rules 5-8 on their transformed layout;
-their accesses (logical indices) are checked once `apply-layout` has run. Sizes of
-buffers with pending transforms are their current (logical) sizes: `apply-layout`
-resizes an allocation together with the buffer declared over it.
+their accesses (logical indices) are checked once `apply-layout` has run. A buffer with
+pending transforms covers its transformed (physical) size, the storage it occupies; an
+allocation whose extents are the logical shape of a transformed buffer declared over it
+at offset 0 counts with that transformed size (`apply-layout` resizes it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, scf
-from xdsl.dialects.builtin import Float16Type, Float32Type, IntegerAttr, ModuleOp, VectorType
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.dialects.builtin import (
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    UnrankedMemRefType,
+    UnrealizedConversionCastOp,
+    VectorType,
+)
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import VerifyException
 
-from physlayout.dialects.buffer_layout import flattening_separators
-from physlayout.dialects.index_map import flatten_shape
+from physlayout.dialects.buffer_layout import (
+    TEXEL_LANES,
+    flattened_type,
+    flattening_separators,
+    image_size,
+    texel_lanes_per_element,
+)
+from physlayout.dialects.index_map import transformed_shape
 from physlayout.dialects.layout import (
     BufferType,
     DeclBufferOp,
@@ -95,9 +112,6 @@ from physlayout.transforms.index_exprs import IndexAnalysis, constant_bounds_of
 
 DEFAULT_MAX_IMAGE_WIDTH = 16384
 DEFAULT_MAX_IMAGE_HEIGHT = 16384
-TEXEL_LANES = 4
-"""Channels of one RGBA texel."""
-
 PREFIX = "verify-buffers: "
 
 
@@ -118,26 +132,11 @@ def transformed_layout(buffer_type: BufferType) -> tuple[tuple[int, ...], tuple[
     transforms = buffer_type.get_transforms()
     if not transforms:
         return buffer_type.get_shape(), buffer_type.get_axis_separators()
-    shape: Sequence[int] = buffer_type.get_shape()
     try:
-        for transform in transforms:
-            shape = transform.index_map.map_shape(shape)
+        shape = transformed_shape([t.index_map for t in transforms], buffer_type.get_shape())
     except ValueError:
         return None
     return tuple(shape), transforms[-1].axis_separators
-
-
-def texel_lanes_per_element(element_type: Attribute) -> int | None:
-    """1 for a channel type (f32, f16), 4 for a texel vector type, None otherwise."""
-    if isinstance(element_type, Float32Type | Float16Type):
-        return 1
-    if (
-        isinstance(element_type, VectorType)
-        and element_type.get_shape() == (TEXEL_LANES,)
-        and isinstance(element_type.get_element_type(), Float32Type | Float16Type)
-    ):
-        return TEXEL_LANES
-    return None
 
 
 def is_flat_texture(buffer_type: BufferType) -> bool:
@@ -170,10 +169,10 @@ def texture_problem(buffer_type: BufferType, max_width: int, max_height: int) ->
             f"has {len(separators)} axis separators {list(separators)}; a 2-D image allows "
             "at most one"
         )
-    image_separators = flattening_separators(buffer_type.with_layout(shape, separators))
-    if len(image_separators) != 1:
+    image = buffer_type.with_layout(shape, separators)
+    if len(flattening_separators(image)) != 1:
         return f"of shape {list(shape)} cannot flatten to a 2-D image"
-    rows, cols = flatten_shape(list(shape), list(image_separators))
+    cols = flattened_type(image).get_shape()[1]
     if lanes == 1 and len(shape) > 2 and shape[-1] != TEXEL_LANES:
         return (
             f"has innermost extent {shape[-1]}; the innermost axis of a texture holds one "
@@ -183,7 +182,7 @@ def texture_problem(buffer_type: BufferType, max_width: int, max_height: int) ->
         return (
             f"has {cols} columns, not a whole number of RGBA texels (a multiple of {TEXEL_LANES})"
         )
-    width = cols * lanes // TEXEL_LANES
+    width, rows = image_size(image)
     if width > max_width or rows > max_height:
         return (
             f"needs a {width} x {rows} image (width x height in texels), beyond the image "
@@ -388,9 +387,22 @@ def use_problem(buffer: SSAValue, user: Operation, dominance: Dominance) -> str 
 # The verifier ---------------------------------------------------------------------------------
 
 
-def _implicit_problem(buffer: SSAValue) -> str | None:
+def is_memref_bridge(buffer: SSAValue) -> bool:
+    """Whether `buffer` is a `builtin.unrealized_conversion_cast` of one memref (the bridge by
+    which memref code hands its storage to buffer-level code; `lower-layout` folds it)."""
+    owner = buffer.owner
+    return (
+        isinstance(owner, UnrealizedConversionCastOp)
+        and len(owner.inputs) == 1
+        and isinstance(owner.inputs[0].type, MemRefType | UnrankedMemRefType)
+    )
+
+
+def _implicit_problem(buffer: SSAValue, allow_memref_bridges: bool = False) -> str | None:
     """Why `buffer` is not explicitly declared (rule 1), or None."""
     if is_function_parameter(buffer) or isinstance(buffer.owner, DeclBufferOp):
+        return None
+    if allow_memref_bridges and is_memref_bridge(buffer):
         return None
     name = describe_value(buffer)
     if isinstance(buffer, BlockArgument):
@@ -421,6 +433,8 @@ class BufferVerifier:
     max_image_width: int = DEFAULT_MAX_IMAGE_WIDTH
     max_image_height: int = DEFAULT_MAX_IMAGE_HEIGHT
     allow_partial_texel_writes: bool = True
+    allow_memref_bridges: bool = False
+    """Accept (rule 1) a buffer cast from a memref (see `is_memref_bridge`)."""
     problems: list[BufferProblem] = field(default_factory=list[BufferProblem])
     aliases: BufferAliases = field(init=False)
     dominance: Dominance = field(default_factory=Dominance, init=False)
@@ -465,7 +479,7 @@ class BufferVerifier:
         buffer_type = buffer.type
         if not isinstance(buffer_type, BufferType):
             return
-        self._report(where, _implicit_problem(buffer))
+        self._report(where, _implicit_problem(buffer, self.allow_memref_bridges))
         for use in buffer.uses:
             self._report(use.operation, use_problem(buffer, use.operation, self.dominance))
         if not is_texture_scope(buffer_type.get_scope()):
@@ -541,12 +555,41 @@ def verify_buffers(
     """Raise a `VerifyException` listing every violated rule under `root` (one message per
     line, the ops marked in the attached IR dump); return when there is none."""
     problems = buffer_problems(root, max_image_width, max_image_height, allow_partial_texel_writes)
+    _raise_problems(root, problems, [])
+
+
+def refuse_invalid_buffers(
+    pass_name: str,
+    root: Operation,
+    max_image_width: int = DEFAULT_MAX_IMAGE_WIDTH,
+    max_image_height: int = DEFAULT_MAX_IMAGE_HEIGHT,
+) -> None:
+    """Refuse input that `verify-buffers` rejects, before pass `pass_name` rewrites it.
+
+    Every pass that could hide an invalid buffer (by erasing a dead declaration, or by
+    lowering buffers away) calls this first, so a module that `-p verify-buffers` rejects is
+    not accepted by `-p PASS,verify-buffers` either. The rules are those of
+    `verify-buffers` with its defaults (partial-texel writes allowed), except that a buffer
+    cast from a memref (`is_memref_bridge`: the bridge `lower-layout` lowers to that
+    memref) counts as declared.
+
+    Raises:
+        VerifyException: a first line ``PASS: the input has invalid buffers (see
+            verify-buffers)``, then one line per problem as `verify-buffers` reports it.
+    """
+    verifier = BufferVerifier(root, max_image_width, max_image_height, allow_memref_bridges=True)
+    problems = verifier.run()
+    _raise_problems(root, problems, [f"{pass_name}: the input has invalid buffers (see verify-buffers)"])
+
+
+def _raise_problems(root: Operation, problems: list[BufferProblem], header: list[str]) -> None:
     if not problems:
         return
     diagnostic = Diagnostic()
     for problem in problems:
         diagnostic.add_message(problem.op, problem.message)
-    diagnostic.raise_exception(root, VerifyException("\n".join(p.message for p in problems)))
+    lines = [*header, *(p.message for p in problems)]
+    diagnostic.raise_exception(root, VerifyException("\n".join(lines)))
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,42 @@ func.func @compose_two_permutations(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> 
   func.return %b : tensor<4x2x3xf32>
 }
 
+// Tensors smaller than one tile: the pair keeps its step-by-step extents (a tile is whole at
+// every step, as for a buffer's transform list), the composed map its own; a high pad with
+// the pad value makes up the difference.
+// CHECK-LABEL: func.func @split_smaller_than_tile_then_fuse
+// CHECK-SAME:    (%[[X:.*]]: tensor<3xf32>)
+// CHECK-NEXT:    %[[P:.*]] = layout.pad %[[X]] {low = array<i64: 0>, high = array<i64: 1>, pad_value = 2.000000e+00 : f32} : tensor<3xf32> -> tensor<4xf32>
+// CHECK-NEXT:    func.return %[[P]]
+func.func @split_smaller_than_tile_then_fuse(%x: tensor<3xf32>) -> tensor<4xf32> {
+  %a = layout.transform %x {index_map = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = 2.0 : f32} : tensor<3xf32> -> tensor<1x4xf32>
+  %b = layout.transform %a {index_map = #layout.index_map<(a, b) -> (a * 4 + b)>} : tensor<1x4xf32> -> tensor<4xf32>
+  func.return %b : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @split_smaller_than_tile_then_transpose
+// CHECK-SAME:    (%[[X:.*]]: tensor<14xf32>)
+// CHECK-NEXT:    %[[T:.*]] = layout.transform %[[X]] {index_map = #layout.index_map<(i) -> (i, 0)>} : tensor<14xf32> -> tensor<14x1xf32>
+// CHECK-NEXT:    %[[P:.*]] = layout.pad %[[T]] {low = array<i64: 0, 0>, high = array<i64: 2, 0>, pad_value = 2.000000e+00 : f32} : tensor<14x1xf32> -> tensor<16x1xf32>
+// CHECK-NEXT:    func.return %[[P]]
+func.func @split_smaller_than_tile_then_transpose(%x: tensor<14xf32>) -> tensor<16x1xf32> {
+  %a = layout.transform %x {index_map = #layout.index_map<(i) -> (i floordiv 16, i mod 16)>, pad_value = 2.0 : f32} : tensor<14xf32> -> tensor<1x16xf32>
+  %b = layout.transform %a {index_map = #layout.index_map<(a, b) -> (b, a)>} : tensor<1x16xf32> -> tensor<16x1xf32>
+  func.return %b : tensor<16x1xf32>
+}
+
+// NHWC with 3 channels -> NCHW4c (one padded channel block) -> NHWC with 4 -> crop: all
+// of it folds away.
+// CHECK-LABEL: func.func @nhwc3_nchw4c_round_trip
+// CHECK-SAME:    (%[[X:.*]]: tensor<1x4x4x3xf32>)
+// CHECK-NEXT:    func.return %[[X]]
+func.func @nhwc3_nchw4c_round_trip(%x: tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> {
+  %a = layout.transform %x {index_map = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h, w, c mod 4)>, pad_value = 0.0 : f32} : tensor<1x4x4x3xf32> -> tensor<1x1x4x4x4xf32>
+  %b = layout.transform %a {index_map = #layout.index_map<(n, c4, h, w, l) -> (n, h, w, c4 * 4 + l)>} : tensor<1x1x4x4x4xf32> -> tensor<1x4x4x4xf32>
+  %c = layout.crop %b {start = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 4, 4, 3>} : tensor<1x4x4x4xf32> -> tensor<1x4x4x3xf32>
+  func.return %c : tensor<1x4x4x3xf32>
+}
+
 // The inner transform keeps its other use; the outer one reads %x directly.
 // CHECK-LABEL: func.func @compose_with_other_use
 // CHECK-SAME:    (%[[X:.*]]: tensor<8xf32>)

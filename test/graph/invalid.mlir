@@ -22,6 +22,13 @@ func.func @wrong_result_shape(%x: tensor<16xf32>) {
 // CHECK: 'layout.transform' result type tensor<2x8xf32> does not match the shape [4, 4] of index map (i) -> (i floordiv 4, i mod 4) on [16]
 
 // -----
+func.func @tile_not_whole(%x: tensor<3xf32>) {
+  %r = layout.transform %x {index_map = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = 0.0 : f32} : tensor<3xf32> -> tensor<1x3xf32>
+  func.return
+}
+// CHECK: 'layout.transform' result type tensor<1x3xf32> does not match the shape [1, 4] of index map (i) -> (i floordiv 4, i mod 4) on [3]
+
+// -----
 func.func @wrong_rank(%x: tensor<4x4xf32>) {
   %r = layout.transform %x {index_map = #layout.index_map<(i) -> (i)>} : tensor<4x4xf32> -> tensor<4xf32>
   func.return

@@ -35,3 +35,18 @@ func.func @edge_cases(%s: tensor<f32>, %h: tensor<2x3xf16>) {
   %b = layout.transform %h {index_map = #layout.index_map<(i, j) -> (j, i)>, pad_value = 1.0 : f16} : tensor<2x3xf16> -> tensor<3x2xf16>
   func.return
 }
+
+// Tensors smaller than one tile get whole tiles (DESIGN.md "Shapes and padding"), the same
+// extents as a buffer with the same pending transform.
+// CHECK-LABEL: func.func @smaller_than_one_tile
+// CHECK-NEXT:    layout.transform %{{.*}} {index_map = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = 0.000000e+00 : f32} : tensor<3xf32> -> tensor<1x4xf32>
+// CHECK-NEXT:    layout.transform %{{.*}} {index_map = #layout.index_map<(i) -> (i floordiv 16, i mod 16)>, pad_value = 0.000000e+00 : f32} : tensor<14xf32> -> tensor<1x16xf32>
+// CHECK-NEXT:    layout.transform %{{.*}} {index_map = #layout.index_map<(i) -> (i mod 16)>, pad_value = 0.000000e+00 : f32} : tensor<14xf32> -> tensor<16xf32>
+// CHECK-NEXT:    layout.transform %{{.*}} {index_map = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h, w, c mod 4)>, pad_value = 0.000000e+00 : f32} : tensor<1x4x4x3xf32> -> tensor<1x1x4x4x4xf32>
+func.func @smaller_than_one_tile(%a: tensor<3xf32>, %b: tensor<14xf32>, %t: tensor<1x4x4x3xf32>) {
+  %0 = layout.transform %a {index_map = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = 0.0 : f32} : tensor<3xf32> -> tensor<1x4xf32>
+  %1 = layout.transform %b {index_map = #layout.index_map<(i) -> (i floordiv 16, i mod 16)>, pad_value = 0.0 : f32} : tensor<14xf32> -> tensor<1x16xf32>
+  %2 = layout.transform %b {index_map = #layout.index_map<(i) -> (i mod 16)>, pad_value = 0.0 : f32} : tensor<14xf32> -> tensor<16xf32>
+  %3 = layout.transform %t {index_map = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h, w, c mod 4)>, pad_value = 0.0 : f32} : tensor<1x4x4x3xf32> -> tensor<1x1x4x4x4xf32>
+  func.return
+}

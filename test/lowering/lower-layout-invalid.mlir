@@ -41,7 +41,8 @@ func.func @alias_too_large(%a: !layout.buffer<16xf32>, %i: index) -> f32 {
   %x = layout.load %big[%i] : !layout.buffer<16xf32>, f32
   func.return %x : f32
 }
-// CHECK: lower-layout: %big (16 elements of f32 at offset 4) does not fit in its storage memref<16xf32>
+// CHECK: lower-layout: the input has invalid buffers (see verify-buffers)
+// CHECK-NEXT: verify-buffers: buffer %big of 64 bytes at byte offset 16 does not fit in its storage (parameter %a) of 64 bytes
 
 // -----
 

@@ -11,14 +11,14 @@ func.func @texture_f64(%t: !layout.buffer<4x16xf64, axis_separators = [1], scope
 func.func @texture_lanes(%t: !layout.buffer<2x4x8x3xf32, scope = "global.texture">) {
   func.return
 }
-// CHECK: opencl: @texture_lanes: parameter %t: the innermost physical extent of a texture must be 4 (one RGBA texel), got 3 in [2, 4, 8, 3]
+// CHECK: opencl: @texture_lanes: parameter %t: the texture has innermost extent 3; the innermost axis of a texture holds one RGBA texel (extent 4)
 
 // -----
 // Texture rule: the image width (texels) fits the device limit (here 64).
 func.func @texture_too_wide(%t: !layout.buffer<2x65x4xf32, scope = "global.texture">) {
   func.return
 }
-// CHECK: opencl: @texture_too_wide: parameter %t: texture image of 65 x 2 texels exceeds the device limit of 64 x 32
+// CHECK: opencl: @texture_too_wide: parameter %t: the texture needs a 65 x 2 image (width x height in texels), beyond the image limit 64 x 32
 
 // -----
 // Texture rule: the image height fits the device limit (here 32): [n, c4, h | w, lane]
@@ -26,21 +26,21 @@ func.func @texture_too_wide(%t: !layout.buffer<2x65x4xf32, scope = "global.textu
 func.func @texture_too_tall(%t: !layout.buffer<2x4x5x8x4xf32, scope = "global.texture">) {
   func.return
 }
-// CHECK: opencl: @texture_too_tall: parameter %t: texture image of 8 x 40 texels exceeds the device limit of 64 x 32
+// CHECK: opencl: @texture_too_tall: parameter %t: the texture needs a 8 x 40 image (width x height in texels), beyond the image limit 64 x 32
 
 // -----
 // Texture rule: a texture is a 2-D image.
 func.func @texture_1d(%t: !layout.buffer<16xf32, scope = "global.texture">) {
   func.return
 }
-// CHECK: opencl: @texture_1d: parameter %t: a texture must flatten to 2 physical axes (an image2d_t), but !layout.buffer<16xf32, scope = "global.texture"> flattens to [16]
+// CHECK: opencl: @texture_1d: parameter %t: the texture has rank 1; a 2-D image needs rank >= 2
 
 // -----
 // Texture rule: a rank-2 (flat) texture has whole texels per row.
 func.func @texture_columns(%t: !layout.buffer<4x6xf32, axis_separators = [1], scope = "global.texture">) {
   func.return
 }
-// CHECK: opencl: @texture_columns: parameter %t: texture image columns (6) must be a multiple of 4
+// CHECK: opencl: @texture_columns: parameter %t: the texture has 6 columns, not a whole number of RGBA texels (a multiple of 4)
 
 // -----
 // Texture rule: a store writes all four channels, so a scalar store is refused.

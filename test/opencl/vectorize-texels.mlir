@@ -379,6 +379,79 @@ func.func @masked_uniform(%a: !layout.buffer<24xf32>, %b: !layout.buffer<4x8xf32
   func.return
 }
 
+// One real channel per texel (apply-layout simplified the channel index to 0 in the
+// branch only lane 0 takes, so that store's column x * 4 does not depend on the lane):
+// for the lanes that take it, it is x * 4 + lane, so it joins the other branch's store
+// in ONE whole-texel store at column x * 4.
+// CHECK-LABEL: func.func @masked_one_lane
+// CHECK-COUNT-4: arith.cmpi ne
+// CHECK:         %[[V:.*]] = layout.load %{{.*}}[%{{.*}}] : !layout.buffer<6xf32>, f32
+// CHECK-COUNT-4: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK:         %[[X4:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:    layout.store %{{.*}}, %{{.*}}[%{{.*}}, %[[X4]]] : !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+// CHECK-NOT:     layout.store
+// CHECK:         func.return
+func.func @masked_one_lane(%a: !layout.buffer<6xf32>, %b: !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %y = %c0 to %c3 step %c1 {
+    scf.for %x = %c0 to %c2 step %c1 {
+      scf.for %l = %c0 to %c4 step %c1 {
+        %x4 = arith.muli %x, %c4 : index
+        %c = arith.addi %x4, %l : index
+        %pad = arith.cmpi ne, %c0, %l : index
+        scf.if %pad {
+          %p = arith.constant -1.5 : f32
+          layout.store %p, %b[%y, %c] : !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">, f32
+        } else {
+          %y2 = arith.muli %y, %c2 : index
+          %i = arith.addi %y2, %x : index
+          %v = layout.load %a[%i] : !layout.buffer<6xf32>, f32
+          %r = arith.maximumf %v, %zero : f32
+          layout.store %r, %b[%y, %x4] : !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">, f32
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// Refused: a store at a lane-invariant column in a branch whose lanes are not known (they
+// depend on %d) or are taken by two lanes (the same column for both).
+// CHECK-LABEL: func.func @refuse_pinned_unknown
+// CHECK-COUNT-2: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NOT:     vector<4xf32>
+// CHECK:         func.return
+func.func @refuse_pinned_unknown(%b: !layout.buffer<8xf32>, %d: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  scf.for %l = %c0 to %c4 step %c1 {
+    %pad = arith.cmpi sge, %l, %d : index
+    scf.if %pad {
+      layout.store %zero, %b[%l] : !layout.buffer<8xf32>, f32
+    } else {
+      layout.store %one, %b[%c0] : !layout.buffer<8xf32>, f32
+    }
+  }
+  scf.for %l = %c0 to %c4 step %c1 {
+    %pad = arith.cmpi sge, %l, %c2 : index
+    scf.if %pad {
+      layout.store %zero, %b[%l] : !layout.buffer<8xf32>, f32
+    } else {
+      layout.store %one, %b[%c0] : !layout.buffer<8xf32>, f32
+    }
+  }
+  func.return
+}
+
 // Refused: an if without an else (the separate padding fill of apply-layout): the other
 // lanes' values are not known, so no whole-texel store can be formed.
 // CHECK-LABEL: func.func @refuse_fill_only

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -95,3 +97,91 @@ def test_physlayout_opt_writes_output_on_success(tmp_path: Path) -> None:
     result = run("physlayout-opt", GOOD, "-p", "flatten-buffers", "-o", str(out), tmp_path=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "!layout.buffer<1024xf32>" in out.read_text()
+
+
+# Hostile inputs: never a traceback, never a partial file ----------------------------------
+
+SEMI_AFFINE = """\
+func.func @f(%a: memref<4x4xf32, affine_map<(d0, d1)[s0, s1] -> (d0 * s0 + d1 * s1)>>) {
+  func.return
+}
+"""
+
+
+def _deep_nest(depth: int) -> str:
+    buffer = "!layout.buffer<4xf32, transform = #layout.index_map<(i) -> (i floordiv 2, i mod 2)>>"
+    lines = [
+        f"func.func @deep(%a: {buffer}, %b: !layout.buffer<4xf32>) {{",
+        "  %c0 = arith.constant 0 : index",
+        "  %c1 = arith.constant 1 : index",
+    ]
+    lines += [f"scf.for %i{k} = %c0 to %c1 step %c1 {{" for k in range(depth)]
+    lines.append(f"  %v = layout.load %a[%c1] : {buffer}, f32")
+    lines.append("  layout.store %v, %b[%c0] : !layout.buffer<4xf32>, f32")
+    lines += ["}"] * depth
+    lines += ["  func.return", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def test_xdsl_parser_exceptions_become_located_errors(tmp_path: Path) -> None:
+    for tool in ("physlayout-opt", "physlayout"):
+        args = ("run",) if tool == "physlayout" else ()
+        source = tmp_path / "semi.mlir"
+        source.write_text(SEMI_AFFINE)
+        done = subprocess.run(
+            [str(BIN / tool), *args, str(source)], capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 1
+        assert "Traceback" not in done.stderr
+        assert done.stderr.startswith(
+            f"{source}:1:74: error: not supported (by xDSL's IR): Multiplication with "
+            "non-constant (semi-affine)"
+        )
+
+
+def test_a_loop_nest_1000_levels_deep_is_processed(tmp_path: Path) -> None:
+    done = run("physlayout-opt", _deep_nest(1000), "-p", "verify-buffers", tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("scf.for") == 1000
+    # The rewriting passes are quadratic in the depth (xDSL's greedy dead-code check walks
+    # each loop's body): 100 levels here.
+    done = run(
+        "physlayout-opt", _deep_nest(100), "-p", "apply-layout,flatten-buffers,verify-buffers",
+        tmp_path=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("scf.for") == 100
+    # (i) -> (i floordiv 2, i mod 2) on index 1 is [0, 1]: flattened row-major to 1.
+    assert "layout.load %1[%2] : !layout.buffer<4xf32>, f32" in done.stdout
+
+
+def test_failed_run_leaves_the_output_file_untouched(tmp_path: Path) -> None:
+    output = tmp_path / "out.mlir"
+    output.write_text("previous contents\n")
+    done = run("physlayout-opt", NOT_INJECTIVE, "-p", "apply-layout", "-o", str(output),
+               tmp_path=tmp_path)
+    assert done.returncode == 1
+    assert output.read_text() == "previous contents\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["input.mlir", "out.mlir"]
+    done = run("physlayout-opt", GOOD, "-o", str(output), tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "func.func @g" in output.read_text()
+
+
+def test_the_input_file_is_never_overwritten(tmp_path: Path) -> None:
+    source = tmp_path / "input.mlir"
+    done = run("physlayout-opt", GOOD, "-o", str(source), tmp_path=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr == f"error: refusing to overwrite the input file {source}\n"
+    assert source.read_text() == GOOD
+
+
+def test_output_to_a_device_is_written_not_replaced(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
+    done = run("physlayout-opt", GOOD, "-o", str(fifo), tmp_path=tmp_path)
+    out, _ = reader.communicate(timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert "func.func @g" in out

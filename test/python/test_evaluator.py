@@ -670,6 +670,39 @@ func.func @caller(%a: !layout.buffer<8xf32>, %probe: !layout.buffer<1xf32>) {
     assert probe[0] == 10
 
 
+SPLIT = "transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = -1.0 : f32"
+
+
+def test_mapped_parameter_at_an_offset_is_filled_at_its_physical_positions():
+    """A buffer with a padded transform declared at an element offset and passed to a
+    callee that stores to it: the callee's padding fill on entry and its stores land at
+    the physical positions (row-major in the transformed 2x4 shape) after the offset; the
+    storage outside [5, 13) is untouched."""
+    text = f"""
+func.func @fill(%x: !layout.buffer<6xf32>, %t: !layout.buffer<6xf32, {SPLIT}>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  scf.for %i = %c0 to %c6 step %c1 {{
+    %v = layout.load %x[%i] : !layout.buffer<6xf32>, f32
+    layout.store %v, %t[%i] : !layout.buffer<6xf32, {SPLIT}>, f32
+  }}
+  func.return
+}}
+func.func @main(%x: !layout.buffer<6xf32>, %s: !layout.buffer<20xf32>) {{
+  %p = layout.data %s : !layout.buffer<20xf32> -> !layout.ptr<f32>
+  %t = layout.decl_buffer %p offset 5 : !layout.ptr<f32> -> !layout.buffer<6xf32, {SPLIT}>
+  func.call @fill(%x, %t) : (!layout.buffer<6xf32>, !layout.buffer<6xf32, {SPLIT}>) -> ()
+  func.return
+}}"""
+    x = np.arange(1, 7, dtype=np.float32)
+    s = np.full(20, 7.0, np.float32)
+    run_function(parse(text), "main", [x, s])
+    expected = np.full(20, 7.0, np.float32)
+    expected[5:13] = [1, 2, 3, 4, 5, 6, -1, -1]
+    np.testing.assert_array_equal(s, expected)
+
+
 def test_vector_access_of_scalar_buffer_in_parallel():
     body = """
     %j = arith.muli %jj, %c4 : index
@@ -985,7 +1018,7 @@ def test_wrong_arguments_are_rejected():
         run_function(module, "nope", [])
 
 
-def test_pending_transform_is_ignored():
+def test_buffer_with_pending_transform_is_passed_in_its_logical_layout():
     text = """
 func.func @f(%A: !layout.buffer<8xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>>) {
   %c3 = arith.constant 3 : index

@@ -3,13 +3,19 @@ the same logical data before and after the passes (numpy evaluator) with equal r
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 from layout_harness import compare_before_after
+from xdsl.context import Context
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
 
+from physlayout.dialects.layout import StoreOp
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 
@@ -17,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 INPUTS = [
     ROOT / "test/transforms/apply-layout.mlir",
     ROOT / "test/transforms/apply-layout-rewrite-loops.mlir",
+    ROOT / "test/transforms/apply-layout-dependences.mlir",
     ROOT / "test/transforms/flatten-buffers.mlir",
     ROOT / "test/lowering/inputs/offset_calls.mlir",
 ]
@@ -49,3 +56,28 @@ def test_written_padding_holds_the_pad_value(rewrite_loops: bool) -> None:
     out = after.physical[1]
     assert out.shape == (3, 4)
     np.testing.assert_array_equal(out[2, 2:], [-1.0, -1.0])
+
+
+@dataclass(frozen=True)
+class DropPaddingFills(ModulePass):
+    """A planted bug for the harness: erase every store of a constant under an `scf.if` (the
+    padding fills apply-layout inserts), as if apply-layout never filled padding."""
+
+    name = "drop-padding-fills"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for store in [s for s in op.walk() if isinstance(s, StoreOp)]:
+            if isinstance(store.value.owner, arith.ConstantOp) and isinstance(
+                store.parent_op(), scf.IfOp
+            ):
+                Rewriter.erase_op(store)
+
+
+@pytest.mark.parametrize("rewrite_loops", [False, True])
+def test_harness_sees_padding_that_is_never_filled(rewrite_loops: bool) -> None:
+    """Padding starts as garbage and whole physical arrays are compared, so a pass that
+    leaves padding alone fails (it did not when the harness pre-filled the pad value)."""
+    source = ROOT / "test/transforms/apply-layout.mlir"
+    passes = [ApplyLayoutPass(rewrite_loops), DropPaddingFills()]
+    with pytest.raises(AssertionError, match="@pad_split: physical array of parameter #1"):
+        compare_before_after(source.read_text(), passes)

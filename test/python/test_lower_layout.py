@@ -18,7 +18,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from layout_harness import make_context, parse, pending_layouts, run_logical
+from layout_harness import (
+    assert_physical_as_expected,
+    make_context,
+    parse,
+    pending_layouts,
+    run_logical,
+    written_params,
+)
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, ModuleOp, VectorType
 from xdsl.printer import Printer
@@ -169,6 +176,7 @@ def test_evaluator_agrees_before_and_after_lowering(source: Path, name: str) -> 
     layouts = pending_layouts(kernel)
     first = run_logical(before, name, args, [None] * len(layouts))
     second = run_logical(after, name, args, layouts)
+    assert_physical_as_expected(name, first, second, layouts, written_params(before, name))
     for x, y in zip(first.buffers, second.buffers, strict=True):
         np.testing.assert_array_equal(x, y)
     for x, y in zip(first.results, second.results, strict=True):

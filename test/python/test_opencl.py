@@ -32,6 +32,7 @@ ROUNDTRIP = ROOT / "test/opencl/run-layout-roundtrip.mlir"
 RELU = ROOT / "test/opencl/run-relu-texture.mlir"
 DEMO = ROOT / "examples/demo.mlir"
 TARGET = ROOT / "test/opencl/target.mlir"
+VIEWS = ROOT / "test/opencl/run-decl-buffer-views.mlir"
 
 RELU_GLOBAL = """
 func.func @relu(%a: !layout.buffer<2x5x6x8xf32>, %b: !layout.buffer<2x5x6x8xf32>) {
@@ -386,14 +387,13 @@ func.func @relu(%a: !layout.buffer<{shape}xf32>, %b: !layout.buffer<{shape}xf32,
 """
 
 
-@pytest.mark.xfail(reason="issue 12 item 3", raises=DiagnosticException, strict=False)
 @pytest.mark.parametrize("shape", [(1, 4, 4, 3), (1, 5, 6, 3), (1, 4, 4, 1)], ids=str)
 def test_one_channel_block_texture_from_logical_buffers(
     runtime: OpenCLRuntime, shape: tuple[int, int, int, int]
 ) -> None:
-    """NHWC with 3 or 1 channels into an NCHW4c texture (one block, padded). The padding
-    lanes are handled (run-padded-textures.mlir runs the physical form), but apply-layout
-    does not yet give a buffer smaller than one tile its transformed shape."""
+    """NHWC with 3 or 1 channels into an NCHW4c texture (one block, padded: the padded map
+    is smaller than one tile); every texel is written whole over an image that starts as
+    NaN."""
     from physlayout.runtime.host import DeviceView, execute_physical
 
     _, h, w, c = shape
@@ -408,13 +408,97 @@ def test_one_channel_block_texture_from_logical_buffers(
     np.testing.assert_array_equal(out.download(), _relu_nchw4c_image(x, 0.0))
 
 
+# Padding and views: buffers a kernel writes start with garbage (NaN) in their padding, and
+# host allocations start as garbage, so only kernels that fill the padding pass.
+
+SPLIT = "transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = -1.0 : f32"
+
+PAD_SPLIT = f"""
+func.func @fill(%x: !layout.buffer<10xf32>, %t: !layout.buffer<10xf32, {SPLIT}>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  scf.for %i = %c0 to %c10 step %c1 {{
+    %v = layout.load %x[%i] : !layout.buffer<10xf32>, f32
+    layout.store %v, %t[%i] : !layout.buffer<10xf32, {SPLIT}>, f32
+  }}
+  func.return
+}}
+
+func.func @copy12(%p: !layout.buffer<12xf32>, %y: !layout.buffer<12xf32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c12 = arith.constant 12 : index
+  scf.for %i = %c0 to %c12 step %c1 {{
+    %v = layout.load %p[%i] : !layout.buffer<12xf32>, f32
+    layout.store %v, %y[%i] : !layout.buffer<12xf32>, f32
+  }}
+  func.return
+}}
+
+func.func @main(%x: !layout.buffer<10xf32>, %y: !layout.buffer<12xf32>) {{
+  %p = layout.allocate [3, 4] : !layout.ptr<f32>
+  %t = layout.decl_buffer %p : !layout.ptr<f32> -> !layout.buffer<10xf32, {SPLIT}>
+  %flat = layout.decl_buffer %p : !layout.ptr<f32> -> !layout.buffer<12xf32>
+  func.call @fill(%x, %t) : (!layout.buffer<10xf32>, !layout.buffer<10xf32, {SPLIT}>) -> ()
+  func.call @copy12(%flat, %y) : (!layout.buffer<12xf32>, !layout.buffer<12xf32>) -> ()
+  func.return
+}}
+"""
+
+
+def test_kernel_fills_the_padding_of_a_buffer_it_writes(runtime: OpenCLRuntime) -> None:
+    from physlayout.runtime.host import execute
+
+    compiled = compile_module(PAD_SPLIT, runtime)
+    x = np.arange(1, 11, dtype=np.float32)
+    t = np.zeros(10, np.float32)
+    result = execute(compiled, "fill", [x, t], padding={1: np.nan})
+    np.testing.assert_array_equal(t, x)
+    expected = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, -1, -1]]
+    np.testing.assert_array_equal(result.physical[1], expected)
+
+
+def test_physical_view_of_a_padded_allocation_sees_the_pad_value(runtime: OpenCLRuntime) -> None:
+    from physlayout.runtime.host import execute
+
+    compiled = compile_module(PAD_SPLIT, runtime)
+    x = np.arange(1, 11, dtype=np.float32)
+    y = np.zeros(12, np.float32)
+    execute(compiled, "main", [x, y], allocation_fill=np.nan)
+    np.testing.assert_array_equal(y, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, -1, -1])
+    reference = np.zeros(12, np.float32)
+    run_function(compiled.source, "main", [x.copy(), reference])
+    np.testing.assert_array_equal(y, reference)
+
+
+def test_views_of_a_texture_allocation_match_the_evaluator(runtime: OpenCLRuntime) -> None:
+    from physlayout.runtime.host import execute
+
+    compiled = compile_module(VIEWS.read_text(), runtime)
+    x = _random((1, 4, 4, 8), 8)
+    outputs = [np.zeros((8, 16), np.float32), np.zeros((1, 2, 4, 4, 4), np.float32)]
+    outputs.append(np.zeros_like(x))
+    execute(compiled, "main", [x, *outputs], allocation_fill=np.nan)
+    reference = [np.zeros_like(o) for o in outputs]
+    run_function(compiled.source, "main", [x.copy(), *reference])
+    for got, want in zip(outputs, reference, strict=True):
+        np.testing.assert_array_equal(got, want)
+    y, z, w = outputs
+    # (h, w, c) -> (c floordiv 4, h, w, c mod 4); the image row is (c floordiv 4) * 4 + h.
+    nchw4c = x[0].reshape(4, 4, 2, 4).transpose(2, 0, 1, 3)
+    np.testing.assert_array_equal(z[0], nchw4c)
+    np.testing.assert_array_equal(y, nchw4c.reshape(8, 16))
+    np.testing.assert_array_equal(w, x)
+
+
 def test_device_image_limits_reach_the_target(runtime: OpenCLRuntime) -> None:
     width = runtime.limits.max_image_width + 1
     text = f"""
     func.func @wide(%t: !layout.buffer<1x{width}x4xf32, scope = "global.texture">) {{
       func.return
     }}"""
-    with pytest.raises(DiagnosticException, match="exceeds the device limit"):
+    with pytest.raises(DiagnosticException, match="beyond the image limit"):
         compile_module(text, runtime)
 
 
@@ -555,3 +639,81 @@ def test_run_reports_bad_input_as_diagnostics(runtime: OpenCLRuntime, tmp_path: 
     assert parsed.returncode == 1
     assert "error:" in parsed.stderr
     assert "Traceback" not in parsed.stderr
+
+
+RANK0 = """
+func.func @scale(%s: !layout.buffer<f32>, %k: f32, %x: !layout.buffer<8xf32>, %y: !layout.buffer<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    %f = layout.load %s[] : !layout.buffer<f32>, f32
+    %v = layout.load %x[%i] : !layout.buffer<8xf32>, f32
+    %m = arith.mulf %v, %f : f32
+    %r = arith.addf %m, %k : f32
+    layout.store %r, %y[%i] : !layout.buffer<8xf32>, f32
+  }
+  func.return
+}
+
+func.func @first(%x: !layout.buffer<8xf32>, %s: !layout.buffer<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %c1 step %c1 {
+    %v = layout.load %x[%i] : !layout.buffer<8xf32>, f32
+    layout.store %v, %s[] : !layout.buffer<f32>, f32
+  }
+  func.return
+}
+"""
+
+
+def test_run_reads_and_writes_rank0_buffers(runtime: OpenCLRuntime, tmp_path: Path) -> None:
+    source = tmp_path / "rank0.mlir"
+    source.write_text(RANK0)
+    x = np.arange(1, 9, dtype=np.float32)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "s.npy", np.array(3.0))
+    np.save(tmp_path / "k.npy", np.array(0.25, np.float32))
+    done = _physlayout(
+        "run", str(source), "--entry", "scale", "--input", f"s={tmp_path / 's.npy'}",
+        "--input", f"k={tmp_path / 'k.npy'}", "--input", f"x={tmp_path / 'x.npy'}",
+        "--output", f"y={tmp_path / 'y.npy'}", "--output", f"s={tmp_path / 's_out.npy'}",
+        "--check", "--rtol", "0",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "%s          shape []" in done.stdout
+    np.testing.assert_array_equal(np.load(tmp_path / "y.npy"), 3 * x + 0.25)
+    assert np.load(tmp_path / "s_out.npy").shape == ()
+    written = _physlayout(
+        "run", str(source), "--entry", "first", "--input", f"x={tmp_path / 'x.npy'}",
+        "--output", f"s={tmp_path / 's_first.npy'}", "--check", "--rtol", "0",
+    )  # fmt: skip
+    assert written.returncode == 0, written.stderr
+    saved = np.load(tmp_path / "s_first.npy")
+    assert saved.shape == () and saved == 1.0
+
+
+def test_run_input_mismatches_are_diagnostics(runtime: OpenCLRuntime, tmp_path: Path) -> None:
+    source = tmp_path / "rank0.mlir"
+    source.write_text(RANK0)
+    np.save(tmp_path / "one.npy", np.array([3.0], np.float32))
+    np.save(tmp_path / "text.npy", np.array(["abc"]))
+    (tmp_path / "junk.npy").write_text("not an array")
+    cases = {
+        f"s={tmp_path / 'one.npy'}": f"error: --input s: {tmp_path / 'one.npy'} has shape [1], "
+        "expected []",
+        f"x={tmp_path / 'text.npy'}": "which do not convert to float32",
+        f"s={tmp_path / 'junk.npy'}": "cannot read",
+        "k=abc": "error: --input k: expected a number (or a .npy file) for the f32 parameter, "
+        "got 'abc'",
+        f"k={tmp_path / 'one.npy'}": None,
+    }
+    for given, message in cases.items():
+        done = _physlayout("run", str(source), "--entry", "scale", "--input", given)
+        if message is None:
+            assert done.returncode == 0, done.stderr
+            continue
+        assert done.returncode == 1, given
+        assert message in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr

@@ -65,6 +65,34 @@ func.func @pad_split(%in: !layout.buffer<10xf32>, %out: !layout.buffer<10xf32, t
   func.return
 }
 
+// A buffer smaller than one tile: the nest is re-iterated over the whole tile [1, 4] and the
+// lane without a preimage (p1 == 3) gets the pad value.
+// CHECK-LABEL: func.func @pad_tile_larger_than_buffer
+// CHECK-SAME:    (%[[IN:.*]]: !layout.buffer<3xf32>, %[[OUT:.*]]: !layout.buffer<1x4xf32>)
+// CHECK:         scf.for %[[P0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      scf.for %[[P1:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        %[[K3:.*]] = arith.constant 3 : index
+// CHECK-NEXT:        %[[PAD:.*]] = arith.cmpi sge, %[[P1]], %[[K3]] : index
+// CHECK-NEXT:        scf.if %[[PAD]] {
+// CHECK-NEXT:          %[[PV:.*]] = arith.constant -1.000000e+00 : f32
+// CHECK-NEXT:          layout.store %[[PV]], %[[OUT]][%[[P0]], %[[P1]]] : !layout.buffer<1x4xf32>, f32
+// CHECK-NEXT:        } else {
+// CHECK-NEXT:          %[[V:.*]] = layout.load %[[IN]][%[[P1]]] : !layout.buffer<3xf32>, f32
+// CHECK:               layout.store %[[V]], %[[OUT]][%{{.*}}, %[[P1]]] : !layout.buffer<1x4xf32>, f32
+// CHECK-NEXT:        }
+// CHECK-NOT:     scf.for
+// CHECK:         func.return
+func.func @pad_tile_larger_than_buffer(%in: !layout.buffer<3xf32>, %out: !layout.buffer<3xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = -1.0 : f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  scf.for %i = %c0 to %c3 step %c1 {
+    %v = layout.load %in[%i] : !layout.buffer<3xf32>, f32
+    layout.store %v, %out[%i] : !layout.buffer<3xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = -1.0 : f32>, f32
+  }
+  func.return
+}
+
 // A nest that writes only part of the buffer is not re-iterated.
 // CHECK-LABEL: func.func @partial_write
 // CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {

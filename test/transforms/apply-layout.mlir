@@ -123,3 +123,150 @@ func.func @pad_split(%in: !layout.buffer<10xf32>, %out: !layout.buffer<10xf32, t
   }
   func.return
 }
+
+// A buffer smaller than one tile (DESIGN.md "Shapes and padding"): a tile is always whole,
+// so 3 elements split by 4 give [1, 4], not the [1, 3] of the map simplified on the box
+// (`(i) -> (0, i)`); the last lane is padding.
+// CHECK-LABEL: func.func @pad_tile_larger_than_buffer
+// CHECK-SAME:    (%[[IN:.*]]: !layout.buffer<3xf32>, %[[OUT:.*]]: !layout.buffer<1x4xf32>)
+// CHECK-DAG:     %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-DAG:     %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK:         scf.for %[[P0:.*]] = %{{.*}} to %[[ONE]] step %{{.*}} {
+// CHECK-NEXT:      scf.for %[[P1:.*]] = %{{.*}} to %[[FOUR]] step %{{.*}} {
+// CHECK-NEXT:        %[[K3:.*]] = arith.constant 3 : index
+// CHECK-NEXT:        %[[PAD:.*]] = arith.cmpi sge, %[[P1]], %[[K3]] : index
+// CHECK-NEXT:        scf.if %[[PAD]] {
+// CHECK-NEXT:          %[[V:.*]] = arith.constant -1.000000e+00 : f32
+// CHECK-NEXT:          layout.store %[[V]], %[[OUT]][%[[P0]], %[[P1]]] : !layout.buffer<1x4xf32>, f32
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[X:.*]] = layout.load %[[IN]][%[[I]]] : !layout.buffer<3xf32>, f32
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT:      layout.store %[[X]], %[[OUT]][%[[ZERO]], %[[I]]] : !layout.buffer<1x4xf32>, f32
+func.func @pad_tile_larger_than_buffer(%in: !layout.buffer<3xf32>, %out: !layout.buffer<3xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = -1.0 : f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  scf.for %i = %c0 to %c3 step %c1 {
+    %v = layout.load %in[%i] : !layout.buffer<3xf32>, f32
+    layout.store %v, %out[%i] : !layout.buffer<3xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = -1.0 : f32>, f32
+  }
+  func.return
+}
+
+// 14 elements split by 16: [1, 16], padding i1 >= 14.
+// CHECK-LABEL: func.func @pad_split16_of_14
+// CHECK-SAME:    (%{{.*}}: !layout.buffer<14xf32>, %[[OUT:.*]]: !layout.buffer<1x16xf32>)
+// CHECK:         %[[K14:.*]] = arith.constant 14 : index
+// CHECK-NEXT:    %[[PAD:.*]] = arith.cmpi sge, %{{.*}}, %[[K14]] : index
+// CHECK-NEXT:    scf.if %[[PAD]] {
+// CHECK-NEXT:      %[[V:.*]] = arith.constant 7.000000e+00 : f32
+// CHECK:         layout.store %{{.*}}, %[[OUT]][%{{.*}}, %{{.*}}] : !layout.buffer<1x16xf32>, f32
+func.func @pad_split16_of_14(%in: !layout.buffer<14xf32>, %out: !layout.buffer<14xf32, transform = #layout.index_map<(i) -> (i floordiv 16, i mod 16)>, pad_value = 7.0 : f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c14 = arith.constant 14 : index
+  scf.for %i = %c0 to %c14 step %c1 {
+    %v = layout.load %in[%i] : !layout.buffer<14xf32>, f32
+    layout.store %v, %out[%i] : !layout.buffer<14xf32, transform = #layout.index_map<(i) -> (i floordiv 16, i mod 16)>, pad_value = 7.0 : f32>, f32
+  }
+  func.return
+}
+
+// `i mod 16` spans 16 on 14 elements: [16], padding i0 >= 14; accesses stay `i`.
+// CHECK-LABEL: func.func @pad_mod16_of_14
+// CHECK-SAME:    (%[[IN:.*]]: !layout.buffer<14xf32>, %[[OUT:.*]]: !layout.buffer<16xf32>)
+// CHECK:         scf.for %[[P0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[K14:.*]] = arith.constant 14 : index
+// CHECK-NEXT:      %[[PAD:.*]] = arith.cmpi sge, %[[P0]], %[[K14]] : index
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[X:.*]] = layout.load %[[IN]][%[[I]]] : !layout.buffer<14xf32>, f32
+// CHECK-NEXT:      layout.store %[[X]], %[[OUT]][%[[I]]] : !layout.buffer<16xf32>, f32
+func.func @pad_mod16_of_14(%in: !layout.buffer<14xf32>, %out: !layout.buffer<14xf32, transform = #layout.index_map<(i) -> (i mod 16)>, pad_value = 0.0 : f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c14 = arith.constant 14 : index
+  scf.for %i = %c0 to %c14 step %c1 {
+    %v = layout.load %in[%i] : !layout.buffer<14xf32>, f32
+    layout.store %v, %out[%i] : !layout.buffer<14xf32, transform = #layout.index_map<(i) -> (i mod 16)>, pad_value = 0.0 : f32>, f32
+  }
+  func.return
+}
+
+// NHWC with 3 channels into an NCHW4c texture: one channel block [1, 1, 4, 4, 4], the
+// fourth lane of every texel is padding.
+// CHECK-LABEL: func.func @relu_nhwc3_to_nchw4c_texture
+// CHECK-SAME:    %[[OUT:[^:]*]]: !layout.buffer<1x1x4x4x4xf32, axis_separators = [3], scope = "global.texture">)
+// CHECK:         %[[K3:.*]] = arith.constant 3 : index
+// CHECK-NEXT:    %[[PAD:.*]] = arith.cmpi sge, %[[LANE:.*]], %[[K3]] : index
+// CHECK-NEXT:    scf.if %[[PAD]] {
+// CHECK-NEXT:      %[[V:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      layout.store %[[V]], %[[OUT]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[LANE]]]
+// CHECK:         %[[R:.*]] = arith.maximumf
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    layout.store %[[R]], %[[OUT]][%[[ZERO]], %[[ZERO]], %{{.*}}, %{{.*}}, %{{.*}}] : !layout.buffer<1x1x4x4x4xf32, axis_separators = [3], scope = "global.texture">, f32
+func.func @relu_nhwc3_to_nchw4c_texture(%in: !layout.buffer<1x4x4x3xf32>, %out: !layout.buffer<1x4x4x3xf32, transform = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h | w, c mod 4)>, pad_value = 0.0 : f32, scope = "global.texture">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %h = %c0 to %c4 step %c1 {
+    scf.for %w = %c0 to %c4 step %c1 {
+      scf.for %c = %c0 to %c3 step %c1 {
+        %v = layout.load %in[%c0, %h, %w, %c] : !layout.buffer<1x4x4x3xf32>, f32
+        %r = arith.maximumf %v, %zero : f32
+        layout.store %r, %out[%c0, %h, %w, %c] : !layout.buffer<1x4x4x3xf32, transform = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h | w, c mod 4)>, pad_value = 0.0 : f32, scope = "global.texture">, f32
+      }
+    }
+  }
+  func.return
+}
+
+// A transform list takes its step-by-step extents: split [3] -> [1, 4], then transpose ->
+// [4, 1] (the composed map `(i) -> (i, 0)` alone would give [3, 1]); padding i0 >= 3.
+// CHECK-LABEL: func.func @pad_list_split_then_transpose
+// CHECK-SAME:    (%[[IN:.*]]: !layout.buffer<3xf32>, %[[OUT:.*]]: !layout.buffer<4x1xf32>)
+// CHECK:         %[[PAD:.*]] = arith.cmpi sge, %[[P0:.*]], %{{.*}} : index
+// CHECK-NEXT:    scf.if %[[PAD]] {
+// CHECK-NEXT:      %[[V:.*]] = arith.constant -1.000000e+00 : f32
+// CHECK-NEXT:      layout.store %[[V]], %[[OUT]][%[[P0]], %{{.*}}] : !layout.buffer<4x1xf32>, f32
+// CHECK:         %[[X:.*]] = layout.load %[[IN]][%[[I:.*]]] : !layout.buffer<3xf32>, f32
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    layout.store %[[X]], %[[OUT]][%[[I]], %[[ZERO]]] : !layout.buffer<4x1xf32>, f32
+func.func @pad_list_split_then_transpose(%in: !layout.buffer<3xf32>, %out: !layout.buffer<3xf32, transform = [#layout.index_map<(i) -> (i floordiv 4, i mod 4)>, #layout.index_map<(a, b) -> (b, a)>], pad_value = -1.0 : f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  scf.for %i = %c0 to %c3 step %c1 {
+    %v = layout.load %in[%i] : !layout.buffer<3xf32>, f32
+    layout.store %v, %out[%i] : !layout.buffer<3xf32, transform = [#layout.index_map<(i) -> (i floordiv 4, i mod 4)>, #layout.index_map<(a, b) -> (b, a)>], pad_value = -1.0 : f32>, f32
+  }
+  func.return
+}
+
+// A list that pads at its first step and fuses back at its second: [3] -> [1, 4] -> [4]
+// (the composed map is the identity `(i) -> (i)`, structurally [3]); padding i0 == 3.
+// CHECK-LABEL: func.func @pad_list_split_then_fuse
+// CHECK-SAME:    (%[[IN:.*]]: !layout.buffer<3xf32>, %[[OUT:.*]]: !layout.buffer<4xf32>)
+// CHECK:         %[[K3:.*]] = arith.constant 3 : index
+// CHECK-NEXT:    %[[PAD:.*]] = arith.cmpi sge, %{{.*}}, %[[K3]] : index
+// CHECK:         %[[X:.*]] = layout.load %[[IN]][%[[I:.*]]] : !layout.buffer<3xf32>, f32
+// CHECK-NEXT:    layout.store %[[X]], %[[OUT]][%[[I]]] : !layout.buffer<4xf32>, f32
+func.func @pad_list_split_then_fuse(%in: !layout.buffer<3xf32>, %out: !layout.buffer<3xf32, transform = [#layout.index_map<(i) -> (i floordiv 4, i mod 4)>, #layout.index_map<(a, b) -> (a * 4 + b)>], pad_value = 5.0 : f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  scf.for %i = %c0 to %c3 step %c1 {
+    %v = layout.load %in[%i] : !layout.buffer<3xf32>, f32
+    layout.store %v, %out[%i] : !layout.buffer<3xf32, transform = [#layout.index_map<(i) -> (i floordiv 4, i mod 4)>, #layout.index_map<(a, b) -> (a * 4 + b)>], pad_value = 5.0 : f32>, f32
+  }
+  func.return
+}
+
+// The separators of a transform list are those of its last map (the only one that may
+// carry `|`): [8, 12] transposed to [12, 8], then split as [a | b floordiv 4, b mod 4].
+// CHECK-LABEL: func.func @transform_list_separators
+// CHECK-SAME:    (%{{.*}}: !layout.buffer<12x2x4xf32, axis_separators = [1]>, %{{.*}}: !layout.buffer<2x3x5x7x4xf32, axis_separators = [3], scope = "global.texture-nhwc">)
+func.func @transform_list_separators(%b: !layout.buffer<8x12xf32, transform = [#layout.index_map<(i, j) -> (j, i)>, #layout.index_map<(a, b) -> (a | b floordiv 4, b mod 4)>]>, %t: !layout.buffer<2x5x7x12xf32, transform = [#layout.index_map<(n, h, w, c) -> (n, c, h, w)>, #layout.index_map<(n, c, h, w) -> (n, c floordiv 4, h | w, c mod 4)>], scope = "global.texture-nhwc">) {
+  func.return
+}

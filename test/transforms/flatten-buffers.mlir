@@ -54,6 +54,61 @@ func.func @texture_default(%t: !layout.buffer<1x4x8x8x4xf32, scope = "global.tex
   func.return %v : f32
 }
 
+// Default texture separators per scope (DESIGN.md "Textures", TVM's
+// DefaultTextureLayoutSeparator), flat shapes worked out by hand: for [2, 3, 5, 7, 4]
+// `global.texture` separates at 3 ([2*3*5, 7*4]), `global.texture-nhwc` at 2 ([2*3, 5*7*4])
+// and `global.texture-weight` at 1 ([2, 3*5*7*4]); rank 4 [3, 5, 7, 4]: at 2, 2, 1; rank 3
+// [5, 7, 4]: at 1 for every scope (`global.texture-nhwc` too: [a | b, lane]).
+// CHECK-LABEL: func.func @texture_default_texture
+// CHECK-DAG:     layout.decl_buffer %{{.*}} : !layout.ptr<f32, scope = "global.texture"> -> !layout.buffer<30x28xf32, axis_separators = [1], scope = "global.texture">
+// CHECK-DAG:     layout.decl_buffer %{{.*}} : !layout.ptr<f32, scope = "global.texture"> -> !layout.buffer<15x28xf32, axis_separators = [1], scope = "global.texture">
+// CHECK-DAG:     layout.decl_buffer %{{.*}} : !layout.ptr<f32, scope = "global.texture"> -> !layout.buffer<5x28xf32, axis_separators = [1], scope = "global.texture">
+func.func @texture_default_texture(%t0: !layout.buffer<2x3x5x7x4xf32, scope = "global.texture">, %t1: !layout.buffer<3x5x7x4xf32, scope = "global.texture">, %t2: !layout.buffer<5x7x4xf32, scope = "global.texture">) -> (f32, f32, f32) {
+  %c0 = arith.constant 0 : index
+  %v0 = layout.load %t0[%c0, %c0, %c0, %c0, %c0] : !layout.buffer<2x3x5x7x4xf32, scope = "global.texture">, f32
+  %v1 = layout.load %t1[%c0, %c0, %c0, %c0] : !layout.buffer<3x5x7x4xf32, scope = "global.texture">, f32
+  %v2 = layout.load %t2[%c0, %c0, %c0] : !layout.buffer<5x7x4xf32, scope = "global.texture">, f32
+  func.return %v0, %v1, %v2 : f32, f32, f32
+}
+
+// CHECK-LABEL: func.func @texture_default_texture_nhwc
+// CHECK-DAG:     layout.decl_buffer %{{.*}} : !layout.ptr<f32, scope = "global.texture-nhwc"> -> !layout.buffer<6x140xf32, axis_separators = [1], scope = "global.texture-nhwc">
+// CHECK-DAG:     layout.decl_buffer %{{.*}} : !layout.ptr<f32, scope = "global.texture-nhwc"> -> !layout.buffer<15x28xf32, axis_separators = [1], scope = "global.texture-nhwc">
+// CHECK-DAG:     layout.decl_buffer %{{.*}} : !layout.ptr<f32, scope = "global.texture-nhwc"> -> !layout.buffer<5x28xf32, axis_separators = [1], scope = "global.texture-nhwc">
+func.func @texture_default_texture_nhwc(%t0: !layout.buffer<2x3x5x7x4xf32, scope = "global.texture-nhwc">, %t1: !layout.buffer<3x5x7x4xf32, scope = "global.texture-nhwc">, %t2: !layout.buffer<5x7x4xf32, scope = "global.texture-nhwc">) -> (f32, f32, f32) {
+  %c0 = arith.constant 0 : index
+  %v0 = layout.load %t0[%c0, %c0, %c0, %c0, %c0] : !layout.buffer<2x3x5x7x4xf32, scope = "global.texture-nhwc">, f32
+  %v1 = layout.load %t1[%c0, %c0, %c0, %c0] : !layout.buffer<3x5x7x4xf32, scope = "global.texture-nhwc">, f32
+  %v2 = layout.load %t2[%c0, %c0, %c0] : !layout.buffer<5x7x4xf32, scope = "global.texture-nhwc">, f32
+  func.return %v0, %v1, %v2 : f32, f32, f32
+}
+
+// CHECK-LABEL: func.func @texture_default_texture_weight
+// CHECK-DAG:     layout.decl_buffer %{{.*}} : !layout.ptr<f32, scope = "global.texture-weight"> -> !layout.buffer<2x420xf32, axis_separators = [1], scope = "global.texture-weight">
+// CHECK-DAG:     layout.decl_buffer %{{.*}} : !layout.ptr<f32, scope = "global.texture-weight"> -> !layout.buffer<3x140xf32, axis_separators = [1], scope = "global.texture-weight">
+// CHECK-DAG:     layout.decl_buffer %{{.*}} : !layout.ptr<f32, scope = "global.texture-weight"> -> !layout.buffer<5x28xf32, axis_separators = [1], scope = "global.texture-weight">
+func.func @texture_default_texture_weight(%t0: !layout.buffer<2x3x5x7x4xf32, scope = "global.texture-weight">, %t1: !layout.buffer<3x5x7x4xf32, scope = "global.texture-weight">, %t2: !layout.buffer<5x7x4xf32, scope = "global.texture-weight">) -> (f32, f32, f32) {
+  %c0 = arith.constant 0 : index
+  %v0 = layout.load %t0[%c0, %c0, %c0, %c0, %c0] : !layout.buffer<2x3x5x7x4xf32, scope = "global.texture-weight">, f32
+  %v1 = layout.load %t1[%c0, %c0, %c0, %c0] : !layout.buffer<3x5x7x4xf32, scope = "global.texture-weight">, f32
+  %v2 = layout.load %t2[%c0, %c0, %c0] : !layout.buffer<5x7x4xf32, scope = "global.texture-weight">, f32
+  func.return %v0, %v1, %v2 : f32, f32, f32
+}
+
+// A rank-3 `global.texture-nhwc` buffer [a, b, lane] separates at 1: the image row is a,
+// the column b * 4 + lane (not [a * b, lane], the separator at 2).
+// CHECK-LABEL: func.func @texture_nhwc_rank3
+// CHECK-SAME:    (%{{.*}}: !layout.buffer<5x7x4xf32, scope = "global.texture-nhwc">, %[[A:[^:]*]]: index, %[[B:[^:]*]]: index, %[[L:[^:]*]]: index)
+// CHECK:         %[[F:.*]] = layout.decl_buffer %{{.*}} : !layout.ptr<f32, scope = "global.texture-nhwc"> -> !layout.buffer<5x28xf32, axis_separators = [1], scope = "global.texture-nhwc">
+// CHECK:         %[[K4:.*]] = arith.constant 4 : index
+// CHECK-NEXT:    %[[M:.*]] = arith.muli %[[B]], %[[K4]] : index
+// CHECK-NEXT:    %[[COL:.*]] = arith.addi %[[M]], %[[L]] : index
+// CHECK-NEXT:    layout.load %[[F]][%[[A]], %[[COL]]] : !layout.buffer<5x28xf32, axis_separators = [1], scope = "global.texture-nhwc">, f32
+func.func @texture_nhwc_rank3(%t: !layout.buffer<5x7x4xf32, scope = "global.texture-nhwc">, %a: index, %b: index, %l: index) -> f32 {
+  %v = layout.load %t[%a, %b, %l] : !layout.buffer<5x7x4xf32, scope = "global.texture-nhwc">, f32
+  func.return %v : f32
+}
+
 // Allocations become physical; a declared buffer gets a flat alias with the same offset
 // (the logical declaration, now unused, is dead and goes away).
 // CHECK-LABEL: func.func @allocation

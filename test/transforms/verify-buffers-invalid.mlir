@@ -238,3 +238,15 @@ func.func @load_across_texels(%img: !layout.buffer<8x32xf32, axis_separators = [
 }
 
 // CHECK: {{^}}verify-buffers: vector<4xf32> load from texture buffer %img may cross a texel boundary (its innermost index mod 4 lies in [2, 2]){{$}}
+
+// -----
+
+// Rule 3: a transformed parameter occupies its transformed box (2x4 = 8 elements, 32 bytes),
+// not one element more.
+func.func @view_past_transformed_parameter(%t: !layout.buffer<6xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = 0.0 : f32>) {
+  %d = layout.data %t : !layout.buffer<6xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = 0.0 : f32> -> !layout.ptr<f32>
+  %flat = layout.decl_buffer %d : !layout.ptr<f32> -> !layout.buffer<9xf32>
+  func.return
+}
+
+// CHECK: {{^}}verify-buffers: buffer %flat of 36 bytes at byte offset 0 does not fit in its storage (parameter %t) of 32 bytes{{$}}

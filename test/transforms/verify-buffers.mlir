@@ -155,3 +155,13 @@ func.func @texel_typed_texture(%t: !layout.buffer<8x16xvector<4xf32>, axis_separ
   layout.store %v, %t[%i, %i] : !layout.buffer<8x16xvector<4xf32>, axis_separators = [1], scope = "global.texture-nhwc">, vector<4xf32>
   func.return
 }
+
+// Storage is physical: a parameter with a pending padded transform occupies its transformed
+// box (2x4 = 8 elements for 6 logical ones), so an 8-element flat view of it fits.
+// CHECK-LABEL: func.func @physical_view_of_transformed_parameter
+func.func @physical_view_of_transformed_parameter(%t: !layout.buffer<6xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = 0.0 : f32>) {
+  %d = layout.data %t : !layout.buffer<6xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = 0.0 : f32> -> !layout.ptr<f32>
+  // CHECK: layout.decl_buffer %{{.*}} : !layout.ptr<f32> -> !layout.buffer<8xf32>
+  %flat = layout.decl_buffer %d : !layout.ptr<f32> -> !layout.buffer<8xf32>
+  func.return
+}
