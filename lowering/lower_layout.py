@@ -26,6 +26,11 @@ What it rewrites:
   `memref.expand_shape` or `memref.reinterpret_cast` (see `lower_layout_views`). A buffer of
   `vector<N x T>` elements over `T` storage becomes a view of `T` with its innermost extent
   times N, accessed with vector loads and stores.
+- A buffer parameter that some call may bind to a buffer declared at an element offset
+  (`transforms.buffer_aliases.parameters_at_offsets`, transitively through calls) gets the
+  type `memref<S x T, strided<[row-major], offset: ?>>`, and each call passes its view
+  through `memref.cast` (a view at a static offset, or of offset 0, casts to it); views
+  declared inside such a function are built relative to the parameter's own offset.
 - `layout.load` / `layout.store` -> `affine.load` / `affine.store` (`affine.vector_load` /
   `affine.vector_store` for vector values over scalar storage) with a dimension-only affine
   map when every index is a quasi-affine expression of affine loop variables and
@@ -44,9 +49,9 @@ after `flatten-buffers`; `!layout.ptr` values that are not the handle of an allo
 a buffer (e.g. a `!layout.ptr` function argument); a declared buffer that does not fit in
 its storage; element-type changes other than `vector<N x T>` over `T` storage (upstream
 memref has no element-type cast, so e.g. an `f32` view of a `vector<4xf32>` function
-argument cannot be expressed); a view at a non-zero offset (or a vector view of scalar
-storage) handed to anything but a buffer access (its memref type differs from the declared
-buffer's); a buffer/memref cast whose two sides lower to different memref types; and any
+argument cannot be expressed); a vector view of scalar storage handed to anything but a
+buffer access, and a view at a non-zero offset handed to anything but an access or a
+call (their memref types differ from the declared buffer's); a buffer/memref cast whose two sides lower to different memref types; and any
 `layout` op (e.g. graph-level rewrites) left over.
 
 Guarantees: the result has no `layout` op or type and computes what the input computes
@@ -66,6 +71,7 @@ from xdsl.context import Context
 from xdsl.dialects import affine, func, memref, vector
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    FunctionType,
     IndexType,
     MemRefType,
     ModuleOp,
@@ -86,7 +92,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.traits import IsTerminator
+from xdsl.traits import IsTerminator, SymbolTable
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from xdsl.utils.exceptions import PassFailedException
 
@@ -109,8 +115,9 @@ from physlayout.lowering.lower_layout_loops import (
     RaiseScfParallelToAffineParallel,
 )
 from physlayout.lowering.lower_layout_rewrites import lower_layout_rewrites
-from physlayout.lowering.lower_layout_views import build_view
+from physlayout.lowering.lower_layout_views import build_view, offset_parameter_type
 from physlayout.transforms.apply_layout import ApplyLayoutPass
+from physlayout.transforms.buffer_aliases import parameters_at_offsets
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.index_exprs import ExprEmitter, IndexAnalysis
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
@@ -415,23 +422,44 @@ class LowerDeclBufferToView(RewritePattern):
     def _forward_other_uses(self, op: DeclBufferOp, view: View, buffer_type: MemRefType) -> None:
         """Hand the view to users other than accesses and handles (calls, casts, ...): they
         need the buffer's own memref type, except casts to an unranked memref (any view
-        with the buffer's element type casts to one)."""
+        with the buffer's element type casts to one) and calls (a view at an offset is cast
+        to the callee's parameter of dynamic offset: `CastCallArgumentsToParameterTypes`)."""
 
         def other(use: Use) -> bool:
             return not isinstance(use.operation, LoadOp | StoreOp | DataOp)
 
-        users = [use.operation for use in op.buffer.uses if other(use)]
-        strict = [user for user in users if not _is_unranked_bridge(user)]
-        if view.lanes != 1 and users:
-            strict = users
+        def needs_own_type(user: Operation) -> bool:
+            if view.lanes != 1:
+                return True
+            if isinstance(user, func.CallOp):
+                return not _same_data(view.memref.type, buffer_type)
+            return not _is_unranked_bridge(user)
+
+        strict = [use.operation for use in op.buffer.uses if other(use)]
+        strict = [user for user in strict if needs_own_type(user)]
         if strict and (view.lanes != 1 or view.memref.type != buffer_type):
+            allowed = (
+                "layout.load/layout.store may use a buffer declared with another element "
+                "type than its storage"
+                if view.lanes != 1
+                else "layout.load/layout.store and calls may use a buffer declared at an "
+                "offset"
+            )
             raise _fail(
                 f"{_name(op.buffer)} lowers to a view of type {view.memref.type}, not "
-                f"{buffer_type}, so it cannot be passed to '{strict[0].name}'; only "
-                "layout.load/layout.store may use a buffer declared at an offset or with "
-                "another element type than its storage"
+                f"{buffer_type}, so it cannot be passed to '{strict[0].name}'; only {allowed}"
             )
         op.buffer.replace_uses_with_if(view.memref, other)
+
+
+def _same_data(view_type: Attribute, buffer_type: MemRefType) -> bool:
+    """Whether a view differs from the buffer's memref type only in its layout offset (it
+    casts to a parameter of dynamic offset: see `CastCallArgumentsToParameterTypes`)."""
+    return (
+        isinstance(view_type, MemRefType)
+        and view_type.get_shape() == buffer_type.get_shape()
+        and view_type.get_element_type() == buffer_type.get_element_type()
+    )
 
 
 def _is_unranked_bridge(op: Operation) -> bool:
@@ -440,6 +468,70 @@ def _is_unranked_bridge(op: Operation) -> bool:
         and BRIDGE in op.attributes
         and isinstance(op.results[0].type, UnrankedMemRefType)
     )
+
+
+# Parameters at an offset --------------------------------------------------------------------
+
+
+@dataclass
+class TypeOffsetParametersWithDynamicOffsets(RewritePattern):
+    """A buffer parameter that some call may bind to a view at an element offset
+    (`parameters_at_offsets`) gets the type `memref<S x T, strided<[...], offset: ?>>`, so
+    the callee addresses it from its first element wherever it lies (MLIR's convention for
+    function arguments that are views)."""
+
+    offsets: set[tuple[str, int]]
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
+        name = op.sym_name.data
+        inputs = list(op.function_type.inputs.data)
+        changed = False
+        for index, input_type in enumerate(inputs):
+            if (name, index) not in self.offsets or not isinstance(input_type, MemRefType):
+                continue
+            new_type = offset_parameter_type(input_type.get_element_type(), input_type.get_shape())
+            if new_type == input_type:
+                continue
+            inputs[index] = new_type
+            if op.body.blocks:
+                arg = op.body.blocks[0].args[index]
+                hint = arg.name_hint
+                rewriter.replace_value_with_new_type(arg, new_type).name_hint = hint
+            changed = True
+        if changed:
+            op.function_type = FunctionType.from_lists(inputs, op.function_type.outputs.data)
+            rewriter.notify_op_modified(op)
+
+
+@dataclass
+class CastCallArgumentsToParameterTypes(RewritePattern):
+    """A call argument that is a view at an offset (or of static offset 0) passed to a
+    parameter of dynamic offset is `memref.cast` to the parameter's type."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.CallOp, rewriter: PatternRewriter) -> None:
+        callee = SymbolTable.lookup_symbol(op, op.callee)
+        if not isinstance(callee, func.FuncOp):
+            return
+        arguments = list(op.arguments)
+        changed = False
+        for index, param_type in enumerate(callee.function_type.inputs.data):
+            argument = arguments[index]
+            if argument.type == param_type:
+                continue
+            if not isinstance(param_type, MemRefType) or not _same_data(argument.type, param_type):
+                raise _fail(
+                    f"cannot pass {_name(argument)} of type {argument.type} to parameter "
+                    f"#{index} of @{callee.sym_name.data} of type {param_type}"
+                )
+            cast = memref.CastOp.get(argument, param_type)
+            rewriter.insert(cast, InsertPoint.before(op))
+            arguments[index] = cast.dest
+            changed = True
+        if changed:
+            op.operands = [*arguments, *op.operands[len(arguments) :]]
+            rewriter.notify_op_modified(op)
 
 
 # Accesses ---------------------------------------------------------------------------------
@@ -632,6 +724,7 @@ class LowerLayoutPass(ModulePass):
         if any(isinstance(o, TransformOp | PadOp | CropOp) for o in op.walk()):
             lower_layout_rewrites(op)
         prepare_buffers(ctx, op)
+        offsets = parameters_at_offsets(op)
         if self.affine_loops:
             PatternRewriteWalker(
                 GreedyRewritePatternApplier(
@@ -640,6 +733,10 @@ class LowerLayoutPass(ModulePass):
             ).rewrite_module(op)
         _mark_bridges(op)
         PatternRewriteWalker(BufferTypeToMemRef()).rewrite_module(op)
+        if offsets:
+            PatternRewriteWalker(
+                TypeOffsetParametersWithDynamicOffsets(offsets), apply_recursively=False
+            ).rewrite_module(op)
         state = LoweringState()
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
@@ -653,6 +750,9 @@ class LowerLayoutPass(ModulePass):
                 ]
             ),
             apply_recursively=False,
+        ).rewrite_module(op)
+        PatternRewriteWalker(
+            CastCallArgumentsToParameterTypes(), apply_recursively=False
         ).rewrite_module(op)
         _erase_handles(op)
         check_no_layout_left(op)

@@ -1,16 +1,24 @@
 """Memref views for `lower-layout`: a declared buffer as a view of its storage memref.
 
 A `layout.decl_buffer` of shape `S'` at element offset `k` over a storage memref of shape
-`S` (identity layout, row-major) is the row-major block of `prod(S')` elements starting at
-element `k`. `build_view` expresses that block with the cheapest upstream op that is exact:
+`S` (row-major) is the row-major block of `prod(S')` elements starting at element `k`.
+The storage is an identity-layout memref, or a function parameter that callers may bind
+to a view at an offset (`transforms.buffer_aliases.parameters_at_offsets`), typed
+`memref<S x T, strided<[row-major], offset: ?>>` (`offset_parameter_type`). `build_view`
+expresses the block with the cheapest upstream op that is exact:
 
 - the storage itself when `k == 0` and `S' == S`;
 - `memref.collapse_shape` when `k == 0` and `S'` merges consecutive axes of `S` (each
   extent of `S'` is the product of a run of extents of `S`), `memref.expand_shape` for the
-  converse, and a collapse to one axis followed by an expand when both are needed;
-- `memref.reinterpret_cast` otherwise (an offset, or fewer elements than the storage): the
-  result has static sizes `S'`, row-major strides and the offset, so its type is
-  `memref<S' x T, strided<[...], offset: k>>` (identity layout when `k == 0`).
+  converse, and a collapse to one axis followed by an expand when both are needed (these
+  keep the storage's offset, static 0 or dynamic);
+- otherwise (an offset, or fewer elements than the storage), over identity storage,
+  `memref.reinterpret_cast`: the result has static sizes `S'`, row-major strides and the
+  offset, so its type is `memref<S' x T, strided<[...], offset: k>>` (identity layout when
+  `k == 0`); over storage with a dynamic offset, a collapse to one axis, a
+  `memref.subview` of `prod(S')` elements at `k` (relative to the storage's own offset,
+  which a reinterpret_cast would drop) and an expand to `S'`, of type
+  `memref<S' x T, strided<[...], offset: ?>>`.
 
 All of these are views (no copy) and lower with `-expand-strided-metadata` and
 `-finalize-memref-to-llvm`.
@@ -99,32 +107,70 @@ def view_type(element_type: Attribute, shape: Sequence[int], offset: int) -> Mem
     return MemRefType(element_type, shape, layout, NoneAttr())
 
 
+def offset_parameter_type(element_type: Attribute, shape: Sequence[int]) -> MemRefType:
+    """`memref<shape x element_type, strided<[row-major strides], offset: ?>>`: a row-major
+    buffer at any offset (the type of a parameter that callers may bind to a view at an
+    offset; any row-major view of that shape and element type casts to it)."""
+    layout = StridedLayoutAttr(row_major_strides(shape), None)
+    return MemRefType(element_type, shape, layout, NoneAttr())
+
+
+def _has_dynamic_offset(memref_type: MemRefType) -> bool:
+    return not isinstance(memref_type.layout, NoneAttr)
+
+
+def _like(storage_type: MemRefType, shape: Sequence[int]) -> MemRefType:
+    """A row-major memref type of `shape` whose offset is the storage's (0 or dynamic)."""
+    element_type = storage_type.get_element_type()
+    if _has_dynamic_offset(storage_type):
+        return offset_parameter_type(element_type, shape)
+    return MemRefType(element_type, shape)
+
+
+def _reshape(
+    source: SSAValue, source_shape: list[int], target_shape: list[int]
+) -> tuple[list[Operation], SSAValue]:
+    """Ops that view the contiguous `source` (same element count) as `target_shape`."""
+    source_type = source.type
+    assert isinstance(source_type, MemRefType)
+    target = _like(source_type, target_shape)
+    if source_shape == target_shape:
+        return [], source
+    collapse = merge_groups(source_shape, target_shape)
+    if collapse is not None:
+        op = _collapse(source, collapse, target)
+        return [op], op.results[0]
+    expand = merge_groups(target_shape, source_shape)
+    if expand is not None:
+        op = _expand(source, expand, target)
+        return [op], op.results[0]
+    flat_type = _like(source_type, [prod(source_shape)])
+    flat = _collapse(source, [list(range(len(source_shape)))], flat_type)
+    grow = _expand(flat.results[0], [list(range(len(target_shape)))], target)
+    return [flat, grow], grow.results[0]
+
+
 def build_view(
     storage: SSAValue, shape: Sequence[int], offset: int
 ) -> tuple[list[Operation], SSAValue]:
-    """Ops that view `storage` (an identity-layout memref) as row-major `shape` from element
-    `offset`, and the resulting value. The caller checks that the view fits."""
+    """Ops that view `storage` (an identity-layout memref, or a row-major one with a dynamic
+    offset) as row-major `shape` from element `offset`, and the resulting value. The
+    caller checks that the view fits."""
     storage_type = storage.type
     assert isinstance(storage_type, MemRefType)
     element_type = storage_type.get_element_type()
     source_shape = list(storage_type.get_shape())
     target_shape = list(shape)
-    target = MemRefType(element_type, target_shape)
-    if offset == 0 and source_shape == target_shape:
-        return [], storage
     if offset == 0 and prod(source_shape) == prod(target_shape):
-        collapse = merge_groups(source_shape, target_shape)
-        if collapse is not None:
-            op = _collapse(storage, collapse, target)
-            return [op], op.results[0]
-        expand = merge_groups(target_shape, source_shape)
-        if expand is not None:
-            op = _expand(storage, expand, target)
-            return [op], op.results[0]
-        flat_type = MemRefType(element_type, [prod(source_shape)])
-        flat = _collapse(storage, [list(range(len(source_shape)))], flat_type)
-        grow = _expand(flat.results[0], [list(range(len(target_shape)))], target)
-        return [flat, grow], grow.results[0]
+        return _reshape(storage, source_shape, target_shape)
+    if _has_dynamic_offset(storage_type):
+        size = prod(target_shape)
+        ops, flat = _reshape(storage, source_shape, [prod(source_shape)])
+        sub = memref.SubviewOp.get(
+            flat, [offset], [size], [1], offset_parameter_type(element_type, [size])
+        )
+        grow, value = _reshape(sub.result, [size], target_shape)
+        return [*ops, sub, *grow], value
     cast = memref.ReinterpretCastOp.from_dynamic(
         storage,
         [offset],

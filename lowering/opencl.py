@@ -10,7 +10,12 @@ Kernel ABI
 Each parameter of a kernel is one kernel argument, in order:
 - a `global`/`shared`/`local`-scope buffer -> `__global T*` (`const` when only read),
   indexed with the row-major flattened index of the accessed buffer plus its
-  `layout.decl_buffer` offset (`flatten-buffers` already made it 1-D);
+  `layout.decl_buffer` offset (`flatten-buffers` already made it 1-D). A parameter that
+  some call in the module may bind to a buffer declared at an element offset
+  (`transforms.buffer_aliases.parameters_at_offsets`) takes that offset as one more
+  argument, `int NAME_offset`, right after it; the kernel starts with
+  `NAME += NAME_offset;` and uses unaligned `vloadN`/`vstoreN` for its vector accesses. A
+  texture parameter cannot be bound at an offset (refused);
 - a `global.texture*` buffer -> `image2d_t`, `__read_only` or `__write_only` by its use in
   that OpenCL kernel (reading and writing one image in one kernel is refused: OpenCL 1.2
   images are one or the other). The buffer is the 2-D image [rows, cols] of its flattened
@@ -35,7 +40,11 @@ Work-items (see `lowering/opencl_parallel.py` for the proof rule)
 The kernel body is cut into *launches*: each top-level loop op is one OpenCL kernel
 (`@f` -> `f`, or `f_0`, `f_1`, ... when there are several), and consecutive top-level
 memory ops outside loops form a single-work-item kernel. Launches run in order, as the
-body did; a value computed in one launch and used in another is refused. In a loop
+body did; a value computed in one launch and used in another is refused, except a
+top-level load whose storage no later op (and no earlier op of the single-work-item
+launch it would join) stores to: it reads the same value wherever it runs, so it is a
+setup value like the pure top-level ops, read by every work-item of each launch that
+uses it (a scale factor read once before the parallel nest). In a loop
 launch, the band of proven-parallel loops becomes the NDRange: its innermost three loops
 with more than one iteration are `get_global_id(0)` (innermost, for coalescing), `(1)`,
 `(2)`; outer band loops become C loops inside each work-item; everything below the band
@@ -90,7 +99,9 @@ from physlayout.lowering.opencl_c import (
     op_expression,
 )
 from physlayout.lowering.opencl_parallel import LOOPS, BandDim, is_pure_op, parallel_band
+from physlayout.transforms.buffer_aliases import parameters_at_offsets
 from physlayout.transforms.index_exprs import IndexAnalysis, from_affine_expr
+from physlayout.transforms.vectorize_texels import buffer_root
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers, texture_problem
 
 TEXEL = TEXEL_LANES
@@ -133,6 +144,9 @@ class KernelArg:
     """Buffers: the flattened physical shape ([rows, cols] for textures)."""
     read: bool = False
     written: bool = False
+    offset_argument: bool = False
+    """Global buffers: the kernel takes the buffer's element offset in its storage as an
+    extra `int` argument right after it (some call may pass a view at an offset)."""
 
     @property
     def image_size(self) -> tuple[int, int]:
@@ -185,6 +199,9 @@ class _BufferArg:
     name: str
     texture: bool
     flat_shape: tuple[int, ...]
+    offset_name: str | None = None
+    """The C name of the element-offset argument, for parameters that callers may bind
+    to a view at an offset."""
 
 
 def _trace(buffer: SSAValue, where: str) -> tuple[BlockArgument, int]:
@@ -207,6 +224,34 @@ def _trace(buffer: SSAValue, where: str) -> tuple[BlockArgument, int]:
         "a buffer that is not declared over a kernel parameter (allocations inside kernels "
         "are not supported; allocate in the host function)",
     )
+
+
+def _stored_roots(op: Operation) -> set[SSAValue]:
+    return {buffer_root(s.buffer) for s in op.walk() if isinstance(s, StoreOp)}
+
+
+def _roots_stored_after(ops: Sequence[Operation]) -> dict[Operation, set[SSAValue]]:
+    """For each top-level op, the storage roots stored to by the top-level ops after it."""
+    after: dict[Operation, set[SSAValue]] = {}
+    stored: set[SSAValue] = set()
+    for op in reversed(ops):
+        after[op] = set(stored)
+        stored |= _stored_roots(op)
+    return after
+
+
+def _is_invariant_load(
+    load: LoadOp, stored_later: set[SSAValue], open_segment: _Segment | None
+) -> bool:
+    """A top-level load whose storage nothing stores to from its position until the end
+    of the kernel (launches run in order, so stores of earlier launches are visible; a
+    store earlier in the single-work-item launch it would join is not, so that keeps it
+    there). Its value is then the same wherever it is read: it is a setup value, read by
+    each work-item of every launch that uses it."""
+    root = buffer_root(load.buffer)
+    if root in stored_later:
+        return False
+    return open_segment is None or all(root not in _stored_roots(op) for op in open_segment.ops)
 
 
 def _texture_shape(arg: BufferType, where: str, limits: ImageLimits) -> tuple[int, int]:
@@ -244,6 +289,8 @@ class _Writer:
     limits: ImageLimits
     helpers: set[str]
     kernel_names: NameTable
+    offset_params: set[int] = field(default_factory=set[int])
+    """Indices of the buffer parameters that callers may bind to views at an offset."""
     names: NameTable = field(default_factory=NameTable)
     c_names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
     buffers: dict[BlockArgument, _BufferArg] = field(default_factory=dict[BlockArgument, _BufferArg])
@@ -339,7 +386,19 @@ class _Writer:
             if texture
             else (buffer_type.num_elements(),)
         )
-        self.buffers[arg] = _BufferArg(arg.index, arg, buffer_type, name, texture, flat)
+        offset_name = None
+        if arg.index in self.offset_params:
+            if texture:
+                raise fail(
+                    where,
+                    "a call may bind this texture to a buffer at an element offset, but an "
+                    "image2d_t starts at its first texel (declare texture views at offset 0)",
+                )
+            offset_name = f"{name}_offset"
+            self.names.used.add(offset_name)
+        self.buffers[arg] = _BufferArg(
+            arg.index, arg, buffer_type, name, texture, flat, offset_name
+        )
 
     # Segments ---------------------------------------------------------------------------
 
@@ -354,6 +413,7 @@ class _Writer:
                 )
         setup: list[Operation] = []
         segments: list[_Segment] = []
+        stored_later = _roots_stored_after(list(entry.ops))
         for op in entry.ops:
             if isinstance(op, func.ReturnOp):
                 if op.operands:
@@ -361,11 +421,15 @@ class _Writer:
                 continue
             if isinstance(op, func.CallOp):
                 raise fail(self.at(op), "calls are not supported inside kernels")
+            open_segment = segments[-1] if segments and not segments[-1].loop else None
             if isinstance(op, LOOPS):
                 segments.append(_Segment([op], loop=True))
-            elif is_pure_op(op):
+            elif is_pure_op(op) or (
+                isinstance(op, LoadOp)
+                and _is_invariant_load(op, stored_later[op], open_segment)
+            ):
                 setup.append(op)
-            elif segments and not segments[-1].loop:
+            elif open_segment is not None:
                 segments[-1].ops.append(op)
             else:
                 segments.append(_Segment([op], loop=False))
@@ -382,10 +446,16 @@ class _Writer:
                         user = entry.find_ancestor_op_in_block(use.operation)
                         if user is None or user in segment.ops:
                             continue
+                        why = "launches only share buffers"
+                        if op is top and isinstance(op, LoadOp):
+                            why = (
+                                "a top-level load is re-read by the launches that use it "
+                                "only when no store to its storage follows it"
+                            )
                         raise fail(
                             self.at(op),
                             f"its result is used by '{use.operation.name}' outside the "
-                            "kernel launch that computes it; launches only share buffers",
+                            f"kernel launch that computes it; {why}",
                         )
 
     # Needed ops -------------------------------------------------------------------------
@@ -469,6 +539,7 @@ class _Writer:
             buffer.flat_shape,
             arg in self.reads,
             arg in self.writes,
+            buffer.offset_name is not None,
         )
 
     def write_segment(
@@ -482,6 +553,9 @@ class _Writer:
         self.launch_reads, self.launch_writes = set(), set()
         band = parallel_band(segment.ops[0]) if segment.loop else []
         self.mark_needed(self.roots(segment.ops))
+        for buffer in self.buffers.values():
+            if buffer.offset_name is not None:
+                self.line(f"{buffer.name} += {buffer.offset_name};")
         gids = [d for d in band if d.trip_count > 1][-3:]
         gid_names: list[str] = []
         for position, dim in enumerate(reversed(gids)):
@@ -526,6 +600,8 @@ class _Writer:
                 element = c_type(buffer.type.element_type, self.where)
                 const = "" if arg in self.launch_writes else "const "
                 parts.append(f"__global {const}{element}* {name}")
+                if buffer.offset_name is not None:
+                    parts.append(f"int {buffer.offset_name}")
         one_line = f"__kernel void {kernel}({', '.join(parts)}) {{"
         if len(one_line) <= 100:
             return [one_line]
@@ -718,11 +794,15 @@ class _Writer:
     def global_index(self, op: LoadOp | StoreOp, accessed: BufferType, offset: int) -> str:
         return self.index(self.global_flat(op, accessed, offset))
 
-    def aligned(self, op: LoadOp | StoreOp, accessed: BufferType, offset: int, lanes: int) -> bool:
+    def aligned(
+        self, op: LoadOp | StoreOp, buffer: _BufferArg, accessed: BufferType, offset: int,
+        lanes: int,
+    ) -> bool:
         """A vector access whose element index is a provable multiple of its lane count
-        (power of two) is naturally aligned (device buffers start aligned): it is a plain
-        vector load/store, which compilers handle better than vloadN/vstoreN."""
-        if lanes not in (2, 4, 8, 16):
+        (power of two) is naturally aligned (device buffers start aligned; a parameter
+        with an offset argument may not): it is a plain vector load/store, which compilers
+        handle better than vloadN/vstoreN."""
+        if lanes not in (2, 4, 8, 16) or buffer.offset_name is not None:
             return False
         flat = self.global_flat(op, accessed, offset)
         return simplify(Mod(flat, lanes), self.analysis.bounds) == Const(0)
@@ -746,7 +826,7 @@ class _Writer:
             index = self.global_index(op, accessed, offset)
             if lanes == 1:
                 self.declare(op.result, f"{buffer.name}[{index}]", where)
-            elif self.aligned(op, accessed, offset, lanes):
+            elif self.aligned(op, buffer, accessed, offset, lanes):
                 vector_type = c_type(op.result.type, where)
                 pointer = f"(__global const {vector_type}*)({buffer.name} + {index})"
                 self.declare(op.result, f"*{pointer}", where)
@@ -784,7 +864,7 @@ class _Writer:
             index = self.global_index(op, accessed, offset)
             if lanes == 1:
                 self.line(f"{buffer.name}[{index}] = {value};")
-            elif self.aligned(op, accessed, offset, lanes):
+            elif self.aligned(op, buffer, accessed, offset, lanes):
                 vector_type = c_type(op.value.type, where)
                 self.line(f"*(__global {vector_type}*)({buffer.name} + {index}) = {value};")
             else:
@@ -927,6 +1007,7 @@ def generate_opencl(module: ModuleOp, limits: ImageLimits | None = None) -> Open
     kernel_names = NameTable(reserved={"main"}, allow_underscores=True)
     kernels: dict[str, KernelInfo] = {}
     bodies: list[str] = []
+    offsets = parameters_at_offsets(module)
     uses_double = False
     for function in module.ops:
         if not isinstance(function, func.FuncOp) or not function.body.blocks:
@@ -938,7 +1019,8 @@ def generate_opencl(module: ModuleOp, limits: ImageLimits | None = None) -> Open
             ]
             bodies.append(f"// host function @{name} launches: {', '.join(callees)}\n")
             continue
-        writer = _Writer(function, limits, helpers, kernel_names)
+        offset_params = {index for callee, index in offsets if callee == name}
+        writer = _Writer(function, limits, helpers, kernel_names, offset_params)
         lines, info = writer.write()
         bodies.append("\n".join(lines))
         kernels[name] = info

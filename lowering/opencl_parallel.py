@@ -1,7 +1,9 @@
 """Which loops of a kernel become OpenCL work-items (the work-item rule of `-t opencl`).
 
 A *band* is a perfect nest of loops with constant bounds, starting at a top-level loop of
-a kernel: between two band loops there may only be side-effect-free ops without regions.
+a kernel: between two band loops there may only be side-effect-free ops without regions
+and loads of storage that nothing in the nest stores to (each work-item repeats them; the
+data they read does not change during the launch).
 The band is grown from the outside in, one loop op at a time; a loop joins it when it is
 *parallel given the loops outside it*:
 
@@ -118,19 +120,24 @@ def loop_dims(op: Operation) -> list[BandDim] | None:
     return dims
 
 
-def _only_inner_loop(block: Block) -> Operation | None:
-    """The single loop op of `block` when every other op is pure (a perfect nest)."""
+def _only_inner_loop(block: Block, written: set[SSAValue]) -> Operation | None:
+    """The single loop op of `block` when every other op is pure or a load of storage
+    outside `written` (a perfect nest up to reads of unchanging data)."""
     loops = [op for op in block.ops if isinstance(op, LOOPS)]
     if len(loops) != 1:
         return None
     others = [op for op in block.ops if op is not loops[0] and op is not block.last_op]
-    if any(not is_pure_op(op) for op in others):
-        return None
+    for op in others:
+        if isinstance(op, LoadOp) and buffer_root(op.buffer) not in written:
+            continue
+        if not is_pure_op(op):
+            return None
     return loops[0]
 
 
 def parallel_band(top: Operation) -> list[BandDim]:
     """The band of loops rooted at the loop op `top` (empty when `top` is not parallel)."""
+    written = {buffer_root(op.buffer) for op in top.walk() if isinstance(op, StoreOp)}
     band: list[BandDim] = []
     op: Operation | None = top
     while op is not None:
@@ -141,7 +148,7 @@ def parallel_band(top: Operation) -> list[BandDim]:
         if not by_definition and not iterations_are_disjoint(op, [d.iv for d in dims]):
             break
         band.extend(dims)
-        op = _only_inner_loop(op.regions[0].blocks[0])
+        op = _only_inner_loop(op.regions[0].blocks[0], written)
     return band
 
 

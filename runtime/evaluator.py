@@ -29,24 +29,26 @@ Arguments and results
 
 Storage model
 -------------
-A data handle is a flat array of scalars, always in the physical layout (the compiled
-program's meaning: RFC 0039, storage is physical once a transform is applied).
+A data handle is a flat array of scalars from a start offset, always in the physical layout
+(the compiled program's meaning: RFC 0039, storage is physical once a transform is applied).
 `layout.data %buf` is the handle `%buf` was declared over (an argument buffer's flat array);
-`layout.allocate [extents]` makes a zero-filled handle of `prod(extents)` elements (times the
-vector lanes of the handle's element type), or of the transformed extents when `extents` is
-the logical shape of a buffer with a pending transform declared over it (`apply-layout`
-resizes that allocation); `layout.decl_buffer %ptr offset K` views the handle from scalar
-offset `K * lanes(ptr element)` with the declared shape (a `vector<4xf32>` buffer over an
-`f32` handle is legal: same scalars): row-major, or, when the type has a pending transform,
-element `idx` at the row-major position of `map(idx)` in the transformed shape (what
-`apply-layout` and `flatten-buffers` make of it). So a store through a logical view with a
-transform and a load through a physical view (RFC DeclBuffer) of the same handle meet, and
-declarations over one handle alias. As `apply-layout` guarantees, the padding of a buffer
-with a padded transform that a function stores to (directly, `layout.store`) is filled with
-the pad value: for a parameter on entry to the function, for a `layout.decl_buffer` right
-after it. Memref ops build strided views. Views that leave their storage and accesses outside a view's shape
-(checked per axis) raise `EvaluationError`, a `DiagnosticException` naming the buffer and the
-index.
+inside a called function, the handle of a parameter starts at the parameter's first element
+(the callee addresses its parameter from there, wherever the caller's buffer lies in its
+storage, as compiled code does); `layout.allocate [extents]` makes a zero-filled handle of
+`prod(extents)` elements (times the vector lanes of the handle's element type), or of the
+transformed extents when `extents` is the logical shape of a buffer with a pending transform
+declared over it (`apply-layout` resizes that allocation); `layout.decl_buffer %ptr offset K`
+views the handle from `K * lanes(ptr element)` scalars after its start with the declared
+shape (a `vector<4xf32>` buffer over an `f32` handle is legal: same scalars): row-major, or,
+when the type has a pending transform, element `idx` at the row-major position of `map(idx)`
+in the transformed shape (what `apply-layout` and `flatten-buffers` make of it). So a store
+through a logical view with a transform and a load through a physical view (RFC DeclBuffer)
+of the same handle meet, and declarations over one handle alias. As `apply-layout`
+guarantees, the padding of a buffer with a padded transform that a function stores to
+(directly, `layout.store`) is filled with the pad value: for a parameter on entry to the
+function, for a `layout.decl_buffer` right after it. Memref ops build strided views. Views
+that leave their storage and accesses outside a view's shape (checked per axis) raise
+`EvaluationError`, a `DiagnosticException` naming the buffer and the index.
 
 Execution model
 ---------------
@@ -213,15 +215,16 @@ class Evaluator:
 
     def _call(self, func: Operation, args: Sequence[Entry], lanes: Lanes) -> list[Entry]:
         block = self._entry(func)
+        bound = [arg.as_parameter() if isinstance(arg, View) else arg for arg in args]
         filled = self._padded_params.get(func)
         if filled is None:
             filled = [i for i, arg in enumerate(block.args) if fills_padding(arg)]
             self._padded_params[func] = filled
         for index in filled:
-            entry = args[index] if index < len(args) else None
+            entry = bound[index] if index < len(bound) else None
             if isinstance(entry, View):
                 fill_padding(entry, lanes, f"entry of {func.properties.get('sym_name')}")
-        return self._run_block(block, Frame(), lanes, args)
+        return self._run_block(block, Frame(), lanes, bound)
 
     # Blocks and ops -----------------------------------------------------------------------
 

@@ -190,12 +190,13 @@ def layout_decl_buffer(node: Step, frame: Frame, lanes: Lanes) -> None:
     addressed = shape if layout_map is None else layout_map.layout.shape
     view = View(
         handle.storage,
-        offset * handle.lanes,
+        handle.base + offset * handle.lanes,
         shape,
         row_major_strides(addressed, prod(vshape)),
         vshape,
         dtype_of(buffer_type.element_type),
         name_of(node.results[0]),
+        base=handle.base,
         layout=layout_map,
     )
     check_view(view, f"'{op.name}'", lanes)
@@ -227,7 +228,12 @@ def layout_data(node: Step, frame: Frame, lanes: Lanes) -> None:
     ptr_type = node.results[0].type
     element = memory_element(ptr_type)
     lanes_per = prod(vector_shape(element)) if element is not None else 1
-    frame.set(node.results[0], Handle(view.storage, lanes_per), lanes.depth)
+    if view.base is None:
+        raise EvaluationError(
+            f"'{op.name}': the handle of {view.name}, a parameter bound to a buffer at a "
+            "lane-dependent offset, is not supported"
+        )
+    frame.set(node.results[0], Handle(view.storage, lanes_per, view.base), lanes.depth)
 
 
 # memref ops ---------------------------------------------------------------------------

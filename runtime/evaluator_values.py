@@ -27,7 +27,7 @@ Memory
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from math import prod
 from typing import Any, TypeAlias
@@ -276,10 +276,12 @@ class Storage:
 
 @dataclass(frozen=True, eq=False)
 class Handle:
-    """A data handle: `storage`, whose element type has `lanes` scalars per element."""
+    """A data handle: `storage` from scalar `base` on, whose element type has `lanes`
+    scalars per element."""
 
     storage: Storage
     lanes: int
+    base: int = 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -380,7 +382,12 @@ class View:
 
     The offset may differ between lanes (a `memref.subview` at a lane-dependent position):
     it is then an array over the lanes of depth `offset_depth`. Shapes and strides are the
-    same in all lanes."""
+    same in all lanes.
+
+    `base` is the scalar offset of the data handle the buffer was declared over (what
+    `layout.data` of it yields): that handle's base, or, for a function parameter, the
+    parameter's own offset (a callee addresses its parameter from its first element);
+    None when that offset differs between lanes."""
 
     storage: Storage
     offset: int | Array
@@ -390,7 +397,13 @@ class View:
     dtype: np.dtype[Any]
     name: str
     offset_depth: int = 0
+    base: int | None = 0
     layout: LayoutMap | None = None
+
+    def as_parameter(self) -> View:
+        """This buffer bound to a function parameter: its handle starts at its offset."""
+        base = self.offset if isinstance(self.offset, int) else None
+        return replace(self, base=base)
 
     @property
     def rank(self) -> int:

@@ -2,9 +2,14 @@
 buffers and launches kernels in order.
 
 A *host function* is a `func.func` whose body only holds `layout.allocate`,
-`layout.decl_buffer` (at offset 0) / `layout.data`, `arith.constant` and `func.call`s of
-kernels (or of other host functions), then `func.return`. Its parameters are the inputs
-and outputs. `execute(compiled, name, args)`:
+`layout.decl_buffer` / `layout.data`, `arith.constant` and `func.call`s of kernels (or of
+other host functions), then `func.return`. Its parameters are the inputs and outputs.
+Buffers are views of device storage (`DeviceView`): a `layout.decl_buffer %h offset k`
+starts `k` elements after the handle `%h`, `layout.data %b` is the handle `%b` was declared
+over, and a parameter's handle starts at the parameter's first element (as in the numpy
+evaluator). A global buffer at a non-zero offset reaches a kernel through its offset
+argument (`KernelArg.offset_argument`); a texture view must start at offset 0.
+`execute(compiled, name, args)`:
 
 1. uploads every buffer argument (a LOGICAL numpy array) to a device buffer or image in the
    parameter's physical layout (`ParamLayout.to_physical`; `padding={index: value}` puts
@@ -19,9 +24,9 @@ and outputs. `execute(compiled, name, args)`:
    transformed shape and padding included, are kept in `RunResult.physical`.
 
 Work-groups are chosen by `OpenCLRuntime.local_size`. Kernel times come from OpenCL
-profiling events (end - start of each launch). One storage
-passed to two buffer parameters of a kernel that writes one of them is refused (kernel
-buffer parameters are assumed not to overlap: see `lowering/opencl_parallel.py`).
+profiling events (end - start of each launch). Overlapping views of one storage passed to
+two buffer parameters of a kernel that writes one of them are refused (kernel buffer
+parameters are assumed not to overlap: see `lowering/opencl_parallel.py`).
 """
 
 from __future__ import annotations
@@ -59,7 +64,31 @@ _SCALARS: dict[str, Any] = {
     "short": np.int16, "char": np.int8, "bool": np.int8,
 }  # fmt: skip
 
-Value = DeviceStorage | int | float
+
+
+@dataclass(frozen=True)
+class DeviceView:
+    """A buffer of a host function: `storage` from element `offset` on; `base` is where the
+    data handle it was declared over starts (what `layout.data` of it yields)."""
+
+    storage: DeviceStorage
+    offset: int = 0
+    base: int = 0
+
+    def as_parameter(self) -> DeviceView:
+        """This buffer bound to a function parameter: its handle starts at its offset."""
+        return DeviceView(self.storage, self.offset, self.offset)
+
+
+@dataclass(frozen=True)
+class DeviceHandle:
+    """A data handle of a host function: `storage` from element `base` on."""
+
+    storage: DeviceStorage
+    base: int = 0
+
+
+Value = DeviceView | DeviceHandle | int | float
 
 
 @dataclass(frozen=True)
@@ -108,18 +137,29 @@ def execute(
             continue
         storage = runtime.allocate(layout.kind, layout.physical_shape, layout.dtype)
         storage.upload(layout.to_physical(arg, fills.get(index)))
-        values.append(storage)
-    result = RunResult()
-    _Executor(compiled, result, allocation_fill).call(name, values)
-    runtime.queue.finish()
+        values.append(DeviceView(storage))
+    result = execute_physical(compiled, name, values, allocation_fill)
     for index, (arg, layout, value) in enumerate(zip(args, layouts, values, strict=True)):
-        if layout is None or not isinstance(value, DeviceStorage):
+        if layout is None or not isinstance(value, DeviceView):
             continue
-        physical = value.download()
+        physical = value.storage.download()
         result.physical[index] = layout.transformed(physical)
         logical = layout.to_logical(physical)
         if isinstance(arg, np.ndarray) and arg.flags.writeable:
             np.copyto(arg, logical.astype(arg.dtype, copy=False))
+    return result
+
+
+def execute_physical(
+    compiled: CompiledModule, name: str, values: Sequence[Value], allocation_fill: Any = 0
+) -> RunResult:
+    """Run function `name` of `compiled` on device storage the caller allocated and filled
+    in the physical layout (`OpenCLRuntime.allocate`, `DeviceStorage.upload`), e.g. to
+    check that a kernel writes every element, padding included; `allocation_fill` as in
+    `execute`."""
+    result = RunResult()
+    _Executor(compiled, result, allocation_fill).call(name, list(values))
+    compiled.runtime.queue.finish()
     return result
 
 
@@ -135,7 +175,6 @@ class _Executor:
     compiled: CompiledModule
     result: RunResult
     allocation_fill: Any = 0
-    _kernels: dict[str, Any] = field(default_factory=dict[str, Any])
 
     def call(self, name: str, values: list[Value]) -> None:
         info = self.compiled.program.kernels.get(name)
@@ -146,18 +185,19 @@ class _Executor:
 
     def host(self, name: str, values: list[Value]) -> None:
         function = self.compiled.function(name)
-        env: dict[SSAValue, Value] = dict(zip(function.body.blocks[0].args, values, strict=True))
+        bound = [v.as_parameter() if isinstance(v, DeviceView) else v for v in values]
+        env: dict[SSAValue, Value] = dict(zip(function.body.blocks[0].args, bound, strict=True))
         for op in function.body.blocks[0].ops:
             where = f"@{name}: '{op.name}'"
             match op:
                 case AllocateOp():
-                    env[op.ptr] = self.allocate(op, where)
+                    env[op.ptr] = DeviceHandle(self.allocate(op, where))
                 case DeclBufferOp():
-                    if op.elem_offset.data:
-                        raise OpenCLRuntimeError(f"{where}: buffers at an offset are not supported")
-                    env[op.buffer] = env[op.ptr]
+                    env[op.buffer] = _declare(op, env[op.ptr], where)
                 case DataOp():
-                    env[op.ptr] = env[op.buffer]
+                    view = env[op.buffer]
+                    assert isinstance(view, DeviceView)
+                    env[op.ptr] = DeviceHandle(view.storage, view.base)
                 case arith.ConstantOp(value=FloatAttr() | IntegerAttr() as attr):
                     env[op.result] = attr.value.data
                 case func.CallOp():
@@ -196,11 +236,10 @@ class _Executor:
         return storage
 
     def kernel(self, name: str) -> Any:
-        kernel = self._kernels.get(name)
-        if kernel is None:
-            kernel = _cl().Kernel(self.compiled.cl_program, name)
-            self._kernels[name] = kernel
-        return kernel
+        kernels = self.compiled.cl_kernels
+        if name not in kernels:
+            kernels[name] = _cl().Kernel(self.compiled.cl_program, name)
+        return kernels[name]
 
     def launch_all(self, info: KernelInfo, values: list[Value]) -> None:
         _check_arguments(info, values)
@@ -210,11 +249,16 @@ class _Executor:
     def launch(self, info: KernelInfo, launch: Launch, values: list[Value]) -> None:
         cl = _cl()
         kernel = self.kernel(launch.kernel)
-        for position, (arg, value) in enumerate(zip(info.args, values, strict=True)):
-            if isinstance(value, DeviceStorage):
-                kernel.set_arg(position, value.memory)
+        position = 0
+        for arg, value in zip(info.args, values, strict=True):
+            if isinstance(value, DeviceView):
+                kernel.set_arg(position, value.storage.memory)
+                if arg.offset_argument:
+                    position += 1
+                    kernel.set_arg(position, np.int32(value.offset))
             else:
                 kernel.set_arg(position, _SCALARS[arg.c_type](value))
+            position += 1
         runtime = self.compiled.runtime
         local = runtime.local_size(kernel, launch.global_size)
         event = cl.enqueue_nd_range_kernel(runtime.queue, kernel, launch.global_size, local)
@@ -223,29 +267,55 @@ class _Executor:
         self.result.times.append(KernelTime(info.name, launch.kernel, seconds))
 
 
+def _declare(op: DeclBufferOp, handle: Value, where: str) -> DeviceView:
+    """The view `layout.decl_buffer` declares over `handle`."""
+    assert isinstance(handle, DeviceHandle)
+    offset = handle.base + op.elem_offset.data
+    if handle.storage.kind == "texture" and offset:
+        raise OpenCLRuntimeError(
+            f"{where}: a texture view must start at offset 0 (an image starts at its first "
+            f"texel), got {offset}"
+        )
+    return DeviceView(handle.storage, offset, handle.base)
+
+
 def _check_arguments(info: KernelInfo, values: list[Value]) -> None:
-    seen: dict[int, KernelArg] = {}
+    seen: list[tuple[KernelArg, DeviceView]] = []
     for arg, value in zip(info.args, values, strict=True):
         where = f"@{info.name}: argument %{arg.name}"
         if arg.kind == "scalar":
-            if isinstance(value, DeviceStorage):
+            if isinstance(value, DeviceView | DeviceHandle):
                 raise OpenCLRuntimeError(f"{where}: expected a scalar, got a buffer")
             continue
-        if not isinstance(value, DeviceStorage):
+        if not isinstance(value, DeviceView):
             raise OpenCLRuntimeError(f"{where}: expected a buffer, got {value!r}")
-        if value.kind != arg.kind:
-            raise OpenCLRuntimeError(f"{where}: expected {arg.kind} storage, got {value.kind}")
-        if prod(value.physical_shape) < prod(arg.physical_shape) or (
-            arg.kind == "texture" and value.physical_shape != arg.physical_shape
+        storage = value.storage
+        if storage.kind != arg.kind:
+            raise OpenCLRuntimeError(f"{where}: expected {arg.kind} storage, got {storage.kind}")
+        if value.offset + prod(arg.physical_shape) > prod(storage.physical_shape) or (
+            arg.kind == "texture" and storage.physical_shape != arg.physical_shape
         ):
             raise OpenCLRuntimeError(
-                f"{where}: storage of shape {list(value.physical_shape)} does not hold "
-                f"{list(arg.physical_shape)}"
+                f"{where}: storage of shape {list(storage.physical_shape)} does not hold "
+                f"{list(arg.physical_shape)} at offset {value.offset}"
             )
-        other = seen.get(id(value))
-        if other is not None and (other.written or arg.written):
+        if value.offset and not arg.offset_argument:
             raise OpenCLRuntimeError(
-                f"{where}: the same storage is also passed as %{other.name} and one of them "
-                "is written; kernel buffer parameters must not overlap"
+                f"{where}: a buffer at offset {value.offset} reaches a parameter compiled "
+                "without an offset argument"
             )
-        seen[id(value)] = arg
+        for other, other_value in seen:
+            if (other.written or arg.written) and _overlap(other, other_value, arg, value):
+                raise OpenCLRuntimeError(
+                    f"{where}: it overlaps the storage passed as %{other.name} and one of "
+                    "them is written; kernel buffer parameters must not overlap"
+                )
+        seen.append((arg, value))
+
+
+def _overlap(a: KernelArg, a_view: DeviceView, b: KernelArg, b_view: DeviceView) -> bool:
+    if a_view.storage is not b_view.storage:
+        return False
+    a_end = a_view.offset + prod(a.physical_shape)
+    b_end = b_view.offset + prod(b.physical_shape)
+    return a_view.offset < b_end and b_view.offset < a_end

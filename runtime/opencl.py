@@ -404,6 +404,8 @@ class CompiledModule:
     """Per function, per parameter: its layout (None for scalars)."""
     stages: list[tuple[str, str]]
     """(pass name, module text after it) for each lowering pass."""
+    cl_kernels: dict[str, Any] = field(default_factory=dict[str, Any])
+    """Kernels retrieved from `cl_program`, by name (retrieved once, reused by every run)."""
 
     def function(self, name: str) -> func.FuncOp:
         for op in self.lowered.ops:

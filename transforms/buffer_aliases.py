@@ -27,6 +27,12 @@ undefined handle, which `verify-buffers` rejects) may alias anything.
 Use `BufferAliases(op)` on a module or a function: `storage_of`, `view_of`, `may_alias`,
 `aliases_of` and `buffers_over` answer from tables built once (linear in the IR size);
 rebuild the analysis after rewriting the IR.
+
+**Parameters at an offset.** Since a parameter is its own root, a callee addresses its
+parameter from the parameter's first element, wherever the caller's buffer lies in the
+caller's storage. Targets whose parameters are storage start addresses (OpenCL buffers,
+identity-layout memrefs) must pass the offset along for a parameter that may be bound to a
+buffer not at offset 0 of its root: `parameters_at_offsets(module)` names them.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from math import prod
 from typing import Literal
 
 from xdsl.dialects import func
+from xdsl.dialects.builtin import MemRefType, NoneAttr, UnrealizedConversionCastOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.traits import CallableOpInterface
 
@@ -272,3 +279,66 @@ def defining_block(value: SSAValue) -> Block | None:
         return value.block
     owner = value.owner
     return owner.parent_block() if isinstance(owner, Operation) else None
+
+
+def parameters_at_offsets(module: Operation) -> set[tuple[str, int]]:
+    """The buffer parameters, as (function name, parameter index), that some `func.call`
+    in `module` may bind to a buffer or handle not at byte offset 0 of its storage root:
+    a declaration at a non-zero (or unknown) offset, a buffer of unresolved storage (other
+    than an identity-layout memref cast to a buffer by memref code: it starts at its data)
+    or over a call result, or a buffer at offset 0 of a parameter that is itself in the set
+    (a fixpoint over the call graph). Every other parameter receives the start of its
+    caller's storage root."""
+    aliases = BufferAliases(module)
+    calls = [op for op in module.walk() if isinstance(op, func.CallOp)]
+    marked: set[tuple[str, int]] = set()
+    changed = True
+    while changed:
+        changed = False
+        for call in calls:
+            callee = call.callee.root_reference.data
+            for index, argument in enumerate(call.arguments):
+                if (callee, index) in marked:
+                    continue
+                if _may_be_at_offset(argument, aliases, marked):
+                    marked.add((callee, index))
+                    changed = True
+    return marked
+
+
+def _may_be_at_offset(
+    value: SSAValue, aliases: BufferAliases, marked: set[tuple[str, int]]
+) -> bool:
+    if isinstance(value.type, BufferType):
+        view = aliases.view_of(value)
+        if view is None:
+            return not _from_identity_memref(value)
+        storage, offset = view.storage, view.byte_offset
+    elif isinstance(value.type, PtrType):
+        found = aliases.handle_storage(value)
+        if found is None:
+            return True
+        storage, offset = found, 0
+    else:
+        return False
+    if offset != 0:
+        return True
+    if storage.kind == "call":
+        return True
+    if storage.kind == "allocation":
+        return False
+    handle = storage.handle
+    assert isinstance(handle, BlockArgument)
+    function = handle.block.parent_op()
+    if not isinstance(function, func.FuncOp):
+        return True
+    return (function.sym_name.data, handle.index) in marked
+
+
+def _from_identity_memref(buffer: SSAValue) -> bool:
+    """A buffer that memref code hands over with a cast of an identity-layout memref."""
+    cast = buffer.owner
+    if not isinstance(cast, UnrealizedConversionCastOp) or len(cast.operands) != 1:
+        return False
+    source_type = cast.operands[0].type
+    return isinstance(source_type, MemRefType) and isinstance(source_type.layout, NoneAttr)

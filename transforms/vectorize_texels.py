@@ -18,15 +18,37 @@ vector code, inlined where the loop was:
   kept as they are (computed once instead of four times: they are pure);
 - nested `scf.for` loops with lane-invariant bounds are kept; their `iter_args` that
   carry lane-varying values become vectors (so a reduction inside a texel loop, e.g. the
-  accumulation of a conv2d output texel, vectorizes).
+  accumulation of a conv2d output texel, vectorizes);
+- an `scf.if` directly in the lane loop body (a *masked if*: the padding test that
+  `apply-layout` puts around the body of a re-iterated nest, `if (lane is padding) store
+  pad else compute and store`) runs both branches for all lanes. Its condition is
+  evaluated per lane: it is lane-invariant, or `arith.cmpi` of index expressions (whose
+  only lane-varying leaf is `%l`) combined with `arith.andi/ori/xori`. Each storage the
+  if stores to must be stored exactly once directly in each branch, as that branch's last
+  access to it; the two stores become ONE store after the if whose lane k is
+  `arith.select` of condition k between the two stored values (so a texel whose lanes are
+  partly padding is one whole-texel write with the pad value in its padding lanes).
+  A branch store whose indices are not `base + %l` is accepted when the lanes that take
+  the branch are known (the condition is a constant for each lane) and the indices equal
+  `base + %l` for each of them (e.g. the channel index `apply-layout` simplified to 0 in
+  the branch only lane 0 takes, with one real channel per texel).
+  Float results become per-lane selects likewise. A load in a branch whose indices are
+  not proven in bounds (interval analysis over the known loop ranges, every lane) is
+  guarded: each lane loads under `scf.if` only when it takes that branch (0 otherwise; a
+  lane-invariant load: when some lane takes it); other branch ops must be safe to run for
+  every lane (no integer division or remainder by a non-constant).
 
-Index arithmetic that depends on `%l` may only feed load/store indices; the new indices
-are emitted from the quasi-affine expressions with `%l = 0` (or `%l = k` for gathers).
+Index arithmetic that depends on `%l` may only feed load/store indices and masked-if
+conditions; the new indices are emitted from the quasi-affine expressions with `%l = 0`
+(or `%l = k` for gathers and per-lane conditions).
 
 Refused (the loop is left unchanged): other bounds or steps, `iter_args`, vector values
 already in the body, any op with a lane-varying operand that is not listed above
-(comparisons, selects, integer arithmetic on data, calls, `scf.if`, ...), a store whose
-indices are not `base + %l`, and any buffer written in the loop (traced through
+(comparisons of data, selects, integer arithmetic on data, calls, ...), an `scf.if` that
+is not a masked if as above (nested in a loop or another if, without an else branch, a
+storage stored in one branch only, twice, inside a loop of a branch, or accessed after
+its store in the branch, non-float results), a store whose indices are not `base + %l`
+(in a masked branch: for the lanes that take it), and any buffer written in the loop (traced through
 `layout.decl_buffer`/`layout.data` to its parameter or allocation) that is also accessed
 through another buffer value, at other indices, or at indices that depend on values
 defined inside the loop other than `%l`. With that rule each lane touches only its own
@@ -42,7 +64,8 @@ works before or after `flatten-buffers`; the OpenCL target runs it after flatten
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import operator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -51,12 +74,15 @@ from xdsl.dialects.builtin import (
     Float16Type,
     Float32Type,
     Float64Type,
+    FloatAttr,
     IndexType,
     IntegerAttr,
+    IntegerType,
     ModuleOp,
     VectorType,
+    i1,
 )
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
@@ -89,8 +115,32 @@ INDEX_OPS: frozenset[str] = frozenset(
 )  # fmt: skip
 """Index arithmetic that may depend on the lane when it only feeds access indices."""
 
+MASK_OPS: frozenset[str] = frozenset({"arith.cmpi", "arith.andi", "arith.ori", "arith.xori"})
+"""Ops that may compute a lane-dependent `i1` when it only feeds conditions of masked ifs."""
+
+_INT_DIVISIONS: frozenset[str] = frozenset(
+    {
+        "arith.divsi", "arith.divui", "arith.remsi", "arith.remui", "arith.floordivsi",
+        "arith.ceildivsi",
+    }
+)  # fmt: skip
+"""Ops that may trap (division by zero) when executed for a lane that would not run them."""
+
 
 _FLOATS = (Float16Type, Float32Type, Float64Type)
+
+_CMPI: dict[int, Callable[[int, int], bool]] = {
+    0: operator.eq, 1: operator.ne, 2: operator.lt, 3: operator.le, 4: operator.gt,
+    5: operator.ge, 6: operator.lt, 7: operator.le, 8: operator.gt, 9: operator.ge,
+}  # fmt: skip
+"""`arith.cmpi` predicates (eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge) on integers
+(the unsigned ones only for non-negative operands)."""
+
+_MASK_COMBINE: dict[str, Callable[[frozenset[int], frozenset[int]], frozenset[int]]] = {
+    "arith.andi": frozenset.__and__, "arith.ori": frozenset.__or__,
+    "arith.xori": frozenset.__xor__,
+}  # fmt: skip
+"""The lanes where a boolean combination of two lane masks holds."""
 
 
 def _constant_int(value: SSAValue) -> int | None:
@@ -139,11 +189,23 @@ class _Refused(Exception):
 @dataclass
 class _Access:
     """How one load/store is vectorized: `exprs` are its index expressions (over the
-    analysis leaves), `kind` is 'invariant', 'contiguous' or 'gather'."""
+    analysis leaves), `kind` is 'invariant', 'contiguous' or 'gather'; `guarded` loads lie
+    in a masked branch and are not proven in bounds for every lane, so each lane loads only
+    when it takes the branch."""
 
     op: LoadOp | StoreOp
     exprs: tuple[Expr, ...]
     kind: str
+    guarded: bool = False
+
+
+@dataclass
+class _MaskedIf:
+    """An `scf.if` at the top of a lane loop body, run for all lanes at once: `stores` maps
+    each storage root it stores to to its store in the then and in the else branch."""
+
+    op: scf.IfOp
+    stores: dict[SSAValue, tuple[StoreOp, StoreOp]]
 
 
 @dataclass
@@ -156,6 +218,9 @@ class LaneLoopPlan:
     analysis: IndexAnalysis
     varying: set[SSAValue] = field(default_factory=set[SSAValue])
     accesses: dict[Operation, _Access] = field(default_factory=dict[Operation, _Access])
+    masked: dict[Operation, _MaskedIf] = field(default_factory=dict[Operation, _MaskedIf])
+    branch_of: scf.IfOp | None = None
+    """While checking a branch of a masked if: that if."""
 
     @staticmethod
     def of(loop: scf.ForOp) -> LaneLoopPlan | None:
@@ -195,6 +260,9 @@ class LaneLoopPlan:
                 if isinstance(op, scf.ForOp):
                     changed |= self._carry(op)
                     continue
+                if isinstance(op, scf.IfOp):
+                    changed |= self._merge(op)
+                    continue
                 if any(o in self.varying for o in op.operands):
                     for result in op.results:
                         if result not in self.varying:
@@ -213,6 +281,15 @@ class LaneLoopPlan:
                         changed = True
         return changed
 
+    def _merge(self, op: scf.IfOp) -> bool:
+        """The results of an if vary when its condition or a yielded value does."""
+        yielded = [v for r in op.regions for b in r.blocks if b.last_op for v in b.last_op.operands]
+        if op.cond not in self.varying and not any(v in self.varying for v in yielded):
+            return False
+        new = [r for r in op.results if r not in self.varying]
+        self.varying.update(new)
+        return bool(new)
+
     # Op rules ---------------------------------------------------------------------------
 
     def _check_ops(self, block: Block) -> None:
@@ -228,6 +305,8 @@ class LaneLoopPlan:
                     if any(v in self.varying for v in (op.lb, op.ub, op.step)):
                         raise _Refused
                     self._check_ops(op.body.block)
+                case scf.IfOp():
+                    self._check_if(op, block)
                 case scf.YieldOp() if block is not self.loop.body.block:
                     continue
                 case scf.YieldOp():
@@ -240,6 +319,8 @@ class LaneLoopPlan:
         if op.regions:
             raise _Refused
         if not any(o in self.varying for o in op.operands):
+            if self.branch_of is not None and not _speculatable(op):
+                raise _Refused
             if op.name.startswith(("arith.", "math.", "affine.apply", "index.")):
                 return
             raise _Refused
@@ -251,9 +332,12 @@ class LaneLoopPlan:
         index_math = op.name in INDEX_OPS and all(isinstance(r.type, IndexType) for r in op.results)
         if index_math and all(self._feeds_indices_only(r) for r in op.results):
             return
+        if self._is_mask_op(op) and all(self._feeds_masks_only(r) for r in op.results):
+            return
         raise _Refused
 
     def _feeds_indices_only(self, value: SSAValue) -> bool:
+        """Whether `value` only reaches access indices and mask comparisons."""
         for use in value.uses:
             user = use.operation
             if isinstance(user, LoadOp) and use.index >= 1:
@@ -262,8 +346,73 @@ class LaneLoopPlan:
                 continue
             if user.name in INDEX_OPS and all(self._feeds_indices_only(r) for r in user.results):
                 continue
+            if isinstance(user, arith.CmpiOp) and self._feeds_masks_only(user.result):
+                continue
             return False
         return True
+
+    # Masked ifs -------------------------------------------------------------------------
+
+    def _is_mask_op(self, op: Operation) -> bool:
+        """A lane-dependent `i1` op the vectorizer evaluates lane by lane: a comparison of
+        index expressions (whose leaves other than the lane do not vary) or a boolean
+        combination of such."""
+        if op.name not in MASK_OPS or [r.type for r in op.results] != [i1]:
+            return False
+        if isinstance(op, arith.CmpiOp):
+            if not all(isinstance(o.type, IndexType) for o in op.operands):
+                return False
+            exprs = [self.analysis.expr_of(o) for o in op.operands]
+            return all(self._lane_only(e) for e in exprs)
+        return all(o.type == i1 for o in op.operands)
+
+    def _lane_only(self, expr: Expr) -> bool:
+        """True when no leaf of `expr` varies with the lane other than the lane itself."""
+        return all(
+            self.analysis.leaves[n] is self.lane or self.analysis.leaves[n] not in self.varying
+            for n in expr.dims()
+        )
+
+    def _feeds_masks_only(self, value: SSAValue) -> bool:
+        for use in value.uses:
+            user = use.operation
+            if isinstance(user, scf.IfOp) and use.index == 0:
+                continue
+            if self._is_mask_op(user) and all(self._feeds_masks_only(r) for r in user.results):
+                continue
+            return False
+        return True
+
+    def _is_mask(self, value: SSAValue) -> bool:
+        """Whether the vectorizer can evaluate `value` for each lane."""
+        if value not in self.varying:
+            return True
+        owner = value.owner
+        if not isinstance(owner, Operation) or not self._is_mask_op(owner):
+            return False
+        return isinstance(owner, arith.CmpiOp) or all(self._is_mask(o) for o in owner.operands)
+
+    def _check_if(self, op: scf.IfOp, block: Block) -> None:
+        """An `scf.if` directly in the lane loop body, with a condition evaluable per lane,
+        float results and a then and an else branch, runs for all lanes: both branches
+        execute (their ops must be safe to execute for lanes that would not), loads not
+        proven in bounds are guarded per lane, and each storage it stores to must be stored
+        exactly once directly in each branch, as the branch's last access to it; the two
+        stores merge into one store whose lanes select the branch each lane takes."""
+        if block is not self.loop.body.block or not self._is_mask(op.cond):
+            raise _Refused
+        if not op.false_region.blocks or any(not isinstance(r.type, _FLOATS) for r in op.results):
+            raise _Refused
+        self.branch_of = op
+        for region in op.regions:
+            self._check_ops(region.block)
+        self.branch_of = None
+        then, otherwise = op.true_region.block, op.false_region.block
+        roots = {buffer_root(s.buffer) for s in op.walk() if isinstance(s, StoreOp)}
+        stores: dict[SSAValue, tuple[StoreOp, StoreOp]] = {}
+        for root in roots:
+            stores[root] = (_last_store(then, root), _last_store(otherwise, root))
+        self.masked[op] = _MaskedIf(op, stores)
 
     def _check_access(self, op: LoadOp | StoreOp) -> None:
         buffer_type = op.buffer.type
@@ -281,9 +430,93 @@ class LaneLoopPlan:
                 if leaf is not self.lane and leaf in self.varying:
                     raise _Refused
         kind = self._access_kind(exprs, lane)
+        if isinstance(op, StoreOp) and kind != "contiguous" and self.branch_of is not None:
+            exprs, kind = self._pinned(op, exprs), "contiguous"
         if isinstance(op, StoreOp) and kind != "contiguous":
             raise _Refused
-        self.accesses[op] = _Access(op, exprs, kind)
+        guarded = False
+        if self.branch_of is not None:
+            branch_blocks = [r.block for r in self.branch_of.regions]
+            if isinstance(op, StoreOp) and op.parent_block() not in branch_blocks:
+                raise _Refused
+            guarded = isinstance(op, LoadOp) and not self._in_bounds(exprs, buffer_type)
+            scalar_element = (*_FLOATS, IntegerType, IndexType)
+            if guarded and not isinstance(buffer_type.element_type, scalar_element):
+                raise _Refused
+        self.accesses[op] = _Access(op, exprs, kind, guarded)
+
+    def _pinned(self, op: StoreOp, exprs: tuple[Expr, ...]) -> tuple[Expr, ...]:
+        """The indices of store `op` of a masked branch as `base + %l`, when they equal that
+        for every lane that takes the branch (e.g. `apply-layout` simplified the lane index
+        to 0 in a branch only lane 0 takes); refused when the lanes are not known."""
+        assert self.branch_of is not None
+        then = op.parent_block() is self.branch_of.true_region.block
+        taking = self.lanes_taking(self.branch_of, then)
+        if not taking:
+            raise _Refused
+        lane, bounds = self.lane_name, self.analysis.bounds
+        bases: set[tuple[Expr, ...]] = set()
+        for k in taking:
+            at_k = [simplify(e.substitute({lane: Const(k)}), bounds) for e in exprs]
+            bases.add((*at_k[:-1], simplify(Add(at_k[-1], Const(-k)), bounds)))
+        if len(bases) != 1:
+            raise _Refused
+        (base,) = bases
+        pinned = (*base[:-1], simplify(Add(base[-1], Dim(lane)), bounds))
+        if self._access_kind(pinned, lane) != "contiguous":
+            raise _Refused
+        return pinned
+
+    def lanes_taking(self, op: scf.IfOp, then: bool) -> frozenset[int] | None:
+        """The lanes that take the then (`then`) or the else branch of the masked if `op`,
+        when its condition is a constant for each lane (None: not known)."""
+        where = self._lanes_where(op.cond)
+        if where is None or then:
+            return where
+        return frozenset(range(LANES)) - where
+
+    def _lanes_where(self, value: SSAValue) -> frozenset[int] | None:
+        """The lanes where the mask `value` holds, when it is a constant per lane (None:
+        not known, e.g. it depends on other values)."""
+        owner = value.owner
+        if value not in self.varying or not isinstance(owner, Operation):
+            return None
+        if isinstance(owner, arith.CmpiOp):
+            compare = _CMPI.get(owner.predicate.value.data)
+            if compare is None:
+                return None
+            lanes: set[int] = set()
+            for k in range(LANES):
+                lhs, rhs = (
+                    simplify(
+                        self.analysis.expr_of(o).substitute({self.lane_name: Const(k)}),
+                        self.analysis.bounds,
+                    )
+                    for o in owner.operands
+                )
+                if not isinstance(lhs, Const) or not isinstance(rhs, Const):
+                    return None
+                if owner.predicate.value.data >= 6 and min(lhs.value, rhs.value) < 0:
+                    return None  # unsigned comparison of a negative index
+                if compare(lhs.value, rhs.value):
+                    lanes.add(k)
+            return frozenset(lanes)
+        combine = _MASK_COMBINE.get(owner.name)
+        if combine is None:
+            return None
+        lhs_lanes, rhs_lanes = (self._lanes_where(o) for o in owner.operands)
+        if lhs_lanes is None or rhs_lanes is None:
+            return None
+        return combine(lhs_lanes, rhs_lanes)
+
+    def _in_bounds(self, exprs: tuple[Expr, ...], buffer_type: BufferType) -> bool:
+        """Whether the indices lie in the buffer for every lane and every value of the
+        other leaves in their known ranges (unknown ranges: not proven)."""
+        for expr, extent in zip(exprs, buffer_type.get_shape(), strict=True):
+            low, high = self.analysis.range_of(expr)
+            if low < 0 or high > extent - 1:
+                return False
+        return True
 
     def _access_kind(self, exprs: tuple[Expr, ...], lane: str) -> str:
         if all(lane not in e.dims() for e in exprs):
@@ -314,6 +547,59 @@ class LaneLoopPlan:
                             raise _Refused
 
 
+def _zero(element_type: Attribute) -> arith.ConstantOp:
+    """`arith.constant 0` of a scalar element type (what a lane that skips a guarded load
+    gets; its value is never selected)."""
+    if isinstance(element_type, Float16Type | Float32Type | Float64Type):
+        return arith.ConstantOp(FloatAttr(0.0, element_type))
+    assert isinstance(element_type, IntegerType | IndexType)
+    return arith.ConstantOp.from_int_and_width(0, element_type)
+
+
+def _speculatable(op: Operation) -> bool:
+    """Whether executing `op` where the program would not cannot fault: anything but an
+    integer division or remainder whose divisor is not a non-zero constant."""
+    if op.name not in _INT_DIVISIONS:
+        return True
+    divisor = _constant_int(op.operands[1])
+    return divisor is not None and divisor != 0
+
+
+def _last_store(block: Block, root: SSAValue) -> StoreOp:
+    """The one store to `root` directly in `block`, which must be the last access to
+    `root` in `block` (else the if is refused)."""
+    stores = [op for op in block.ops if isinstance(op, StoreOp) and buffer_root(op.buffer) is root]
+    if len(stores) != 1:
+        raise _Refused
+    after = stores[0].next_op
+    while after is not None:
+        for inner in after.walk():
+            if isinstance(inner, LoadOp | StoreOp) and buffer_root(inner.buffer) is root:
+                raise _Refused
+        after = after.next_op
+    return stores[0]
+
+
+@dataclass
+class _Branch:
+    """The branch of a masked if being emitted: the per-lane conditions, which branch it
+    is, and the value each of its stores would store, by storage root (emitted later)."""
+
+    conditions: list[SSAValue]
+    then: bool
+    taking: frozenset[int] | None = None
+    """The lanes that take this branch, when known at compile time."""
+    stored: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
+
+    def may_take(self, lane: int) -> bool:
+        return self.taking is None or lane in self.taking
+
+    @property
+    def uniform(self) -> SSAValue | None:
+        """The condition, when it is the same for every lane."""
+        return self.conditions[0] if len(set(self.conditions)) == 1 else None
+
+
 @dataclass
 class _Vectorizer:
     """Emits the vector form of a planned lane loop before the loop."""
@@ -321,6 +607,10 @@ class _Vectorizer:
     plan: LaneLoopPlan
     mapper: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
     vectors: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
+    branch: _Branch | None = None
+    lane_conditions: dict[SSAValue, list[SSAValue]] = field(
+        default_factory=dict[SSAValue, list[SSAValue]]
+    )
 
     def scalar(self, value: SSAValue) -> SSAValue:
         return self.mapper.get(value, value)
@@ -338,16 +628,77 @@ class _Vectorizer:
         Rewriter.insert_op(op, point)
         return op.results[0]
 
-    def indices(self, access: _Access, lane: int, point: InsertPoint) -> list[SSAValue]:
+    def at_lane(self, exprs: Iterable[Expr], lane: int, point: InsertPoint) -> list[SSAValue]:
+        """Emit quasi-affine expressions over the analysis leaves with the lane = `lane`."""
         analysis = self.plan.analysis
         name = self.plan.lane_name
         values = {n: self.scalar(v) for n, v in analysis.leaves.items() if n != name}
         bounds = {n: b for n, b in analysis.bounds.items() if n != name}
         emitter = ExprEmitter(point, values, bounds)
-        return [
-            emitter.emit(simplify(e.substitute({name: Const(lane)}), bounds))
-            for e in access.exprs
-        ]
+        return [emitter.emit(simplify(e.substitute({name: Const(lane)}), bounds)) for e in exprs]
+
+    def indices(self, access: _Access, lane: int, point: InsertPoint) -> list[SSAValue]:
+        return self.at_lane(access.exprs, lane, point)
+
+    def conditions(self, value: SSAValue, point: InsertPoint) -> list[SSAValue]:
+        """The `i1` value `value` for each lane (a mask op evaluated lane by lane)."""
+        if value not in self.plan.varying:
+            return [self.scalar(value)] * LANES
+        if value in self.lane_conditions:
+            return self.lane_conditions[value]
+        op = value.owner
+        assert isinstance(op, Operation)
+        lanes: list[SSAValue] = []
+        if isinstance(op, arith.CmpiOp):
+            exprs = [self.plan.analysis.expr_of(o) for o in op.operands]
+            for lane in range(LANES):
+                lhs, rhs = self.at_lane(exprs, lane, point)
+                lanes.append(self._insert(arith.CmpiOp(lhs, rhs, op.predicate.value.data), point))
+        else:
+            lhs, rhs = (self.conditions(o, point) for o in op.operands)
+            for a, b in zip(lhs, rhs, strict=True):
+                lanes.append(self._insert(type(op).create(operands=[a, b], result_types=[i1]), point))
+        self.lane_conditions[value] = lanes
+        return lanes
+
+    def lane_of(self, value: SSAValue, lane: int, point: InsertPoint) -> SSAValue:
+        """Lane `lane` of `value` (a scalar for lane-invariant values)."""
+        if value not in self.vectors:
+            return self.scalar(value)
+        vector_value = self.vectors[value]
+        return self._insert(vector.ExtractOp(vector_value, [lane], value.type), point)
+
+    def pack(self, lanes: Iterable[SSAValue], point: InsertPoint) -> SSAValue:
+        """A vector of the `LANES` values `lanes` yields (a broadcast of lane 0, then
+        inserts; each lane is inserted as soon as it is produced)."""
+        packed: SSAValue | None = None
+        for lane, element in enumerate(lanes):
+            if packed is None:
+                vector_type = VectorType(element.type, [LANES])
+                packed = self._insert(vector.BroadcastOp(element, vector_type), point)
+            else:
+                packed = self._insert(vector.InsertOp(element, packed, [lane]), point)
+        assert packed is not None
+        return packed
+
+    def select(
+        self, conditions: list[SSAValue], then: SSAValue, otherwise: SSAValue, point: InsertPoint
+    ) -> SSAValue:
+        """The vector whose lane k is lane k of `then` where condition k holds, else of
+        `otherwise`."""
+        if then is otherwise:
+            return self.vector(then, point)
+        if len(set(conditions)) == 1:
+            both = (self.vector(then, point), self.vector(otherwise, point))
+            return self._insert(arith.SelectOp(conditions[0], *both), point)
+        lanes = (
+            self._insert(
+                arith.SelectOp(c, self.lane_of(then, k, point), self.lane_of(otherwise, k, point)),
+                point,
+            )
+            for k, c in enumerate(conditions)
+        )
+        return self.pack(lanes, point)
 
     def block(self, block: Block, point: InsertPoint) -> None:
         for op in block.ops:
@@ -362,6 +713,8 @@ class _Vectorizer:
             self.access(plan.accesses[op], point)
         elif isinstance(op, scf.ForOp):
             self.loop(op, point)
+        elif isinstance(op, scf.IfOp):
+            self.masked_if(plan.masked[op], point)
         elif not any(o in varying for o in op.operands):
             clone = op.clone(self.mapper)
             Rewriter.insert_op(clone, point)
@@ -381,9 +734,15 @@ class _Vectorizer:
         op = access.op
         buffer = self.scalar(op.buffer)
         if isinstance(op, StoreOp):
+            if self.branch is not None:
+                self.branch.stored[buffer_root(op.buffer)] = op.value
+                return
             value = self.vector(op.value, point)
             indices = self.indices(access, 0, point)
             Rewriter.insert_op(StoreOp(value, buffer, indices), point)
+            return
+        if access.guarded:
+            self.guarded_load(access, point)
             return
         if access.kind == "invariant":
             load = LoadOp(buffer, self.indices(access, 0, point), op.result.type)
@@ -397,15 +756,105 @@ class _Vectorizer:
             load.result.name_hint = op.result.name_hint
             self.vectors[op.result] = self._insert(load, point)
             return
-        gathered: SSAValue | None = None
-        for lane in range(LANES):
-            element = self._insert(LoadOp(buffer, self.indices(access, lane, point)), point)
-            if gathered is None:
-                gathered = self._insert(vector.BroadcastOp(element, vector_type), point)
+        elements = (
+            self._insert(LoadOp(buffer, self.indices(access, lane, point)), point)
+            for lane in range(LANES)
+        )
+        self.vectors[op.result] = self.pack(elements, point)
+
+    def guarded_load(self, access: _Access, point: InsertPoint) -> None:
+        """A load in a masked branch not proven in bounds: each lane loads only when it
+        takes the branch (a lane-invariant load: when some lane does), else gets 0. Lanes
+        known never to take the branch get 0 without a load (whose indices may then be
+        out of bounds even as constants)."""
+        branch = self.branch
+        assert branch is not None and isinstance(access.op, LoadOp)
+        result = access.op.result
+        if branch.taking is not None and not branch.taking:
+            zero = self._insert(_zero(result.type), point)
+            if access.kind == "invariant":
+                self.mapper[result] = zero
             else:
-                gathered = self._insert(vector.InsertOp(element, gathered, [lane]), point)
-        assert gathered is not None
-        self.vectors[op.result] = gathered
+                self.vectors[result] = self.vector(zero, point)
+            return
+        uniform = branch.uniform
+        if uniform is not None and access.kind == "contiguous":
+            self.vectors[result] = self._load_if(access, 0, uniform, branch.then, point, LANES)
+            return
+        if access.kind != "invariant":
+            elements = (
+                self._load_if(access, lane, branch.conditions[lane], branch.then, point)
+                if branch.may_take(lane)
+                else self._insert(_zero(result.type), point)
+                for lane in range(LANES)
+            )
+            self.vectors[result] = self.pack(elements, point)
+            return
+        combine = arith.OrIOp if branch.then else arith.AndIOp
+        taken = branch.conditions[0]
+        for condition in branch.conditions[1:]:
+            taken = self._insert(combine(taken, condition), point)
+        self.mapper[result] = self._load_if(access, 0, taken, branch.then, point)
+
+    def _load_if(
+        self,
+        access: _Access,
+        lane: int,
+        condition: SSAValue,
+        when: bool,
+        point: InsertPoint,
+        width: int = 1,
+    ) -> SSAValue:
+        """`scf.if` yielding the load at lane `lane` (`width` elements from there) where
+        `condition` is `when`, else 0."""
+        op = access.op
+        assert isinstance(op, LoadOp)
+        element_type = op.result.type
+        zero_ops: list[Operation] = [_zero(element_type)]
+        value_type = element_type
+        if width != 1:
+            value_type = VectorType(element_type, [width])
+            zero_ops.append(vector.BroadcastOp(zero_ops[0].results[0], value_type))
+        zero_block = Block([*zero_ops, scf.YieldOp(zero_ops[-1].results[0])])
+        load_block = Block()
+        indices = self.indices(access, lane, InsertPoint.at_end(load_block))
+        load = LoadOp(self.scalar(op.buffer), indices, value_type)
+        load_block.add_ops([load, scf.YieldOp(load.result)])
+        blocks = (load_block, zero_block) if when else (zero_block, load_block)
+        guarded = scf.IfOp(condition, [value_type], Region(blocks[0]), Region(blocks[1]))
+        guarded.results[0].name_hint = op.result.name_hint
+        return self._insert(guarded, point)
+
+    def masked_if(self, masked: _MaskedIf, point: InsertPoint) -> None:
+        """Both branches for all lanes, then one store per stored storage and one vector
+        per result, selecting per lane the branch the lane takes."""
+        op = masked.op
+        conditions = self.conditions(op.cond, point)
+        branches: list[tuple[_Branch, list[SSAValue]]] = []
+        for then, region in ((True, op.true_region), (False, op.false_region)):
+            self.branch = _Branch(conditions, then, self.plan.lanes_taking(op, then))
+            self.block(region.block, point)
+            yielded = region.block.last_op
+            branches.append((self.branch, list(yielded.operands) if yielded else []))
+        self.branch = None
+        (then_branch, then_values), (else_branch, else_values) = branches
+        for root, (store, _) in masked.stores.items():
+            value = self.select(
+                conditions, then_branch.stored[root], else_branch.stored[root], point
+            )
+            indices = self.indices(self.plan.accesses[store], 0, point)
+            Rewriter.insert_op(StoreOp(value, self.scalar(store.buffer), indices), point)
+        for result, then, otherwise in zip(op.results, then_values, else_values, strict=True):
+            if result in self.plan.varying:
+                merged = self.select(conditions, then, otherwise, point)
+                self.vectors[result] = merged
+            else:
+                merged = self._insert(
+                    arith.SelectOp(self.scalar(op.cond), self.scalar(then), self.scalar(otherwise)),
+                    point,
+                )
+                self.mapper[result] = merged
+            merged.name_hint = result.name_hint
 
     def loop(self, loop: scf.ForOp, point: InsertPoint) -> None:
         varying = self.plan.varying

@@ -46,16 +46,16 @@ func.func @alias_too_large(%a: !layout.buffer<16xf32>, %i: index) -> f32 {
 
 // -----
 
-// A view at an offset has a strided memref type: it cannot be passed where the buffer's
-// own type is expected.
-func.func private @use(!layout.buffer<8xf32>)
-func.func @offset_view_to_call() {
+// A buffer of vector elements over scalar storage lowers to a scalar view: it cannot be
+// passed where the buffer's own type is expected.
+func.func private @use(!layout.buffer<4xvector<4xf32>>)
+func.func @vector_view_to_call() {
   %p = layout.allocate [16] : !layout.ptr<f32>
-  %tail = layout.decl_buffer %p offset 8 : !layout.ptr<f32> -> !layout.buffer<8xf32>
-  func.call @use(%tail) : (!layout.buffer<8xf32>) -> ()
+  %vec = layout.decl_buffer %p : !layout.ptr<f32> -> !layout.buffer<4xvector<4xf32>>
+  func.call @use(%vec) : (!layout.buffer<4xvector<4xf32>>) -> ()
   func.return
 }
-// CHECK: lower-layout: %tail lowers to a view of type memref<8xf32, strided<[1], offset: 8>>, not memref<8xf32>, so it cannot be passed to 'func.call'; only layout.load/layout.store may use a buffer declared at an offset or with another element type than its storage
+// CHECK: lower-layout: %vec lowers to a view of type memref<16xf32>, not memref<4xvector<4xf32>>, so it cannot be passed to 'func.call'; only layout.load/layout.store may use a buffer declared with another element type than its storage
 
 // -----
 

@@ -5,8 +5,10 @@
 
 // Global buffers smaller than one tile run on OpenCL (issue 12 item 3): the kernels write
 // the physical [1, 4], [16] and [4, 1] buffers, padding included, and the logical values
-// read back through the layouts equal the numpy evaluator's.
-// SPLIT: split4_of_3 {{.*}} global size [4]
+// read back through the layouts equal the numpy evaluator's. The [1, 4] buffer's loop
+// over its 4 columns (a masked if: column 3 is padding) becomes one vector<4xf32> store
+// (vectorize-texels), so that kernel is one work-item.
+// SPLIT: split4_of_3 {{.*}} global size [1]
 // SPLIT: %y {{.*}} OK
 // SPLIT-NEXT: check: passed
 // MOD: mod16_of_14 {{.*}} global size [16]

@@ -1,8 +1,4 @@
 // REQUIRES: opencl
-// XFAIL: *
-// Expected to fail until issue 12 item 4 (padding lanes through vectorize-texels and the
-// OpenCL target) lands: apply-layout accepts the buffer (item 3) and gives it the shape
-// [1, 1, 4, 4, 4], but the padded lane's scalar store is a partial-texel write for OpenCL.
 // RUN: physlayout run %s --entry relu --check | filecheck %s
 
 // NHWC relu with 3 channels written into an NCHW4c texture: one channel block, the fourth

@@ -139,6 +139,23 @@ func.func @value_across_launches(%a: !layout.buffer<4xf32>) {
 // CHECK: opencl: @value_across_launches: 'scf.for': its result is used by 'layout.store' outside the kernel launch that computes it; launches only share buffers
 
 // -----
+// A top-level load is re-read by later launches only when nothing stores to its storage
+// after it (here the launch that uses it writes %y: its work-items would race).
+func.func @invariant_load_then_written(%x: !layout.buffer<8xf32>, %y: !layout.buffer<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %s = layout.load %y[%c0] : !layout.buffer<8xf32>, f32
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = layout.load %x[%i] : !layout.buffer<8xf32>, f32
+    %r = arith.mulf %v, %s : f32
+    layout.store %r, %y[%i] : !layout.buffer<8xf32>, f32
+  }
+  func.return
+}
+// CHECK: opencl: @invariant_load_then_written: 'layout.load': its result is used by 'arith.mulf' outside the kernel launch that computes it; a top-level load is re-read by the launches that use it only when no store to its storage follows it
+
+// -----
 // Kernels return nothing.
 func.func @returns_value(%a: !layout.buffer<4xf32>) -> f32 {
   %c0 = arith.constant 0 : index
@@ -173,3 +190,17 @@ func.func @half_buffer(%a: !layout.buffer<4xf16>) {
   func.return
 }
 // CHECK: opencl: @half_buffer: parameter %a: type f16 is not supported (f16 needs cl_khr_fp16, which this target does not use)
+
+// -----
+// An image starts at its first texel: a texture parameter that a call binds to a view at
+// an element offset cannot be a kernel argument.
+func.func @texture_kernel(%t: !layout.buffer<2x8xf32, axis_separators = [1], scope = "global.texture">) {
+  func.return
+}
+func.func @texture_host() {
+  %p = layout.allocate [32] : !layout.ptr<f32, scope = "global.texture">
+  %t = layout.decl_buffer %p offset 16 : !layout.ptr<f32, scope = "global.texture"> -> !layout.buffer<2x8xf32, axis_separators = [1], scope = "global.texture">
+  func.call @texture_kernel(%t) : (!layout.buffer<2x8xf32, axis_separators = [1], scope = "global.texture">) -> ()
+  func.return
+}
+// CHECK: opencl: @texture_kernel: parameter %t: a call may bind this texture to a buffer at an element offset, but an image2d_t starts at its first texel (declare texture views at offset 0)

@@ -324,6 +324,110 @@ func.func @affine_loops(%a: !layout.buffer<4x8xf32>, %b: !layout.buffer<4x8xf32>
   func.return
 }
 
+// A load before the parallel nest whose storage nothing stores to afterwards is a setup
+// value: every work-item of the launches that use it reads it again. A load between two
+// loops of the band (of storage the nest does not write) does not stop the band.
+// CHECK-LABEL: __kernel void invariant_scale(
+// CHECK-NEXT:      __global const float* x,
+// CHECK-NEXT:      __global const float* scale,
+// CHECK-NEXT:      __global float* y) {
+// CHECK-NEXT:    int i = (int)get_global_id(0);
+// CHECK-NEXT:    float s = scale[1];
+// CHECK-NEXT:    float v = x[i];
+// CHECK-NEXT:    float r = v * s;
+// CHECK-NEXT:    y[i] = r;
+// CHECK-NEXT:  }
+func.func @invariant_scale(%x: !layout.buffer<16xf32>, %scale: !layout.buffer<2xf32>, %y: !layout.buffer<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %s = layout.load %scale[%c1] : !layout.buffer<2xf32>, f32
+  scf.for %i = %c0 to %c16 step %c1 {
+    %v = layout.load %x[%i] : !layout.buffer<16xf32>, f32
+    %r = arith.mulf %v, %s : f32
+    layout.store %r, %y[%i] : !layout.buffer<16xf32>, f32
+  }
+  func.return
+}
+
+// CHECK-LABEL: __kernel void row_scale(__global const float* x, __global const float* scale, __global float* y) {
+// CHECK-NEXT:    int j = (int)get_global_id(0);
+// CHECK-NEXT:    int i = (int)get_global_id(1);
+// CHECK-NEXT:    float s = scale[i];
+// CHECK-NEXT:    float v = x[i * 8 + j];
+// CHECK-NEXT:    float r = v * s;
+// CHECK-NEXT:    y[i * 8 + j] = r;
+// CHECK-NEXT:  }
+func.func @row_scale(%x: !layout.buffer<4x8xf32>, %scale: !layout.buffer<4xf32>, %y: !layout.buffer<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %s = layout.load %scale[%i] : !layout.buffer<4xf32>, f32
+    scf.for %j = %c0 to %c8 step %c1 {
+      %v = layout.load %x[%i, %j] : !layout.buffer<4x8xf32>, f32
+      %r = arith.mulf %v, %s : f32
+      layout.store %r, %y[%i, %j] : !layout.buffer<4x8xf32>, f32
+    }
+  }
+  func.return
+}
+
+// NHWC with 6 channels into an NCHW4c texture: the second channel block has 2 padding
+// lanes. apply-layout re-iterates the nest over the texels with a padding test per lane;
+// vectorize-texels evaluates it per lane, loads the input only for the lanes that are not
+// padding (their index leaves the input otherwise), and writes each texel ONCE, selecting
+// the pad value in the padding lanes.
+// CHECK-LABEL: __kernel void relu_padded_texture(__global const float* a, __write_only image2d_t b) {
+// CHECK:         int [[X:p3]] = (int)get_global_id(0);
+// CHECK:         bool [[C0:v[0-9]+]] = {{.*}} >= 6;
+// CHECK:         bool [[C1:v[0-9]+]] = {{.*}} >= 6;
+// CHECK:         bool [[C2:v[0-9]+]] = {{.*}} >= 6;
+// CHECK:         bool [[C3:v[0-9]+]] = {{.*}} >= 6;
+// CHECK:         if ([[C0]]) {
+// CHECK-NEXT:      [[A0:v[_0-9]*]] = 0.0f;
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      float [[L0:v[0-9]+]] = a[
+// CHECK-NEXT:      [[A0]] = [[L0]];
+// CHECK-NEXT:    }
+// CHECK-COUNT-3: = a[
+// CHECK:         float4 [[R:r]] = ({{.*}}) ? {{.*}} : {{.*}};
+// CHECK-NEXT:    float [[E0:v[0-9]+]] = [[R]].s0;
+// CHECK-NEXT:    float [[S0:v[0-9]+]] = [[C0]] ? 0.0f : [[E0]];
+// CHECK-NEXT:    float4 [[T0:v[0-9]+]] = (float4)([[S0]]);
+// CHECK-NEXT:    float [[E1:v[0-9]+]] = [[R]].s1;
+// CHECK-NEXT:    float [[S1:v[0-9]+]] = [[C1]] ? 0.0f : [[E1]];
+// CHECK-NEXT:    float4 [[T1:v[0-9]+]] = [[T0]];
+// CHECK-NEXT:    [[T1]].s1 = [[S1]];
+// CHECK:         float [[S3:v[0-9]+]] = [[C3]] ? 0.0f : {{.*}};
+// CHECK-NEXT:    float4 [[T3:v[0-9]+]] = {{.*}};
+// CHECK-NEXT:    [[T3]].s3 = [[S3]];
+// CHECK-NEXT:    write_imagef(b, (int2)([[X]], {{.*}}), [[T3]]);
+// CHECK-NEXT:  }
+// CHECK-NEXT: }
+// CHECK-NOT:  write_imagef(b
+func.func @relu_padded_texture(%a: !layout.buffer<2x3x3x6xf32>, %b: !layout.buffer<2x3x3x6xf32, transform = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h | w, c mod 4)>, pad_value = 0.0 : f32, scope = "global.texture">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c6 = arith.constant 6 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %n = %c0 to %c2 step %c1 {
+    scf.for %h = %c0 to %c3 step %c1 {
+      scf.for %w = %c0 to %c3 step %c1 {
+        scf.for %c = %c0 to %c6 step %c1 {
+          %v = layout.load %a[%n, %h, %w, %c] : !layout.buffer<2x3x3x6xf32>, f32
+          %r = arith.maximumf %v, %zero : f32
+          layout.store %r, %b[%n, %h, %w, %c] : !layout.buffer<2x3x3x6xf32, transform = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h | w, c mod 4)>, pad_value = 0.0 : f32, scope = "global.texture">, f32
+        }
+      }
+    }
+  }
+  func.return
+}
+
 // Host functions are not kernels.
 // CHECK: // host function @host launches: relu_texture, texture_to_nhwc
 func.func @host(%x: !layout.buffer<1x8x8x16xf32>) {

@@ -200,3 +200,350 @@ func.func @refuse_bounds(%a: !layout.buffer<8xf32>, %b: !layout.buffer<8xf32>) {
   }
   func.return
 }
+
+// A masked if (apply-layout's padding test around a re-iterated body): a row has 6 real
+// channels in 2 texels, lanes with x * 4 + l >= 6 are padding. Both branches run for all
+// lanes; the condition is evaluated per lane; the input load is not proven in bounds for
+// padding lanes (a[y * 6 + c] reaches 19 > 17), so each lane loads only when it takes the
+// else branch; the two stores become ONE whole-texel store selecting per lane.
+// CHECK-LABEL: func.func @masked_padding
+// CHECK-COUNT-4: arith.cmpi sge
+// CHECK:         %[[L0:.*]] = scf.if %[[C0:.*]] -> (f32) {
+// CHECK-NEXT:      %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      scf.yield %[[Z]] : f32
+// CHECK-NEXT:    } else {
+// CHECK:           %[[V:.*]] = layout.load %{{.*}}[%{{.*}}] : !layout.buffer<18xf32>, f32
+// CHECK-NEXT:      scf.yield %[[V]] : f32
+// CHECK-NEXT:    }
+// CHECK-COUNT-3: layout.load %{{.*}}[%{{.*}}] : !layout.buffer<18xf32>, f32
+// CHECK:         %[[R:.*]] = arith.maximumf %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK:         %[[E0:.*]] = vector.extract %[[R]][0] : f32 from vector<4xf32>
+// CHECK-NEXT:    %[[S0:.*]] = arith.select %[[C0]], %[[PAD:.*]], %[[E0]] : f32
+// CHECK-COUNT-3: arith.select
+// CHECK:         %[[T:.*]] = vector.insert %{{.*}}, %{{.*}} [3] : f32 into vector<4xf32>
+// CHECK:         layout.store %[[T]], %{{.*}}[%{{.*}}, %{{.*}}] : !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+// CHECK-NOT:     layout.store
+// CHECK:         func.return
+func.func @masked_padding(%a: !layout.buffer<18xf32>, %b: !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %y = %c0 to %c3 step %c1 {
+    scf.for %x = %c0 to %c2 step %c1 {
+      scf.for %l = %c0 to %c4 step %c1 {
+        %x4 = arith.muli %x, %c4 : index
+        %c = arith.addi %x4, %l : index
+        %pad = arith.cmpi sge, %c, %c6 : index
+        scf.if %pad {
+          %p = arith.constant -1.5 : f32
+          layout.store %p, %b[%y, %c] : !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">, f32
+        } else {
+          %y6 = arith.muli %y, %c6 : index
+          %i = arith.addi %y6, %c : index
+          %v = layout.load %a[%i] : !layout.buffer<18xf32>, f32
+          %r = arith.maximumf %v, %zero : f32
+          layout.store %r, %b[%y, %c] : !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">, f32
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// The input is a padded texture too: its texel is in bounds for every lane, so it is one
+// speculated whole-texel load (no guard); the results of the if select per lane.
+// CHECK-LABEL: func.func @masked_results
+// CHECK-NOT:     scf.if
+// CHECK:         %[[V:.*]] = layout.load %{{.*}}[%{{.*}}, %{{.*}}] : !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+// CHECK:         %[[R:.*]] = math.exp %[[V]] : vector<4xf32>
+// CHECK-COUNT-4: arith.select
+// CHECK:         layout.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+// CHECK-NOT:     layout.store
+// CHECK:         func.return
+func.func @masked_results(%a: !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">, %b: !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  scf.for %y = %c0 to %c3 step %c1 {
+    scf.for %x = %c0 to %c2 step %c1 {
+      scf.for %l = %c0 to %c4 step %c1 {
+        %x4 = arith.muli %x, %c4 : index
+        %c = arith.addi %x4, %l : index
+        %pad = arith.cmpi sgt, %c, %c5 : index
+        %r = scf.if %pad -> (f32) {
+          %p = arith.constant 2.0 : f32
+          scf.yield %p : f32
+        } else {
+          %v = layout.load %a[%y, %c] : !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">, f32
+          %e = math.exp %v : f32
+          scf.yield %e : f32
+        }
+        layout.store %r, %b[%y, %c] : !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">, f32
+      }
+    }
+  }
+  func.return
+}
+
+// A reduction only for the lanes that are not padding (a conv2d output texel with 6 real
+// output channels): the loop runs for all lanes with a vector accumulator; the weights
+// w[k][c] with k = 4 * x + l are not in bounds for padding lanes (k up to 7 > 5), so they
+// are loaded per lane under the lane's condition; the activation is lane-invariant and in
+// bounds (one scalar load).
+// CHECK-LABEL: func.func @masked_reduction
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<4xf32>) {
+// CHECK-NEXT:      %[[A:.*]] = layout.load %{{.*}}[%{{.*}}] : !layout.buffer<3xf32>, f32
+// CHECK-COUNT-4:   scf.if %{{.*}} -> (f32) {
+// CHECK:           arith.mulf %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK:         layout.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : !layout.buffer<1x8xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+// CHECK-NOT:     layout.store
+// CHECK:         func.return
+func.func @masked_reduction(%act: !layout.buffer<3xf32>, %w: !layout.buffer<6x3xf32>, %y: !layout.buffer<1x8xf32, axis_separators = [1], scope = "global.texture">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %x = %c0 to %c2 step %c1 {
+    scf.for %l = %c0 to %c4 step %c1 {
+      %x4 = arith.muli %x, %c4 : index
+      %k = arith.addi %x4, %l : index
+      %pad = arith.cmpi sge, %k, %c6 : index
+      scf.if %pad {
+        layout.store %zero, %y[%c0, %k] : !layout.buffer<1x8xf32, axis_separators = [1], scope = "global.texture">, f32
+      } else {
+        %acc = scf.for %ci = %c0 to %c3 step %c1 iter_args(%s = %zero) -> (f32) {
+          %av = layout.load %act[%ci] : !layout.buffer<3xf32>, f32
+          %wv = layout.load %w[%k, %ci] : !layout.buffer<6x3xf32>, f32
+          %p = arith.mulf %av, %wv : f32
+          %t = arith.addf %s, %p : f32
+          scf.yield %t : f32
+        }
+        layout.store %acc, %y[%c0, %k] : !layout.buffer<1x8xf32, axis_separators = [1], scope = "global.texture">, f32
+      }
+    }
+  }
+  func.return
+}
+
+// A condition the same for every lane (padding rows): one guarded whole-texel load and
+// one vector select.
+// CHECK-LABEL: func.func @masked_uniform
+// CHECK:         %[[P:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
+// CHECK:         %[[V:.*]] = scf.if %[[P]] -> (vector<4xf32>) {
+// CHECK:           vector.broadcast %{{.*}} : f32 to vector<4xf32>
+// CHECK:         } else {
+// CHECK:           layout.load %{{.*}}[%{{.*}}] : !layout.buffer<24xf32>, vector<4xf32>
+// CHECK:         }
+// CHECK-NEXT:    %[[E:.*]] = math.exp %[[V]] : vector<4xf32>
+// CHECK-NEXT:    %[[PAD:.*]] = vector.broadcast %{{.*}} : f32 to vector<4xf32>
+// CHECK-NEXT:    %[[S:.*]] = arith.select %[[P]], %[[PAD]], %[[E]] : vector<4xf32>
+// CHECK:         layout.store %[[S]], %{{.*}}[%{{.*}}, %{{.*}}] : !layout.buffer<4x8xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+// CHECK-NOT:     layout.store
+// CHECK:         func.return
+func.func @masked_uniform(%a: !layout.buffer<24xf32>, %b: !layout.buffer<4x8xf32, axis_separators = [1], scope = "global.texture">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.for %y = %c0 to %c4 step %c1 {
+    scf.for %x = %c0 to %c2 step %c1 {
+      scf.for %l = %c0 to %c4 step %c1 {
+        %pad = arith.cmpi sge, %y, %c3 : index
+        %x4 = arith.muli %x, %c4 : index
+        %c = arith.addi %x4, %l : index
+        scf.if %pad {
+          %p = arith.constant 7.0 : f32
+          layout.store %p, %b[%y, %c] : !layout.buffer<4x8xf32, axis_separators = [1], scope = "global.texture">, f32
+        } else {
+          %y8 = arith.muli %y, %c8 : index
+          %i = arith.addi %y8, %c : index
+          %v = layout.load %a[%i] : !layout.buffer<24xf32>, f32
+          %e = math.exp %v : f32
+          layout.store %e, %b[%y, %c] : !layout.buffer<4x8xf32, axis_separators = [1], scope = "global.texture">, f32
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// One real channel per texel (apply-layout simplified the channel index to 0 in the
+// branch only lane 0 takes, so that store's column x * 4 does not depend on the lane):
+// for the lanes that take it, it is x * 4 + lane, so it joins the other branch's store
+// in ONE whole-texel store at column x * 4.
+// CHECK-LABEL: func.func @masked_one_lane
+// CHECK-COUNT-4: arith.cmpi ne
+// CHECK:         %[[V:.*]] = layout.load %{{.*}}[%{{.*}}] : !layout.buffer<6xf32>, f32
+// CHECK-COUNT-4: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK:         %[[X4:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:    layout.store %{{.*}}, %{{.*}}[%{{.*}}, %[[X4]]] : !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+// CHECK-NOT:     layout.store
+// CHECK:         func.return
+func.func @masked_one_lane(%a: !layout.buffer<6xf32>, %b: !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %y = %c0 to %c3 step %c1 {
+    scf.for %x = %c0 to %c2 step %c1 {
+      scf.for %l = %c0 to %c4 step %c1 {
+        %x4 = arith.muli %x, %c4 : index
+        %c = arith.addi %x4, %l : index
+        %pad = arith.cmpi ne, %c0, %l : index
+        scf.if %pad {
+          %p = arith.constant -1.5 : f32
+          layout.store %p, %b[%y, %c] : !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">, f32
+        } else {
+          %y2 = arith.muli %y, %c2 : index
+          %i = arith.addi %y2, %x : index
+          %v = layout.load %a[%i] : !layout.buffer<6xf32>, f32
+          %r = arith.maximumf %v, %zero : f32
+          layout.store %r, %b[%y, %x4] : !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">, f32
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// Refused: a store at a lane-invariant column in a branch whose lanes are not known (they
+// depend on %d) or are taken by two lanes (the same column for both).
+// CHECK-LABEL: func.func @refuse_pinned_unknown
+// CHECK-COUNT-2: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NOT:     vector<4xf32>
+// CHECK:         func.return
+func.func @refuse_pinned_unknown(%b: !layout.buffer<8xf32>, %d: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  scf.for %l = %c0 to %c4 step %c1 {
+    %pad = arith.cmpi sge, %l, %d : index
+    scf.if %pad {
+      layout.store %zero, %b[%l] : !layout.buffer<8xf32>, f32
+    } else {
+      layout.store %one, %b[%c0] : !layout.buffer<8xf32>, f32
+    }
+  }
+  scf.for %l = %c0 to %c4 step %c1 {
+    %pad = arith.cmpi sge, %l, %c2 : index
+    scf.if %pad {
+      layout.store %zero, %b[%l] : !layout.buffer<8xf32>, f32
+    } else {
+      layout.store %one, %b[%c0] : !layout.buffer<8xf32>, f32
+    }
+  }
+  func.return
+}
+
+// Refused: an if without an else (the separate padding fill of apply-layout): the other
+// lanes' values are not known, so no whole-texel store can be formed.
+// CHECK-LABEL: func.func @refuse_fill_only
+// CHECK:         scf.for
+// CHECK-NOT:     vector<4xf32>
+// CHECK:         func.return
+func.func @refuse_fill_only(%b: !layout.buffer<1x8xf32, axis_separators = [1], scope = "global.texture">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %pad_value = arith.constant 0.0 : f32
+  scf.for %x = %c0 to %c2 step %c1 {
+    scf.for %l = %c0 to %c4 step %c1 {
+      %x4 = arith.muli %x, %c4 : index
+      %c = arith.addi %x4, %l : index
+      %pad = arith.cmpi sge, %c, %c6 : index
+      scf.if %pad {
+        layout.store %pad_value, %b[%c0, %c] : !layout.buffer<1x8xf32, axis_separators = [1], scope = "global.texture">, f32
+      } else {
+      }
+    }
+  }
+  func.return
+}
+
+// Refused: a storage stored in one branch only, a storage accessed after its store in the
+// branch, a division by a value that may be 0 for lanes that would not divide, a
+// condition on data, and an if inside a loop of the lane loop.
+// CHECK-LABEL: func.func @refuse_masked_ifs
+// CHECK-COUNT-5: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NOT:     vector<4xf32>
+// CHECK:         func.return
+func.func @refuse_masked_ifs(%a: !layout.buffer<8xf32>, %b: !layout.buffer<8xf32>, %o: !layout.buffer<8xf32>, %d: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %l = %c0 to %c4 step %c1 {
+    %pad = arith.cmpi sge, %l, %c2 : index
+    scf.if %pad {
+      layout.store %zero, %b[%l] : !layout.buffer<8xf32>, f32
+    } else {
+      layout.store %zero, %o[%l] : !layout.buffer<8xf32>, f32
+    }
+  }
+  scf.for %l = %c0 to %c4 step %c1 {
+    %pad = arith.cmpi sge, %l, %c2 : index
+    scf.if %pad {
+      layout.store %zero, %b[%l] : !layout.buffer<8xf32>, f32
+      %again = layout.load %b[%l] : !layout.buffer<8xf32>, f32
+      layout.store %again, %o[%l] : !layout.buffer<8xf32>, f32
+    } else {
+      layout.store %zero, %b[%l] : !layout.buffer<8xf32>, f32
+      layout.store %zero, %o[%l] : !layout.buffer<8xf32>, f32
+    }
+  }
+  scf.for %l = %c0 to %c4 step %c1 {
+    %pad = arith.cmpi sge, %l, %c2 : index
+    scf.if %pad {
+      layout.store %zero, %b[%l] : !layout.buffer<8xf32>, f32
+    } else {
+      %q = arith.divsi %c6, %d : index
+      %v = layout.load %a[%q] : !layout.buffer<8xf32>, f32
+      layout.store %v, %b[%l] : !layout.buffer<8xf32>, f32
+    }
+  }
+  scf.for %l = %c0 to %c4 step %c1 {
+    %v = layout.load %a[%l] : !layout.buffer<8xf32>, f32
+    %neg = arith.cmpf olt, %v, %zero : f32
+    scf.if %neg {
+      layout.store %zero, %b[%l] : !layout.buffer<8xf32>, f32
+    } else {
+      layout.store %v, %b[%l] : !layout.buffer<8xf32>, f32
+    }
+  }
+  scf.for %l = %c0 to %c4 step %c1 {
+    %s = scf.for %k = %c0 to %c2 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %pad = arith.cmpi sge, %l, %c2 : index
+      %t = scf.if %pad -> (f32) {
+        scf.yield %acc : f32
+      } else {
+        %v = layout.load %a[%l] : !layout.buffer<8xf32>, f32
+        %u = arith.addf %acc, %v : f32
+        scf.yield %u : f32
+      }
+      scf.yield %t : f32
+    }
+    layout.store %s, %b[%l] : !layout.buffer<8xf32>, f32
+  }
+  func.return
+}

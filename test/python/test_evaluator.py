@@ -635,6 +635,74 @@ func.func @f(%A: !layout.buffer<2x3xf32>) {
     assert a[1, 2] == first
 
 
+def test_handle_of_a_parameter_starts_at_the_parameter():
+    """A callee addresses its parameter from the parameter's first element, also through
+    `layout.data` (how flatten-buffers declares its flat alias), when the caller passes a
+    view at an offset; the caller's own `layout.data` of that view is its storage's start."""
+    text = """
+func.func @callee(%x: !layout.buffer<2x2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %d = layout.data %x : !layout.buffer<2x2xf32> -> !layout.ptr<f32>
+  %flat = layout.decl_buffer %d : !layout.ptr<f32> -> !layout.buffer<4xf32>
+  %one = layout.decl_buffer %d offset 1 : !layout.ptr<f32> -> !layout.buffer<3xf32>
+  %v = layout.load %flat[%c0] : !layout.buffer<4xf32>, f32
+  %w = layout.load %one[%c0] : !layout.buffer<3xf32>, f32
+  %s = arith.addf %v, %w : f32
+  layout.store %s, %flat[%c3] : !layout.buffer<4xf32>, f32
+  func.return
+}
+func.func @caller(%a: !layout.buffer<8xf32>, %probe: !layout.buffer<1xf32>) {
+  %c0 = arith.constant 0 : index
+  %p = layout.data %a : !layout.buffer<8xf32> -> !layout.ptr<f32>
+  %view = layout.decl_buffer %p offset 3 : !layout.ptr<f32> -> !layout.buffer<2x2xf32>
+  func.call @callee(%view) : (!layout.buffer<2x2xf32>) -> ()
+  %q = layout.data %view : !layout.buffer<2x2xf32> -> !layout.ptr<f32>
+  %again = layout.decl_buffer %q : !layout.ptr<f32> -> !layout.buffer<8xf32>
+  %first = layout.load %again[%c0] : !layout.buffer<8xf32>, f32
+  layout.store %first, %probe[%c0] : !layout.buffer<1xf32>, f32
+  func.return
+}"""
+    a = np.arange(8, dtype=np.float32) + 10
+    probe = np.zeros(1, np.float32)
+    run_function(parse(text), "caller", [a, probe])
+    np.testing.assert_array_equal(a, [10, 11, 12, 13, 14, 15, 13 + 14, 17])
+    assert probe[0] == 10
+
+
+SPLIT = "transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = -1.0 : f32"
+
+
+def test_mapped_parameter_at_an_offset_is_filled_at_its_physical_positions():
+    """A buffer with a padded transform declared at an element offset and passed to a
+    callee that stores to it: the callee's padding fill on entry and its stores land at
+    the physical positions (row-major in the transformed 2x4 shape) after the offset; the
+    storage outside [5, 13) is untouched."""
+    text = f"""
+func.func @fill(%x: !layout.buffer<6xf32>, %t: !layout.buffer<6xf32, {SPLIT}>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  scf.for %i = %c0 to %c6 step %c1 {{
+    %v = layout.load %x[%i] : !layout.buffer<6xf32>, f32
+    layout.store %v, %t[%i] : !layout.buffer<6xf32, {SPLIT}>, f32
+  }}
+  func.return
+}}
+func.func @main(%x: !layout.buffer<6xf32>, %s: !layout.buffer<20xf32>) {{
+  %p = layout.data %s : !layout.buffer<20xf32> -> !layout.ptr<f32>
+  %t = layout.decl_buffer %p offset 5 : !layout.ptr<f32> -> !layout.buffer<6xf32, {SPLIT}>
+  func.call @fill(%x, %t) : (!layout.buffer<6xf32>, !layout.buffer<6xf32, {SPLIT}>) -> ()
+  func.return
+}}"""
+    x = np.arange(1, 7, dtype=np.float32)
+    s = np.full(20, 7.0, np.float32)
+    run_function(parse(text), "main", [x, s])
+    expected = np.full(20, 7.0, np.float32)
+    expected[5:13] = [1, 2, 3, 4, 5, 6, -1, -1]
+    np.testing.assert_array_equal(s, expected)
+
+
 def test_vector_access_of_scalar_buffer_in_parallel():
     body = """
     %j = arith.muli %jj, %c4 : index

@@ -25,6 +25,7 @@ INPUTS = [
     ROOT / "test/transforms/apply-layout-rewrite-loops.mlir",
     ROOT / "test/transforms/apply-layout-dependences.mlir",
     ROOT / "test/transforms/flatten-buffers.mlir",
+    ROOT / "test/lowering/inputs/offset_calls.mlir",
 ]
 PIPELINES: dict[str, list[ModulePass]] = {
     "apply": [ApplyLayoutPass()],

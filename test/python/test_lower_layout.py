@@ -47,6 +47,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "test/lowering/lower-layout.mlir"
 RFC = ROOT / "test/lowering/inputs/rfc0039_examples.mlir"
 RELU = ROOT / "examples/nhwc_relu_nchw4c.mlir"
+OFFSET_CALLS = ROOT / "test/lowering/inputs/offset_calls.mlir"
 
 TOOLS = MlirTools.find()
 needs_runner = pytest.mark.skipif(
@@ -164,7 +165,7 @@ RULE_KERNELS = [
     ("source", "name"),
     [(RULES, n) for n in RULE_KERNELS]
     + [(RFC, n) for n in [*RFC_KERNELS, "vector_views"]]
-    + [(RELU, "relu")],
+    + [(RELU, "relu"), (OFFSET_CALLS, "main"), (OFFSET_CALLS, "rows")],
     ids=lambda v: v.name if isinstance(v, Path) else v,
 )
 def test_evaluator_agrees_before_and_after_lowering(source: Path, name: str) -> None:
@@ -211,8 +212,26 @@ def test_lowered_relu_computes_the_numpy_reference() -> None:
     assert out.sum() == 199.0
 
 
+def offset_calls_reference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """What @main of inputs/offset_calls.mlir leaves in `b` (written by hand)."""
+    out = b.copy()
+    out[3:11] = a[7:15] + 1
+    out[0:8] = a[8:16] + 1
+    return out
+
+
+def test_views_at_offsets_passed_to_calls_compute_the_numpy_reference() -> None:
+    a = np.arange(16, dtype=np.float32) * 3 - 7
+    b = np.full(16, -100.0, np.float32)
+    expected = offset_calls_reference(a, b)
+    for module in (parsed_source(OFFSET_CALLS), lowered_source(OFFSET_CALLS)):
+        got = b.copy()
+        run_function(module, "main", [a.copy(), got])
+        np.testing.assert_array_equal(got, expected)
+
+
 def test_lowered_output_has_no_layout_and_parses_back() -> None:
-    for source in (RULES, RFC, RELU):
+    for source in (RULES, RFC, RELU, OFFSET_CALLS):
         text = printed(lowered_source(source), generic=True)
         assert "layout." not in text
         assert "!layout" not in text
@@ -270,6 +289,18 @@ def test_harness_run_matches_the_evaluator(source: Path, name: str) -> None:
     assert len(results) == len(args)
     for got, expected in zip(results, args, strict=True):
         np.testing.assert_array_equal(got, expected)
+
+
+@needs_runner
+def test_views_at_offsets_passed_to_calls_run_under_mlir_runner() -> None:
+    """Parameters of dynamic offset, memref.cast at the calls and subviews of them lower to
+    LLVM and compute the numpy reference."""
+    text = printed(lowered_source(OFFSET_CALLS))
+    output = run_mlir(add_harness(text, "main", entry="harness"), entry="harness")
+    a, b = harness_values([16], 0), harness_values([16], 1)
+    got_a, got_b = parse_printed_memrefs(output)
+    np.testing.assert_array_equal(got_a, a)
+    np.testing.assert_array_equal(got_b, offset_calls_reference(a, b))
 
 
 # The runner helper ----------------------------------------------------------------------------

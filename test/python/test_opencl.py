@@ -17,6 +17,7 @@ from physlayout.lowering.opencl import generate_opencl
 from physlayout.lowering.opencl_parallel import parallel_band
 from physlayout.runtime.evaluator import run_function
 from physlayout.runtime.opencl import (
+    CompiledModule,
     OpenCLRuntime,
     OpenCLRuntimeError,
     compile_module,
@@ -160,6 +161,251 @@ def test_one_storage_for_a_written_and_another_parameter_is_refused(
     compiled = compile_module(ALIASED, runtime)
     with pytest.raises(OpenCLRuntimeError, match="must not overlap"):
         execute(compiled, "main", [np.ones(8, np.float32)])
+
+
+INVARIANT_LOADS = """
+func.func @scale(%x: !layout.buffer<16xf32>, %scale: !layout.buffer<2xf32>, %y: !layout.buffer<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %s = layout.load %scale[%c1] : !layout.buffer<2xf32>, f32
+  scf.for %i = %c0 to %c16 step %c1 {
+    %v = layout.load %x[%i] : !layout.buffer<16xf32>, f32
+    %r = arith.mulf %v, %s : f32
+    layout.store %r, %y[%i] : !layout.buffer<16xf32>, f32
+  }
+  func.return
+}
+func.func @rows(%x: !layout.buffer<4x8xf32>, %scale: !layout.buffer<4xf32>, %y: !layout.buffer<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %s = layout.load %scale[%i] : !layout.buffer<4xf32>, f32
+    scf.for %j = %c0 to %c8 step %c1 {
+      %v = layout.load %x[%i, %j] : !layout.buffer<4x8xf32>, f32
+      %r = arith.mulf %v, %s : f32
+      layout.store %r, %y[%i, %j] : !layout.buffer<4x8xf32>, f32
+    }
+  }
+  func.return
+}
+func.func @after_writer(%x: !layout.buffer<8xf32>, %y: !layout.buffer<8xf32>, %z: !layout.buffer<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %two = arith.constant 2.0 : f32
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = layout.load %x[%i] : !layout.buffer<8xf32>, f32
+    %r = arith.mulf %v, %two : f32
+    layout.store %r, %y[%i] : !layout.buffer<8xf32>, f32
+  }
+  %s = layout.load %y[%c3] : !layout.buffer<8xf32>, f32
+  %t = arith.addf %s, %two : f32
+  scf.for %j = %c0 to %c8 step %c1 {
+    %v = layout.load %x[%j] : !layout.buffer<8xf32>, f32
+    %r = arith.mulf %v, %t : f32
+    layout.store %r, %z[%j] : !layout.buffer<8xf32>, f32
+  }
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "shapes", "launches"),
+    [
+        ("scale", [(16,), (2,), (16,)], [(16,)]),
+        ("rows", [(4, 8), (4,), (4, 8)], [(8, 4)]),
+        ("after_writer", [(8,), (8,), (8,)], [(8,), (8,)]),
+    ],
+)
+def test_loop_invariant_loads_run_and_match_the_evaluator(
+    runtime: OpenCLRuntime, name: str, shapes: list[tuple[int, ...]], launches: list[tuple[int, ...]]
+) -> None:
+    """A scalar read once before the parallel nest (or between its loops) is re-read by each
+    work-item of the launches that use it; the loads' storage is not written after them."""
+    from physlayout.runtime.host import execute
+
+    compiled = compile_module(INVARIANT_LOADS, runtime)
+    args = [_random(shape, 20 + k) for k, shape in enumerate(shapes)]
+    reference = [a.copy() for a in args]
+    execute(compiled, name, args)
+    run_function(compiled.source, name, reference)
+    for got, expected in zip(args, reference, strict=True):
+        np.testing.assert_array_equal(got, expected)
+    kernel = compiled.program.kernels[name]
+    assert [launch.global_size for launch in kernel.launches] == launches
+
+
+OFFSET_CALLS = ROOT / "test/lowering/inputs/offset_calls.mlir"
+
+
+def test_views_at_offsets_passed_to_calls_match_the_reference(runtime: OpenCLRuntime) -> None:
+    from physlayout.runtime.host import execute
+
+    compiled = compile_module(OFFSET_CALLS.read_text(), runtime)
+    assert [a.offset_argument for a in compiled.program.kernels["add1"].args] == [True, True]
+    a = _random((16,), 30)
+    b = _random((16,), 31)
+    expected = b.copy()
+    expected[3:11] = a[7:15] + 1
+    expected[0:8] = a[8:16] + 1
+    reference = [a.copy(), b.copy()]
+    execute(compiled, "main", [a, b])
+    run_function(compiled.source, "main", reference)
+    np.testing.assert_array_equal(b, expected)
+    np.testing.assert_array_equal(b, reference[1])
+
+
+HALVES = """
+func.func @add(%x: !layout.buffer<8xf32>, %y: !layout.buffer<8xf32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c8 step %c1 {{
+    %v = layout.load %x[%i] : !layout.buffer<8xf32>, f32
+    %w = arith.addf %v, %v : f32
+    layout.store %w, %y[%i] : !layout.buffer<8xf32>, f32
+  }}
+  func.return
+}}
+func.func @main(%s: !layout.buffer<16xf32>) {{
+  %p = layout.data %s : !layout.buffer<16xf32> -> !layout.ptr<f32>
+  %lo = layout.decl_buffer %p : !layout.ptr<f32> -> !layout.buffer<8xf32>
+  %hi = layout.decl_buffer %p offset {offset} : !layout.ptr<f32> -> !layout.buffer<8xf32>
+  func.call @add(%lo, %hi) : (!layout.buffer<8xf32>, !layout.buffer<8xf32>) -> ()
+  func.return
+}}
+"""
+
+
+def test_disjoint_views_of_one_storage_may_share_a_kernel(runtime: OpenCLRuntime) -> None:
+    from physlayout.runtime.host import execute
+
+    s = _random((16,), 32)
+    expected = s.copy()
+    expected[8:] = 2 * s[:8]
+    execute(compile_module(HALVES.format(offset=8), runtime), "main", [s])
+    np.testing.assert_array_equal(s, expected)
+    with pytest.raises(OpenCLRuntimeError, match="overlaps the storage passed as %x"):
+        execute(compile_module(HALVES.format(offset=4), runtime), "main", [s])
+
+
+PADDED_TEXTURE = ROOT / "test/opencl/run-padded-textures.mlir"
+
+
+@pytest.fixture(scope="module")
+def padded_textures(runtime: OpenCLRuntime) -> CompiledModule:
+    return compile_module(PADDED_TEXTURE.read_text(), runtime)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "relu_c6", "relu_ones", "tex_to_tex_c6", "relu_c5", "conv_c6", "relu_c3_physical",
+        "relu_c1_physical", "row_padding",
+    ],
+)  # fmt: skip
+def test_padded_textures_match_the_evaluator(padded_textures: CompiledModule, name: str) -> None:
+    from physlayout.runtime.host import execute
+
+    source = next(
+        f for f in padded_textures.source.ops if isinstance(f, func.FuncOp) and f.sym_name.data == name
+    )
+    shapes = [t.get_shape() for t in source.function_type.inputs.data]  # type: ignore[attr-defined]
+    args = [_random(tuple(shape), 50 + k) for k, shape in enumerate(shapes)]
+    reference = [a.copy() for a in args]
+    execute(padded_textures, name, args)
+    run_function(padded_textures.source, name, reference)
+    for got, expected in zip(args, reference, strict=True):
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+def _relu_nchw4c_image(x: np.ndarray, pad: float) -> np.ndarray:
+    """relu(x) for NHWC `x` as the NCHW4c image of the `global.texture` layout, written out
+    by hand: row (n * C4 + c // 4) * H + h, column w * 4 + c % 4; padding lanes hold `pad`."""
+    n_, h_, w_, c_ = x.shape
+    blocks = -(-c_ // 4)
+    image = np.full((n_ * blocks * h_, w_ * 4), pad, np.float32)
+    for n in range(n_):
+        for h in range(h_):
+            for w in range(w_):
+                for c in range(c_):
+                    image[(n * blocks + c // 4) * h_ + h, w * 4 + c % 4] = max(x[n, h, w, c], 0)
+    return image
+
+
+@pytest.mark.parametrize(
+    ("name", "shape", "pad", "image"),
+    [("relu_c6", (2, 3, 3, 6), 0.0, (12, 12)), ("relu_c5", (1, 2, 7, 5), -3.0, (4, 28))],
+)
+def test_padding_lanes_of_texels_hold_the_pad_value(
+    padded_textures: CompiledModule,
+    name: str,
+    shape: tuple[int, ...],
+    pad: float,
+    image: tuple[int, int],
+) -> None:
+    """Channels not a multiple of 4: each texel is written whole (values and the pad value
+    in the padding lanes), over an image that starts as NaN."""
+    from physlayout.runtime.host import DeviceView, execute_physical
+
+    compiled, runtime = padded_textures, padded_textures.runtime
+    x = _random(shape, 40)
+    source = runtime.allocate("global", (x.size,), np.float32)
+    source.upload(x.reshape(-1))
+    out = runtime.allocate("texture", image, np.float32)
+    out.upload(np.full(image, np.nan, np.float32))
+    execute_physical(compiled, name, [DeviceView(source), DeviceView(out)])
+    np.testing.assert_array_equal(out.download(), _relu_nchw4c_image(x, pad))
+
+
+ONE_BLOCK = """
+func.func @relu(%a: !layout.buffer<{shape}xf32>, %b: !layout.buffer<{shape}xf32, transform = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h | w, c mod 4)>, pad_value = 0.0 : f32, scope = "global.texture">) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ch = arith.constant {h} : index
+  %cw = arith.constant {w} : index
+  %cc = arith.constant {c} : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %n = %c0 to %c1 step %c1 {{
+    scf.for %h = %c0 to %ch step %c1 {{
+      scf.for %w = %c0 to %cw step %c1 {{
+        scf.for %c = %c0 to %cc step %c1 {{
+          %v = layout.load %a[%n, %h, %w, %c] : !layout.buffer<{shape}xf32>, f32
+          %r = arith.maximumf %v, %zero : f32
+          layout.store %r, %b[%n, %h, %w, %c] : !layout.buffer<{shape}xf32, transform = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h | w, c mod 4)>, pad_value = 0.0 : f32, scope = "global.texture">, f32
+        }}
+      }}
+    }}
+  }}
+  func.return
+}}
+"""
+
+
+@pytest.mark.parametrize("shape", [(1, 4, 4, 3), (1, 5, 6, 3), (1, 4, 4, 1)], ids=str)
+def test_one_channel_block_texture_from_logical_buffers(
+    runtime: OpenCLRuntime, shape: tuple[int, int, int, int]
+) -> None:
+    """NHWC with 3 or 1 channels into an NCHW4c texture (one block, padded: the padded map
+    is smaller than one tile); every texel is written whole over an image that starts as
+    NaN."""
+    from physlayout.runtime.host import DeviceView, execute_physical
+
+    _, h, w, c = shape
+    text = ONE_BLOCK.format(shape="x".join(map(str, shape)), h=h, w=w, c=c)
+    compiled = compile_module(text, runtime)
+    x = _random(shape, 41)
+    source = runtime.allocate("global", (x.size,), np.float32)
+    source.upload(x.reshape(-1))
+    out = runtime.allocate("texture", (h, w * 4), np.float32)
+    out.upload(np.full((h, w * 4), np.nan, np.float32))
+    execute_physical(compiled, "relu", [DeviceView(source), DeviceView(out)])
+    np.testing.assert_array_equal(out.download(), _relu_nchw4c_image(x, 0.0))
 
 
 # Padding and views: buffers a kernel writes start with garbage (NaN) in their padding, and

@@ -1,5 +1,6 @@
 """vectorize-texels: the numpy evaluator gives identical results before and after the pass,
-refused loops are left unchanged, and a second run changes nothing."""
+refused loops are left unchanged, a second run changes nothing, and padded textures are
+written whole texel by texel with the pad value in their padding lanes."""
 
 from __future__ import annotations
 
@@ -7,9 +8,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from layout_harness import compare_before_after, make_context, parse
 from xdsl.dialects import func
 
+from physlayout.dialects.layout import StoreOp
+from physlayout.runtime.evaluator import run_function
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
@@ -35,7 +40,10 @@ def _vectorized(text: str) -> str:
 
 def test_results_identical_before_and_after() -> None:
     outcomes = compare_before_after(LIT_INPUT.read_text(), [VectorizeTexelsPass()])
-    assert set(outcomes) >= {"relu_texels", "scale_nd", "gather_channels", "reduce_in_texel"}
+    assert set(outcomes) >= {
+        "relu_texels", "scale_nd", "gather_channels", "reduce_in_texel", "masked_padding",
+        "masked_results", "masked_reduction", "masked_uniform", "masked_one_lane",
+    }
     for name, (before, after) in outcomes.items():
         for x, y in zip(before.buffers, after.buffers, strict=True):
             np.testing.assert_array_equal(x, y, err_msg=name)
@@ -48,7 +56,11 @@ def test_refused_loops_are_unchanged() -> None:
     assert refused
     for name in refused:
         assert after[name] == before[name], name
-    for name in ("relu_texels", "scale_nd", "gather_channels", "reduce_in_texel"):
+    vectorized = (
+        "relu_texels", "scale_nd", "gather_channels", "reduce_in_texel", "masked_padding",
+        "masked_results", "masked_reduction", "masked_uniform", "masked_one_lane",
+    )
+    for name in vectorized:
         assert "vector<4xf32>" in after[name], name
 
 
@@ -72,3 +84,62 @@ def test_demo_pipeline_identical_with_and_without_vectorization(flatten_first: b
     for name, (before, after) in outcomes.items():
         for x, y in zip(before.buffers, after.buffers, strict=True):
             np.testing.assert_array_equal(x, y, err_msg=name)
+
+
+PADDED_RELU = """
+func.func @relu(%a: !layout.buffer<{shape}xf32>, %b: !layout.buffer<{shape}xf32, transform = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h | w, c mod 4)>, pad_value = {pad} : f32, scope = "global.texture">) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cn = arith.constant {n} : index
+  %ch = arith.constant {h} : index
+  %cw = arith.constant {w} : index
+  %cc = arith.constant {c} : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %n = %c0 to %cn step %c1 {{
+    scf.for %h = %c0 to %ch step %c1 {{
+      scf.for %w = %c0 to %cw step %c1 {{
+        scf.for %c = %c0 to %cc step %c1 {{
+          %v = layout.load %a[%n, %h, %w, %c] : !layout.buffer<{shape}xf32>, f32
+          %r = arith.maximumf %v, %zero : f32
+          layout.store %r, %b[%n, %h, %w, %c] : !layout.buffer<{shape}xf32, transform = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h | w, c mod 4)>, pad_value = {pad} : f32, scope = "global.texture">, f32
+        }}
+      }}
+    }}
+  }}
+  func.return
+}}
+"""
+
+
+@settings(derandomize=True, max_examples=30, deadline=None)
+@given(
+    n=st.sampled_from([1, 2]),
+    h=st.sampled_from([1, 2, 3, 5]),
+    w=st.sampled_from([1, 3, 7]),
+    c=st.sampled_from([1, 2, 3, 5, 6, 7, 9, 11, 13]),
+    pad=st.sampled_from([0.0, -2.5, 3.0]),
+)
+def test_padded_texels_are_whole_and_exact(n: int, h: int, w: int, c: int, pad: float) -> None:
+    """NHWC relu into an NCHW4c texture whose last channel block is padded: after the
+    OpenCL pipeline's passes every store is one whole texel, and the physical output,
+    started as NaN, holds relu in the channel lanes and the pad value in the padding lanes
+    (expected values written out by hand, not by the layout engine)."""
+    shape = "x".join(map(str, (n, h, w, c)))
+    module = parse(PADDED_RELU.format(shape=shape, n=n, h=h, w=w, c=c, pad=pad))
+    for one_pass in (ApplyLayoutPass(rewrite_loops=True), FlattenBuffersPass(), VectorizeTexelsPass()):
+        one_pass.apply(make_context(), module)
+    module.verify()
+    stores = [op for op in module.walk() if isinstance(op, StoreOp)]
+    assert [str(s.value.type) for s in stores] == ["vector<4xf32>"]
+    x = np.random.default_rng(n * 1000 + h * 100 + w * 10 + c).uniform(-1, 1, (n, h, w, c))
+    x = x.astype(np.float32)
+    blocks = -(-c // 4)
+    out = np.full((n, blocks, h, w, 4), np.nan, np.float32)
+    run_function(module, "relu", [x, out])
+    expected = np.full_like(out, pad)
+    for i in range(n):
+        for j in range(h):
+            for k in range(w):
+                for ch in range(c):
+                    expected[i, ch // 4, j, k, ch % 4] = max(x[i, j, k, ch], 0)
+    np.testing.assert_array_equal(out, expected)
