@@ -30,7 +30,7 @@ import time
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,10 +45,11 @@ from fuzz.checker import (
     Checker,
     Pipeline,
     Report,
+    Step,
     check_graph,
 )
 from fuzz.choices import Chooser, DrawChooser, RandomChooser, ReplayChooser, shrink_choices
-from fuzz.graphs import generate_graph
+from fuzz.graphs import Graph, generate_graph
 from fuzz.programs import Features, FunctionInfo, Program, generate_program
 
 GRAPH_EVERY = 4
@@ -246,37 +247,61 @@ def ancestors(pipelines: Sequence[Pipeline], name: str) -> list[Pipeline]:
     return chain[::-1]
 
 
-def reproduce(failure: Failure, choices: Sequence[int], options: Options) -> tuple[bool, str, Any]:
-    """Regenerate from `choices`; True when the same failure class shows up."""
+def regenerate(failure: Failure, choices: Sequence[int], options: Options) -> Program | Graph:
     features = Features.parse(options.features)
-    chooser = ReplayChooser(choices)
-    options = Options(0, failure.seed, options.features, 0, 0)
     if failure.kind == "graph":
-        graph = generate_graph(chooser, features)
-        report = check_graph(graph.text, ancestors(GRAPH_PIPELINES, failure.step), options.seed)
-        program: Any = None
-        text = graph.text
+        return generate_graph(ReplayChooser(choices), features)
+    return generate_program(ReplayChooser(choices), features)
+
+
+def reproduce(failure: Failure, choices: Sequence[int], options: Options) -> Step | None:
+    """Regenerate from `choices` and check only the failing step (and its prefixes): the
+    step of the same failure class, or None."""
+    generated = regenerate(failure, choices, options)
+    if isinstance(generated, Graph):
+        pipelines = ancestors(GRAPH_PIPELINES, failure.step)
+        report = check_graph(generated.text, pipelines, failure.seed)
     else:
-        program = generate_program(chooser, features)
-        checker = Checker(ancestors(BUFFER_PIPELINES, failure.step), seed=options.seed)
+        checker = Checker(ancestors(BUFFER_PIPELINES, failure.step), seed=failure.seed)
         backends = Backends(opencl=failure.step == "opencl-run", mlir=failure.step == "mlir-runner")
-        report = checker.check(program, backends)
-        text = program.text
-    keys = {failure_key(failure.kind, s.name, s.outcome, s.detail) for s in report.failures()}
-    return failure.key in keys, text, program
+        report = checker.check(generated, backends)
+    for step in report.failures():
+        if failure_key(failure.kind, step.name, step.outcome, step.detail) == failure.key:
+            return step
+    return None
 
 
-def minimize(failure: Failure, options: Options, budget: int) -> tuple[str, Any]:
-    """The failing program with its choices shrunk (the original when nothing smaller
+def minimize(failure: Failure, options: Options, budget: int) -> Failure:
+    """The failure with its program's choices shrunk (itself when nothing smaller
     reproduces the failure class)."""
     warnings.simplefilter("ignore")
+
+    def spans_of(choices: list[int]) -> list[tuple[int, int]]:
+        return regenerate(failure, choices, options).spans
+
     best = shrink_choices(
-        failure.choices, lambda choices: reproduce(failure, choices, options)[0], budget
+        failure.choices,
+        lambda choices: reproduce(failure, choices, options) is not None,
+        budget,
+        spans_of,
     )
-    found, text, program = reproduce(failure, best, options)
-    if not found:
-        return failure.text, None
-    return text, program
+    step = reproduce(failure, best, options)
+    if step is None or best == failure.choices:
+        return failure
+    generated = regenerate(failure, best, options)
+    functions: list[dict[str, Any]] = []
+    if isinstance(generated, Program):
+        functions = [
+            {**asdict(f), "written_params": sorted(f.written_params)} for f in generated.functions
+        ]
+    return replace(
+        failure,
+        detail=step.detail,
+        text=generated.text,
+        choices=best,
+        features_used=sorted(generated.features_used),
+        functions=functions,
+    )
 
 
 def header(failure: Failure, count: int, minimized: bool) -> str:
@@ -304,14 +329,9 @@ def write_failures(tally: Tally, options: Options, out: Path, budget: int) -> li
         count = tally.failure_counts[key]
         original = out / f"{name}.original.mlir"
         original.write_text(header(failure, count, False) + failure.text)
-        text, program = minimize(failure, options, budget) if budget > 0 else (failure.text, None)
-        shrunk = Failure(**{**asdict(failure), "text": text})
-        if program is not None:
-            shrunk.functions = [
-                {**asdict(f), "written_params": sorted(f.written_params)} for f in program.functions
-            ]
+        shrunk = minimize(failure, options, budget) if budget > 0 else failure
         path = out / f"{name}.mlir"
-        path.write_text(header(shrunk, count, text != failure.text) + text)
+        path.write_text(header(shrunk, count, shrunk is not failure) + shrunk.text)
         written.append(str(path))
     return written
 

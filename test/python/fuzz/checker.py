@@ -146,11 +146,14 @@ def _crash_detail(err: BaseException) -> str:
 
 @dataclass(frozen=True)
 class Pipeline:
-    """A named step: `passes` applied to the output of `parent` (None: the source)."""
+    """A named step: `passes` applied to the output of `parent` (None: the source).
+    `idempotent`: the last pass, run again on the output, must change nothing (checked
+    as the extra step `NAME (again)`)."""
 
     name: str
     parent: str | None
     passes: Callable[[], list[ModulePass]]
+    idempotent: bool = False
 
 
 def _passes(*factories: Callable[[], ModulePass]) -> Callable[[], list[ModulePass]]:
@@ -159,9 +162,19 @@ def _passes(*factories: Callable[[], ModulePass]) -> Callable[[], list[ModulePas
 
 BUFFER_PIPELINES: tuple[Pipeline, ...] = (
     Pipeline("verify-buffers", None, _passes(VerifyBuffersPass)),
-    Pipeline("apply-layout", None, _passes(ApplyLayoutPass)),
-    Pipeline("apply-layout,flatten-buffers", "apply-layout", _passes(FlattenBuffersPass)),
-    Pipeline("apply-layout{rewrite-loops=true}", None, _passes(lambda: ApplyLayoutPass(True))),
+    Pipeline("apply-layout", None, _passes(ApplyLayoutPass), idempotent=True),
+    Pipeline(
+        "apply-layout,flatten-buffers",
+        "apply-layout",
+        _passes(FlattenBuffersPass),
+        idempotent=True,
+    ),
+    Pipeline(
+        "apply-layout{rewrite-loops=true}",
+        None,
+        _passes(lambda: ApplyLayoutPass(True)),
+        idempotent=True,
+    ),
     Pipeline(
         "apply-layout{rewrite-loops=true},flatten-buffers",
         "apply-layout{rewrite-loops=true}",
@@ -171,6 +184,7 @@ BUFFER_PIPELINES: tuple[Pipeline, ...] = (
         "opencl-pipeline",
         "apply-layout{rewrite-loops=true},flatten-buffers",
         _passes(VectorizeTexelsPass),
+        idempotent=True,
     ),
     Pipeline("flatten-buffers", None, _passes(FlattenBuffersPass)),
     Pipeline("vectorize-texels", None, _passes(VectorizeTexelsPass)),
@@ -178,6 +192,7 @@ BUFFER_PIPELINES: tuple[Pipeline, ...] = (
         "apply-layout,flatten-buffers,lower-layout",
         "apply-layout,flatten-buffers",
         _passes(LowerLayoutPass),
+        idempotent=True,
     ),
     Pipeline("fold-layout-rewrites", None, _passes(FoldLayoutRewritesPass)),
     Pipeline("flow-layout-rewrites", None, _passes(FlowLayoutRewritesPass)),
@@ -197,6 +212,26 @@ def _check_opencl_pipeline() -> None:
 
 
 _check_opencl_pipeline()
+
+
+def check_idempotent(pipeline: Pipeline, module: ModuleOp, report: Report) -> None:
+    """Run the pipeline's last pass on its own output: it must change nothing."""
+    if not pipeline.idempotent:
+        return
+    name = f"{pipeline.name} (again)"
+    again = module.clone()
+    try:
+        pipeline.passes()[-1].apply(make_context(), again)
+    except DIAGNOSTICS as err:
+        report.add(name, "mismatch", f"refuses its own output: {_describe(err)}")
+        return
+    except Exception as err:
+        report.add(name, "crash", _crash_detail(err))
+        return
+    if module_text(again) != module_text(module):
+        report.add(name, "mismatch", "not idempotent: a second run changes the module")
+        return
+    report.add(name, "equal")
 
 
 # Running functions -------------------------------------------------------------------------
@@ -459,6 +494,7 @@ class Checker:
         detail = self.compare_module(module, references, infos)
         if detail is None:
             report.add(name, "equal")
+            check_idempotent(pipeline, module, report)
             return module
         outcome, text = detail
         report.add(name, outcome, text)
@@ -641,12 +677,13 @@ class Checker:
 # Graph level ----------------------------------------------------------------------------------
 
 GRAPH_PIPELINES: tuple[Pipeline, ...] = (
-    Pipeline("fold-layout-rewrites", None, _passes(FoldLayoutRewritesPass)),
+    Pipeline("fold-layout-rewrites", None, _passes(FoldLayoutRewritesPass), idempotent=True),
     Pipeline("flow-layout-rewrites", None, _passes(FlowLayoutRewritesPass)),
     Pipeline(
         "flow-layout-rewrites,fold-layout-rewrites",
         "flow-layout-rewrites",
         _passes(FoldLayoutRewritesPass),
+        idempotent=True,
     ),
     Pipeline("apply-layout", None, _passes(ApplyLayoutPass)),
     Pipeline("flatten-buffers", None, _passes(FlattenBuffersPass)),
@@ -728,6 +765,7 @@ def check_graph(
             report.add(pipeline.name, "mismatch", difference)
             continue
         report.add(pipeline.name, "equal")
+        check_idempotent(pipeline, module, report)
         outputs[pipeline.name] = module
     return report
 

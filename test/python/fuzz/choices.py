@@ -16,7 +16,8 @@ lowering values): smaller offsets are simpler programs (features are opt-in).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from hypothesis import strategies as st
@@ -25,10 +26,21 @@ T = TypeVar("T")
 
 
 class Chooser:
-    """A source of bounded integers; records `choices` (offsets from each lower bound)."""
+    """A source of bounded integers; records `choices` (offsets from each lower bound) and
+    the `spans` of choices that built one part of a program (a statement, a function, a
+    layout), which `shrink_choices` tries to delete as a whole."""
 
     def __init__(self) -> None:
         self.choices: list[int] = []
+        self.spans: list[tuple[int, int]] = []
+
+    @contextmanager
+    def span(self) -> Iterator[None]:
+        """Mark the choices made inside the block as one part."""
+        start = len(self.choices)
+        yield
+        if len(self.choices) > start:
+            self.spans.append((start, len(self.choices)))
 
     def _next(self, size: int) -> int:
         raise NotImplementedError
@@ -52,6 +64,17 @@ class Chooser:
 
     def subset(self, options: Sequence[T], percent: int) -> list[T]:
         return [o for o in options if self.flag(percent)]
+
+    def repeat(self, least: int, most: int, percent: int) -> Iterator[int]:
+        """Indices of a repeated part: `least` always, then each further one (up to
+        `most`) while a flag with `percent`% holds. Each repetition is a span that starts
+        with its flag, so deleting a span deletes exactly one repetition (and running out
+        of choices stops the repetition)."""
+        for index in range(most):
+            with self.span():
+                if index >= least and not self.flag(percent):
+                    return
+                yield index
 
     def permutation(self, n: int) -> list[int]:
         """A permutation of range(n); shrinks towards the identity."""
@@ -100,11 +123,16 @@ class ReplayChooser(Chooser):
 
 
 def shrink_choices(
-    choices: Sequence[int], interesting: Callable[[list[int]], bool], budget: int = 200
+    choices: Sequence[int],
+    interesting: Callable[[list[int]], bool],
+    budget: int = 200,
+    spans_of: Callable[[list[int]], Sequence[tuple[int, int]]] | None = None,
 ) -> list[int]:
-    """A smaller choice list for which `interesting` still holds (greedy: delete runs of
-    choices, then lower single values to 0 or halve them), calling `interesting` at
-    most `budget` times."""
+    """A smaller choice list for which `interesting` still holds, calling `interesting` at
+    most `budget` times. Greedy passes until none helps: delete whole spans (`spans_of`
+    gives the spans of a choice list, largest tried first: removing a statement's span lets
+    the next statement take its place), delete runs of 8, 4, 2 and 1 choices, and lower
+    single values (to 0, to half, by one)."""
     best = list(choices)
     calls = 0
 
@@ -118,8 +146,26 @@ def shrink_choices(
             return True
         return False
 
-    improved = True
-    while improved and calls < budget:
+    def delete_spans() -> bool:
+        if spans_of is None:
+            return False
+        improved = False
+        tried: set[tuple[int, ...]] = set()
+        while calls < budget:
+            spans = sorted(set(spans_of(best)), key=lambda s: s[0] - s[1])
+            for start, end in spans:
+                candidate = best[:start] + best[end:]
+                if tuple(candidate) in tried:
+                    continue
+                tried.add(tuple(candidate))
+                if attempt(candidate):
+                    improved = True
+                    break
+            else:
+                return improved
+        return improved
+
+    def delete_runs() -> bool:
         improved = False
         for width in (8, 4, 2, 1):
             start = 0
@@ -128,8 +174,12 @@ def shrink_choices(
                     improved = True
                 else:
                     start += width
+        return improved
+
+    def lower_values() -> bool:
+        improved = False
         for position in range(len(best)):
-            if calls >= budget:
+            if calls >= budget or position >= len(best):
                 break
             value = best[position]
             for smaller in (0, value // 2, value - 1):
@@ -138,4 +188,9 @@ def shrink_choices(
                 ):
                     improved = True
                     break
+        return improved
+
+    while calls < budget:
+        if not (delete_spans() | delete_runs() | lower_values()):
+            break
     return best

@@ -54,6 +54,7 @@ class Graph:
     text: str
     choices: list[int] = field(default_factory=list[int])
     features_used: set[str] = field(default_factory=set[str])
+    spans: list[tuple[int, int]] = field(default_factory=list[tuple[int, int]])
 
 
 @dataclass
@@ -95,7 +96,7 @@ class _Builder:
         builder = _MapBuilder.start(
             DIM_NAMES[: len(self.shape)], self.shape, self.features, self.used
         )
-        for _ in range(self.c.integer(1, 2)):
+        for _ in self.c.repeat(1, 2, 50):
             builder.random_step(self.c)
         if len(builder.exprs) > 5 or prod(builder.extents) > MAX_GRAPH_ELEMENTS:
             return
@@ -173,6 +174,19 @@ class _Builder:
         start = tuple(self.c.integer(0, e - 1) for e in self.shape)
         sizes = tuple(self.c.integer(1, e - s) for e, s in zip(self.shape, start, strict=True))
         self.crop(start, sizes)
+
+    def crop_known(self) -> bool:
+        """Crop to the box of the elements that are not known constants (what a pad or a
+        padded transform added lies outside it): a crop whose promise can hold."""
+        unknown = np.argwhere(np.isnan(self.known))
+        if not unknown.size:
+            return False
+        low = tuple(int(v) for v in unknown.min(axis=0))
+        high = tuple(int(v) + 1 for v in unknown.max(axis=0))
+        if low == (0,) * len(self.shape) and high == self.shape:
+            return False
+        self.crop(low, tuple(h - lo for lo, h in zip(low, high, strict=True)))
+        return True
 
     def crop(self, start: tuple[int, ...], sizes: tuple[int, ...]) -> None:
         window = tuple(slice(s, s + n) for s, n in zip(start, sizes, strict=True))
@@ -312,25 +326,33 @@ def generate_graph(c: Chooser, features: Features | None = None) -> Graph:
     rank = c.integer(1, 3)
     shape = tuple(c.choice((1, 2, 3, 4, 5, 6, 8)) for _ in range(rank))
     builder = _Builder(c, features, shape, np.full(shape, np.nan, dtype=np.float32))
-    for _ in range(c.integer(2, 8)):
+    for _ in c.repeat(2, 8, 75):
         if len(builder.shape) > 4 or prod(builder.shape) > MAX_GRAPH_ELEMENTS:
             break
         if not builder.shape:
             break
-        step = c.choice(["transform", "generic", "transform", "inverse", "pad", "crop", "generic"])
-        if step == "inverse" and builder.inverse():
-            continue
-        if step in ("transform", "inverse"):
-            builder.transform()
-        elif step == "generic":
-            builder.generic()
-        elif step == "pad":
-            builder.pad()
-        else:
-            builder.random_crop()
-        if c.flag(5) and builder.value != "%x":
-            builder.extra_results.append((builder.value, builder.shape))
-    return Graph(builder.text(shape), list(c.choices), builder.used)
+        _step(c, builder)
+    return Graph(builder.text(shape), list(c.choices), builder.used, list(c.spans))
+
+
+def _step(c: Chooser, builder: _Builder) -> None:
+    step = c.choice(
+        ["transform", "generic", "transform", "inverse", "pad", "crop", "generic", "unpad"]
+    )
+    if step == "inverse" and builder.inverse():
+        return
+    if step == "unpad" and builder.crop_known():
+        return
+    if step in ("transform", "inverse"):
+        builder.transform()
+    elif step == "generic":
+        builder.generic()
+    elif step in ("pad", "unpad"):
+        builder.pad()
+    else:
+        builder.random_crop()
+    if c.flag(5) and builder.value != "%x":
+        builder.extra_results.append((builder.value, builder.shape))
 
 
 @st.composite

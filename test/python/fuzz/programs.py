@@ -225,6 +225,10 @@ class _MapBuilder:
         self.extents.insert(k, 1)
 
     def random_step(self, c: Chooser) -> None:
+        with c.span():
+            self._random_step(c)
+
+    def _random_step(self, c: Chooser) -> None:
         rank = len(self.exprs)
         kind = c.choice(["permute", "split", "fuse", "shear", "reverse", "stride", "ceil", "unit"])
         k = c.integer(0, rank - 1)
@@ -276,7 +280,7 @@ def random_layout(
     current = list(shape)
     pads = False
     builder = _MapBuilder.start(DIM_NAMES[:rank], current, features, used)
-    for _ in range(c.integer(1, 3)):
+    for _ in c.repeat(1, 3, 50):
         builder.random_step(c)
     if len(builder.exprs) > 6 or prod(builder.extents) > 8 * MAX_ELEMENTS:
         return Layout(scope=scope)
@@ -395,6 +399,7 @@ class Program:
     functions: list[FunctionInfo]
     features_used: set[str] = field(default_factory=set[str])
     choices: list[int] = field(default_factory=list[int])
+    spans: list[tuple[int, int]] = field(default_factory=list[tuple[int, int]])
 
 
 def _arg_list(names: Sequence[str]) -> str:
@@ -483,6 +488,10 @@ class FunctionBuilder:
         return self.scalar
 
     def random_layout_for(self, axes: tuple[int, ...], texture_ok: bool) -> Layout:
+        with self.c.span():
+            return self._random_layout_for(axes, texture_ok)
+
+    def _random_layout_for(self, axes: tuple[int, ...], texture_ok: bool) -> Layout:
         view = [self.shape[a] for a in axes]
         if texture_ok and axes and self.c.flag(30):
             layout = texture_layout(self.c, view, self.features, self.used)
@@ -1164,12 +1173,12 @@ def generate_program(c: Chooser, features: Features | None = None) -> Program:
     infos: list[FunctionInfo] = []
     callees: list[Callee] = []
     host_style = c.flag(40)
-    for k in range(c.integer(1, 3)):
+    for k in c.repeat(1, 3, 50):
         builder = FunctionBuilder(c, f"k{k}", shape, features, used)
         builder.host_style = host_style
         builder._closers = []
         builder.new_param()
-        for _ in range(c.integer(1, 4)):
+        for _ in c.repeat(1, 4, 65):
             builder.statement(callees)
         text, info = builder.finish()
         texts.append(text)
@@ -1178,12 +1187,12 @@ def generate_program(c: Chooser, features: Features | None = None) -> Program:
     if c.flag(30):
         main = FunctionBuilder(c, "main", shape, features, used)
         main._closers = []
-        for _ in range(c.integer(1, 3)):
+        for _ in c.repeat(1, 3, 50):
             main.call(c.choice(callees))
         text, info = main.finish()
         texts.append(text)
         infos.append(info)
-    return Program("\n\n".join(texts) + "\n", infos, used, list(c.choices))
+    return Program("\n\n".join(texts) + "\n", infos, used, list(c.choices), list(c.spans))
 
 
 @st.composite
