@@ -187,6 +187,8 @@ def test_programs_cover_the_features_the_brief_lists() -> None:
         "scf.if",
         "arith.divui",
         "arith.maxsi",
+        "memref.load",
+        "affine_map<",
     ]:
         assert needle in texts, needle
     graph_texts = "\n".join(generate_graph(RandomChooser(i)).text for i in range(80))
@@ -207,7 +209,7 @@ def test_each_switch_turns_its_feature_on(name: str) -> None:
     """With only `name` on, some program uses it; with everything off, none does."""
     only = Features.parse(name)
     used = set().union(
-        *(generate_program(RandomChooser(i), only).features_used for i in range(200))
+        *(generate_program(RandomChooser(i), only).features_used for i in range(300))
     )
     assert used == {name}
 

@@ -9,7 +9,8 @@ applies two to eight steps:
   `pad_value` where it pads;
 - the inverse of the previous transform (from the engine), then a crop back to the
   original box when the inverse pads;
-- `layout.pad` (random low/high widths and pad value), `layout.crop` (random window; a
+- `layout.pad` (random low/high widths and pad value), `layout.crop` (a random window, or
+  the box of the elements that are not known constants, which removes what pads added; a
   `cropped_value` promise only when every cropped element is known to be that constant);
 - `linalg.generic`: elementwise (relu, add, mul, max, exp, sub one) with a new argument,
   a dense constant or the value itself; broadcast of a new argument along the leading

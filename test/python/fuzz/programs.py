@@ -23,7 +23,13 @@ carried in `iter_args`), in-place reversals, in-place stencils and last-writer-w
 Scratch buffers are `layout.allocate` + `layout.decl_buffer` (initialized by a full write
 first: upstream `memref.alloc` is not zeroed), with aliases: a second declaration, a flat
 1-D view, a view at an element offset, and flat views of parameters through `layout.data`.
-Kernels may call earlier kernels; `@main` only allocates and calls.
+Kernels may call earlier kernels; `@main` only allocates and calls. Some programs are
+*host style* (kernels without allocations, calls or results: what `physlayout run`
+launches), some use upstream `memref`s with affine layout maps instead of buffers (what
+`apply-layout` normalizes like `mlir-opt -normalize-memrefs`; `memref.load`/`store`).
+
+Choices are made through a `Chooser` (`fuzz.choices`), with spans around every
+repeated part, so a recorded program can be regenerated and shrunk.
 
 Every program is valid by construction: it parses, verifies, passes `verify-buffers` and
 runs in the numpy evaluator without out-of-bounds accesses (the checker counts violations
@@ -73,8 +79,11 @@ class Features:
     item8_nhwc_rank3_textures: bool = True
     """A rank-3 `global.texture-nhwc` buffer without explicit separators."""
     item9_dead_invalid_aliases: bool = True
-    """A dead `layout.decl_buffer` that does not fit in its allocation (an invalid program
+    """A dead `layout.decl_buffer` that does not fit in its storage (an invalid program
     that every pass must refuse or keep invalid)."""
+    item9a_unnormalizable_memrefs: bool = True
+    """In memref-typed programs, a memref whose layout map cannot be normalized (a result
+    with a negative minimum), beside others that can."""
 
     @staticmethod
     def safe() -> Features:
@@ -119,6 +128,8 @@ class Layout:
     separators: tuple[int, ...] = ()
     scope: str = "global"
     physical: tuple[int, ...] | None = None
+    memref: bool = False
+    """An upstream `memref` (its map is the memref's layout) instead of a `!layout.buffer`."""
 
     @property
     def is_texture(self) -> bool:
@@ -126,6 +137,9 @@ class Layout:
 
     def type_text(self, shape: Sequence[int]) -> str:
         parts = ["x".join(str(e) for e in shape) + "xf32"]
+        if self.memref:
+            maps = [f"affine_map<{m}>" for m in self.maps]
+            return f"memref<{', '.join(parts + maps)}>"
         if len(self.maps) == 1:
             parts.append(f"transform = #layout.index_map<{self.maps[0]}>")
         elif self.maps:
@@ -298,6 +312,24 @@ def random_layout(
     return Layout(tuple(maps), pad_value, (), scope, tuple(builder.extents))
 
 
+def memref_layout(c: Chooser, shape: Sequence[int], features: Features, used: set[str]) -> Layout:
+    """A memref layout: none, or one affine map (no separators, no pad value); with item 9a
+    sometimes a map with a negative result that cannot be normalized."""
+    rank = len(shape)
+    if not c.flag(70):
+        return Layout(memref=True)
+    builder = _MapBuilder.start([f"d{k}" for k in range(rank)], shape, features, used)
+    for _ in c.repeat(1, 3, 50):
+        builder.random_step(c)
+    if len(builder.exprs) > 6 or prod(builder.extents) > 8 * MAX_ELEMENTS:
+        return Layout(memref=True)
+    if features.item9a_unnormalizable_memrefs and c.flag(4):
+        used.add("item9a_unnormalizable_memrefs")
+        builder.exprs[-1] = f"{_operand(builder.exprs[-1])} - 1"
+        return Layout((builder.text(),), memref=True)
+    return Layout((builder.text(),), physical=tuple(builder.extents), memref=True)
+
+
 def texture_layout(
     c: Chooser, shape: Sequence[int], features: Features, used: set[str]
 ) -> Layout | None:
@@ -437,6 +469,9 @@ class FunctionBuilder:
         self.result: str | None = None
         self.host_style = False
         """Kernels `physlayout run` can launch: no allocations, calls or results."""
+        self.memref = False
+        """Upstream memrefs with layout maps instead of `!layout.buffer`s (what
+        `apply-layout` normalizes like `mlir-opt -normalize-memrefs`)."""
 
     # Text helpers --------------------------------------------------------------------------
 
@@ -493,6 +528,8 @@ class FunctionBuilder:
 
     def _random_layout_for(self, axes: tuple[int, ...], texture_ok: bool) -> Layout:
         view = [self.shape[a] for a in axes]
+        if self.memref:
+            return memref_layout(self.c, view, self.features, self.used)
         if texture_ok and axes and self.c.flag(30):
             layout = texture_layout(self.c, view, self.features, self.used)
             if layout is not None:
@@ -679,12 +716,18 @@ class FunctionBuilder:
     def load(self, buf: Buf, point: dict[int, str]) -> str:
         idx = self.indices(buf, point)
         value = self.fresh("v")
+        if buf.layout.memref:
+            self.emit(f"{value} = memref.load {buf.ref}[{_arg_list(idx)}] : {buf.type}")
+            return value
         self.emit(f"{value} = layout.load {buf.ref}[{_arg_list(idx)}] : {buf.type}, f32")
         return value
 
     def store(self, value: str, buf: Buf, point: dict[int, str]) -> None:
         idx = self.indices(buf, point)
-        self.emit(f"layout.store {value}, {buf.ref}[{_arg_list(idx)}] : {buf.type}, f32")
+        if buf.layout.memref:
+            self.emit(f"memref.store {value}, {buf.ref}[{_arg_list(idx)}] : {buf.type}")
+        else:
+            self.emit(f"layout.store {value}, {buf.ref}[{_arg_list(idx)}] : {buf.type}, f32")
         self.written.add(buf.root)
 
     def combine(self, values: list[str]) -> str:
@@ -969,6 +1012,8 @@ class FunctionBuilder:
                 "alias",
             ]
         )
+        if self.memref and kind in ("alloc", "alias"):
+            kind = "elementwise"
         full = self.full_bufs()
         if kind == "call" and callees and not self.host_style:
             self.call(c.choice(list(callees)))
@@ -1010,7 +1055,7 @@ class FunctionBuilder:
     def dependent(self, kind: str, out: Buf, source: Buf) -> None:
         """A nest whose iterations communicate through memory (or iter_args)."""
         if not self.dependent_target_ok(out):
-            out = self.param_buffer(out.axes, Layout())
+            out = self.param_buffer(out.axes, Layout(memref=self.memref))
         if kind == "scan":
             self.scan(out, source)
         elif kind == "iter_scan":
@@ -1035,6 +1080,8 @@ class FunctionBuilder:
             same = [b for b in self.bufs if b.type == type_text and b.ref not in args]
             if same and self.c.flag(60):
                 buf = self.c.choice(same)
+            elif self.memref:
+                buf = self.param_of_type(type_text, template)
             elif (
                 self.features.item6_offset_alias_calls
                 and self.c.flag(15)
@@ -1173,9 +1220,11 @@ def generate_program(c: Chooser, features: Features | None = None) -> Program:
     infos: list[FunctionInfo] = []
     callees: list[Callee] = []
     host_style = c.flag(40)
+    memref_style = c.flag(15)
     for k in c.repeat(1, 3, 50):
         builder = FunctionBuilder(c, f"k{k}", shape, features, used)
         builder.host_style = host_style
+        builder.memref = memref_style
         builder._closers = []
         builder.new_param()
         for _ in c.repeat(1, 4, 65):
@@ -1186,6 +1235,7 @@ def generate_program(c: Chooser, features: Features | None = None) -> Program:
         callees.append(_callee(builder, info))
     if c.flag(30):
         main = FunctionBuilder(c, "main", shape, features, used)
+        main.memref = memref_style
         main._closers = []
         for _ in c.repeat(1, 3, 50):
             main.call(c.choice(callees))
