@@ -39,7 +39,7 @@ lit: $(STAMP)
 # (minimized) under FUZZ_OUT; exits non-zero on any mismatch, crash or invalid program.
 FUZZ_COUNT ?= 10000
 FUZZ_SEED ?= 0
-FUZZ_JOBS ?= 1
+FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 FUZZ_FEATURES ?= all
 FUZZ_OUT ?= build/fuzz
 FUZZ_ARGS ?=

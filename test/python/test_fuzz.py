@@ -184,6 +184,7 @@ def test_programs_cover_the_features_the_brief_lists() -> None:
         "layout.data",
         "offset",
         "func.call",
+        "vector<4xf32>",
         "scf.if",
         "arith.divui",
         "arith.maxsi",

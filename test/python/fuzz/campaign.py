@@ -206,6 +206,9 @@ def run_job(options: Options) -> Tally:
     if options.engine == "random":
         for k in range(options.count):
             index = options.job + k * options.jobs
+            if k and k % 100 == 0:
+                print(f"job {options.job}: {k} programs, {time.time() - start:.0f} s",
+                      file=sys.stderr, flush=True)  # fmt: skip
             chooser = RandomChooser(f"{options.seed}:{index}")
             check_one(
                 index, chooser, index % GRAPH_EVERY == GRAPH_EVERY - 1, options, checker, tally

@@ -84,6 +84,10 @@ class Features:
     item9a_unnormalizable_memrefs: bool = True
     """In memref-typed programs, a memref whose layout map cannot be normalized (a result
     with a negative minimum), beside others that can."""
+    found_piecewise_padding_fill: bool = True
+    """Not an item of issue 12, found by this checker
+    (`repros/apply-layout-padding-fill-piecewise-inverse.mlir`): `ceildiv` splits of a
+    compound expression, whose padded maps may only have a piecewise inverse."""
 
     @staticmethod
     def safe() -> Features:
@@ -250,6 +254,10 @@ class _MapBuilder:
             self.permute(c.permutation(rank))
         elif kind in ("split", "ceil"):
             factor = c.choice([4, 3, 2, 5, 6, 7])
+            if kind == "ceil" and not self.exprs[k].isidentifier():
+                if not self.features.found_piecewise_padding_fill:
+                    return
+                self.used.add("found_piecewise_padding_fill")
             if self.can_split(k, factor):
                 self.split(k, factor, c.flag(50), ceil=kind == "ceil")
         elif kind == "fuse" and k + 1 < rank:
@@ -969,6 +977,42 @@ class FunctionBuilder:
         self.store(self.combine(values), out, point)
         self.close_nest()
 
+    def vector_loop(self, out: Buf, sources: list[Buf]) -> None:
+        """`vector<4xf32>` loads and stores of four consecutive innermost elements
+        (`c = c4 * 4`), elementwise vector arithmetic; sources whose innermost axis is
+        another iteration axis are read as scalars and broadcast."""
+        axis = out.axes[-1]
+        kind = self.loop_kind(parallel_ok=True)
+        ranges = {a: (0, e, 1) for a, e in enumerate(self.shape)}
+        ranges[axis] = (0, self.shape[axis] // 4, 1)
+        point = self.open_nest(kind, self.c.permutation(len(self.shape)), ranges)
+        full = {**point, axis: self.arith("muli", point[axis], self.index(4))}
+        values: list[str] = []
+        for source in sources:
+            if source.axes and source.axes[-1] == axis and not source.flat:
+                value = self.fresh("v")
+                idx = _arg_list(self.indices(source, full))
+                self.emit(
+                    f"{value} = layout.load {source.ref}[{idx}] : {source.type}, vector<4xf32>"
+                )
+            else:
+                scalar = self.load(source, full)
+                value = self.fresh("v")
+                self.emit(f"{value} = vector.broadcast {scalar} : f32 to vector<4xf32>")
+            values.append(value)
+        if not values:
+            value = self.fresh("v")
+            self.emit(f"{value} = vector.broadcast {self.scalar_param()} : f32 to vector<4xf32>")
+            values.append(value)
+        result = values[0]
+        for value in values[1:]:
+            op = self.c.choice(["addf", "mulf", "maximumf"])
+            result = self.arith(op, result, value, "vector<4xf32>")
+        idx = _arg_list(self.indices(out, full))
+        self.emit(f"layout.store {result}, {out.ref}[{idx}] : {out.type}, vector<4xf32>")
+        self.written.add(out.root)
+        self.close_nest()
+
     def texel_loop(self, out: Buf, sources: list[Buf]) -> None:
         """The channel axis (innermost of a texture buffer) as `c4` and a lane loop
         `scf.for %l = 0 to 4`, `c = c4 * 4 + l`."""
@@ -1007,6 +1051,7 @@ class FunctionBuilder:
                 "last_writer",
                 "delinearize",
                 "texel",
+                "vector",
                 "call",
                 "alloc",
                 "alias",
@@ -1047,6 +1092,13 @@ class FunctionBuilder:
             self.delinearized(out, [source] if len(source.axes) else [])
         elif kind == "texel" and out.layout.is_texture and self.shape[out.axes[-1]] % 4 == 0:
             self.texel_loop(out, [source])
+        elif (
+            kind == "vector"
+            and not self.memref
+            and not out.flat
+            and self.shape[out.axes[-1]] % 4 == 0
+        ):
+            self.vector_loop(out, [source])
         else:
             in_place = c.flag(25)
             sources = [source] + ([c.choice(others)] if c.flag(30) else [])
