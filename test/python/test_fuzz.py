@@ -210,9 +210,15 @@ def test_each_switch_turns_its_feature_on(name: str) -> None:
     """With only `name` on, some program uses it; with everything off, none does."""
     only = Features.parse(name)
     used = set().union(
-        *(generate_program(RandomChooser(i), only).features_used for i in range(300))
+        *(generate_program(RandomChooser(i), only).features_used for i in range(300)),
+        *(generate_graph(RandomChooser(i), only).features_used for i in range(100)),
     )
     assert used == {name}
+    none = Features.safe()
+    assert not set().union(
+        *(generate_program(RandomChooser(i), none).features_used for i in range(100)),
+        *(generate_graph(RandomChooser(i), none).features_used for i in range(100)),
+    )
 
 
 def test_replaying_the_choices_regenerates_the_program() -> None:

@@ -22,6 +22,7 @@ was invalid, mismatched or crashed, else 0.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import multiprocessing
 import re
@@ -81,6 +82,7 @@ class Tally:
     by_kind: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     steps: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     invalid: list[str] = field(default_factory=list[str])
+    invalid_programs: list[str] = field(default_factory=list[str])
     failures: dict[str, list[Failure]] = field(default_factory=dict[str, list[Failure]])
     failure_counts: Counter[str] = field(default_factory=Counter[str])
     seconds: float = 0.0
@@ -99,6 +101,8 @@ class Tally:
         self.by_kind[kind][report.outcome] += 1
         if report.invalid is not None:
             self.invalid.append(f"{kind}: {report.invalid}")
+            if len(self.invalid_programs) < 5:
+                self.invalid_programs.append(f"// generator bug: {report.invalid}\n{text}")
         for step in report.steps:
             self.steps[f"{kind}: {step.name}"][step.outcome] += 1
             if step.outcome not in ("mismatch", "crash"):
@@ -131,6 +135,7 @@ class Tally:
         for k, v in other.steps.items():
             self.steps[k].update(v)
         self.invalid.extend(other.invalid)
+        self.invalid_programs.extend(other.invalid_programs)
         for k, v in other.failures.items():
             self.failures.setdefault(k, []).extend(v)
         self.failure_counts.update(other.failure_counts)
@@ -151,7 +156,9 @@ def failure_key(kind: str, step: str, outcome: str, detail: str) -> str:
 
 
 def slug(key: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "-", key).strip("-")[:90]
+    """A file name for a failure class (readable prefix, hash of the whole key)."""
+    digest = hashlib.sha1(key.encode()).hexdigest()[:8]
+    return re.sub(r"[^A-Za-z0-9]+", "-", key).strip("-")[:80] + "-" + digest
 
 
 # Running ------------------------------------------------------------------------------------
@@ -335,6 +342,10 @@ def write_failures(tally: Tally, options: Options, out: Path, budget: int) -> li
         shrunk = minimize(failure, options, budget) if budget > 0 else failure
         path = out / f"{name}.mlir"
         path.write_text(header(shrunk, count, shrunk is not failure) + shrunk.text)
+        written.append(str(path))
+    for k, text in enumerate(tally.invalid_programs):
+        path = out / f"invalid-{k}.mlir"
+        path.write_text(text)
         written.append(str(path))
     return written
 

@@ -243,29 +243,50 @@ class Inputs:
     """Logical arguments of one function (seeded)."""
 
     values: list[Any]
-    layouts: list[PendingLayout | None]
+    layouts: list[PendingLayout | MemrefLayout | None]
 
 
-def memref_layout(memref_type: MemRefType) -> PendingLayout | None:
-    """A memref's affine layout map as a pending layout (no pad value: nothing fills the
-    padding of a normalized memref, so it is not checked); None for the identity, strided
-    layouts and maps the engine cannot read."""
+@dataclass(frozen=True)
+class MemrefLayout:
+    """A memref's affine layout map. Normalization gives the memref the map's extents as
+    upstream computes them (not always the engine's structural shape), so the physical
+    shape is read from the normalized type; nothing fills the padding of a normalized
+    memref, so it is not checked."""
+
+    logical_shape: tuple[int, ...]
+    index_map: IndexMap
+    padding: None = None
+    pad_value: None = None
+
+    def positions(self) -> tuple[np.ndarray, ...]:
+        grids = np.indices(self.logical_shape, dtype=np.int64) if self.logical_shape else []
+        mapped = self.index_map.map_indices([np.asarray(g) for g in grids])
+        return tuple(np.broadcast_to(np.asarray(m), self.logical_shape) for m in mapped)
+
+    def to_physical(self, x: np.ndarray, shape: Sequence[int]) -> np.ndarray:
+        out = np.full(tuple(shape), GARBAGE, dtype=x.dtype)
+        out[self.positions()] = x
+        return out
+
+    def to_logical(self, y: np.ndarray) -> np.ndarray:
+        return np.array(y[self.positions()])
+
+
+def memref_layout(memref_type: MemRefType) -> MemrefLayout | None:
+    """None for memrefs without an affine map, and maps the engine cannot read."""
     layout = memref_type.layout
     if not isinstance(layout, AffineMapAttr):
         return None
     try:
-        index_map = IndexMap.parse(str(layout.data))
-        logical = tuple(memref_type.get_shape())
-        shape = tuple(index_map.map_shape(list(logical)))
+        return MemrefLayout(tuple(memref_type.get_shape()), IndexMap.parse(str(layout.data)))
     except ValueError:
         return None
-    return PendingLayout(logical, index_map, shape, (), None, None)
 
 
 def random_inputs(function: func.FuncOp, seed: int) -> Inputs:
     rng = np.random.default_rng(seed)
     values: list[Any] = []
-    layouts: list[PendingLayout | None] = []
+    layouts: list[PendingLayout | MemrefLayout | None] = []
     for arg_type in function.function_type.inputs.data:
         if isinstance(arg_type, MemRefType):
             values.append(rng.standard_normal(arg_type.get_shape()).astype(np.float32))
@@ -302,12 +323,19 @@ def run_with_layouts(
 ) -> Outcome:
     """Run `name`; arguments flagged in `physical` are passed in their transformed layout
     (padding holds GARBAGE) and mapped back afterwards."""
+    function = next(f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data == name)
+    types = function.function_type.inputs.data
     args: list[Any] = []
-    for value, layout, phys in zip(inputs.values, inputs.layouts, physical, strict=True):
+    for value, layout, phys, type_ in zip(
+        inputs.values, inputs.layouts, physical, types, strict=True
+    ):
         if not isinstance(value, np.ndarray):
             args.append(value)
         elif layout is None or not phys:
             args.append(value.copy())
+        elif isinstance(layout, MemrefLayout):
+            shape = type_.get_shape() if isinstance(type_, MemRefType) else ()
+            args.append(layout.to_physical(value, shape))
         else:
             mapped = layout.index_map.map_ndarray(value, pad_value=GARBAGE)
             args.append(np.ascontiguousarray(mapped, dtype=np.float32))
@@ -320,6 +348,8 @@ def run_with_layouts(
         raw.append(arg)
         if layout is None or not phys:
             buffers.append(arg)
+        elif isinstance(layout, MemrefLayout):
+            buffers.append(layout.to_logical(arg))
         else:
             buffers.append(layout.index_map.inverse_map_ndarray(arg, layout.logical_shape))
     return Outcome(buffers, raw, list(results))

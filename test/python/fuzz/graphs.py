@@ -45,7 +45,9 @@ def _array(values: Sequence[int]) -> str:
 
 
 def _f(value: float) -> str:
-    return f"{float(value):.6e}"
+    """`value` (an f32) exactly: the shortest double that rounds back to it."""
+    text = repr(float(np.float32(value)))
+    return text if "e" in text or "." in text else text + ".0"
 
 
 @dataclass
@@ -196,7 +198,7 @@ class _Builder:
         dropped = self.known[~keep]
         hint = ""
         constant = (
-            dropped.size and not np.isnan(dropped).any() and np.all(dropped == dropped.flat[0])
+            dropped.size and np.isfinite(dropped).all() and np.all(dropped == dropped.flat[0])
         )
         if constant and self.c.flag(70):
             hint = f", cropped_value = {_f(float(dropped.flat[0]))} : f32"
@@ -211,6 +213,10 @@ class _Builder:
     # Generics -------------------------------------------------------------------------------
 
     def generic(self) -> None:
+        if prod(self.shape) == 1:
+            if not self.features.found_rank0_graph_transform:
+                return
+            self.used.add("found_rank0_graph_transform")
         rank = len(self.shape)
         loops = [f"d{k}" for k in range(rank)]
         ident = f"affine_map<({', '.join(loops)}) -> ({', '.join(loops)})>"

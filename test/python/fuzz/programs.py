@@ -84,6 +84,10 @@ class Features:
     item9a_unnormalizable_memrefs: bool = True
     """In memref-typed programs, a memref whose layout map cannot be normalized (a result
     with a negative minimum), beside others that can."""
+    found_rank0_graph_transform: bool = True
+    """Not an item of issue 12, found by this checker
+    (`repros/map-ndarray-rank0-result.mlir`): graph-level generics on one-element
+    tensors, which `flow-layout-rewrites` may give a rank-0 operand transform."""
     found_piecewise_padding_fill: bool = True
     """Not an item of issue 12, found by this checker
     (`repros/apply-layout-padding-fill-piecewise-inverse.mlir`): `ceildiv` splits of a
