@@ -352,3 +352,16 @@ def test_failure_classes_abstract_names_and_numbers() -> None:
         "@k0: argument 0: 1 element(s) differ, e.g. at [0, 2]: 5.0 instead of 7.0",
     )
     assert a == b
+    c = failure_key(
+        "buffer",
+        "apply-layout",
+        "crash",
+        "ValueError: no single quasi-affine expression was found for the inverse of index map (i) -> (i ceildiv 3, i mod 3) on shape [5] (isl)",
+    )
+    d = failure_key(
+        "buffer",
+        "apply-layout",
+        "crash",
+        "ValueError: no single quasi-affine expression was found for the inverse of index map (i, j) -> ((i * 2 + j) ceildiv 4, (j - i) mod 4) on shape [3, 2] (isl)",
+    )
+    assert c == d

@@ -148,6 +148,7 @@ def failure_key(kind: str, step: str, outcome: str, detail: str) -> str:
     text = re.sub(r"@\w+: ", "", detail)
     text = re.sub(r"%\w+", "%V", text)
     text = re.sub(r"#layout\.index_map<[^>]*>", "MAP", text)
+    text = re.sub(r"index map \(.*?\) -> .*? on shape", "index map MAP on shape", text)
     text = re.sub(r"!layout\.buffer<[^>]*>", "BUFFER", text)
     text = re.sub(r"-?\d+(\.\d+)?(e[+-]?\d+)?", "N", text)
     text = re.sub(r", e\.g\. at .*", "", text)
