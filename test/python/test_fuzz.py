@@ -51,7 +51,11 @@ def fuzz_settings(examples: int) -> settings:
         derandomize=True,
         deadline=None,
         database=None,
-        suppress_health_check=list(HealthCheck),
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.large_base_example,
+        ],
     )
 
 

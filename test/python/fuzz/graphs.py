@@ -226,7 +226,7 @@ class _Builder:
         operands = [self.value]
         operand_types = [tensor(self.shape)]
         maps = [ident]
-        other_known: np.ndarray | float = np.float32(np.nan)
+        other_known: np.ndarray | float = float("nan")
         if binary:
             source = self.c.choice(["arg", "constant", "self"])
             other_shape = self.shape
@@ -251,7 +251,7 @@ class _Builder:
                     f"  {name} = arith.constant dense<{dense}> : {tensor(other_shape)}"
                 )
                 operands.append(name)
-                other_known = values if other_shape == self.shape else np.float32(np.nan)
+                other_known = values if other_shape == self.shape else float("nan")
             else:
                 operands.append(self.new_arg(other_shape))
             operand_types.append(tensor(other_shape))
