@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.physlayout-installed
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: all demo test lint pytest lit bench clean
+.PHONY: all demo test lint pytest lit bench fuzz clean
 
 all: test
 
@@ -34,6 +34,18 @@ pytest: $(STAMP)
 
 lit: $(STAMP)
 	$(BIN)/lit -sv test
+
+# The long random-program campaign (test/python/fuzz): counts by outcome, failing programs
+# (minimized) under FUZZ_OUT; exits non-zero on any mismatch, crash or invalid program.
+FUZZ_COUNT ?= 10000
+FUZZ_SEED ?= 0
+FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+FUZZ_FEATURES ?= all
+FUZZ_OUT ?= build/fuzz
+FUZZ_ARGS ?=
+fuzz: $(STAMP)
+	PYTHONPATH=test/python $(BIN)/python -m fuzz.campaign --count $(FUZZ_COUNT) \
+	  --seed $(FUZZ_SEED) --jobs $(FUZZ_JOBS) --features $(FUZZ_FEATURES) --out $(FUZZ_OUT) $(FUZZ_ARGS)
 
 bench: $(STAMP)
 	for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

@@ -1,0 +1,841 @@
+"""The differential checker: run a generated program through every pass and documented
+pipeline, evaluate it before and after on the same random inputs, and classify each step.
+
+Outcomes of one step (a pipeline applied to the source, or a backend run):
+
+- `equal`: the output verifies (op verifiers, and `verify-buffers` when the source
+  passes it) and computes what the source computes: every buffer argument equal in its
+  logical layout, every result equal, and the padding of every buffer the function writes
+  holding the pad value (arguments start with garbage in their padding: reads never reach
+  it);
+- `refused`: the pass raised one of xDSL's diagnostic exceptions (`ParseError`,
+  `VerifyException`, `PassFailedException`, `DiagnosticException`);
+- `mismatch`: a different value, padding not filled, output IR that does not verify (or
+  that `verify-buffers` rejects although the source passes; or that it accepts although
+  the source is rejected: the pass hid an invalid buffer), or output the evaluator cannot
+  run;
+- `crash`: any other exception;
+- `skipped`: the step did not apply (its prefix failed, a backend is missing, the
+  function cannot be run there).
+
+The source itself must parse, verify, pass `verify-buffers` and run in the evaluator;
+otherwise the program is `invalid` (a generator bug), except for programs that use the
+item-9 feature (a deliberately invalid alias).
+
+Pipelines (each a list of passes; the steps share prefixes): every physlayout pass alone,
+`apply-layout` with and without `rewrite-loops` followed by `flatten-buffers`, the OpenCL
+pipeline of `physlayout run` (`runtime.opencl.lowering_passes`) followed by the OpenCL
+target, `lower-layout`, and the graph passes (which must leave buffer-level modules
+alone). Backends on a sample: pyopencl (`physlayout run`'s compile + execute), and
+`mlir-runner` on the lowered module (compared with the evaluator on the same physical
+data: that checks lower-layout's output against upstream MLIR).
+"""
+
+from __future__ import annotations
+
+import io
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import AffineMapAttr, MemRefType, ModuleOp
+from xdsl.parser import Parser
+from xdsl.passes import ModulePass
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+from fuzz.programs import FunctionInfo, Program
+from physlayout.dialects.buffer_layout import PendingLayout
+from physlayout.dialects.index_map import IndexMap
+from physlayout.dialects.layout import BufferType
+from physlayout.lowering.lower_layout import LowerLayoutPass
+from physlayout.runtime.evaluator import run_function
+from physlayout.transforms.apply_layout import ApplyLayoutPass
+from physlayout.transforms.flatten_buffers import FlattenBuffersPass
+from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
+from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
+from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
+from physlayout.transforms.verify_buffers import VerifyBuffersPass, buffer_problems
+from physlayout.universe import make_context
+
+DIAGNOSTICS = (ParseError, DiagnosticException)
+"""xDSL's diagnostic exceptions (VerifyException and PassFailedException derive from
+DiagnosticException)."""
+GARBAGE = 12345.0
+"""What the padding of every argument holds before a run."""
+OUTCOMES = ("equal", "refused", "mismatch", "crash", "skipped")
+
+
+def module_text(module: ModuleOp) -> str:
+    stream = io.StringIO()
+    Printer(stream=stream).print_op(module)
+    return stream.getvalue()
+
+
+def parse(text: str) -> ModuleOp:
+    return Parser(make_context(), text).parse_module()
+
+
+@dataclass
+class Step:
+    """The outcome of one step on one program."""
+
+    name: str
+    outcome: str
+    detail: str = ""
+
+
+@dataclass
+class Report:
+    """Every step's outcome for one program; `invalid` says why the source itself is bad."""
+
+    steps: list[Step] = field(default_factory=list[Step])
+    invalid: str | None = None
+
+    def add(self, name: str, outcome: str, detail: str = "") -> Step:
+        step = Step(name, outcome, detail)
+        self.steps.append(step)
+        return step
+
+    def failures(self) -> list[Step]:
+        return [s for s in self.steps if s.outcome in ("mismatch", "crash")]
+
+    @property
+    def outcome(self) -> str:
+        """The program's outcome: `invalid` (generator bug), else `crash` or `mismatch` when
+        any step has one, else `refused` when the level's main pipeline refused it
+        (`apply-layout` for buffer-level programs, `flow-layout-rewrites` or
+        `fold-layout-rewrites` for graph-level ones), else `equal`. Refusals of other steps
+        (e.g. `flatten-buffers` before `apply-layout`, or an OpenCL limitation) are counted
+        per step only."""
+        if self.invalid is not None:
+            return "invalid"
+        kinds = {s.outcome for s in self.steps}
+        for kind in ("crash", "mismatch"):
+            if kind in kinds:
+                return kind
+        main = ("apply-layout", "fold-layout-rewrites", "flow-layout-rewrites")
+        if any(s.outcome == "refused" and s.name in main for s in self.steps):
+            return "refused"
+        return "equal"
+
+
+def _describe(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    first = text[0] if text else ""
+    return f"{type(err).__name__}: {first[:300]}"
+
+
+def _crash_detail(err: BaseException) -> str:
+    frames = traceback.extract_tb(err.__traceback__)
+    where = next(
+        (
+            f"{f.filename.rsplit('/', 2)[-2]}/{f.filename.rsplit('/', 1)[-1]}:{f.lineno}"
+            for f in reversed(frames)
+            if "physlayout" in f.filename or "/wt/" in f.filename
+        ),
+        "?",
+    )
+    return f"{_describe(err)} at {where}"
+
+
+# Pipelines -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """A named step: `passes` applied to the output of `parent` (None: the source).
+    `idempotent`: the last pass, run again on the output, must change nothing (checked
+    as the extra step `NAME (again)`)."""
+
+    name: str
+    parent: str | None
+    passes: Callable[[], list[ModulePass]]
+    idempotent: bool = False
+
+
+def _passes(*factories: Callable[[], ModulePass]) -> Callable[[], list[ModulePass]]:
+    return lambda: [f() for f in factories]
+
+
+BUFFER_PIPELINES: tuple[Pipeline, ...] = (
+    Pipeline("verify-buffers", None, _passes(VerifyBuffersPass)),
+    Pipeline("apply-layout", None, _passes(ApplyLayoutPass), idempotent=True),
+    Pipeline(
+        "apply-layout,flatten-buffers",
+        "apply-layout",
+        _passes(FlattenBuffersPass),
+        idempotent=True,
+    ),
+    Pipeline(
+        "apply-layout{rewrite-loops=true}",
+        None,
+        _passes(lambda: ApplyLayoutPass(True)),
+        idempotent=True,
+    ),
+    Pipeline(
+        "apply-layout{rewrite-loops=true},flatten-buffers",
+        "apply-layout{rewrite-loops=true}",
+        _passes(FlattenBuffersPass),
+    ),
+    Pipeline(
+        "opencl-pipeline",
+        "apply-layout{rewrite-loops=true},flatten-buffers",
+        _passes(VectorizeTexelsPass),
+        idempotent=True,
+    ),
+    Pipeline("flatten-buffers", None, _passes(FlattenBuffersPass)),
+    Pipeline("vectorize-texels", None, _passes(VectorizeTexelsPass)),
+    Pipeline(
+        "apply-layout,flatten-buffers,lower-layout",
+        "apply-layout,flatten-buffers",
+        _passes(LowerLayoutPass),
+        idempotent=True,
+    ),
+    Pipeline("fold-layout-rewrites", None, _passes(FoldLayoutRewritesPass)),
+    Pipeline("flow-layout-rewrites", None, _passes(FlowLayoutRewritesPass)),
+)
+"""`opencl-pipeline` is `runtime.opencl.lowering_passes()` (checked at import below)."""
+
+
+def _check_opencl_pipeline() -> None:
+    from physlayout.runtime.opencl import lowering_passes
+
+    names = [
+        p.name + ("{rewrite-loops=true}" if getattr(p, "rewrite_loops", False) else "")
+        for p in lowering_passes()
+    ]
+    expected = ["apply-layout{rewrite-loops=true}", "flatten-buffers", "vectorize-texels"]
+    assert names == expected, f"physlayout run's lowering passes changed: {names}"
+
+
+_check_opencl_pipeline()
+
+
+def check_idempotent(pipeline: Pipeline, module: ModuleOp, report: Report) -> None:
+    """Run the pipeline's last pass on its own output: it must change nothing."""
+    if not pipeline.idempotent:
+        return
+    name = f"{pipeline.name} (again)"
+    again = module.clone()
+    try:
+        pipeline.passes()[-1].apply(make_context(), again)
+    except DIAGNOSTICS as err:
+        report.add(name, "mismatch", f"refuses its own output: {_describe(err)}")
+        return
+    except Exception as err:
+        report.add(name, "crash", _crash_detail(err))
+        return
+    if module_text(again) != module_text(module):
+        report.add(name, "mismatch", "not idempotent: a second run changes the module")
+        return
+    report.add(name, "equal")
+
+
+# Running functions -------------------------------------------------------------------------
+
+
+@dataclass
+class Inputs:
+    """Logical arguments of one function (seeded)."""
+
+    values: list[Any]
+    layouts: list[PendingLayout | MemrefLayout | None]
+
+
+@dataclass(frozen=True)
+class MemrefLayout:
+    """A memref's affine layout map. Normalization gives the memref the map's extents as
+    upstream computes them (not always the engine's structural shape), so the physical
+    shape is read from the normalized type; nothing fills the padding of a normalized
+    memref, so it is not checked."""
+
+    logical_shape: tuple[int, ...]
+    index_map: IndexMap
+    padding: None = None
+    pad_value: None = None
+
+    def positions(self) -> tuple[np.ndarray, ...]:
+        grids = np.indices(self.logical_shape, dtype=np.int64) if self.logical_shape else []
+        mapped = self.index_map.map_indices([np.asarray(g) for g in grids])
+        return tuple(np.broadcast_to(np.asarray(m), self.logical_shape) for m in mapped)
+
+    def to_physical(self, x: np.ndarray, shape: Sequence[int]) -> np.ndarray:
+        out = np.full(tuple(shape), GARBAGE, dtype=x.dtype)
+        out[self.positions()] = x
+        return out
+
+    def to_logical(self, y: np.ndarray) -> np.ndarray:
+        return np.array(y[self.positions()])
+
+
+def memref_layout(memref_type: MemRefType) -> MemrefLayout | None:
+    """None for memrefs without an affine map, and maps the engine cannot read."""
+    layout = memref_type.layout
+    if not isinstance(layout, AffineMapAttr):
+        return None
+    try:
+        return MemrefLayout(tuple(memref_type.get_shape()), IndexMap.parse(str(layout.data)))
+    except ValueError:
+        return None
+
+
+def random_inputs(function: func.FuncOp, seed: int) -> Inputs:
+    rng = np.random.default_rng(seed)
+    values: list[Any] = []
+    layouts: list[PendingLayout | MemrefLayout | None] = []
+    for arg_type in function.function_type.inputs.data:
+        if isinstance(arg_type, MemRefType):
+            values.append(rng.standard_normal(arg_type.get_shape()).astype(np.float32))
+            layouts.append(memref_layout(arg_type))
+        elif isinstance(arg_type, BufferType):
+            values.append(rng.standard_normal(arg_type.get_shape()).astype(np.float32))
+            try:
+                layouts.append(PendingLayout.of(arg_type))
+            except ValueError:
+                # The engine rejects the layout: every pass must refuse it too.
+                layouts.append(None)
+        else:
+            values.append(np.float32(rng.standard_normal()))
+            layouts.append(None)
+    return Inputs(values, layouts)
+
+
+@dataclass
+class Outcome:
+    buffers: list[np.ndarray]
+    physical: list[np.ndarray]
+    results: list[Any]
+
+
+def _is_pending(type_: Any) -> bool:
+    """Whether an argument of this type still takes its LOGICAL layout."""
+    if isinstance(type_, MemRefType):
+        return isinstance(type_.layout, AffineMapAttr)
+    return isinstance(type_, BufferType) and bool(type_.get_transforms())
+
+
+def run_with_layouts(
+    module: ModuleOp, name: str, inputs: Inputs, physical: Sequence[bool]
+) -> Outcome:
+    """Run `name`; arguments flagged in `physical` are passed in their transformed layout
+    (padding holds GARBAGE) and mapped back afterwards."""
+    function = next(f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data == name)
+    types = function.function_type.inputs.data
+    args: list[Any] = []
+    for value, layout, phys, type_ in zip(
+        inputs.values, inputs.layouts, physical, types, strict=True
+    ):
+        if not isinstance(value, np.ndarray):
+            args.append(value)
+        elif layout is None or not phys:
+            args.append(value.copy())
+        elif isinstance(layout, MemrefLayout):
+            shape = type_.get_shape() if isinstance(type_, MemRefType) else ()
+            args.append(layout.to_physical(value, shape))
+        else:
+            mapped = layout.index_map.map_ndarray(value, pad_value=GARBAGE)
+            args.append(np.ascontiguousarray(mapped, dtype=np.float32))
+    results = run_function(module, name, args)
+    buffers: list[np.ndarray] = []
+    raw: list[np.ndarray] = []
+    for arg, layout, phys in zip(args, inputs.layouts, physical, strict=True):
+        if not isinstance(arg, np.ndarray):
+            continue
+        raw.append(arg)
+        if layout is None or not phys:
+            buffers.append(arg)
+        elif isinstance(layout, MemrefLayout):
+            buffers.append(layout.to_logical(arg))
+        else:
+            buffers.append(layout.index_map.inverse_map_ndarray(arg, layout.logical_shape))
+    return Outcome(buffers, raw, list(results))
+
+
+def padding_mask(layout: PendingLayout) -> np.ndarray:
+    ones = np.ones(layout.logical_shape, dtype=np.float32)
+    return layout.index_map.map_ndarray(ones, pad_value=0.0) == 0.0
+
+
+def compare(
+    reference: Outcome,
+    got: Outcome,
+    inputs: Inputs,
+    written: set[int],
+    physical: Sequence[bool],
+    rtol: float = 0.0,
+) -> str | None:
+    """None when `got` matches `reference`, else what differs."""
+    buffer_params = [k for k, v in enumerate(inputs.values) if isinstance(v, np.ndarray)]
+    for position, (want, have) in enumerate(zip(reference.buffers, got.buffers, strict=True)):
+        param = buffer_params[position]
+        if want.shape != have.shape:
+            return f"argument {param}: shape {have.shape} instead of {want.shape}"
+        if not _close(want, have, rtol):
+            diff = np.argwhere(~_close_mask(want, have, rtol))
+            index = tuple(int(i) for i in diff[0])
+            return (
+                f"argument {param}: {len(diff)} element(s) differ, e.g. at {list(index)}: "
+                f"{have[index]!r} instead of {want[index]!r}"
+            )
+        layout = inputs.layouts[param]
+        if layout is None or layout.padding is None or not physical[param]:
+            continue
+        if param in written:
+            mask = padding_mask(layout)
+            raw = got.physical[position]
+            pad = np.float32(layout.pad_value if layout.pad_value is not None else 0)
+            if mask.shape == raw.shape and not np.all(raw[mask] == pad):
+                count = int(np.sum(raw[mask] != pad))
+                return f"argument {param}: {count} padding element(s) do not hold {pad}"
+    for k, (want, have) in enumerate(zip(reference.results, got.results, strict=True)):
+        if not _close(np.asarray(want), np.asarray(have), rtol):
+            return f"result {k}: {have!r} instead of {want!r}"
+    return None
+
+
+def _close_mask(a: np.ndarray, b: np.ndarray, rtol: float) -> np.ndarray:
+    if rtol == 0:
+        return (a == b) | (np.isnan(a) & np.isnan(b))
+    scale = max(1.0, float(np.nanmax(np.abs(a)))) if a.size else 1.0
+    return (np.abs(a - b) <= rtol * scale) | (np.isnan(a) & np.isnan(b))
+
+
+def _close(a: np.ndarray, b: np.ndarray, rtol: float) -> bool:
+    return bool(np.all(_close_mask(a, b, rtol)))
+
+
+# The checker -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Backends:
+    """Which sampled backends to run for this program."""
+
+    opencl: bool = False
+    mlir: bool = False
+
+
+class Checker:
+    """Checks generated programs (keeps an OpenCL runtime and the MLIR tools once found)."""
+
+    def __init__(self, pipelines: Sequence[Pipeline] = BUFFER_PIPELINES, seed: int = 0) -> None:
+        self.pipelines = list(pipelines)
+        self.seed = seed
+        self._opencl: Any = None
+        self._opencl_error: str | None = None
+        self._mlir: Any = None
+        self._mlir_searched = False
+
+    # Source ------------------------------------------------------------------------------
+
+    def check(self, program: Program, backends: Backends | None = None) -> Report:
+        backends = backends or Backends()
+        report = Report()
+        expect_invalid = "item9_dead_invalid_aliases" in program.features_used
+        try:
+            source = parse(program.text)
+            source.verify()
+        except DIAGNOSTICS as err:
+            report.invalid = f"source does not verify: {_describe(err)}"
+            return report
+        problems = buffer_problems(source)
+        source_valid = not problems
+        if problems and not expect_invalid:
+            report.invalid = f"source fails verify-buffers: {problems[0].message}"
+            return report
+        functions = [f for f in source.ops if isinstance(f, func.FuncOp) and f.body.blocks]
+        infos = {i.name: i for i in program.functions}
+        references: dict[str, tuple[Inputs, Outcome]] = {}
+        for function in functions:
+            name = function.sym_name.data
+            try:
+                inputs = random_inputs(function, self.seed)
+                no_layouts = [False] * len(inputs.values)
+                references[name] = (inputs, run_with_layouts(source, name, inputs, no_layouts))
+            except DIAGNOSTICS as err:
+                if source_valid:
+                    report.invalid = f"source does not run: @{name}: {_describe(err)}"
+                    return report
+            except Exception as err:
+                report.add("evaluate-source", "crash", f"@{name}: {_crash_detail(err)}")
+                return report
+        outputs: dict[str | None, ModuleOp | None] = {None: source}
+        for pipeline in self.pipelines:
+            outputs[pipeline.name] = self.run_pipeline(
+                pipeline,
+                outputs.get(pipeline.parent),
+                source,
+                source_valid,
+                references,
+                infos,
+                report,
+            )
+        opencl_module = outputs.get("opencl-pipeline")
+        if opencl_module is not None:
+            self.opencl_target(opencl_module, report)
+        if backends.opencl and source_valid:
+            self.run_opencl(program, references, report)
+        lowered = outputs.get("apply-layout,flatten-buffers,lower-layout")
+        if backends.mlir and lowered is not None and source_valid:
+            self.run_mlir(lowered, program, report)
+        return report
+
+    def run_pipeline(
+        self,
+        pipeline: Pipeline,
+        parent: ModuleOp | None,
+        source: ModuleOp,
+        source_valid: bool,
+        references: dict[str, tuple[Inputs, Outcome]],
+        infos: dict[str, FunctionInfo],
+        report: Report,
+    ) -> ModuleOp | None:
+        name = pipeline.name
+        if parent is None:
+            report.add(name, "skipped", "prefix did not succeed")
+            return None
+        module = parent.clone()
+        before = module_text(module) if name == "verify-buffers" else ""
+        ctx = make_context()
+        try:
+            for one_pass in pipeline.passes():
+                one_pass.apply(ctx, module)
+        except DIAGNOSTICS as err:
+            report.add(name, "refused", _describe(err))
+            return None
+        except Exception as err:
+            report.add(name, "crash", _crash_detail(err))
+            return None
+        try:
+            module.verify()
+        except DIAGNOSTICS as err:
+            report.add(name, "mismatch", f"output does not verify: {_describe(err)}")
+            return None
+        except Exception as err:
+            report.add(name, "crash", f"verifying the output: {_crash_detail(err)}")
+            return None
+        try:
+            problems = buffer_problems(module)
+        except Exception as err:
+            report.add(name, "crash", f"verify-buffers on the output: {_crash_detail(err)}")
+            return None
+        if source_valid and problems:
+            report.add(
+                name, "mismatch", f"verify-buffers rejects the output: {problems[0].message}"
+            )
+            return None
+        if not source_valid:
+            if not problems:
+                report.add(
+                    name,
+                    "mismatch",
+                    "accepted an invalid buffer and hid it "
+                    "(verify-buffers rejects the source, accepts the output)",
+                )
+            else:
+                report.add(name, "equal", "invalid source stays invalid")
+            return None
+        if name == "verify-buffers":
+            after = module_text(module)
+            if after != before:
+                report.add(name, "mismatch", "changed the module")
+                return None
+        detail = self.compare_module(module, references, infos)
+        if detail is None:
+            report.add(name, "equal")
+            check_idempotent(pipeline, module, report)
+            return module
+        outcome, text = detail
+        report.add(name, outcome, text)
+        return None
+
+    def compare_module(
+        self,
+        module: ModuleOp,
+        references: dict[str, tuple[Inputs, Outcome]],
+        infos: dict[str, FunctionInfo],
+    ) -> tuple[str, str] | None:
+        functions = {
+            f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp) and f.body.blocks
+        }
+        for name, (inputs, reference) in references.items():
+            function = functions.get(name)
+            if function is None:
+                return "mismatch", f"@{name} disappeared"
+            physical = [
+                layout is not None and not _is_pending(t)
+                for layout, t in zip(
+                    inputs.layouts, function.function_type.inputs.data, strict=True
+                )
+            ]
+            try:
+                got = run_with_layouts(module, name, inputs, physical)
+            except DIAGNOSTICS as err:
+                return "mismatch", f"@{name}: the output does not run: {_describe(err)}"
+            except Exception as err:
+                return "crash", f"@{name}: running the output: {_crash_detail(err)}"
+            info = infos.get(name)
+            written = info.written_params if info is not None else set()
+            difference = compare(reference, got, inputs, written, physical)
+            if difference is not None:
+                return "mismatch", f"@{name}: {difference}"
+        return None
+
+    # OpenCL ----------------------------------------------------------------------------------
+
+    def opencl_target(self, module: ModuleOp, report: Report) -> None:
+        from physlayout.lowering.opencl import generate_opencl
+
+        try:
+            generate_opencl(module)
+        except DIAGNOSTICS as err:
+            report.add("opencl-target", "refused", _describe(err))
+            return
+        except Exception as err:
+            report.add("opencl-target", "crash", _crash_detail(err))
+            return
+        report.add("opencl-target", "equal", "generated")
+
+    def opencl_runtime(self) -> Any:
+        if self._opencl is None and self._opencl_error is None:
+            try:
+                from physlayout.runtime.opencl import OpenCLRuntime
+
+                self._opencl = OpenCLRuntime()
+            except Exception as err:
+                self._opencl_error = _describe(err)
+        return self._opencl
+
+    def run_opencl(
+        self, program: Program, references: dict[str, tuple[Inputs, Outcome]], report: Report
+    ) -> None:
+        """`physlayout run`'s path: compile the source for the device and execute every
+        kernel or host function; compare the logical buffers (rtol 1e-5: OpenCL may
+        contract a * b + c into one fma)."""
+        runtime = self.opencl_runtime()
+        if runtime is None:
+            report.add("opencl-run", "skipped", f"no OpenCL device: {self._opencl_error}")
+            return
+        from physlayout.runtime.host import execute
+        from physlayout.runtime.opencl import compile_module
+
+        try:
+            compiled = compile_module(program.text, runtime)
+        except DIAGNOSTICS as err:
+            report.add("opencl-run", "refused", _describe(err))
+            return
+        except Exception as err:
+            report.add("opencl-run", "crash", _crash_detail(err))
+            return
+        ran = 0
+        for name, (inputs, reference) in references.items():
+            args = [v.copy() if isinstance(v, np.ndarray) else v for v in inputs.values]
+            try:
+                execute(compiled, name, args)
+            except DIAGNOSTICS as err:
+                report.add("opencl-run", "refused", f"@{name}: {_describe(err)}")
+                continue
+            except Exception as err:
+                report.add("opencl-run", "crash", f"@{name}: {_crash_detail(err)}")
+                continue
+            ran += 1
+            got = Outcome([a for a in args if isinstance(a, np.ndarray)], [], reference.results)
+            none = [False] * len(args)
+            difference = compare(reference, got, inputs, set(), none, rtol=1e-5)
+            if difference is not None:
+                report.add("opencl-run", "mismatch", f"@{name}: {difference}")
+                continue
+            report.add("opencl-run", "equal", f"@{name}")
+        if not references:
+            report.add("opencl-run", "skipped", "no function")
+
+    # mlir-runner -------------------------------------------------------------------------------
+
+    def mlir_tools(self) -> Any:
+        if not self._mlir_searched:
+            from physlayout.lowering.mlir_runner import MlirTools
+
+            self._mlir = MlirTools.find()
+            self._mlir_searched = True
+        return self._mlir
+
+    def run_mlir(self, lowered: ModuleOp, program: Program, report: Report) -> None:
+        """Every function without calls, allocations or scalar parameters, run under the
+        generated harness with `mlir-runner`, against the evaluator on the same physical
+        data (the harness fills every argument, padding included)."""
+        tools = self.mlir_tools()
+        if tools is None or tools.runner is None:
+            report.add("mlir-runner", "skipped", "mlir-opt-22 / mlir-runner-22 not found")
+            return
+        from physlayout.lowering.mlir_runner import (
+            add_harness,
+            harness_values,
+            parse_printed_memrefs,
+            run_mlir,
+        )
+
+        text = module_text(lowered)
+        for info in program.functions:
+            if info.calls or info.allocates or any(t == "f32" for t in info.param_types):
+                continue
+            function = next(
+                f
+                for f in lowered.ops
+                if isinstance(f, func.FuncOp) and f.sym_name.data == info.name
+            )
+            types = function.function_type.inputs.data
+            try:
+                with_main = add_harness(text, info.name, entry="fuzz_main")
+            except DIAGNOSTICS as err:
+                report.add("mlir-runner", "skipped", f"@{info.name}: {_describe(err)}")
+                continue
+            args = [harness_values(t.get_shape(), k) for k, t in enumerate(types)]  # type: ignore[union-attr]
+            try:
+                output = run_mlir(with_main, "fuzz_main", tools, timeout=60)
+                printed = parse_printed_memrefs(output)
+            except DIAGNOSTICS as err:
+                report.add("mlir-runner", "mismatch", f"@{info.name}: {_describe(err)}")
+                continue
+            except Exception as err:
+                report.add("mlir-runner", "crash", f"@{info.name}: {_crash_detail(err)}")
+                continue
+            try:
+                run_function(lowered, info.name, args)
+            except DIAGNOSTICS as err:
+                report.add("mlir-runner", "mismatch", f"@{info.name}: evaluator: {_describe(err)}")
+                continue
+            if len(printed) != len(args):
+                report.add(
+                    "mlir-runner",
+                    "mismatch",
+                    f"@{info.name}: printed {len(printed)} memrefs for {len(args)} arguments",
+                )
+                continue
+            for k, (have, want) in enumerate(zip(printed, args, strict=True)):
+                have = have.reshape(want.shape)
+                if not _close(want, have, 1e-5):
+                    report.add(
+                        "mlir-runner",
+                        "mismatch",
+                        f"@{info.name}: argument {k} differs between mlir-runner and the evaluator",
+                    )
+                    break
+            else:
+                report.add("mlir-runner", "equal", f"@{info.name}")
+
+
+# Graph level ----------------------------------------------------------------------------------
+
+GRAPH_PIPELINES: tuple[Pipeline, ...] = (
+    Pipeline("fold-layout-rewrites", None, _passes(FoldLayoutRewritesPass), idempotent=True),
+    Pipeline("flow-layout-rewrites", None, _passes(FlowLayoutRewritesPass)),
+    Pipeline(
+        "flow-layout-rewrites,fold-layout-rewrites",
+        "flow-layout-rewrites",
+        _passes(FoldLayoutRewritesPass),
+        idempotent=True,
+    ),
+    Pipeline("apply-layout", None, _passes(ApplyLayoutPass)),
+    Pipeline("flatten-buffers", None, _passes(FlattenBuffersPass)),
+    Pipeline("verify-buffers", None, _passes(VerifyBuffersPass)),
+    Pipeline("vectorize-texels", None, _passes(VectorizeTexelsPass)),
+    Pipeline("lower-layout", None, _passes(LowerLayoutPass)),
+)
+"""Graph passes, and the buffer-level passes (which must leave tensors alone or refuse)."""
+
+
+def graph_inputs(function: func.FuncOp, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    args: list[np.ndarray] = []
+    for arg_type in function.function_type.inputs.data:
+        shape = tuple(arg_type.get_shape())  # type: ignore[attr-defined]
+        args.append(np.asarray(rng.standard_normal(shape)).astype(np.float32))
+    return args
+
+
+def check_graph(
+    text: str, pipelines: Sequence[Pipeline] = GRAPH_PIPELINES, seed: int = 0
+) -> Report:
+    """Evaluate a graph-level module before and after every pipeline (exact equality)."""
+    from physlayout.runtime.graph_evaluator import run_graph
+
+    report = Report()
+    try:
+        source = parse(text)
+        source.verify()
+    except DIAGNOSTICS as err:
+        report.invalid = f"source does not verify: {_describe(err)}"
+        return report
+    function = next(f for f in source.ops if isinstance(f, func.FuncOp))
+    name = function.sym_name.data
+    inputs = graph_inputs(function, seed)
+    try:
+        reference = run_graph(source, name, [x.copy() for x in inputs])
+    except DIAGNOSTICS as err:
+        report.invalid = f"source does not run: {_describe(err)}"
+        return report
+    except Exception as err:
+        report.add("evaluate-source", "crash", _crash_detail(err))
+        return report
+    outputs: dict[str | None, ModuleOp | None] = {None: source}
+    for pipeline in pipelines:
+        parent = outputs.get(pipeline.parent)
+        outputs[pipeline.name] = None
+        if parent is None:
+            report.add(pipeline.name, "skipped", "prefix did not succeed")
+            continue
+        module = parent.clone()
+        try:
+            for one_pass in pipeline.passes():
+                one_pass.apply(make_context(), module)
+        except DIAGNOSTICS as err:
+            report.add(pipeline.name, "refused", _describe(err))
+            continue
+        except Exception as err:
+            report.add(pipeline.name, "crash", _crash_detail(err))
+            continue
+        try:
+            module.verify()
+        except DIAGNOSTICS as err:
+            report.add(pipeline.name, "mismatch", f"output does not verify: {_describe(err)}")
+            continue
+        except Exception as err:
+            report.add(pipeline.name, "crash", f"verifying the output: {_crash_detail(err)}")
+            continue
+        try:
+            got = run_graph(module, name, [x.copy() for x in inputs])
+        except DIAGNOSTICS as err:
+            report.add(pipeline.name, "mismatch", f"the output does not run: {_describe(err)}")
+            continue
+        except Exception as err:
+            report.add(pipeline.name, "crash", f"running the output: {_crash_detail(err)}")
+            continue
+        difference = _compare_results(reference, got)
+        if difference is not None:
+            report.add(pipeline.name, "mismatch", difference)
+            continue
+        report.add(pipeline.name, "equal")
+        check_idempotent(pipeline, module, report)
+        outputs[pipeline.name] = module
+    return report
+
+
+def _compare_results(reference: Sequence[Any], got: Sequence[Any]) -> str | None:
+    if len(reference) != len(got):
+        return f"{len(got)} results instead of {len(reference)}"
+    for k, (want, have) in enumerate(zip(reference, got, strict=True)):
+        want, have = np.asarray(want), np.asarray(have)
+        if want.shape != have.shape:
+            return f"result {k}: shape {have.shape} instead of {want.shape}"
+        if not _close(want, have, 0.0):
+            diff = np.argwhere(~_close_mask(want, have, 0.0))
+            index = tuple(int(i) for i in diff[0])
+            return (
+                f"result {k}: {len(diff)} element(s) differ, e.g. at {list(index)}: "
+                f"{have[index]!r} instead of {want[index]!r}"
+            )
+    return None

@@ -1,0 +1,371 @@
+"""The random-program checker, bounded (`make test`); `make fuzz` runs the long campaign.
+
+Random buffer-level and graph-level programs (`fuzz.programs`, `fuzz.graphs`) go through
+every pass and documented pipeline; each step must give equal results or a diagnostic
+(`fuzz.checker`). The features that hit bugs being fixed on other branches are switched
+off here (`Features.safe()`); `make fuzz` turns everything on. Derandomized: the same
+examples every run. `PHYSLAYOUT_FUZZ_EXAMPLES` scales the example counts.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+import pytest
+from fuzz.campaign import failure_key
+from fuzz.checker import (
+    GARBAGE,
+    Backends,
+    Checker,
+    Inputs,
+    Outcome,
+    Pipeline,
+    check_graph,
+    compare,
+    padding_mask,
+)
+from fuzz.choices import RandomChooser, ReplayChooser, shrink_choices
+from fuzz.graphs import Graph, generate_graph, graphs
+from fuzz.programs import Features, Program, generate_program, programs
+from hypothesis import HealthCheck, given, settings
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from physlayout.dialects.buffer_layout import PendingLayout
+from physlayout.dialects.index_map import IndexMap
+from physlayout.lowering.mlir_runner import MlirTools
+from physlayout.transforms.apply_layout import ApplyLayoutPass
+
+SCALE = float(os.environ.get("PHYSLAYOUT_FUZZ_EXAMPLES", "1"))
+
+
+def fuzz_settings(examples: int) -> settings:
+    return settings(
+        max_examples=max(1, int(examples * SCALE)),
+        derandomize=True,
+        deadline=None,
+        database=None,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.large_base_example,
+        ],
+    )
+
+
+SAFE = Features.safe()
+CHECKER = Checker()
+
+
+def assert_checked(program: Program, backends: Backends | None = None) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = CHECKER.check(program, backends)
+    assert report.invalid is None, f"generator bug: {report.invalid}\n{program.text}"
+    failures = "\n".join(f"{s.name}: {s.outcome}: {s.detail}" for s in report.failures())
+    assert not failures, f"{failures}\n{program.text}"
+
+
+@fuzz_settings(30)
+@given(programs(SAFE))
+def test_buffer_programs_agree_after_every_pipeline(program: Program) -> None:
+    assert_checked(program)
+
+
+def _failing(program: Program) -> list[str]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = CHECKER.check(program)
+    if report.invalid is not None:
+        return [f"invalid: {report.invalid}"]
+    return [f"{s.name}: {s.outcome}: {s.detail}" for s in report.failures()]
+
+
+@pytest.mark.parametrize("index", range(int(40 * SCALE)))
+def test_seeded_buffer_programs_agree_after_every_pipeline(index: int) -> None:
+    """Programs from fixed seeds (Hypothesis re-generates many identical programs; these
+    are all different). A failure is reported with its choices shrunk."""
+    program = generate_program(RandomChooser(f"test:{index}"), SAFE)
+    problems = _failing(program)
+    if not problems:
+        return
+    shrunk = shrink_choices(
+        program.choices, lambda c: bool(_failing(generate_program(ReplayChooser(c), SAFE))), 40
+    )
+    small = generate_program(ReplayChooser(shrunk), SAFE)
+    pytest.fail("\n".join([*problems, "minimized:", *_failing(small), small.text]))
+
+
+def _opencl_available() -> bool:
+    try:
+        from physlayout.runtime.opencl import OpenCLRuntime
+
+        OpenCLRuntime()
+    except Exception:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _opencl_available(), reason="no OpenCL device")
+@fuzz_settings(6)
+@given(programs(SAFE))
+def test_buffer_programs_agree_on_opencl(program: Program) -> None:
+    assert_checked(program, Backends(opencl=True))
+
+
+TOOLS = MlirTools.find()
+
+
+@pytest.mark.skipif(TOOLS is None or TOOLS.runner is None, reason="mlir-runner-22 not installed")
+@fuzz_settings(5)
+@given(programs(SAFE))
+def test_lowered_programs_agree_under_mlir_runner(program: Program) -> None:
+    assert_checked(program, Backends(mlir=True))
+
+
+def assert_graph_checked(text: str) -> None:
+    report = check_graph(text)
+    assert report.invalid is None, f"generator bug: {report.invalid}\n{text}"
+    failures = "\n".join(f"{s.name}: {s.outcome}: {s.detail}" for s in report.failures())
+    assert not failures, f"{failures}\n{text}"
+
+
+@fuzz_settings(25)
+@given(graphs(SAFE))
+def test_graph_programs_agree_after_every_pipeline(graph: Graph) -> None:
+    assert_graph_checked(graph.text)
+
+
+@pytest.mark.parametrize("index", range(int(30 * SCALE)))
+def test_seeded_graph_programs_agree_after_every_pipeline(index: int) -> None:
+    assert_graph_checked(generate_graph(RandomChooser(f"test:{index}"), SAFE).text)
+
+
+# The generator ---------------------------------------------------------------------------------
+
+
+def test_generator_rarely_builds_invalid_programs() -> None:
+    """Every program parses, verifies and passes verify-buffers (running them is checked
+    by the property tests above); safe programs use no switched-off feature."""
+    from fuzz.checker import parse
+
+    from physlayout.transforms.verify_buffers import buffer_problems
+
+    for index in range(150):
+        program = generate_program(RandomChooser(index), SAFE)
+        assert not program.features_used, index
+        module = parse(program.text)
+        module.verify()
+        assert not buffer_problems(module), (index, program.text)
+
+
+def test_programs_cover_the_features_the_brief_lists() -> None:
+    texts = "\n".join(generate_program(RandomChooser(i)).text for i in range(120))
+    for needle in [
+        "floordiv",
+        "mod",
+        "ceildiv",
+        " * 2",
+        "transform = [",
+        "pad_value",
+        " | ",
+        "axis_separators",
+        '"global.texture"',
+        '"global.texture-nhwc"',
+        '"global.texture-weight"',
+        "scf.for",
+        "affine.for",
+        '"scf.parallel"',
+        '"affine.parallel"',
+        "iter_args",
+        "layout.allocate",
+        "layout.data",
+        "offset",
+        "func.call",
+        "vector<4xf32>",
+        "scf.if",
+        "arith.divui",
+        "arith.maxsi",
+        "memref.load",
+        "affine_map<",
+    ]:
+        assert needle in texts, needle
+    graph_texts = "\n".join(generate_graph(RandomChooser(i)).text for i in range(80))
+    for needle in [
+        "layout.transform",
+        "layout.pad",
+        "layout.crop",
+        "cropped_value",
+        "linalg.generic",
+        "layout.frozen",
+        '"reduction"',
+    ]:
+        assert needle in graph_texts, needle
+
+
+@pytest.mark.parametrize("name", Features.names())
+def test_each_switch_turns_its_feature_on(name: str) -> None:
+    """With only `name` on, some program uses it; with everything off, none does."""
+    only = Features.parse(name)
+    used = set().union(
+        *(generate_program(RandomChooser(i), only).features_used for i in range(300)),
+        *(generate_graph(RandomChooser(i), only).features_used for i in range(100)),
+    )
+    assert used == {name}
+    none = Features.safe()
+    assert not set().union(
+        *(generate_program(RandomChooser(i), none).features_used for i in range(100)),
+        *(generate_graph(RandomChooser(i), none).features_used for i in range(100)),
+    )
+
+
+def test_replaying_the_choices_regenerates_the_program() -> None:
+    for index in range(20):
+        first = generate_program(RandomChooser(index))
+        again = generate_program(ReplayChooser(first.choices))
+        assert again.text == first.text
+        graph = generate_graph(RandomChooser(index))
+        assert generate_graph(ReplayChooser(graph.choices)).text == graph.text
+
+
+def test_shrink_choices_keeps_the_property_and_shrinks() -> None:
+    def interesting(choices: list[int]) -> bool:
+        return sum(choices) >= 10 and 7 in choices
+
+    shrunk = shrink_choices([3, 9, 7, 1, 0, 8, 2], interesting)
+    assert interesting(shrunk)
+    assert shrunk == [3, 7] or sum(shrunk) <= 10
+
+
+# The checker sees wrong answers -------------------------------------------------------------------
+
+
+def _planted(transform: type[ModulePass], name: str) -> list[Pipeline]:
+    return [Pipeline(name, None, lambda: [transform()])]
+
+
+class _SwapAddSub(ModulePass):
+    """A wrong 'optimization': every arith.addf becomes arith.subf."""
+
+    name = "swap-add-sub"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for add in [o for o in op.walk() if isinstance(o, arith.AddfOp)]:
+            Rewriter.replace_op(add, arith.SubfOp(add.lhs, add.rhs))
+
+
+class _Crashes(ModulePass):
+    name = "crashes"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        raise KeyError("planted")
+
+
+class _Refuses(ModulePass):
+    name = "refuses"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        raise PassFailedException("planted refusal")
+
+
+ADD_PROGRAM = Program(
+    """func.func @k(%a: !layout.buffer<5xf32>, %b: !layout.buffer<5xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  scf.for %i = %c0 to %c5 step %c1 {
+    %v = layout.load %a[%i] : !layout.buffer<5xf32>, f32
+    %w = arith.addf %v, %v : f32
+    layout.store %w, %b[%i] : !layout.buffer<5xf32>, f32
+  }
+  func.return
+}
+""",
+    [],
+)
+
+
+@pytest.mark.parametrize(
+    ("planted", "outcome"),
+    [(_SwapAddSub, "mismatch"), (_Crashes, "crash"), (_Refuses, "refused")],
+)
+def test_checker_classifies_planted_passes(planted: type[ModulePass], outcome: str) -> None:
+    report = Checker(_planted(planted, "planted")).check(ADD_PROGRAM)
+    assert [s.outcome for s in report.steps] == [outcome]
+
+
+def test_checker_sees_unfilled_padding() -> None:
+    """A written buffer whose padding still holds the garbage it started with is a
+    mismatch; a read-only buffer may keep it."""
+    layout = PendingLayout(
+        (3,), IndexMap.parse("(i) -> (i floordiv 2, i mod 2)"), (2, 2), (), None, -1.0
+    )
+    layout = PendingLayout(
+        layout.logical_shape,
+        layout.index_map,
+        layout.shape,
+        (),
+        layout.index_map.padding_predicate([3]),
+        -1.0,
+    )
+    logical = np.array([1.0, 2.0, 3.0], np.float32)
+    physical = layout.index_map.map_ndarray(logical, pad_value=GARBAGE)
+    assert padding_mask(layout).tolist() == [[False, False], [False, True]]
+    inputs = Inputs([logical], [layout])
+    outcome = Outcome([logical], [physical], [])
+    assert "padding" in (compare(outcome, outcome, inputs, {0}, [True]) or "")
+    assert compare(outcome, outcome, inputs, set(), [True]) is None
+    filled = physical.copy()
+    filled[1, 1] = -1.0
+    assert compare(outcome, Outcome([logical], [filled], []), inputs, {0}, [True]) is None
+
+
+def test_checker_finds_apply_layout_equal_on_a_padded_split() -> None:
+    text = ADD_PROGRAM.text.replace(
+        "%b: !layout.buffer<5xf32>",
+        "%b: !layout.buffer<5xf32, transform = #layout.index_map<(i) -> (i floordiv 3, i mod 3)>, pad_value = -1.0 : f32>",
+    ).replace(
+        "%b[%i] : !layout.buffer<5xf32>",
+        "%b[%i] : !layout.buffer<5xf32, transform = #layout.index_map<(i) -> (i floordiv 3, i mod 3)>, pad_value = -1.0 : f32>",
+    )
+    from fuzz.programs import FunctionInfo
+
+    info = FunctionInfo("k", [], {1}, False, False, False)
+    pipeline = [Pipeline("apply-layout", None, lambda: [ApplyLayoutPass()])]
+    report = Checker(pipeline).check(Program(text, [info]))
+    assert [(s.name, s.outcome) for s in report.steps] == [("apply-layout", "equal")]
+
+
+def test_failure_classes_abstract_names_and_numbers() -> None:
+    a = failure_key(
+        "buffer",
+        "apply-layout",
+        "mismatch",
+        "@k1: argument 2: 3 element(s) differ, e.g. at [1]: 1.0 instead of 2.0",
+    )
+    b = failure_key(
+        "buffer",
+        "apply-layout",
+        "mismatch",
+        "@k0: argument 0: 1 element(s) differ, e.g. at [0, 2]: 5.0 instead of 7.0",
+    )
+    assert a == b
+    c = failure_key(
+        "buffer",
+        "apply-layout",
+        "crash",
+        "ValueError: no single quasi-affine expression was found for the inverse of index map (i) -> (i ceildiv 3, i mod 3) on shape [5] (isl)",
+    )
+    d = failure_key(
+        "buffer",
+        "apply-layout",
+        "crash",
+        "ValueError: no single quasi-affine expression was found for the inverse of index map (i, j) -> ((i * 2 + j) ceildiv 4, (j - i) mod 4) on shape [3, 2] (isl)",
+    )
+    assert c == d
