@@ -99,6 +99,7 @@ from physlayout.dialects.layout_graph import TransformOp, element_type, static_s
 from physlayout.dialects.quasi_affine import Const, Dim, Expr, simplify
 from physlayout.runtime.evaluator_values import dtype_of
 from physlayout.runtime.graph_evaluator import evaluate_body
+from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 FROZEN = "layout.frozen"
 """Unit attribute that freezes the layout of a `linalg.generic` (flow stops there)."""
@@ -562,6 +563,7 @@ class FlowLayoutRewritesPass(ModulePass):
     name = "flow-layout-rewrites"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        refuse_invalid_buffers(self.name, op)
         flow_layout_rewrites(op)
 
 

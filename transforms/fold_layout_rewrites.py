@@ -85,6 +85,7 @@ from physlayout.dialects.layout_graph import (
 )
 from physlayout.dialects.quasi_affine import Dim, simplify
 from physlayout.runtime.graph_evaluator import EvaluationError, apply_rewrite, dense_array
+from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 LayoutRewrite = TransformOp | PadOp | CropOp
 """The graph-level layout rewrite ops."""
@@ -426,6 +427,7 @@ class FoldLayoutRewritesPass(ModulePass):
     """The largest constant (in elements) a rewrite is folded into."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        refuse_invalid_buffers(self.name, op)
         fold_layout_rewrites(op, self.max_constant_elements)
 
 

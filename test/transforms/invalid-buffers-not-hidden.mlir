@@ -9,6 +9,10 @@
 // RUN: xdsl-opt %s -p 'apply-layout{rewrite-loops=true},flatten-buffers,verify-buffers' --split-input-file --verify-diagnostics | filecheck %s --check-prefixes=APPLY,VERIFY
 // RUN: xdsl-opt %s -p lower-layout --split-input-file --verify-diagnostics | filecheck %s --check-prefixes=LOWER,VERIFY
 // RUN: xdsl-opt %s -p vectorize-texels,verify-buffers --split-input-file --verify-diagnostics | filecheck %s --check-prefix=VERIFY
+// The graph-level passes run greedy walkers that erase dead ops too (found by the random-program
+// checker), so they refuse such input as well.
+// RUN: xdsl-opt %s -p fold-layout-rewrites --split-input-file --verify-diagnostics | filecheck %s --check-prefixes=FOLD,VERIFY
+// RUN: xdsl-opt %s -p flow-layout-rewrites --split-input-file --verify-diagnostics | filecheck %s --check-prefixes=FLOW,VERIFY
 
 // A dead alias larger than the parameter it views, next to a flat access and a pending
 // transform (so every pass has something to rewrite).
@@ -28,6 +32,8 @@ func.func @dead_alias_too_large(%A: !layout.buffer<16xf32>, %B: !layout.buffer<1
 // FLATTEN: flatten-buffers: the input has invalid buffers (see verify-buffers)
 // APPLY: apply-layout: the input has invalid buffers (see verify-buffers)
 // LOWER: lower-layout: the input has invalid buffers (see verify-buffers)
+// FOLD: fold-layout-rewrites: the input has invalid buffers (see verify-buffers)
+// FLOW: flow-layout-rewrites: the input has invalid buffers (see verify-buffers)
 // VERIFY: verify-buffers: buffer %V of 128 bytes at byte offset 0 does not fit in its storage (parameter %A) of 64 bytes
 
 // -----
@@ -48,6 +54,8 @@ func.func @dead_alias_of_alias(%M: !layout.buffer<4x4xf32>) {
 // FLATTEN: flatten-buffers: the input has invalid buffers (see verify-buffers)
 // APPLY: apply-layout: the input has invalid buffers (see verify-buffers)
 // LOWER: lower-layout: the input has invalid buffers (see verify-buffers)
+// FOLD: fold-layout-rewrites: the input has invalid buffers (see verify-buffers)
+// FLOW: flow-layout-rewrites: the input has invalid buffers (see verify-buffers)
 // VERIFY: verify-buffers: buffer %big of 256 bytes at byte offset 32 does not fit in its storage (allocation %p) of 256 bytes
 
 // -----
@@ -68,6 +76,8 @@ func.func @dead_undefined_handle(%p0: !layout.ptr<f32>, %A: !layout.buffer<2x2xf
 // FLATTEN: flatten-buffers: the input has invalid buffers (see verify-buffers)
 // APPLY: apply-layout: the input has invalid buffers (see verify-buffers)
 // LOWER: lower-layout: the input has invalid buffers (see verify-buffers)
+// FOLD: fold-layout-rewrites: the input has invalid buffers (see verify-buffers)
+// FLOW: flow-layout-rewrites: the input has invalid buffers (see verify-buffers)
 // VERIFY: verify-buffers: decl_buffer's data handle %p is not defined by a parameter, layout.allocate, layout.data or a call (it comes from an argument of a block of 'scf.for')
 
 // -----
@@ -92,4 +102,6 @@ func.func @dead_alias_in_lane_loop(%A: !layout.buffer<4x4xf32>, %B: !layout.buff
 // FLATTEN: flatten-buffers: the input has invalid buffers (see verify-buffers)
 // APPLY: apply-layout: the input has invalid buffers (see verify-buffers)
 // LOWER: lower-layout: the input has invalid buffers (see verify-buffers)
+// FOLD: fold-layout-rewrites: the input has invalid buffers (see verify-buffers)
+// FLOW: flow-layout-rewrites: the input has invalid buffers (see verify-buffers)
 // VERIFY: verify-buffers: buffer %V of 128 bytes at byte offset 0 does not fit in its storage (parameter %A) of 64 bytes

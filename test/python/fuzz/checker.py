@@ -337,7 +337,7 @@ def run_with_layouts(
             shape = type_.get_shape() if isinstance(type_, MemRefType) else ()
             args.append(layout.to_physical(value, shape))
         else:
-            mapped = layout.index_map.map_ndarray(value, pad_value=GARBAGE)
+            mapped = layout.map_ndarray(value, pad_value=GARBAGE)
             args.append(np.ascontiguousarray(mapped, dtype=np.float32))
     results = run_function(module, name, args)
     buffers: list[np.ndarray] = []
@@ -351,13 +351,13 @@ def run_with_layouts(
         elif isinstance(layout, MemrefLayout):
             buffers.append(layout.to_logical(arg))
         else:
-            buffers.append(layout.index_map.inverse_map_ndarray(arg, layout.logical_shape))
+            buffers.append(layout.unmap_ndarray(arg))
     return Outcome(buffers, raw, list(results))
 
 
 def padding_mask(layout: PendingLayout) -> np.ndarray:
     ones = np.ones(layout.logical_shape, dtype=np.float32)
-    return layout.index_map.map_ndarray(ones, pad_value=0.0) == 0.0
+    return layout.map_ndarray(ones, pad_value=0.0) == 0.0
 
 
 def compare(
