@@ -91,7 +91,8 @@ class Features:
     found_piecewise_padding_fill: bool = True
     """Not an item of issue 12, found by this checker
     (`repros/apply-layout-padding-fill-piecewise-inverse.mlir`): `ceildiv` splits of a
-    compound expression, whose padded maps may only have a piecewise inverse."""
+    compound expression (or in the second map of a transform list), whose padded maps may
+    only have a piecewise inverse."""
 
     @staticmethod
     def safe() -> Features:
@@ -185,6 +186,8 @@ class _MapBuilder:
     features: Features
     used: set[str]
     pads: bool = False
+    composed: bool = False
+    """The second map of a transform list (its inputs are the first map's results)."""
 
     @staticmethod
     def start(
@@ -258,7 +261,7 @@ class _MapBuilder:
             self.permute(c.permutation(rank))
         elif kind in ("split", "ceil"):
             factor = c.choice([4, 3, 2, 5, 6, 7])
-            if kind == "ceil" and not self.exprs[k].isidentifier():
+            if kind == "ceil" and (self.composed or not self.exprs[k].isidentifier()):
                 if not self.features.found_piecewise_padding_fill:
                     return
                 self.used.add("found_piecewise_padding_fill")
@@ -315,6 +318,7 @@ def random_layout(
         pads = builder.pads
         current = builder.extents
         builder = _MapBuilder.start(SECOND_NAMES[: len(current)], current, features, used)
+        builder.composed = True
         builder.random_step(c)
         if len(builder.exprs) > 6 or prod(builder.extents) > 8 * MAX_ELEMENTS:
             return Layout(scope=scope)
