@@ -17,7 +17,8 @@ Kernel bodies are loop nests (`scf.for`, `affine.for`, `scf.parallel`, `affine.p
 over full or partial ranges in any axis order) built from patterns: elementwise maps with
 broadcasts, transposed and reversed reads, guards (`scf.if`) and double stores; fills from a
 scalar parameter; delinearized single loops (`divui`/`remui`); `iter_args` reductions;
-texel loops (`c = c4 * 4 + lane`, what `vectorize-texels` matches); and patterns whose
+texel loops (`c = c4 * 4 + lane`, what `vectorize-texels` matches); `vector<4xf32>` loads
+and stores of four innermost elements; and patterns whose
 iterations communicate through memory: scans `y[i] = y[i - 1] + x[i]` (in the buffer or
 carried in `iter_args`), in-place reversals, in-place stencils and last-writer-wins stores.
 Scratch buffers are `layout.allocate` + `layout.decl_buffer` (initialized by a full write
@@ -33,8 +34,10 @@ repeated part, so a recorded program can be regenerated and shrunk.
 
 Every program is valid by construction: it parses, verifies, passes `verify-buffers` and
 runs in the numpy evaluator without out-of-bounds accesses (the checker counts violations
-as generator bugs). Features that hit bugs being fixed on other branches are switched by
-`Features` (one switch per item of issue 12); `Features.safe()` turns them all off.
+as generator bugs), except that the item-9 switch adds deliberately invalid aliases.
+Features that hit bugs being fixed on other branches are switched by `Features` (one
+switch per item of issue 12, and one per new bug this checker found);
+`Features.safe()` turns them all off.
 """
 
 from __future__ import annotations
