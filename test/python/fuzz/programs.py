@@ -94,8 +94,8 @@ class Features:
     found_piecewise_padding_fill: bool = True
     """Not an item of issue 12, found by this checker
     (`repros/apply-layout-padding-fill-piecewise-inverse.mlir`): `ceildiv` splits of a
-    compound expression (or in the second map of a transform list), whose padded maps may
-    only have a piecewise inverse."""
+    compound expression, in the second map of a transform list, or followed by other
+    steps, whose padded maps may only have a piecewise inverse."""
 
     @staticmethod
     def safe() -> Features:
@@ -191,6 +191,9 @@ class _MapBuilder:
     pads: bool = False
     composed: bool = False
     """The second map of a transform list (its inputs are the first map's results)."""
+    ceil: bool = False
+    """A `ceildiv` split was made (without `found_piecewise_padding_fill`, no step may
+    follow it)."""
 
     @staticmethod
     def start(
@@ -257,6 +260,8 @@ class _MapBuilder:
             self._random_step(c)
 
     def _random_step(self, c: Chooser) -> None:
+        if self.ceil and not self.features.found_piecewise_padding_fill:
+            return
         rank = len(self.exprs)
         kind = c.choice(["permute", "split", "fuse", "shear", "reverse", "stride", "ceil", "unit"])
         k = c.integer(0, rank - 1)
@@ -270,6 +275,7 @@ class _MapBuilder:
                 self.used.add("found_piecewise_padding_fill")
             if self.can_split(k, factor):
                 self.split(k, factor, c.flag(50), ceil=kind == "ceil")
+                self.ceil = self.ceil or kind == "ceil"
         elif kind == "fuse" and k + 1 < rank:
             self.fuse(k)
         elif kind == "shear" and k + 1 < rank:
