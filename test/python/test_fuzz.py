@@ -96,26 +96,20 @@ def test_seeded_buffer_programs_agree_after_every_pipeline(index: int) -> None:
     if not problems:
         return
     shrunk = shrink_choices(
-        program.choices, lambda c: bool(_failing(generate_program(ReplayChooser(c), SAFE))), 40
+        program.choices,
+        lambda c: bool(_failing(generate_program(ReplayChooser(c), SAFE))),
+        40,
+        lambda c: generate_program(ReplayChooser(c), SAFE).spans,
     )
     small = generate_program(ReplayChooser(shrunk), SAFE)
     pytest.fail("\n".join([*problems, "minimized:", *_failing(small), small.text]))
 
 
-def _opencl_available() -> bool:
-    try:
-        from physlayout.runtime.opencl import OpenCLRuntime
-
-        OpenCLRuntime()
-    except Exception:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _opencl_available(), reason="no OpenCL device")
 @fuzz_settings(6)
 @given(programs(SAFE))
 def test_buffer_programs_agree_on_opencl(program: Program) -> None:
+    if CHECKER.opencl_runtime() is None:
+        pytest.skip("no OpenCL device")
     assert_checked(program, Backends(opencl=True))
 
 
@@ -241,6 +235,26 @@ def test_shrink_choices_keeps_the_property_and_shrinks() -> None:
     shrunk = shrink_choices([3, 9, 7, 1, 0, 8, 2], interesting)
     assert interesting(shrunk)
     assert shrunk == [3, 7] or sum(shrunk) <= 10
+
+
+def test_shrinking_a_program_keeps_the_property_and_drops_the_rest() -> None:
+    """Span-aware shrinking of a generated program: whole functions and statements go."""
+    program = next(
+        p
+        for p in (generate_program(RandomChooser(i)) for i in range(200))
+        if "iter_args" in p.text and p.text.count("func.func") > 1
+    )
+
+    def interesting(choices: list[int]) -> bool:
+        return "iter_args" in generate_program(ReplayChooser(choices)).text
+
+    shrunk = shrink_choices(
+        program.choices, interesting, 150, lambda c: generate_program(ReplayChooser(c)).spans
+    )
+    small = generate_program(ReplayChooser(shrunk))
+    assert "iter_args" in small.text
+    assert small.text.count("func.func") == 1
+    assert small.text.count("\n") < program.text.count("\n") / 2
 
 
 # The checker sees wrong answers -------------------------------------------------------------------

@@ -87,6 +87,7 @@ class Tally:
     invalid_programs: list[str] = field(default_factory=list[str])
     failures: dict[str, list[Failure]] = field(default_factory=dict[str, list[Failure]])
     failure_counts: Counter[str] = field(default_factory=Counter[str])
+    refusals: Counter[str] = field(default_factory=Counter[str])
     seconds: float = 0.0
 
     def record(
@@ -107,6 +108,8 @@ class Tally:
                 self.invalid_programs.append(f"// generator bug: {report.invalid}\n{text}")
         for step in report.steps:
             self.steps[f"{kind}: {step.name}"][step.outcome] += 1
+            if step.outcome == "refused" and step.name in ("apply-layout", "opencl-target"):
+                self.refusals[failure_key(kind, step.name, "refused", step.detail)] += 1
             if step.outcome not in ("mismatch", "crash"):
                 continue
             key = failure_key(kind, step.name, step.outcome, step.detail)
@@ -141,7 +144,32 @@ class Tally:
         for k, v in other.failures.items():
             self.failures.setdefault(k, []).extend(v)
         self.failure_counts.update(other.failure_counts)
+        self.refusals.update(other.refusals)
         self.seconds = max(self.seconds, other.seconds)
+
+
+def _abstract_types(text: str) -> str:
+    """Buffer, memref and map syntax (balanced `<...>`, arrows skipped) as placeholders."""
+    names = {"!layout.buffer<": "BUFFER", "#layout.index_map<": "MAP", "memref<": "MEMREF",
+             "affine_map<": "MAP"}  # fmt: skip
+    out: list[str] = []
+    position = 0
+    while position < len(text):
+        prefix = next((p for p in names if text.startswith(p, position)), None)
+        if prefix is None:
+            out.append(text[position])
+            position += 1
+            continue
+        depth, position = 1, position + len(prefix)
+        while position < len(text) and depth:
+            char = text[position]
+            if char == "<":
+                depth += 1
+            elif char == ">" and text[position - 1] != "-":
+                depth -= 1
+            position += 1
+        out.append(names[prefix])
+    return "".join(out)
 
 
 def failure_key(kind: str, step: str, outcome: str, detail: str) -> str:
@@ -149,13 +177,12 @@ def failure_key(kind: str, step: str, outcome: str, detail: str) -> str:
     abstracted (`@k1: argument 2: 3 element(s) differ` -> `argument N: element(s) differ`)."""
     text = re.sub(r"@\w+: ", "", detail)
     text = re.sub(r"%\w+", "%V", text)
-    text = re.sub(r"#layout\.index_map<[^>]*>", "MAP", text)
+    text = _abstract_types(text)
     text = re.sub(r"index map \(.*?\) -> .*? on shape", "index map MAP on shape", text)
-    text = re.sub(r"!layout\.buffer<[^>]*>", "BUFFER", text)
     text = re.sub(r"-?\d+(\.\d+)?(e[+-]?\d+)?", "N", text)
     text = re.sub(r", e\.g\. at .*", "", text)
     text = re.sub(r"\[[N, ]*\]", "[..]", text)
-    return f"{kind} | {step} | {outcome} | {text[:120]}"
+    return f"{kind} | {step} | {outcome} | {text[:160]}"
 
 
 def slug(key: str) -> str:
@@ -379,6 +406,10 @@ def summary(tally: Tally, total: int, written: Sequence[str], options: Options) 
     for name in sorted(tally.steps):
         counts = tally.steps[name]
         lines.append(f"{name:58} " + " ".join(f"{counts.get(o, 0):>9}" for o in OUTCOMES))
+    lines.append("")
+    lines.append("most frequent refusals of apply-layout and the OpenCL target:")
+    for key, n in tally.refusals.most_common(12):
+        lines.append(f"  {n:>5} x {key}")
     lines.append("")
     lines.append(f"failure classes: {len(tally.failures)}")
     for key in sorted(tally.failures, key=lambda k: -tally.failure_counts[k]):

@@ -22,13 +22,17 @@ The source itself must parse, verify, pass `verify-buffers` and run in the evalu
 otherwise the program is `invalid` (a generator bug), except for programs that use the
 item-9 feature (a deliberately invalid alias).
 
-Pipelines (each a list of passes; the steps share prefixes): every physlayout pass alone,
-`apply-layout` with and without `rewrite-loops` followed by `flatten-buffers`, the OpenCL
-pipeline of `physlayout run` (`runtime.opencl.lowering_passes`) followed by the OpenCL
-target, `lower-layout`, and the graph passes (which must leave buffer-level modules
-alone). Backends on a sample: pyopencl (`physlayout run`'s compile + execute), and
-`mlir-runner` on the lowered module (compared with the evaluator on the same physical
-data: that checks lower-layout's output against upstream MLIR).
+Pipelines (`BUFFER_PIPELINES`, `GRAPH_PIPELINES`; steps share their prefixes): every
+physlayout pass alone, `apply-layout` with and without `rewrite-loops` followed by
+`flatten-buffers`, the pipeline of `physlayout run` (`runtime.opencl.lowering_passes`)
+followed by the OpenCL target, `apply-layout,flatten-buffers,lower-layout`, and the graph
+passes (which must leave buffer-level modules alone, as the buffer-level passes must leave
+tensors). A pass documented as idempotent is run a second time on its output, which must
+not change (step `NAME (again)`). Upstream memrefs with affine layouts are passed in the
+layout of their normalized type. Backends on a sample: pyopencl (`physlayout run`'s
+compile + execute, rtol 1e-5: OpenCL may contract `a * b + c`), and `mlir-runner` on the
+lowered module (compared with the evaluator on the same physical data: that checks
+lower-layout's output against upstream MLIR).
 """
 
 from __future__ import annotations

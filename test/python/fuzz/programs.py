@@ -17,7 +17,8 @@ Kernel bodies are loop nests (`scf.for`, `affine.for`, `scf.parallel`, `affine.p
 over full or partial ranges in any axis order) built from patterns: elementwise maps with
 broadcasts, transposed and reversed reads, guards (`scf.if`) and double stores; fills from a
 scalar parameter; delinearized single loops (`divui`/`remui`); `iter_args` reductions;
-texel loops (`c = c4 * 4 + lane`, what `vectorize-texels` matches); and patterns whose
+texel loops (`c = c4 * 4 + lane`, what `vectorize-texels` matches); `vector<4xf32>` loads
+and stores of four innermost elements; and patterns whose
 iterations communicate through memory: scans `y[i] = y[i - 1] + x[i]` (in the buffer or
 carried in `iter_args`), in-place reversals, in-place stencils and last-writer-wins stores.
 Scratch buffers are `layout.allocate` + `layout.decl_buffer` (initialized by a full write
@@ -33,8 +34,10 @@ repeated part, so a recorded program can be regenerated and shrunk.
 
 Every program is valid by construction: it parses, verifies, passes `verify-buffers` and
 runs in the numpy evaluator without out-of-bounds accesses (the checker counts violations
-as generator bugs). Features that hit bugs being fixed on other branches are switched by
-`Features` (one switch per item of issue 12); `Features.safe()` turns them all off.
+as generator bugs), except that the item-9 switch adds deliberately invalid aliases.
+Features that hit bugs being fixed on other branches are switched by `Features` (one
+switch per item of issue 12, and one per new bug this checker found);
+`Features.safe()` turns them all off.
 """
 
 from __future__ import annotations
@@ -91,7 +94,8 @@ class Features:
     found_piecewise_padding_fill: bool = True
     """Not an item of issue 12, found by this checker
     (`repros/apply-layout-padding-fill-piecewise-inverse.mlir`): `ceildiv` splits of a
-    compound expression, whose padded maps may only have a piecewise inverse."""
+    compound expression, in the second map of a transform list, or followed by other
+    steps, whose padded maps may only have a piecewise inverse."""
 
     @staticmethod
     def safe() -> Features:
@@ -185,6 +189,11 @@ class _MapBuilder:
     features: Features
     used: set[str]
     pads: bool = False
+    composed: bool = False
+    """The second map of a transform list (its inputs are the first map's results)."""
+    ceil: bool = False
+    """A `ceildiv` split was made (without `found_piecewise_padding_fill`, no step may
+    follow it)."""
 
     @staticmethod
     def start(
@@ -251,6 +260,8 @@ class _MapBuilder:
             self._random_step(c)
 
     def _random_step(self, c: Chooser) -> None:
+        if self.ceil and not self.features.found_piecewise_padding_fill:
+            return
         rank = len(self.exprs)
         kind = c.choice(["permute", "split", "fuse", "shear", "reverse", "stride", "ceil", "unit"])
         k = c.integer(0, rank - 1)
@@ -258,12 +269,13 @@ class _MapBuilder:
             self.permute(c.permutation(rank))
         elif kind in ("split", "ceil"):
             factor = c.choice([4, 3, 2, 5, 6, 7])
-            if kind == "ceil" and not self.exprs[k].isidentifier():
+            if kind == "ceil" and (self.composed or not self.exprs[k].isidentifier()):
                 if not self.features.found_piecewise_padding_fill:
                     return
                 self.used.add("found_piecewise_padding_fill")
             if self.can_split(k, factor):
                 self.split(k, factor, c.flag(50), ceil=kind == "ceil")
+                self.ceil = self.ceil or kind == "ceil"
         elif kind == "fuse" and k + 1 < rank:
             self.fuse(k)
         elif kind == "shear" and k + 1 < rank:
@@ -315,6 +327,7 @@ def random_layout(
         pads = builder.pads
         current = builder.extents
         builder = _MapBuilder.start(SECOND_NAMES[: len(current)], current, features, used)
+        builder.composed = True
         builder.random_step(c)
         if len(builder.exprs) > 6 or prod(builder.extents) > 8 * MAX_ELEMENTS:
             return Layout(scope=scope)
