@@ -10,7 +10,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from physlayout.dialects.index_map import (
+    from physlayout.indexing.index_map import (
         AXIS_SEPARATOR,
         IndexMap,
         PaddingPredicate,
@@ -20,12 +20,12 @@ if TYPE_CHECKING:
     )
 
 _EXPORTS = {
-    "AXIS_SEPARATOR": "physlayout.dialects.index_map",
-    "IndexMap": "physlayout.dialects.index_map",
-    "PaddingPredicate": "physlayout.dialects.index_map",
-    "flatten_indices": "physlayout.dialects.index_map",
-    "flatten_shape": "physlayout.dialects.index_map",
-    "transformed_shape": "physlayout.dialects.index_map",
+    "AXIS_SEPARATOR": "physlayout.indexing.index_map",
+    "IndexMap": "physlayout.indexing.index_map",
+    "PaddingPredicate": "physlayout.indexing.index_map",
+    "flatten_indices": "physlayout.indexing.index_map",
+    "flatten_shape": "physlayout.indexing.index_map",
+    "transformed_shape": "physlayout.indexing.index_map",
 }
 
 __all__ = [

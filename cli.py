@@ -431,7 +431,7 @@ def _run_checked(args: argparse.Namespace) -> int:
         np.save(path, inputs[names.index(name)])
     if not args.check:
         return 0
-    from physlayout.runtime.evaluator import run_function
+    from physlayout.semantics.evaluator import run_function
 
     run_function(source, entry.sym_name.data, reference)
     failed = False
@@ -468,9 +468,9 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
     from xdsl.passes import PassPipeline
     from xdsl.utils.exceptions import PassFailedException
 
-    from physlayout.runtime.graph_evaluator import run_graph
     from physlayout.runtime.host import execute
     from physlayout.runtime.opencl import OpenCLRuntime, compile_module
+    from physlayout.semantics.graph_evaluator import run_graph
     from physlayout.universe import get_all_passes
 
     entry = _entry_function(source, args.entry)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from physlayout.dialects.index_map import IndexMap, clear_caches
+from physlayout.indexing.index_map import IndexMap, clear_caches
 
 MAPS: list[tuple[str, IndexMap, list[int]]] = [
     (

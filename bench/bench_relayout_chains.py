@@ -35,8 +35,8 @@ from physlayout.lowering.lower_layout_rewrites import LowerLayoutRewritesPass
 from physlayout.lowering.mlir_graph_runner import run_graph_functions
 from physlayout.lowering.mlir_runner import MlirTools
 from physlayout.lowering.raise_layout_rewrites import RaiseLayoutRewritesPass
-from physlayout.runtime.evaluator_values import dtype_of
-from physlayout.runtime.graph_evaluator import run_graph
+from physlayout.semantics.evaluator_values import dtype_of
+from physlayout.semantics.graph_evaluator import run_graph
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
 from physlayout.universe import make_context
 

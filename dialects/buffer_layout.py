@@ -27,13 +27,13 @@ import numpy as np
 from xdsl.dialects.builtin import Float16Type, Float32Type, VectorType
 from xdsl.ir import Attribute
 
-from physlayout.dialects.index_map import (
+from physlayout.dialects.layout import MAX_ELEMENTS, BufferType, is_texture_scope
+from physlayout.indexing.index_map import (
     IndexMap,
     PaddingPredicate,
     flatten_shape,
     transformed_shape,
 )
-from physlayout.dialects.layout import MAX_ELEMENTS, BufferType, is_texture_scope
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,7 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryAllocEffect, MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from physlayout.dialects.index_map import IndexMap
+from physlayout.indexing.index_map import IndexMap
 
 SCOPES: tuple[str, ...] = (
     "global",

@@ -55,8 +55,8 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from physlayout.dialects.index_map import IndexMap, transformed_shape
 from physlayout.dialects.layout import IndexMapAttr
+from physlayout.indexing.index_map import IndexMap, transformed_shape
 
 UNDEF = "undef"
 """The `cropped_value` of a `layout.crop` whose cropped-away elements are undefined."""

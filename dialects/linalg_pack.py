@@ -75,8 +75,8 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from physlayout.dialects.index_map import IndexMap
-from physlayout.dialects.quasi_affine import Dim, Expr
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Dim, Expr
 
 __all__ = [
     "PackOp",

@@ -108,7 +108,8 @@ from physlayout.dialects.layout import (
     scalar_type,
 )
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp
-from physlayout.dialects.quasi_affine import Const, Dim, Expr, Mul, simplify
+from physlayout.indexing.index_exprs import ExprEmitter, IndexAnalysis
+from physlayout.indexing.quasi_affine import Const, Dim, Expr, Mul, simplify
 from physlayout.lowering.lower_layout_access import affine_access
 from physlayout.lowering.lower_layout_loops import (
     RaiseScfForToAffineFor,
@@ -119,7 +120,6 @@ from physlayout.lowering.lower_layout_views import build_view, offset_parameter_
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.buffer_aliases import parameters_at_offsets
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
-from physlayout.transforms.index_exprs import ExprEmitter, IndexAnalysis
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 BRIDGE = "layout.bridge"

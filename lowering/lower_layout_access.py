@@ -29,8 +29,8 @@ from xdsl.dialects.builtin import IndexType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
-from physlayout.dialects.index_map import IndexMap
-from physlayout.dialects.quasi_affine import Expr
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Expr
 
 NON_SCOPE_PARENTS: frozenset[str] = frozenset(
     {

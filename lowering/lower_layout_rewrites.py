@@ -74,7 +74,6 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import PassFailedException
 
-from physlayout.dialects.index_map import Constraint, IndexMap
 from physlayout.dialects.layout_graph import (
     CropOp,
     PadOp,
@@ -83,6 +82,8 @@ from physlayout.dialects.layout_graph import (
     element_type,
 )
 from physlayout.dialects.linalg_pack import PackOp, UnPackOp, packed_shape
+from physlayout.indexing.index_exprs import ExprEmitter
+from physlayout.indexing.index_map import Constraint, IndexMap
 from physlayout.lowering.relayout_forms import (
     DigitPermutation,
     Pack,
@@ -95,7 +96,6 @@ from physlayout.lowering.relayout_forms import (
     match_unpack,
 )
 from physlayout.transforms.fold_layout_rewrites import is_identity
-from physlayout.transforms.index_exprs import ExprEmitter
 
 HINT = "physlayout.layout_transform"
 """Discardable attribute of a generic fallback: the map it computes, as text."""

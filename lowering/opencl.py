@@ -77,7 +77,6 @@ from physlayout.dialects.buffer_layout import (
     flattening_separators,
     image_size,
 )
-from physlayout.dialects.index_map import flatten_exprs
 from physlayout.dialects.layout import (
     AllocateOp,
     BufferType,
@@ -88,7 +87,9 @@ from physlayout.dialects.layout import (
     StoreOp,
     is_texture_scope,
 )
-from physlayout.dialects.quasi_affine import Const, Dim, Expr, FloorDiv, Mod, simplify
+from physlayout.indexing.index_exprs import IndexAnalysis, from_affine_expr
+from physlayout.indexing.index_map import flatten_exprs
+from physlayout.indexing.quasi_affine import Const, Dim, Expr, FloorDiv, Mod, simplify
 from physlayout.lowering.opencl_c import (
     HELPERS,
     NameTable,
@@ -100,7 +101,6 @@ from physlayout.lowering.opencl_c import (
 )
 from physlayout.lowering.opencl_parallel import LOOPS, BandDim, is_pure_op, parallel_band
 from physlayout.transforms.buffer_aliases import parameters_at_offsets
-from physlayout.transforms.index_exprs import IndexAnalysis, from_affine_expr
 from physlayout.transforms.vectorize_texels import buffer_root
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers, texture_problem
 

@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import DiagnosticException
 
-from physlayout.dialects.quasi_affine import (
+from physlayout.indexing.quasi_affine import (
     Add,
     CeilDiv,
     Const,

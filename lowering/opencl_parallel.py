@@ -43,11 +43,11 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr
 from xdsl.traits import IsTerminator
 
-from physlayout.dialects.index_map_isl import expr_to_isl
 from physlayout.dialects.layout import LoadOp, StoreOp
-from physlayout.dialects.quasi_affine import Add, Dim, Expr, simplify
+from physlayout.indexing.index_exprs import IndexAnalysis
+from physlayout.indexing.isl_bridge import expr_to_isl
+from physlayout.indexing.quasi_affine import Add, Dim, Expr, simplify
 from physlayout.transforms.dependence import is_pure_op
-from physlayout.transforms.index_exprs import IndexAnalysis
 from physlayout.transforms.vectorize_texels import buffer_root
 
 LOOPS = (scf.ForOp, affine.ForOp, scf.ParallelOp, affine.ParallelOp)

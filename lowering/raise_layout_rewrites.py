@@ -49,9 +49,9 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from physlayout.dialects.index_map import IndexMap
 from physlayout.dialects.layout_graph import CropOp, PadOp, ScalarAttr, TransformOp, static_shape
 from physlayout.dialects.linalg_pack import PackOp, UnPackOp, static_tiles_of, unpack_map
+from physlayout.indexing.index_map import IndexMap
 from physlayout.lowering.lower_layout_rewrites import HINT, build_generic
 from physlayout.lowering.relayout_forms import reshape_map, transpose_map
 

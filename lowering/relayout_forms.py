@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
 
-from physlayout.dialects.index_map import IndexMap
 from physlayout.dialects.linalg_pack import pack_map, packed_shape, unpack_map
-from physlayout.dialects.quasi_affine import Const, Dim, Expr, FloorDiv, Mod, linear_terms
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Const, Dim, Expr, FloorDiv, Mod, linear_terms
 
 Shape = tuple[int, ...]
 

@@ -63,7 +63,7 @@ from physlayout.dialects.layout_scopes import (
     demands_attr,
     set_scope,
 )
-from physlayout.runtime.graph_evaluator import generic_form
+from physlayout.semantics.graph_evaluator import generic_form
 from physlayout.transforms.flow_layout_rewrites import FROZEN
 from physlayout.transforms.legalize_kernels import LANES, texel_lane_loop
 

@@ -66,9 +66,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.dialects.buffer_layout import PendingLayout
-from physlayout.dialects.index_map import IndexMap
 from physlayout.dialects.layout import AllocateOp, BufferType, DeclBufferOp, LoadOp, StoreOp
-from physlayout.dialects.quasi_affine import Dim, simplify
+from physlayout.indexing.index_exprs import ExprEmitter, IndexAnalysis
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Dim, simplify
 from physlayout.transforms.buffer_aliases import describe_value
 from physlayout.transforms.dependence import (
     access_lanes,
@@ -78,7 +79,6 @@ from physlayout.transforms.dependence import (
     reorder_hazard,
 )
 from physlayout.transforms.diagnostics import emit_remark
-from physlayout.transforms.index_exprs import ExprEmitter, IndexAnalysis
 from physlayout.transforms.loop_nests import (
     PHYSICAL_ACCESS,
     build_scf_nest,

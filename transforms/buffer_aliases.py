@@ -47,7 +47,6 @@ from xdsl.dialects.builtin import MemRefType, NoneAttr, UnrealizedConversionCast
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.traits import CallableOpInterface
 
-from physlayout.dialects.index_map import transformed_shape
 from physlayout.dialects.layout import (
     AllocateOp,
     BufferType,
@@ -56,6 +55,7 @@ from physlayout.dialects.layout import (
     PtrType,
     element_byte_width,
 )
+from physlayout.indexing.index_map import transformed_shape
 
 StorageKind = Literal["parameter", "allocation", "call"]
 

@@ -72,11 +72,11 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
-from physlayout.dialects import index_map_isl as bridge
-from physlayout.dialects.index_map import IndexMap
 from physlayout.dialects.layout_graph import CropOp, TransformOp, static_shape
-from physlayout.dialects.quasi_affine import Dim, Expr, linear_terms, simplify
-from physlayout.runtime.graph_evaluator import generic_form
+from physlayout.indexing import isl_bridge as bridge
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Dim, Expr, linear_terms, simplify
+from physlayout.semantics.graph_evaluator import generic_form
 from physlayout.transforms.flow_layout_rewrites import FROZEN, loop_extents, loop_names
 
 DEFAULT_LAYOUTS = "conv2d=NCHW4c,OIHW4o,NCHW4c"

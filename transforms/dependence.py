@@ -59,7 +59,6 @@ from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.traits import IsTerminator, RecursiveMemoryEffect, is_side_effect_free
 
 from physlayout.dialects.buffer_layout import PendingLayout
-from physlayout.dialects.index_map_isl import expr_to_isl, point_coordinates, val_to_int
 from physlayout.dialects.layout import (
     AllocateOp,
     BufferType,
@@ -68,12 +67,13 @@ from physlayout.dialects.layout import (
     StoreOp,
     element_byte_width,
 )
-from physlayout.dialects.quasi_affine import Const, Dim, Expr, simplify
+from physlayout.indexing.index_exprs import IndexAnalysis
+from physlayout.indexing.isl_bridge import expr_to_isl, point_coordinates, val_to_int
+from physlayout.indexing.quasi_affine import Const, Dim, Expr, simplify
 from physlayout.transforms.buffer_aliases import (
     BufferAliases,
     Storage,
 )
-from physlayout.transforms.index_exprs import IndexAnalysis
 from physlayout.transforms.loop_nests import PHYSICAL_ACCESS
 
 LayoutOf = Callable[[Attribute], PendingLayout | None]

@@ -41,7 +41,6 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.dialects.buffer_layout import flattened_type, flattening_separators, is_flat
-from physlayout.dialects.index_map import flatten_exprs
 from physlayout.dialects.layout import (
     AllocateOp,
     BufferType,
@@ -51,8 +50,9 @@ from physlayout.dialects.layout import (
     StoreOp,
     check_axis_separators,
 )
-from physlayout.dialects.quasi_affine import Dim
-from physlayout.transforms.index_exprs import ExprEmitter, IndexAnalysis
+from physlayout.indexing.index_exprs import ExprEmitter, IndexAnalysis
+from physlayout.indexing.index_map import flatten_exprs
+from physlayout.indexing.quasi_affine import Dim
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 

@@ -93,12 +93,12 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
-from physlayout.dialects import index_map_isl as bridge
-from physlayout.dialects.index_map import IndexMap, PaddingPredicate
 from physlayout.dialects.layout_graph import TransformOp, element_type, static_shape
-from physlayout.dialects.quasi_affine import Const, Dim, Expr, simplify
-from physlayout.runtime.evaluator_values import dtype_of
-from physlayout.runtime.graph_evaluator import evaluate_body
+from physlayout.indexing import isl_bridge as bridge
+from physlayout.indexing.index_map import IndexMap, PaddingPredicate
+from physlayout.indexing.quasi_affine import Const, Dim, Expr, simplify
+from physlayout.semantics.evaluator_values import dtype_of
+from physlayout.semantics.graph_evaluator import evaluate_body
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 FROZEN = "layout.frozen"

@@ -71,7 +71,6 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from physlayout.dialects.index_map import IndexMap, transformed_shape
 from physlayout.dialects.layout_graph import (
     UNDEF,
     CropOp,
@@ -83,8 +82,9 @@ from physlayout.dialects.layout_graph import (
     scalar_value,
     static_shape,
 )
-from physlayout.dialects.quasi_affine import Dim, simplify
-from physlayout.runtime.graph_evaluator import EvaluationError, apply_rewrite, dense_array
+from physlayout.indexing.index_map import IndexMap, transformed_shape
+from physlayout.indexing.quasi_affine import Dim, simplify
+from physlayout.semantics.graph_evaluator import EvaluationError, apply_rewrite, dense_array
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 LayoutRewrite = TransformOp | PadOp | CropOp

@@ -45,12 +45,12 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from physlayout.dialects.index_map import IndexMap
 from physlayout.dialects.layout import BufferType, LoadOp, StoreOp, is_texture_scope
 from physlayout.dialects.layout_graph import static_shape
-from physlayout.dialects.quasi_affine import Dim, Expr
+from physlayout.indexing.index_exprs import ExprEmitter
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
-from physlayout.transforms.index_exprs import ExprEmitter
 
 LANES = 4
 """Lanes of a texel."""

@@ -74,8 +74,6 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.utils.exceptions import PassFailedException
 
-from physlayout.dialects import index_map_isl as bridge
-from physlayout.dialects.index_map import IndexMap
 from physlayout.dialects.layout import (
     AllocateOp,
     BufferType,
@@ -87,8 +85,10 @@ from physlayout.dialects.layout import (
 )
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, static_shape
 from physlayout.dialects.layout_scopes import GLOBAL, CopyOp, producer_scope, scope_problem
-from physlayout.dialects.quasi_affine import Dim
-from physlayout.runtime.graph_evaluator import dense_array, generic_form
+from physlayout.indexing import isl_bridge as bridge
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Dim
+from physlayout.semantics.graph_evaluator import dense_array, generic_form
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
 from physlayout.transforms.legalize_kernels import (
     GenericLoops,

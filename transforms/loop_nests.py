@@ -16,9 +16,9 @@ from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from physlayout.dialects.index_map import IndexMap
-from physlayout.dialects.quasi_affine import Const, Dim, Expr, expr_range, simplify
-from physlayout.transforms.index_exprs import ExprEmitter
+from physlayout.indexing.index_exprs import ExprEmitter
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Const, Dim, Expr, expr_range, simplify
 
 PHYSICAL_ACCESS = "layout.physical"
 """Discardable unit attribute on a `layout.store` whose indices are already in the buffer's

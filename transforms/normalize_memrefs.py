@@ -95,8 +95,14 @@ from xdsl.traits import IsolatedFromAbove, SymbolTable
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from xdsl.utils.exceptions import PassFailedException
 
-from physlayout.dialects.index_map import IndexMap
-from physlayout.dialects.quasi_affine import (
+from physlayout.indexing.index_exprs import (
+    ExprEmitter,
+    IndexAnalysis,
+    constant_bounds_of,
+    from_affine_expr,
+)
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import (
     Add,
     CeilDiv,
     Const,
@@ -109,12 +115,6 @@ from physlayout.dialects.quasi_affine import (
     simplify,
 )
 from physlayout.transforms.diagnostics import emit_warning
-from physlayout.transforms.index_exprs import (
-    ExprEmitter,
-    IndexAnalysis,
-    constant_bounds_of,
-    from_affine_expr,
-)
 
 Bounds = dict[str, tuple[int, int]]
 

@@ -6,7 +6,7 @@ loads are one `read_imagef`; this pass makes both visible in the IR. It rewrites
 vector code, inlined where the loop was:
 
 - a `layout.load` / `layout.store` whose innermost index is `base + %l` (as a quasi-affine
-  expression: `transforms/index_exprs`), all other indices free of `%l`, becomes a
+  expression: `indexing/index_exprs`), all other indices free of `%l`, becomes a
   `vector<4xT>` access at `base` (lane 0). That covers the flat 2-D texture buffers of
   `flatten-buffers` (column `x * 4 + %l`) and N-d buffers before flattening (innermost
   index `%l`);
@@ -88,8 +88,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from physlayout.dialects.layout import BufferType, DataOp, DeclBufferOp, LoadOp, StoreOp
-from physlayout.dialects.quasi_affine import Add, Const, Dim, Expr, Mul, simplify
-from physlayout.transforms.index_exprs import ExprEmitter, IndexAnalysis
+from physlayout.indexing.index_exprs import ExprEmitter, IndexAnalysis
+from physlayout.indexing.quasi_affine import Add, Const, Dim, Expr, Mul, simplify
 
 LANES = 4
 """Lanes of a texel (RGBA)."""

@@ -90,7 +90,6 @@ from physlayout.dialects.buffer_layout import (
     image_size,
     texel_lanes_per_element,
 )
-from physlayout.dialects.index_map import transformed_shape
 from physlayout.dialects.layout import (
     BufferType,
     DeclBufferOp,
@@ -100,7 +99,9 @@ from physlayout.dialects.layout import (
     is_texture_scope,
     scalar_type,
 )
-from physlayout.dialects.quasi_affine import Const, Dim, Expr, expr_range, simplify
+from physlayout.indexing.index_exprs import IndexAnalysis, constant_bounds_of
+from physlayout.indexing.index_map import transformed_shape
+from physlayout.indexing.quasi_affine import Const, Dim, Expr, expr_range, simplify
 from physlayout.transforms.buffer_aliases import (
     BufferAliases,
     buffer_byte_size,
@@ -108,7 +109,6 @@ from physlayout.transforms.buffer_aliases import (
     describe_value,
     is_function_parameter,
 )
-from physlayout.transforms.index_exprs import IndexAnalysis, constant_bounds_of
 
 DEFAULT_MAX_IMAGE_WIDTH = 16384
 DEFAULT_MAX_IMAGE_HEIGHT = 16384

@@ -12,8 +12,8 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 
-from physlayout.runtime.evaluator_values import dtype_of
-from physlayout.runtime.graph_evaluator import run_graph
+from physlayout.semantics.evaluator_values import dtype_of
+from physlayout.semantics.graph_evaluator import run_graph
 from physlayout.universe import make_context
 
 

@@ -26,7 +26,7 @@ from xdsl.passes import ModulePass
 
 from physlayout.dialects.buffer_layout import PendingLayout
 from physlayout.dialects.layout import BufferType, StoreOp
-from physlayout.runtime.evaluator import run_function
+from physlayout.semantics.evaluator import run_function
 from physlayout.universe import make_context
 
 

@@ -12,8 +12,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 
-from physlayout.runtime.evaluator import run_function
-from physlayout.runtime.graph_evaluator import run_graph
+from physlayout.semantics.evaluator import run_function
+from physlayout.semantics.graph_evaluator import run_graph
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass

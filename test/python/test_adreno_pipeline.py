@@ -19,8 +19,8 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 
 from physlayout.dialects.layout_scopes import producer_scope
-from physlayout.runtime.graph_evaluator import run_graph
 from physlayout.runtime.opencl import OpenCLRuntime, OpenCLRuntimeError, compile_module
+from physlayout.semantics.graph_evaluator import run_graph
 from physlayout.transforms.adreno_pipeline import adreno_passes, adreno_pipeline
 from physlayout.universe import get_all_passes, make_context
 

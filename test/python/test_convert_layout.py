@@ -14,7 +14,7 @@ from test_legalize_layout import conv, relu
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from physlayout.runtime.graph_evaluator import EvaluationError, run_graph
+from physlayout.semantics.graph_evaluator import EvaluationError, run_graph
 from physlayout.transforms.convert_layout import ConvertLayoutPass, parse_desired_layouts
 from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass

@@ -1,4 +1,4 @@
-"""The numpy reference evaluator (`physlayout.runtime.evaluator`) against numpy references."""
+"""The numpy reference evaluator (`physlayout.semantics.evaluator`) against numpy references."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException
 
 from physlayout.dialects.layout import Layout
-from physlayout.runtime.evaluator import Evaluator, run_function
+from physlayout.semantics.evaluator import Evaluator, run_function
 
 
 def parse(text: str, verify: bool = True) -> ModuleOp:

@@ -19,7 +19,7 @@ from layout_harness import compare_before_after, parse
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from physlayout.runtime.evaluator import run_function
+from physlayout.semantics.evaluator import run_function
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 

@@ -18,10 +18,10 @@ from layout_harness import parse
 from xdsl.dialects import func
 
 from physlayout.dialects.buffer_layout import PendingLayout
-from physlayout.dialects.index_map import IndexMap, transformed_shape
 from physlayout.dialects.layout import BufferType
-from physlayout.runtime.evaluator import run_function
-from physlayout.runtime.graph_evaluator import run_graph
+from physlayout.indexing.index_map import IndexMap, transformed_shape
+from physlayout.semantics.evaluator import run_function
+from physlayout.semantics.graph_evaluator import run_graph
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
 from physlayout.universe import make_context

@@ -38,7 +38,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.dialects.buffer_layout import PendingLayout
-from physlayout.dialects.index_map import IndexMap
+from physlayout.indexing.index_map import IndexMap
 from physlayout.lowering.mlir_runner import MlirTools
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 

@@ -13,9 +13,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.utils.exceptions import PassFailedException
 
-from physlayout.dialects.index_map import IndexMap
 from physlayout.dialects.layout_graph import TransformOp
-from physlayout.runtime.graph_evaluator import run_graph
+from physlayout.indexing.index_map import IndexMap
+from physlayout.semantics.graph_evaluator import run_graph
 from physlayout.transforms.flow_layout_rewrites import (
     OperandTransformCallback,
     derive_operand_transform,

@@ -12,9 +12,9 @@ from graph_harness import apply, count_ops, parse
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from physlayout.dialects.index_map import IndexMap
-from physlayout.dialects.quasi_affine import Dim, Expr
-from physlayout.runtime.graph_evaluator import run_graph
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Dim, Expr
+from physlayout.semantics.graph_evaluator import run_graph
 from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
 

@@ -12,7 +12,7 @@ import pytest
 from graph_harness import apply, compare_before_after, count_ops, parse
 from xdsl.passes import ModulePass
 
-from physlayout.runtime.graph_evaluator import EvaluationError, run_graph
+from physlayout.semantics.graph_evaluator import EvaluationError, run_graph
 from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
 

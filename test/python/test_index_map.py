@@ -1,4 +1,4 @@
-"""Unit tests of physlayout.dialects.index_map (RFC 0039 IndexMap with exact isl proofs)."""
+"""Unit tests of physlayout.indexing.index_map (RFC 0039 IndexMap with exact isl proofs)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from xdsl.ir.affine import AffineMap
 
-from physlayout.dialects.index_map import (
+from physlayout.indexing.index_map import (
     AXIS_SEPARATOR,
     Constraint,
     IndexMap,
@@ -16,7 +16,7 @@ from physlayout.dialects.index_map import (
     flatten_shape,
     validate_axis_separators,
 )
-from physlayout.dialects.quasi_affine import Const, Dim, FloorDiv, Mod, ceildiv
+from physlayout.indexing.quasi_affine import Const, Dim, FloorDiv, Mod, ceildiv
 
 NHWC_TO_NCHW4C = "(n, h, w, c) -> (n, c floordiv 4, h, w, c mod 4)"
 SPLIT4 = IndexMap.parse("(i) -> (i floordiv 4, i mod 4)")

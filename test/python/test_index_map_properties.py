@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from physlayout.dialects.index_map import IndexMap
-from physlayout.dialects.quasi_affine import (
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import (
     CeilDiv,
     Const,
     Dim,

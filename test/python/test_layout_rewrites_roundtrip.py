@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from test_graph_hypothesis import _tensor, bijections, chains, random_map
 from test_index_map_properties import INJECTIVE_OPS, MapCase, map_cases
 
-from physlayout.dialects.index_map import IndexMap
 from physlayout.dialects.layout_graph import TransformOp
+from physlayout.indexing.index_map import IndexMap
 from physlayout.lowering.lower_layout_rewrites import LowerLayoutRewritesPass
 from physlayout.lowering.raise_layout_rewrites import RaiseLayoutRewritesPass
-from physlayout.runtime.graph_evaluator import run_graph
+from physlayout.semantics.graph_evaluator import run_graph
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
 
 ROUND_TRIP = settings(

@@ -16,7 +16,7 @@ from legalize_harness import BUFFER_STAGES, run_host
 from test_graph_hypothesis import chains
 from xdsl.utils.exceptions import PassFailedException
 
-from physlayout.runtime.graph_evaluator import run_graph
+from physlayout.semantics.graph_evaluator import run_graph
 from physlayout.transforms.annotate_texture_scope import AnnotateTextureScopePass
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass
 from physlayout.transforms.realize_scopes import RealizeScopesPass

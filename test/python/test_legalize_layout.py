@@ -12,7 +12,7 @@ from graph_harness import parse
 from legalize_harness import check_legalized
 from xdsl.utils.exceptions import PassFailedException
 
-from physlayout.runtime.graph_evaluator import run_graph
+from physlayout.semantics.graph_evaluator import run_graph
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass
 from physlayout.universe import make_context
 

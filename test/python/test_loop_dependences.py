@@ -24,8 +24,8 @@ from layout_harness import compare_before_after, parse, run_logical
 from xdsl.dialects import func
 
 from physlayout.dialects.buffer_layout import PendingLayout
-from physlayout.dialects.index_map import IndexMap
 from physlayout.dialects.layout import BufferType
+from physlayout.indexing.index_map import IndexMap
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.dependence import aliased_parameters
 from physlayout.universe import make_context

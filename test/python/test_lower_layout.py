@@ -30,8 +30,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, ModuleOp, VectorType
 from xdsl.printer import Printer
 
-from physlayout.dialects.index_map import IndexMap
 from physlayout.dialects.layout import BufferType
+from physlayout.indexing.index_map import IndexMap
 from physlayout.lowering.lower_layout import LowerLayoutPass
 from physlayout.lowering.mlir_runner import (
     MlirTools,
@@ -40,7 +40,7 @@ from physlayout.lowering.mlir_runner import (
     parse_printed_memrefs,
     run_mlir,
 )
-from physlayout.runtime.evaluator import run_function
+from physlayout.semantics.evaluator import run_function
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 
 ROOT = Path(__file__).resolve().parents[2]

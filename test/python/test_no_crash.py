@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-from physlayout.dialects.index_map import IndexMap
+from physlayout.indexing.index_map import IndexMap
 from physlayout.universe import PASSES, TARGETS, make_context
 
 ROOT = Path(__file__).resolve().parents[2]

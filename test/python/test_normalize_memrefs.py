@@ -27,12 +27,12 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import PassFailedException
 
-from physlayout.dialects.index_map import IndexMap
-from physlayout.dialects.quasi_affine import Dim, Expr
+from physlayout.indexing.index_exprs import from_affine_expr
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.lowering.mlir_runner import MlirTools
-from physlayout.runtime.evaluator import run_function
+from physlayout.semantics.evaluator import run_function
 from physlayout.transforms.apply_layout import ApplyLayoutPass
-from physlayout.transforms.index_exprs import from_affine_expr
 from physlayout.transforms.normalize_memrefs import (
     AccessRewriting,
     MemRefNormalizations,

@@ -15,7 +15,6 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from physlayout.lowering.opencl import generate_opencl
 from physlayout.lowering.opencl_parallel import parallel_band
-from physlayout.runtime.evaluator import run_function
 from physlayout.runtime.opencl import (
     CompiledModule,
     OpenCLRuntime,
@@ -26,6 +25,7 @@ from physlayout.runtime.opencl import (
     parse_module,
     select_device,
 )
+from physlayout.semantics.evaluator import run_function
 
 ROOT = Path(__file__).resolve().parents[2]
 ROUNDTRIP = ROOT / "test/opencl/run-layout-roundtrip.mlir"

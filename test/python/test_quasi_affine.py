@@ -1,4 +1,4 @@
-"""Unit tests of physlayout.dialects.quasi_affine (AST, printer, parser, evaluation,
+"""Unit tests of physlayout.indexing.quasi_affine (AST, printer, parser, evaluation,
 interval analysis and simplification)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from physlayout.dialects.quasi_affine import (
+from physlayout.indexing.quasi_affine import (
     Add,
     CeilDiv,
     Const,

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from physlayout.dialects.quasi_affine import (
+from physlayout.indexing.quasi_affine import (
     CeilDiv,
     Const,
     Dim,
@@ -168,7 +168,7 @@ def test_every_rule_has_a_case() -> None:
     case: update both together)."""
     import inspect
 
-    from physlayout.dialects import quasi_affine
+    from physlayout.indexing import quasi_affine
 
     methods = {
         name

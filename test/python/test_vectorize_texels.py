@@ -14,7 +14,7 @@ from layout_harness import compare_before_after, make_context, parse
 from xdsl.dialects import func
 
 from physlayout.dialects.layout import StoreOp
-from physlayout.runtime.evaluator import run_function
+from physlayout.semantics.evaluator import run_function
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.vectorize_texels import VectorizeTexelsPass

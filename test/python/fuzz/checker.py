@@ -53,10 +53,10 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from fuzz.programs import FunctionInfo, Program
 from physlayout.dialects.buffer_layout import PendingLayout
-from physlayout.dialects.index_map import IndexMap
 from physlayout.dialects.layout import BufferType
+from physlayout.indexing.index_map import IndexMap
 from physlayout.lowering.lower_layout import LowerLayoutPass
-from physlayout.runtime.evaluator import run_function
+from physlayout.semantics.evaluator import run_function
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
@@ -765,7 +765,7 @@ def check_graph(
     text: str, pipelines: Sequence[Pipeline] = GRAPH_PIPELINES, seed: int = 0
 ) -> Report:
     """Evaluate a graph-level module before and after every pipeline (exact equality)."""
-    from physlayout.runtime.graph_evaluator import run_graph
+    from physlayout.semantics.graph_evaluator import run_graph
 
     report = Report()
     try:

@@ -94,7 +94,7 @@ class _Builder:
     # Layout rewrites ----------------------------------------------------------------------
 
     def transform(self) -> None:
-        from physlayout.dialects.index_map import IndexMap
+        from physlayout.indexing.index_map import IndexMap
 
         builder = _MapBuilder.start(
             DIM_NAMES[: len(self.shape)], self.shape, self.features, self.used

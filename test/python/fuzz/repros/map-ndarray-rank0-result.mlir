@@ -6,7 +6,7 @@
 // such a transform when it flows a transform through a generic on a one-element tensor
 // (it drops the unit operand dimension), so flowing, then evaluating, fails:
 // see flow-rank0-operand-transform.mlir.
-//   python -c "import numpy as np; from physlayout.dialects.index_map import IndexMap; \
+//   python -c "import numpy as np; from physlayout.indexing.index_map import IndexMap; \
 //              IndexMap.parse('(a0) -> ()').map_ndarray(np.zeros(1))"
 //   -> ValueError: setting an array element with a sequence. (dialects/index_map.py map_ndarray)
 // re-check: PYTHONPATH=test/python python -m fuzz.campaign --check THIS_FILE

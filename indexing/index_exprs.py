@@ -30,7 +30,7 @@ from xdsl.ir.affine import (
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from physlayout.dialects.quasi_affine import (
+from physlayout.indexing.quasi_affine import (
     Add,
     CeilDiv,
     Const,

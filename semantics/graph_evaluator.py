@@ -4,7 +4,7 @@ layout rewrites (`layout.transform`, `layout.pad`, `layout.crop`).
 Usage:
 
 ```python
-from physlayout.runtime.graph_evaluator import run_graph
+from physlayout.semantics.graph_evaluator import run_graph
 outputs = run_graph(module, "main", [x, w])   # numpy arrays in, numpy arrays out
 ```
 
@@ -12,7 +12,7 @@ Supported IR
 ------------
 - `func.func` / `func.return` / `func.call`;
 - `arith.constant` (scalars, dense and splat tensors), scalar `arith`/`math` ops (the
-  semantics of `physlayout.runtime.evaluator_arith`);
+  semantics of `physlayout.semantics.evaluator_arith`);
 - `tensor.empty`: its contents are undefined; the evaluator fills it with NaN (floats) or
   the smallest value of the type (integers), so reading undefined contents shows up in the
   results;
@@ -22,7 +22,7 @@ Supported IR
 - `layout.copy` (a change of memory scope: the value is unchanged);
 - the upstream relayout ops `linalg.pack`/`unpack`/`transpose`, `tensor.expand_shape`/
   `collapse_shape`/`pad`/`extract_slice`/`extract` (static shapes; semantics in
-  `physlayout.runtime.graph_upstream`), `tensor.extract` also in `linalg.generic` bodies;
+  `physlayout.semantics.graph_upstream`), `tensor.extract` also in `linalg.generic` bodies;
 - `layout.transform` (`IndexMap.map_ndarray`), `layout.pad` (`numpy.pad`), `layout.crop`
   (slicing). With `check_hints=True` (the default) a crop's concrete `cropped_value` is
   checked: every cropped-away element must equal it (NaN equals NaN), else
@@ -62,13 +62,13 @@ from xdsl.dialects.linalg.abstract_ops import NamedOperation
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, IndexOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from physlayout.dialects.index_map import IndexMap
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, scalar_value
 from physlayout.dialects.layout_scopes import CopyOp
-from physlayout.dialects.quasi_affine import Dim
-from physlayout.runtime.evaluator_arith import VALUE_OPS, constant_value
-from physlayout.runtime.evaluator_values import Array, EvaluationError, dtype_of
-from physlayout.runtime.graph_upstream import UPSTREAM_OPS, extract
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Dim
+from physlayout.semantics.evaluator_arith import VALUE_OPS, constant_value
+from physlayout.semantics.evaluator_values import Array, EvaluationError, dtype_of
+from physlayout.semantics.graph_upstream import UPSTREAM_OPS, extract
 
 __all__ = [
     "EvaluationError",

@@ -1,7 +1,7 @@
 """Memory ops of the numpy reference evaluator: `layout`, `memref`, `affine` and `vector`
 accesses, views and allocations, and the conversion of function arguments and results.
 
-See `physlayout.runtime.evaluator` for the storage model.
+See `physlayout.semantics.evaluator` for the storage model.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from physlayout.dialects.layout import BufferType, DeclBufferOp, PtrType
-from physlayout.runtime.evaluator_frame import (
+from physlayout.semantics.evaluator_frame import (
     Entry,
     Frame,
     Handler,
@@ -35,7 +35,7 @@ from physlayout.runtime.evaluator_frame import (
     segments,
     uniform_int,
 )
-from physlayout.runtime.evaluator_values import (
+from physlayout.semantics.evaluator_values import (
     Array,
     EvaluationError,
     Handle,

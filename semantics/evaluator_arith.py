@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 
-from physlayout.runtime.evaluator_values import (
+from physlayout.semantics.evaluator_values import (
     Array,
     EvaluationError,
     as_signed,

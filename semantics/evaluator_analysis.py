@@ -43,7 +43,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineSymExpr
 
 from physlayout.dialects.layout import BufferType
-from physlayout.runtime.evaluator_values import fills_padding
+from physlayout.semantics.evaluator_values import fills_padding
 
 SEQUENTIAL_LOOPS: frozenset[str] = frozenset({"scf.for", "affine.for"})
 ALLOCATIONS: frozenset[str] = frozenset({"layout.allocate", "memref.alloc", "memref.alloca"})

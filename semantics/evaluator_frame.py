@@ -25,7 +25,7 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 
-from physlayout.runtime.evaluator_values import (
+from physlayout.semantics.evaluator_values import (
     Array,
     EvaluationError,
     Handle,

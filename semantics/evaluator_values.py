@@ -1,4 +1,4 @@
-"""Values, lanes and memory of the numpy reference evaluator (`physlayout.runtime.evaluator`).
+"""Values, lanes and memory of the numpy reference evaluator (`physlayout.semantics.evaluator`).
 
 Lanes
 -----
@@ -47,9 +47,9 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from physlayout.dialects.buffer_layout import PendingLayout
-from physlayout.dialects.index_map import IndexMap
 from physlayout.dialects.layout import BufferType, PtrType
-from physlayout.dialects.quasi_affine import Const, Dim, Expr
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Const, Dim, Expr
 
 Array: TypeAlias = npt.NDArray[Any]
 """A numpy array of any dtype."""

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 import islpy as isl
 
-from physlayout.dialects.quasi_affine import (
+from physlayout.indexing.quasi_affine import (
     Add,
     CeilDiv,
     Const,

@@ -10,7 +10,7 @@ expression per output (``final_indices``), e.g.
   `IndexMap.inverse` and `IndexMap.is_equivalent_to` are decided exactly with isl on the
   box domain ``0 <= x_k < shape_k`` (unlike TVM, a non-injective map such as
   ``i -> i floordiv 2`` is rejected, and "shears" such as ``(i, j) -> (i, i + j)`` invert);
-* expressions the engine returns are simplified (`physlayout.dialects.quasi_affine.simplify`).
+* expressions the engine returns are simplified (`physlayout.indexing.quasi_affine.simplify`).
 
 Axis separators (API level only; they become a buffer's ``axis_separators``) are positions in
 the output list: a separator value ``s`` starts a new physical axis at output ``s``. In text
@@ -42,8 +42,8 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 
-from physlayout.dialects import index_map_isl as bridge
-from physlayout.dialects.quasi_affine import (
+from physlayout.indexing import isl_bridge as bridge
+from physlayout.indexing.quasi_affine import (
     Add,
     Bounds,
     CeilDiv,

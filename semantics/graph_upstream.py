@@ -1,6 +1,6 @@
 """numpy reference semantics of the upstream tensor relayout ops that
 `lower-layout-rewrites` emits and `raise-layout-rewrites` reads, for the graph evaluator
-(`physlayout.runtime.graph_evaluator`).
+(`physlayout.semantics.graph_evaluator`).
 
 - `linalg.pack`: ``pack_map.map_ndarray(source, padding_value)`` (positions past the end of
   a tiled dimension hold the padding value); `linalg.unpack` into a destination of shape
@@ -31,7 +31,7 @@ from xdsl.dialects.linalg.ops import TransposeOp
 from xdsl.ir import Operation, SSAValue
 
 from physlayout.dialects.linalg_pack import PackOp, UnPackOp
-from physlayout.runtime.evaluator_values import Array, EvaluationError
+from physlayout.semantics.evaluator_values import Array, EvaluationError
 
 UpstreamFn = Callable[[Operation, Sequence[Array], Callable[[SSAValue], Array | None]], Array]
 """Evaluates an op on its operand arrays; the callback reads values defined elsewhere."""

@@ -4,7 +4,7 @@ Every pass is tested numerically: run a function before and after the pass on th
 inputs and compare. Usage:
 
 ```python
-from physlayout.runtime.evaluator import Evaluator, run_function
+from physlayout.semantics.evaluator import Evaluator, run_function
 outputs = run_function(module, "relu", [a, b])   # a, b: numpy arrays, mutated in place
 ```
 
@@ -103,13 +103,13 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine.affine_set import AffineConstraintKind
 from xdsl.utils.exceptions import DiagnosticException
 
-from physlayout.runtime.evaluator_analysis import (
+from physlayout.semantics.evaluator_analysis import (
     UNKNOWN,
     Root,
     external_memory_values,
     loop_is_parallelizable,
 )
-from physlayout.runtime.evaluator_arith import (
+from physlayout.semantics.evaluator_arith import (
     REDUCTION_KINDS,
     VALUE_OPS,
     constant_value,
@@ -117,7 +117,7 @@ from physlayout.runtime.evaluator_arith import (
     int_reduction,
     is_float_kind,
 )
-from physlayout.runtime.evaluator_frame import (
+from physlayout.semantics.evaluator_frame import (
     Entry,
     Frame,
     Handler,
@@ -128,7 +128,7 @@ from physlayout.runtime.evaluator_frame import (
     reduce_bounds,
     segments,
 )
-from physlayout.runtime.evaluator_memory import (
+from physlayout.semantics.evaluator_memory import (
     MEMORY_HANDLERS,
     ArgValue,
     ResultValue,
@@ -137,7 +137,7 @@ from physlayout.runtime.evaluator_memory import (
     fill_padding,
     write_back,
 )
-from physlayout.runtime.evaluator_values import (
+from physlayout.semantics.evaluator_values import (
     Array,
     EvaluationError,
     Handle,

@@ -1,0 +1,1 @@
+"""The IndexMap engine: quasi-affine algebra, exact proofs with isl, and bridges to IR forms."""

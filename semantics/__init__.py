@@ -1,0 +1,1 @@
+"""Reference semantics: the numpy evaluator of buffer-level and graph-level IR."""
