@@ -49,6 +49,8 @@ from math import prod
 from hypothesis import strategies as st
 
 from fuzz.choices import Chooser, DrawChooser
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import expr_range, simplify
 
 EXTENTS = (1, 2, 3, 4, 5, 7, 8, 11, 12, 13)
 """Iteration extents: 1, primes, powers of two and multiples of 4 (texture channels)."""
@@ -191,6 +193,8 @@ class _MapBuilder:
     pads: bool = False
     composed: bool = False
     """The second map of a transform list (its inputs are the first map's results)."""
+    domain: tuple[int, ...] = ()
+    """The extents of `names` (the map's input shape)."""
     ceil: bool = False
     """A `ceildiv` split was made (without `found_piecewise_padding_fill`, no step may
     follow it)."""
@@ -199,7 +203,9 @@ class _MapBuilder:
     def start(
         names: Sequence[str], shape: Sequence[int], features: Features, used: set[str]
     ) -> _MapBuilder:
-        return _MapBuilder(tuple(names), list(names), list(shape), features, used)
+        return _MapBuilder(
+            tuple(names), list(names), list(shape), features, used, domain=tuple(shape)
+        )
 
     def permute(self, order: Sequence[int]) -> None:
         self.exprs = [self.exprs[k] for k in order]
@@ -244,7 +250,14 @@ class _MapBuilder:
         self.extents[k + 1] = self.extents[k] + self.extents[k + 1] - 1
 
     def reverse(self, k: int) -> None:
-        self.exprs[k] = f"{self.extents[k] - 1} - {_operand(self.exprs[k])}"
+        # Reverse against the largest value the verifier sees the result take (a small
+        # padded tile's `i mod 4` on [1] never exceeds 0, although its nominal extent is 4), so
+        # the reversed result still starts at 0.
+        lo, hi = self._range(self.exprs[k])
+        if lo != 0:
+            return
+        self.exprs[k] = f"{hi} - {_operand(self.exprs[k])}"
+        self.extents[k] = hi + 1
 
     def stride(self, k: int) -> None:
         self.exprs[k] = f"{_operand(self.exprs[k])} * 2"
@@ -256,8 +269,22 @@ class _MapBuilder:
         self.extents.insert(k, 1)
 
     def random_step(self, c: Chooser) -> None:
+        saved = (list(self.exprs), list(self.extents), self.pads, self.ceil)
         with c.span():
             self._random_step(c)
+        if any(self._range(expr)[0] != 0 for expr in self.exprs):
+            # A step whose result no longer starts at 0 (a shear over a reversed axis:
+            # `i + (12 - (i + j))` is `12 - j`) would make an invalid map: undo it.
+            self.exprs, self.extents, self.pads, self.ceil = saved
+
+    def _range(self, expr: str) -> tuple[int, int]:
+        """The range of `expr` over the domain, as the verifier computes it."""
+        imap = IndexMap.parse(f"({', '.join(self.names)}) -> ({expr})")
+        bounds = {
+            name: (0, extent - 1) for name, extent in zip(self.names, self.domain, strict=True)
+        }
+        simplified = simplify(imap.final_indices[0], bounds)
+        return expr_range(simplified, bounds)
 
     def _random_step(self, c: Chooser) -> None:
         if self.ceil and not self.features.found_piecewise_padding_fill:
