@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
-from fuzz.campaign import failure_key
+from fuzz.campaign import check_file, failure_key
 from fuzz.checker import (
     GARBAGE,
     Backends,
@@ -383,3 +384,15 @@ def test_failure_classes_abstract_names_and_numbers() -> None:
         "ValueError: no single quasi-affine expression was found for the inverse of index map (i, j) -> ((i * 2 + j) ceildiv 4, (j - i) mod 4) on shape [3, 2] (isl)",
     )
     assert c == d
+
+
+REGRESSIONS = sorted(
+    (Path(__file__).parent / "fuzz" / "regressions").glob("*.mlir"), key=lambda p: p.name
+)
+
+
+@pytest.mark.parametrize("path", REGRESSIONS, ids=[p.stem for p in REGRESSIONS])
+def test_regression(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A program that once crashed a pass or changed its result: every step is equal or refused."""
+    status = check_file(path)
+    assert status == 0, capsys.readouterr().out

@@ -21,14 +21,8 @@ from physlayout.indexing.index_map import IndexMap
 from physlayout.universe import PASSES, TARGETS, make_context
 
 ROOT = Path(__file__).resolve().parents[2]
-REPROS = ROOT / "test/python/fuzz/repros"
-"""Reproducers of open bugs found by the random-program checker (some crash on purpose)."""
 SOURCES = sorted(
-    [
-        p
-        for p in [*ROOT.glob("test/**/*.mlir"), *ROOT.glob("examples/*.mlir")]
-        if REPROS not in p.parents
-    ],
+    [*ROOT.glob("test/**/*.mlir"), *ROOT.glob("examples/*.mlir")],
     key=lambda p: str(p),
 )
 

@@ -91,11 +91,11 @@ class Features:
     with a negative minimum), beside others that can."""
     found_rank0_graph_transform: bool = True
     """Not an item of issue 12, found by this checker
-    (`repros/map-ndarray-rank0-result.mlir`): graph-level generics on one-element
+    (`regressions/map-ndarray-rank0-result.mlir`): graph-level generics on one-element
     tensors, which `flow-layout-rewrites` may give a rank-0 operand transform."""
     found_piecewise_padding_fill: bool = True
     """Not an item of issue 12, found by this checker
-    (`repros/apply-layout-padding-fill-piecewise-inverse.mlir`): `ceildiv` splits of a
+    (`regressions/apply-layout-padding-fill-piecewise-inverse.mlir`): `ceildiv` splits of a
     compound expression, in the second map of a transform list, or followed by other
     steps, whose padded maps may only have a piecewise inverse."""
 
