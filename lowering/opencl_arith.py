@@ -7,7 +7,6 @@ from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import VectorType
 from xdsl.ir import Operation
 
-from physlayout.indexing.quasi_affine import simplify
 from physlayout.lowering.opencl_c import c_type, lane_suffix, op_expression
 from physlayout.lowering.opencl_kernels import KernelWriter, fail
 from physlayout.lowering.opencl_parallel import is_pure_op
@@ -23,7 +22,7 @@ class ArithWriter(KernelWriter):
         result = op.results[0]
         expr = self.index_expr(op)
         if expr is not None:
-            self.declare(result, self.index(simplify(expr, self.analysis.bounds)), where)
+            self.declare(result, self.index(self.substituted(expr)), where)
             return
         if op.name in ("arith.floordivsi", "arith.ceildivsi"):
             helper = "px_floordiv" if op.name == "arith.floordivsi" else "px_ceildiv"

@@ -1,16 +1,52 @@
 """Control flow of `-t opencl` below the NDRange: `scf.for`/`affine.for` (with `iter_args`
-as C variables), sequential `scf.parallel`/`affine.parallel`, `scf.if` and the yields."""
+as C variables), sequential `scf.parallel`/`affine.parallel`, `scf.if` and the yields.
+
+Lane loops. A sequential loop `for c = lo; c < hi; c += 1` (constant bounds, `lo` and the
+trip count multiples of 4) whose body reads one lane `c mod 4` of a texture texel (e.g. the
+input channel of an NCHW4c convolution) is written as a loop over texel blocks `cb` whose
+body holds the original body four times, `c = 4 * cb + k` for k = 0..3, and every loop
+with constant bounds nested in it is fully unrolled too (at most `UNROLL_LIMIT` copies of
+the innermost body in all). The copies run in the original order (same operations, same
+order: the result is bit-identical); what changes is that each copy's texel coordinates are
+the same expressions, so the texel read by the first copy is kept in a `float4` and the
+other three copies use its lanes: one `read_imagef` per input texel instead of four.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from xdsl.dialects import affine, scf
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
+from physlayout.dialects.layout import LoadOp
+from physlayout.indexing.quasi_affine import Add, Const, Dim, Expr, Mul
 from physlayout.lowering.opencl_c import c_type
-from physlayout.lowering.opencl_kernels import KernelWriter, fail
-from physlayout.lowering.opencl_parallel import loop_dims
+from physlayout.lowering.opencl_kernels import TEXEL, KernelWriter, fail
+from physlayout.lowering.opencl_parallel import BandDim, for_range, loop_dims
+
+UNROLL_LIMIT = 128
+"""The most copies of a loop body a lane loop is unrolled into (lanes x inner trips)."""
+
+
+def _copies(block: Block) -> int | None:
+    """How many times the innermost body of `block` runs when every loop in it is fully
+    unrolled (None when some loop has no constant bounds)."""
+    most = 1
+    for op in block.ops:
+        for region in op.regions:
+            if not isinstance(op, scf.ForOp | affine.ForOp):
+                inner = [_copies(b) for b in region.blocks]
+                if any(c is None for c in inner):
+                    return None
+                most = max([most, *(c for c in inner if c is not None)])
+                continue
+            dim = for_range(op)
+            inner_copies = _copies(op.body.block)
+            if dim is None or inner_copies is None:
+                return None
+            most = max(most, dim.trip_count * inner_copies)
+    return most
 
 
 class ControlFlowWriter(KernelWriter):
@@ -26,7 +62,90 @@ class ControlFlowWriter(KernelWriter):
             self.line(f"{c_type(result.type, self.at(op))} {name} = {self.expr(init)};")
         return names
 
+    # Unrolling ------------------------------------------------------------------------------
+
+    def is_lane_loop(self, op: scf.ForOp | affine.ForOp, dim: BandDim | None) -> bool:
+        """`op` steps through the lanes of a texel that its body reads one at a time."""
+        if dim is None or dim.step != 1 or dim.lower % TEXEL or dim.trip_count % TEXEL:
+            return False
+        if dim.trip_count == 0:
+            return False
+        copies = _copies(op.body.block)
+        if copies is None or copies * TEXEL > UNROLL_LIMIT:
+            return False
+        iv = self.analysis.expr_of(dim.iv)
+        for load in op.body.block.walk():
+            if not isinstance(load, LoadOp) or load not in self.emitted:
+                continue
+            lane = self.texture_lane(load)
+            if lane is not None and isinstance(iv, Dim) and iv.name in lane.dims():
+                return True
+        return False
+
+    def emit_copy(self, body: Block, value: Expr, text: str) -> None:
+        """Emit `body` once with its induction variable replaced by `value` (C: `text`);
+        values defined in the body get fresh C names in each copy."""
+        for op in body.ops:
+            for inner in op.walk():
+                for result in inner.results:
+                    self.c_names.pop(result, None)
+                for region in inner.regions:
+                    for block in region.blocks:
+                        for arg in block.args:
+                            self.c_names.pop(arg, None)
+        iv = body.args[0]
+        leaf = self.analysis.expr_of(iv)
+        assert isinstance(leaf, Dim)
+        self.substitution[leaf.name] = value
+        self.c_names[iv] = text
+        self.emit_block(body)
+        del self.substitution[leaf.name]
+
+    def emit_unrolled(self, op: scf.ForOp | affine.ForOp, dim: BandDim, names: list[str]) -> None:
+        """A loop inside a lane loop: its body once per iteration, in order."""
+        self.carried.append(names)
+        for value in range(dim.lower, dim.upper, dim.step):
+            self.emit_copy(op.body.block, Const(value), str(value))
+        self.carried.pop()
+
+    def emit_lane_loop(self, op: scf.ForOp | affine.ForOp, dim: BandDim, names: list[str]) -> None:
+        """A lane loop: a C loop over texel blocks, its body four times per block."""
+        block = self.names.fresh(f"{self.name_of(dim.iv, 'i')}_texel", "b")
+        leaf = f"texel_block{len(self.unrolled_leaves)}"
+        first, end = dim.lower // TEXEL, dim.upper // TEXEL
+        self.unrolled_leaves[leaf] = block
+        self.analysis.bounds[leaf] = (first, end - 1)
+        self.open(f"for (int {block} = {first}; {block} < {end}; {block} += 1)")
+        self.unrolling += 1
+        self.carried.append(names)
+        for lane in range(TEXEL):
+            value = Add(Mul(Dim(leaf), Const(TEXEL)), Const(lane))
+            self.emit_copy(op.body.block, value, f"({block} * {TEXEL} + {lane})")
+        self.carried.pop()
+        self.unrolling -= 1
+        self.close()
+
+    def emit_special(self, op: scf.ForOp | affine.ForOp, inits: Sequence[SSAValue]) -> bool:
+        """Write `op` unrolled (inside a lane loop) or as a lane loop; False when it is
+        neither (it is then written as a C loop)."""
+        dim = for_range(op)
+        if dim is None:
+            return False
+        unroll = self.unrolling > 0
+        if not unroll and not self.is_lane_loop(op, dim):
+            return False
+        names = self.carry(op, inits, list(op.body.block.args[1:]))
+        if unroll:
+            self.emit_unrolled(op, dim, names)
+        else:
+            self.emit_lane_loop(op, dim, names)
+        return True
+
+    # Loops ----------------------------------------------------------------------------------
+
     def emit_scf_for(self, op: scf.ForOp) -> None:
+        if self.emit_special(op, list(op.iter_args)):
+            return
         body = op.body.block
         names = self.carry(op, list(op.iter_args), list(body.args[1:]))
         iv = self.name_of(body.args[0], "i")
@@ -38,6 +157,8 @@ class ControlFlowWriter(KernelWriter):
         self.close()
 
     def emit_affine_for(self, op: affine.ForOp) -> None:
+        if self.emit_special(op, list(op.inits)):
+            return
         body = op.body.block
         names = self.carry(op, list(op.inits), list(body.args[1:]))
         iv = self.name_of(body.args[0], "i")
@@ -91,6 +212,7 @@ class ControlFlowWriter(KernelWriter):
             len(op.false_region.blocks[0].ops) > 1 or names
         ):
             self.depth -= 1
+            self.forget_texels(self.depth + 1)
             self.line("} else {")
             self.depth += 1
             self.emit_block(op.false_region.blocks[0])

@@ -216,6 +216,19 @@ class KernelWriter:
     carried: list[list[str]] = field(default_factory=list[list[str]])
     launch_reads: set[BlockArgument] = field(default_factory=set[BlockArgument])
     launch_writes: set[BlockArgument] = field(default_factory=set[BlockArgument])
+    substitution: dict[str, Expr] = field(default_factory=dict[str, Expr])
+    """Index leaves replaced while a loop body is emitted once per iteration (unrolled):
+    the loop variable's leaf -> its value in that copy."""
+    unrolled_leaves: dict[str, str] = field(default_factory=dict[str, str])
+    """Dimensions that unrolling introduces (a lane loop's block counter) -> C names."""
+    unrolling: int = 0
+    """How many enclosing loops are being unrolled."""
+    texels: dict[tuple[str, str], tuple[int, str]] = field(
+        default_factory=dict[tuple[str, str], tuple[int, str]]
+    )
+    """Texels already read in the current work-item: (image, coordinate) -> (scope depth,
+    the C variable holding it). An image is read-only in a kernel, so a read texel is the
+    same wherever it is read again (in the same or an inner C scope)."""
 
     @property
     def where(self) -> str:
@@ -235,7 +248,12 @@ class KernelWriter:
 
     def close(self) -> None:
         self.depth -= 1
+        self.forget_texels(self.depth + 1)
         self.line("}")
+
+    def forget_texels(self, depth: int) -> None:
+        """Drop the texels read in scopes at `depth` or deeper (they are out of C scope)."""
+        self.texels = {k: v for k, v in self.texels.items() if v[0] < depth}
 
     # Values -----------------------------------------------------------------------------
 
@@ -255,18 +273,28 @@ class KernelWriter:
             return self.c_names[value]
         raise fail(self.where, f"internal: value {value} used before it was emitted")
 
+    def leaf_names(self, expr: Expr) -> dict[str, str]:
+        """The C expression of each leaf of `expr`."""
+        dims = expr.dims()
+        names = {n: self.expr(v) for n, v in self.analysis.leaves.items() if n in dims}
+        names.update((n, c) for n, c in self.unrolled_leaves.items() if n in dims)
+        return names
+
     def index(self, expr: Expr) -> str:
-        leaves = {name: self.expr(value) for name, value in self.analysis.leaves.items()
-                  if name in expr.dims()}
-        return index_c(expr, leaves, self.analysis.bounds, self.helpers)
+        return index_c(expr, self.leaf_names(expr), self.analysis.bounds, self.helpers)
 
     def describe(self, expr: Expr) -> str:
         """`expr` with its leaves named as in the C code (for diagnostics)."""
-        names = {n: Dim(self.expr(v)) for n, v in self.analysis.leaves.items() if n in expr.dims()}
-        return str(expr.substitute(names))
+        return str(expr.substitute({n: Dim(c) for n, c in self.leaf_names(expr).items()}))
+
+    def substituted(self, expr: Expr) -> Expr:
+        """`expr` in the current unrolled copy, simplified."""
+        if self.substitution:
+            expr = expr.substitute(self.substitution)
+        return simplify(expr, self.analysis.bounds)
 
     def index_exprs(self, op: LoadOp | StoreOp) -> list[Expr]:
-        return [simplify(self.analysis.expr_of(i), self.analysis.bounds) for i in op.indices]
+        return [self.substituted(self.analysis.expr_of(i)) for i in op.indices]
 
     # Parameters -------------------------------------------------------------------------
 
@@ -462,7 +490,7 @@ class KernelWriter:
         setup: list[Operation],
         segment: _Segment,
     ) -> tuple[list[str], Launch]:
-        self.lines, self.depth, self.emitted = [], 1, set()
+        self.lines, self.depth, self.emitted, self.texels = [], 1, set(), {}
         self.launch_reads, self.launch_writes = set(), set()
         band = parallel_band(segment.ops[0]) if segment.loop else []
         self.mark_needed(self.roots(segment.ops))
@@ -557,6 +585,11 @@ class KernelWriter:
         """Write `op` (when the current launch needs it) into the kernel."""
         raise NotImplementedError
 
+    def texture_lane(self, load: LoadOp) -> Expr | None:
+        """The lane expression of a scalar load from a texture parameter (None for other
+        loads)."""
+        raise NotImplementedError
+
     def declare(self, value: SSAValue, text: str, where: str) -> None:
         name = self.name_of(value)
         self.line(f"{c_type(value.type, where)} {name} = {text};")
@@ -568,4 +601,4 @@ class KernelWriter:
         converted = from_affine_expr(expr, values[:num_dims], values[num_dims:])
         if converted is None:
             raise fail(self.at(op), f"unsupported affine expression {expr}")
-        return self.index(simplify(converted, self.analysis.bounds))
+        return self.index(self.substituted(converted))

@@ -95,16 +95,20 @@ class MemoryWriter(KernelWriter):
         flat = self.global_flat(op, accessed, offset)
         return simplify(Mod(flat, lanes), self.analysis.bounds) == Const(0)
 
-    def texel(self, op: LoadOp | StoreOp, accessed: BufferType) -> tuple[str, Expr]:
-        """`(int2)(x, y)` of the accessed texel, and the lane expression."""
+    def texel_exprs(self, op: LoadOp | StoreOp, accessed: BufferType) -> tuple[Expr, Expr, Expr]:
+        """The accessed texel's column and row, and the lane."""
         exprs = self.index_exprs(op)
         separators = flattening_separators(accessed)
         bounds = self.analysis.bounds
         row, col = flatten_exprs(exprs, accessed.get_shape(), separators, bounds)
         x = simplify(FloorDiv(col, TEXEL), bounds)
         lane = simplify(Mod(col, TEXEL), bounds)
-        coord = f"(int2)({self.index(x)}, {self.index(simplify(row, bounds))})"
-        return coord, lane
+        return x, simplify(row, bounds), lane
+
+    def texel(self, op: LoadOp | StoreOp, accessed: BufferType) -> tuple[str, Expr]:
+        """`(int2)(x, y)` of the accessed texel, and the lane expression."""
+        x, row, lane = self.texel_exprs(op, accessed)
+        return f"(int2)({self.index(x)}, {self.index(row)})", lane
 
     def emit_load(self, op: LoadOp) -> None:
         where = self.at(op)
@@ -123,6 +127,7 @@ class MemoryWriter(KernelWriter):
             return
         coord, lane = self.texel(op, accessed)
         read = f"read_imagef({buffer.name}, px_sampler, {coord})"
+        cached = self.texels.get((buffer.name, coord))
         if lanes == TEXEL:
             if lane != Const(0):
                 raise fail(
@@ -130,18 +135,43 @@ class MemoryWriter(KernelWriter):
                     f"a vector<4xf32> texture load must read one whole texel, but its column "
                     f"is not provably a multiple of {TEXEL} (lane {self.describe(lane)})",
                 )
+            if cached is not None:
+                self.c_names[op.result] = cached[1]
+                return
             self.declare(op.result, read, where)
-        elif lanes != 1:
+            self.texels[(buffer.name, coord)] = (self.depth, self.c_names[op.result])
+            return
+        if lanes != 1:
             raise fail(
                 where,
                 f"texture loads read one lane or one whole texel (vector<4xf32>), not "
                 f"{op.result.type}",
             )
-        elif isinstance(lane, Const):
+        if cached is None and self.unrolling:
+            # inside an unrolled lane loop the other lanes of this texel are read next
+            texel = self.names.fresh(None, "texel")
+            self.line(f"float4 {texel} = {read};")
+            cached = (self.depth, texel)
+            self.texels[(buffer.name, coord)] = cached
+        if cached is not None:
+            read = cached[1]
+        if isinstance(lane, Const):
             self.declare(op.result, f"{read}{lane_suffix(lane.value)}", where)
         else:
             self.helpers.add("px_lane")
             self.declare(op.result, f"px_lane({read}, {self.index(lane)})", where)
+
+    def texture_lane(self, load: LoadOp) -> Expr | None:
+        if self.lanes_of(load.result.type) != 1:
+            return None
+        param, offset = trace_buffer(load.buffer, self.at(load))
+        buffer = self.buffers.get(param)
+        accessed = load.buffer.type
+        if buffer is None or not buffer.texture or offset or not isinstance(accessed, BufferType):
+            return None
+        if flattened_type(accessed).get_shape() != buffer.flat_shape:
+            return None
+        return self.texel_exprs(load, accessed)[2]
 
     def emit_store(self, op: StoreOp) -> None:
         where = self.at(op)

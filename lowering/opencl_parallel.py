@@ -84,6 +84,22 @@ def _const_results(results: Sequence[object]) -> list[int] | None:
     return values
 
 
+def for_range(op: scf.ForOp | affine.ForOp) -> BandDim | None:
+    """The dimension of an `scf.for` / `affine.for` with constant bounds and a positive step,
+    with or without `iter_args` (None otherwise)."""
+    if isinstance(op, scf.ForOp):
+        lower, upper, step = _const(op.lb), _const(op.ub), _const(op.step)
+    else:
+        lowers = _const_results(op.lowerBoundMap.data.results)
+        uppers = _const_results(op.upperBoundMap.data.results)
+        if lowers is None or uppers is None or len(lowers) != 1 or len(uppers) != 1:
+            return None
+        lower, upper, step = lowers[0], uppers[0], op.step.value.data
+    if lower is None or upper is None or step is None or step <= 0:
+        return None
+    return BandDim(op, op.body.block.args[0], lower, upper, step)
+
+
 def loop_dims(op: Operation) -> list[BandDim] | None:
     """The dimensions of a loop op with constant bounds and positive steps that carries no
     values (no iter_args, no reductions); None for anything else."""
