@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, func, scf
-from xdsl.dialects.builtin import IndexType, VectorType
+from xdsl.dialects.builtin import Float16Type, IndexType, VectorType
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.utils.exceptions import DiagnosticException
@@ -168,12 +168,12 @@ def _is_invariant_load(
 
 def _texture_shape(arg: BufferType, where: str, limits: ImageLimits) -> tuple[int, int]:
     """Check the texture rules of a parameter type (verify-buffers' rules 5-8 with the
-    device limits; this target also needs f32 channels); its image [rows, cols]."""
-    if str(arg.element_type) != "f32":
+    device limits; this target also needs f32 or f16 channels); its image [rows, cols]."""
+    if str(arg.element_type) not in ("f32", "f16"):
         raise fail(
             where,
-            f"texture element type must be f32 (image2d_t with RGBA FLOAT texels), "
-            f"got {arg.element_type}",
+            f"texture element type must be f32 or f16 (image2d_t with RGBA FLOAT or "
+            f"HALF_FLOAT texels), got {arg.element_type}",
         )
     problem = texture_problem(arg, limits.max_width, limits.max_height)
     if problem is not None:
@@ -204,6 +204,9 @@ class KernelWriter:
     kernel_names: NameTable
     offset_params: set[int] = field(default_factory=set[int])
     """Indices of the buffer parameters that callers may bind to views at an offset."""
+    fp16: bool = False
+    """The device has cl_khr_fp16 (`half`, `read_imageh`/`write_imageh`); without it any
+    f16 value is refused."""
     names: NameTable = field(default_factory=NameTable)
     c_names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
     buffers: dict[BlockArgument, BufferArg] = field(default_factory=dict[BlockArgument, BufferArg])
@@ -298,9 +301,28 @@ class KernelWriter:
 
     # Parameters -------------------------------------------------------------------------
 
+    def refuse_half(self, type_: Attribute, where: str) -> None:
+        """f16 needs cl_khr_fp16: a diagnostic when the device lacks it."""
+        if isinstance(type_, BufferType):
+            type_ = type_.element_type
+        if isinstance(type_, VectorType):
+            type_ = type_.get_element_type()
+        if not self.fp16 and isinstance(type_, Float16Type):
+            raise fail(
+                where,
+                "type f16 needs the OpenCL extension cl_khr_fp16 (half, read_imageh/"
+                "write_imageh), which the device does not report (target option fp16=true "
+                "when it does)",
+            )
+
     def parameters(self) -> list[tuple[BlockArgument, str]]:
         entry = self.function.body.blocks[0]
         params: list[tuple[BlockArgument, str]] = []
+        for arg in entry.args:
+            self.refuse_half(arg.type, f"{self.where}: parameter %{arg.name_hint or arg.index}")
+        for op in self.function.body.walk():
+            for result in op.results:
+                self.refuse_half(result.type, self.at(op))
         for arg in entry.args:
             where = f"{self.where}: parameter %{arg.name_hint or arg.index}"
             name = self.name_of(arg, "arg")

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import VectorType
+from xdsl.dialects.builtin import Float16Type, VectorType
 from xdsl.ir import Attribute, BlockArgument, SSAValue
 
 from physlayout.dialects.buffer_layout import flattened_type, flattening_separators
@@ -126,7 +126,8 @@ class MemoryWriter(KernelWriter):
                 self.declare(op.result, f"vload{lanes}(0, {buffer.name} + {index})", where)
             return
         coord, lane = self.texel(op, accessed)
-        read = f"read_imagef({buffer.name}, px_sampler, {coord})"
+        half = isinstance(buffer.type.element_type, Float16Type)
+        read = f"read_image{'h' if half else 'f'}({buffer.name}, px_sampler, {coord})"
         cached = self.texels.get((buffer.name, coord))
         if lanes == TEXEL:
             if lane != Const(0):
@@ -150,7 +151,7 @@ class MemoryWriter(KernelWriter):
         if cached is None and self.unrolling:
             # inside an unrolled lane loop the other lanes of this texel are read next
             texel = self.names.fresh(None, "texel")
-            self.line(f"float4 {texel} = {read};")
+            self.line(f"{'half4' if half else 'float4'} {texel} = {read};")
             cached = (self.depth, texel)
             self.texels[(buffer.name, coord)] = cached
         if cached is not None:
@@ -158,8 +159,9 @@ class MemoryWriter(KernelWriter):
         if isinstance(lane, Const):
             self.declare(op.result, f"{read}{lane_suffix(lane.value)}", where)
         else:
-            self.helpers.add("px_lane")
-            self.declare(op.result, f"px_lane({read}, {self.index(lane)})", where)
+            helper = "px_lane_half" if half else "px_lane"
+            self.helpers.add(helper)
+            self.declare(op.result, f"{helper}({read}, {self.index(lane)})", where)
 
     def texture_lane(self, load: LoadOp) -> Expr | None:
         if self.lanes_of(load.result.type) != 1:
@@ -202,4 +204,5 @@ class MemoryWriter(KernelWriter):
                 f"texture store into %{buffer.name} must write one whole texel, but its "
                 f"column is not provably a multiple of {TEXEL} (lane {self.describe(lane)})",
             )
-        self.line(f"write_imagef({buffer.name}, {coord}, {value});")
+        half = isinstance(buffer.type.element_type, Float16Type)
+        self.line(f"write_image{'h' if half else 'f'}({buffer.name}, {coord}, {value});")
