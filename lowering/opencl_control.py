@@ -222,17 +222,20 @@ class ControlFlowWriter(KernelWriter):
     def emit_yield(self, op: Operation) -> None:
         names = self.carried[-1] if self.carried else []
         values = [self.expr(v) for v in op.operands]
-        pairs = [(n, v) for n, v in zip(names, values, strict=True) if n != v]
-        if len(pairs) <= 1:
-            for name, value in pairs:
+        moves = [
+            (n, v, operand)
+            for n, v, operand in zip(names, values, op.operands, strict=True)
+            if n != v
+        ]
+        self.forget_texels_reading({n for n, _, _ in moves})
+        if len(moves) <= 1:
+            for name, value, _ in moves:
                 self.line(f"{name} = {value};")
             return
         temps: list[str] = []
-        for (name, value), operand in zip(pairs, op.operands, strict=False):
+        for _, value, operand in moves:
             temp = self.names.fresh(None, "t")
             temps.append(temp)
             self.line(f"{c_type(operand.type, self.at(op))} {temp} = {value};")
-            del name
-        for (name, _), temp in zip(pairs, temps, strict=True):
+        for (name, _, _), temp in zip(moves, temps, strict=True):
             self.line(f"{name} = {temp};")
-

@@ -12,6 +12,7 @@ subclasses in `opencl_memory.py` (buffer and image loads/stores), `opencl_arith.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -253,6 +254,14 @@ class KernelWriter:
         self.depth -= 1
         self.forget_texels(self.depth + 1)
         self.line("}")
+
+    def forget_texels_reading(self, names: set[str]) -> None:
+        """Drop the texels whose coordinates read one of the C variables `names` (carried
+        variables about to be assigned)."""
+        if not names:
+            return
+        pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
+        self.texels = {k: v for k, v in self.texels.items() if not pattern.search(k[1])}
 
     def forget_texels(self, depth: int) -> None:
         """Drop the texels read in scopes at `depth` or deeper (they are out of C scope)."""

@@ -141,3 +141,32 @@ func.func @long_window(%t: !layout.buffer<1x1x41x4xf32, transform = #layout.inde
   }
   func.return
 }
+
+// A carried index as a texel column: the unrolled copies of the inner loop assign it, so a
+// texel read with it is read again in each copy (not taken from an earlier copy).
+// CHECK-LABEL: __kernel void carried_column(__read_only image2d_t t, __global float* out) {
+// CHECK:         for (int [[B:[a-z0-9_]+]] = 0; [[B]] < 1; [[B]] += 1) {
+// CHECK:           float4 [[T0:texel[0-9]*]] = read_imagef(t, px_sampler, (int2)([[X:[a-z0-9_]+]], 0));
+// CHECK:           [[X]] = {{.*}};
+// CHECK:           float4 [[T1:texel[0-9]*]] = read_imagef(t, px_sampler, (int2)([[X]], 0));
+func.func @carried_column(%t: !layout.buffer<1x1x9x4xf32, transform = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h, w, c mod 4)>, scope = "global.texture">, %out: !layout.buffer<5xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %w = %c0 to %c5 step %c1 {
+    %s = scf.for %c = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %s1, %x1 = scf.for %k = %c0 to %c3 step %c1 iter_args(%acc1 = %acc, %x = %w) -> (f32, index) {
+        %v = layout.load %t[%c0, %c0, %x, %c] : !layout.buffer<1x1x9x4xf32, transform = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h, w, c mod 4)>, scope = "global.texture">, f32
+        %a = arith.addf %acc1, %v : f32
+        %x2 = arith.addi %x, %c1 : index
+        scf.yield %a, %x2 : f32, index
+      }
+      scf.yield %s1 : f32
+    }
+    layout.store %s, %out[%w] : !layout.buffer<5xf32>, f32
+  }
+  func.return
+}
