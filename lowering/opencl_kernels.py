@@ -34,8 +34,15 @@ from physlayout.dialects.layout import (
 from physlayout.indexing.index_exprs import IndexAnalysis, from_affine_expr
 from physlayout.indexing.quasi_affine import Dim, Expr, simplify
 from physlayout.lowering.opencl_c import NameTable, c_type, constant_literal, index_c
-from physlayout.lowering.opencl_parallel import LOOPS, BandDim, is_pure_op, parallel_band
-from physlayout.transforms.vectorize_texels import buffer_root
+from physlayout.lowering.opencl_parallel import (
+    LOOPS,
+    BandDim,
+    Segment,
+    is_invariant_load,
+    is_pure_op,
+    parallel_band,
+    roots_stored_after,
+)
 from physlayout.transforms.verify_buffers import texture_problem
 
 TEXEL = TEXEL_LANES
@@ -139,34 +146,6 @@ class BufferArg:
 
 
 
-def _stored_roots(op: Operation) -> set[SSAValue]:
-    return {buffer_root(s.buffer) for s in op.walk() if isinstance(s, StoreOp)}
-
-
-def _roots_stored_after(ops: Sequence[Operation]) -> dict[Operation, set[SSAValue]]:
-    """For each top-level op, the storage roots stored to by the top-level ops after it."""
-    after: dict[Operation, set[SSAValue]] = {}
-    stored: set[SSAValue] = set()
-    for op in reversed(ops):
-        after[op] = set(stored)
-        stored |= _stored_roots(op)
-    return after
-
-
-def _is_invariant_load(
-    load: LoadOp, stored_later: set[SSAValue], open_segment: _Segment | None
-) -> bool:
-    """A top-level load whose storage nothing stores to from its position until the end
-    of the kernel (launches run in order, so stores of earlier launches are visible; a
-    store earlier in the single-work-item launch it would join is not, so that keeps it
-    there). Its value is then the same wherever it is read: it is a setup value, read by
-    each work-item of every launch that uses it."""
-    root = buffer_root(load.buffer)
-    if root in stored_later:
-        return False
-    return open_segment is None or all(root not in _stored_roots(op) for op in open_segment.ops)
-
-
 def _texture_shape(arg: BufferType, where: str, limits: ImageLimits) -> tuple[int, int]:
     """Check the texture rules of a parameter type (verify-buffers' rules 5-8 with the
     device limits; this target also needs f32 or f16 channels); its image [rows, cols]."""
@@ -184,14 +163,6 @@ def _texture_shape(arg: BufferType, where: str, limits: ImageLimits) -> tuple[in
 
 
 # The kernel writer ------------------------------------------------------------------------
-
-
-@dataclass
-class _Segment:
-    """Top-level ops of a kernel executed by one OpenCL kernel launch."""
-
-    ops: list[Operation]
-    loop: bool
 
 
 @dataclass
@@ -374,7 +345,7 @@ class KernelWriter:
 
     # Segments ---------------------------------------------------------------------------
 
-    def segments(self) -> tuple[list[Operation], list[_Segment]]:
+    def segments(self) -> tuple[list[Operation], list[Segment]]:
         entry = self.function.body.blocks[0]
         for op in self.function.walk():
             if isinstance(op, AllocateOp):
@@ -384,8 +355,8 @@ class KernelWriter:
                     "function and pass the buffer",
                 )
         setup: list[Operation] = []
-        segments: list[_Segment] = []
-        stored_later = _roots_stored_after(list(entry.ops))
+        segments: list[Segment] = []
+        stored_later = roots_stored_after(list(entry.ops))
         for op in entry.ops:
             if isinstance(op, func.ReturnOp):
                 if op.operands:
@@ -395,20 +366,20 @@ class KernelWriter:
                 raise fail(self.at(op), "calls are not supported inside kernels")
             open_segment = segments[-1] if segments and not segments[-1].loop else None
             if isinstance(op, LOOPS):
-                segments.append(_Segment([op], loop=True))
+                segments.append(Segment([op], loop=True))
             elif is_pure_op(op) or (
                 isinstance(op, LoadOp)
-                and _is_invariant_load(op, stored_later[op], open_segment)
+                and is_invariant_load(op, stored_later[op], open_segment)
             ):
                 setup.append(op)
             elif open_segment is not None:
                 segments[-1].ops.append(op)
             else:
-                segments.append(_Segment([op], loop=False))
+                segments.append(Segment([op], loop=False))
         self._check_separate(segments)
         return setup, segments
 
-    def _check_separate(self, segments: list[_Segment]) -> None:
+    def _check_separate(self, segments: list[Segment]) -> None:
         """Launches only share buffers: no SSA value flows out of a launch."""
         entry = self.function.body.blocks[0]
         for segment in segments:
@@ -519,7 +490,7 @@ class KernelWriter:
         kernel: str,
         params: list[tuple[BlockArgument, str]],
         setup: list[Operation],
-        segment: _Segment,
+        segment: Segment,
     ) -> tuple[list[str], Launch]:
         self.lines, self.depth, self.emitted, self.texels = [], 1, set(), {}
         self.launch_reads, self.launch_writes = set(), set()
