@@ -4,7 +4,9 @@
    destination carries the NCHW4c schedule), into a global buffer and into a texture:
    effective bandwidth (bytes read + written per second) as a ratio to a hand-written
    float4 copy kernel of the same size and to numpy's transpose+copy, in the same run.
-2. relu on an NCHW4c texture vs relu on a global buffer (both generated, both float4).
+2. relu on an NCHW4c texture vs relu on a global buffer (both generated, both float4), and
+   a generated texture -> texture copy (`x + -0.0`, the identity on every float) against a
+   hand-written one (`opencl_baselines.TEXTURE_COPY`) of the same image.
 
 Times are OpenCL profiling events (median of REPEATS launches after a warm-up; the copy
 kernel is timed before and after the generated kernels and the faster median is used, so
@@ -17,17 +19,19 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from pathlib import Path
-from typing import Any
 
 import numpy as np
-import pyopencl as cl
+from opencl_baselines import (
+    copy4_seconds,
+    median_event_seconds,
+    texture_copy_seconds,
+    write_section,
+)
 
 from physlayout.runtime.opencl import OpenCLRuntime, compile_module
 
 N, C, H, W = 1, 64, 512, 512
 REPEATS = 15
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 SECTION = "## OpenCL: generated layout transform and texture relu (bench_opencl.py)"
 
 NCHW4C = "#layout.index_map<(n, c, h, w) -> (n, c floordiv 4, h, w, c mod 4)>"
@@ -78,26 +82,6 @@ func.func @relu(%a: !layout.buffer<{N}x{H}x{W}x{C}xf32{LAYOUT}>, %b: !layout.buf
 }}
 """
 
-COPY4 = """
-__kernel void copy4(__global const float4* a, __global float4* b) {
-  int i = (int)get_global_id(0);
-  b[i] = a[i];
-}
-"""
-
-
-def _median_event_seconds(runtime: OpenCLRuntime, kernel: Any, size: tuple[int, ...]) -> float:
-    queue = runtime.queue
-    local = runtime.local_size(kernel, size)
-    cl.enqueue_nd_range_kernel(queue, kernel, size, local).wait()
-    times: list[float] = []
-    for _ in range(REPEATS):
-        event = cl.enqueue_nd_range_kernel(queue, kernel, size, local)
-        event.wait()
-        times.append((event.profile.end - event.profile.start) * 1e-9)
-    return statistics.median(times)
-
-
 def _generated(runtime: OpenCLRuntime, text: str, name: str, arrays: list[np.ndarray]) -> float:
     """Median device seconds of the (single-launch) generated kernel `name`."""
     compiled = compile_module(text, runtime)
@@ -112,20 +96,9 @@ def _generated(runtime: OpenCLRuntime, text: str, name: str, arrays: list[np.nda
         storage.upload(layout.to_physical(array))
         storages.append(storage)
         kernel.set_arg(position, storage.memory)
-    seconds = _median_event_seconds(runtime, kernel, launch.global_size)
+    seconds = median_event_seconds(runtime, kernel, launch.global_size, REPEATS)
     del storages
     return seconds
-
-
-def _copy4_seconds(runtime: OpenCLRuntime, elements: int) -> float:
-    program = runtime.build(COPY4)
-    mf = cl.mem_flags
-    a = cl.Buffer(runtime.context, mf.READ_WRITE, elements * 4)
-    b = cl.Buffer(runtime.context, mf.READ_WRITE, elements * 4)
-    cl.enqueue_fill_buffer(runtime.queue, a, np.float32(1), 0, elements * 4).wait()
-    kernel = cl.Kernel(program, "copy4")
-    kernel.set_args(a, b)
-    return _median_event_seconds(runtime, kernel, (elements // 4,))
 
 
 def _numpy_seconds(x: np.ndarray) -> float:
@@ -145,7 +118,7 @@ def run(device: str | None) -> list[str]:
     x = rng.uniform(-1, 1, (N, C, H, W)).astype(np.float32)
     y = np.zeros_like(x)
     fmt = {"N": N, "C": C, "H": H, "W": W, "MAP": NCHW4C}
-    copy4_first = _copy4_seconds(runtime, elements)
+    copy4_first = copy4_seconds(runtime, elements, REPEATS)
     to_global = _generated(runtime, TRANSFORM.format(**fmt, SCOPE=""), "nchw_to_nchw4c", [x, y])
     to_texture = _generated(
         runtime,
@@ -153,7 +126,7 @@ def run(device: str | None) -> list[str]:
         "nchw_to_nchw4c",
         [x, y],
     )
-    copy4 = min(copy4_first, _copy4_seconds(runtime, elements))
+    copy4 = min(copy4_first, copy4_seconds(runtime, elements, REPEATS))
     numpy = _numpy_seconds(x)
     a = rng.uniform(-1, 1, (N, H, W, C)).astype(np.float32)
     b = np.zeros_like(a)
@@ -162,7 +135,15 @@ def run(device: str | None) -> list[str]:
         'scope = "global.texture"'
     )
     relu_texture = _generated(runtime, RELU.format(**fmt, LAYOUT=texture_layout), "relu", [a, b])
+    copy_text = RELU.replace("arith.maximumf %v, %zero", "arith.addf %v, %negzero").replace(
+        "%zero = arith.constant 0.0 : f32", "%negzero = arith.constant -0.0 : f32"
+    )
+    texture_copy_generated = _generated(
+        runtime, copy_text.format(**fmt, LAYOUT=texture_layout), "relu", [a, b]
+    )
     relu_global = _generated(runtime, RELU.format(**fmt, LAYOUT=""), "relu", [a, b])
+    # the NCHW4c image of an N x H x W x C tensor: W texels wide, N * C/4 * H rows
+    texture_copy = texture_copy_seconds(runtime, W, N * C // 4 * H, REPEATS)
 
     def gbs(seconds: float) -> str:
         return f"{moved / seconds / 1e9:.2f} GB/s"
@@ -185,6 +166,11 @@ def run(device: str | None) -> list[str]:
         f"{gbs(to_texture)} | {copy4 / to_texture:.2f}x | {numpy / to_texture:.2f}x |",
         f"| numpy transpose+copy | {numpy * 1e3:.3f} ms | {gbs(numpy)} | {copy4 / numpy:.2f}x | "
         "1.00x |",
+        f"| texture copy (hand-written, read_imagef + write_imagef) | {texture_copy * 1e3:.3f} ms | "
+        f"{gbs(texture_copy)} | {copy4 / texture_copy:.2f}x | |",
+        f"| texture copy NCHW4c -> NCHW4c (generated, x + -0.0) | "
+        f"{texture_copy_generated * 1e3:.3f} ms | {gbs(texture_copy_generated)} | "
+        f"{copy4 / texture_copy_generated:.2f}x | |",
         f"| relu NHWC on NCHW4c texture (generated) | {relu_texture * 1e3:.3f} ms | "
         f"{gbs(relu_texture)} | {copy4 / relu_texture:.2f}x | |",
         f"| relu NHWC on global buffer (generated) | {relu_global * 1e3:.3f} ms | "
@@ -192,20 +178,13 @@ def run(device: str | None) -> list[str]:
         "",
         f"Target: the generated layout kernel reaches at least 0.8x the float4 copy: global "
         f"{copy4 / to_global:.2f}x ({'met' if copy4 / to_global >= 0.8 else 'NOT met'}).",
+        f"Texture kernels against the hand-written texture copy of the same image: generated "
+        f"copy {texture_copy / texture_copy_generated:.2f}x, relu "
+        f"{texture_copy / relu_texture:.2f}x, NCHW -> NCHW4c {texture_copy / to_texture:.2f}x "
+        "(1.00x = as fast; the target is at least 1/1.2 = 0.83x).",
         "",
     ]
     return lines
-
-
-def write_section(lines: list[str]) -> None:
-    """Replace this benchmark's section of RESULTS.md (or append it), keeping the others."""
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    start = text.find(SECTION)
-    if start >= 0:
-        end = text.find("\n## ", start + len(SECTION))
-        text = text[:start] + (text[end + 1 :] if end >= 0 else "")
-    text = text.rstrip("\n") + "\n\n" + "\n".join(lines)
-    RESULTS.write_text(text)
 
 
 def main() -> None:
@@ -216,7 +195,7 @@ def main() -> None:
     lines = run(args.device)
     print("\n".join(lines))
     if not args.no_write:
-        write_section(lines)
+        write_section(SECTION, lines)
 
 
 if __name__ == "__main__":

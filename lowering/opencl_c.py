@@ -70,6 +70,11 @@ HELPERS: dict[str, str] = {
         "  return l == 0 ? v.s0 : l == 1 ? v.s1 : l == 2 ? v.s2 : v.s3;\n"
         "}"
     ),
+    "px_lane_half": (
+        "static inline half px_lane_half(half4 v, int l) {\n"
+        "  return l == 0 ? v.s0 : l == 1 ? v.s1 : l == 2 ? v.s2 : v.s3;\n"
+        "}"
+    ),
 }
 """Helper functions, emitted (in this order) when a kernel uses them."""
 
@@ -139,7 +144,7 @@ def scalar_c_type(type_: Attribute) -> str | None:
     if isinstance(type_, Float64Type):
         return "double"
     if isinstance(type_, Float16Type):
-        return None
+        return "half"  # cl_khr_fp16: generate_opencl refuses f16 on devices without it
     if isinstance(type_, IntegerType):
         return {1: "bool", 8: "char", 16: "short", 32: "int", 64: "long"}.get(
             type_.width.data
@@ -161,10 +166,7 @@ def c_type(type_: Attribute, where: str) -> str:
         )
     name = scalar_c_type(type_)
     if name is None:
-        extra = " (f16 needs cl_khr_fp16, which this target does not use)" if isinstance(
-            type_, Float16Type
-        ) else ""
-        raise DiagnosticException(f"opencl: {where}: type {type_} is not supported{extra}")
+        raise DiagnosticException(f"opencl: {where}: type {type_} is not supported")
     return name
 
 
@@ -182,7 +184,10 @@ def is_unsigned_capable(type_: Attribute) -> bool:
 
 
 def float_literal(value: float, type_: Attribute) -> str:
-    """An exact C literal of `value` in `type_` (f32 values get the `f` suffix)."""
+    """An exact C literal of `value` in `type_` (f32 values get the `f` suffix; f16 values
+    are an f32 literal cast to `half`: exact, an f16 value is an f32 value)."""
+    if isinstance(type_, Float16Type):
+        return f"((half){float_literal(value, Float32Type())})"
     if np.isnan(value):
         return "NAN"
     if np.isinf(value):

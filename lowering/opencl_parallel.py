@@ -29,6 +29,10 @@ as a whole: two distinct points first differ at some band loop, whose proof hold
 the outer loops fixed. Distinct buffer parameters of a kernel are assumed not to overlap
 (as for OpenCL kernel arguments; the host runtime refuses to pass one storage twice to a
 kernel that writes it).
+
+The *launches* of a kernel (`Segment`: each top-level loop, or a run of top-level memory
+ops) and the loads that may be read again by each launch (`is_invariant_load`) are
+defined here too; `opencl_kernels.KernelWriter.segments` cuts the body with them.
 """
 
 from __future__ import annotations
@@ -82,6 +86,22 @@ def _const_results(results: Sequence[object]) -> list[int] | None:
             return None
         values.append(result.value)
     return values
+
+
+def for_range(op: scf.ForOp | affine.ForOp) -> BandDim | None:
+    """The dimension of an `scf.for` / `affine.for` with constant bounds and a positive step,
+    with or without `iter_args` (None otherwise)."""
+    if isinstance(op, scf.ForOp):
+        lower, upper, step = _const(op.lb), _const(op.ub), _const(op.step)
+    else:
+        lowers = _const_results(op.lowerBoundMap.data.results)
+        uppers = _const_results(op.upperBoundMap.data.results)
+        if lowers is None or uppers is None or len(lowers) != 1 or len(uppers) != 1:
+            return None
+        lower, upper, step = lowers[0], uppers[0], op.step.value.data
+    if lower is None or upper is None or step is None or step <= 0:
+        return None
+    return BandDim(op, op.body.block.args[0], lower, upper, step)
 
 
 def loop_dims(op: Operation) -> list[BandDim] | None:
@@ -258,3 +278,42 @@ def _injective(
         return bool(isl.Map(text).is_injective())
     except isl.Error:
         return False
+
+
+# Launches --------------------------------------------------------------------------------
+
+
+@dataclass
+class Segment:
+    """Top-level ops of a kernel executed by one OpenCL kernel launch."""
+
+    ops: list[Operation]
+    loop: bool
+
+
+def stored_roots(op: Operation) -> set[SSAValue]:
+    return {buffer_root(s.buffer) for s in op.walk() if isinstance(s, StoreOp)}
+
+
+def roots_stored_after(ops: Sequence[Operation]) -> dict[Operation, set[SSAValue]]:
+    """For each top-level op, the storage roots stored to by the top-level ops after it."""
+    after: dict[Operation, set[SSAValue]] = {}
+    stored: set[SSAValue] = set()
+    for op in reversed(ops):
+        after[op] = set(stored)
+        stored |= stored_roots(op)
+    return after
+
+
+def is_invariant_load(
+    load: LoadOp, stored_later: set[SSAValue], open_segment: Segment | None
+) -> bool:
+    """A top-level load whose storage nothing stores to from its position until the end
+    of the kernel (launches run in order, so stores of earlier launches are visible; a
+    store earlier in the single-work-item launch it would join is not, so that keeps it
+    there). Its value is then the same wherever it is read: it is a setup value, read by
+    each work-item of every launch that uses it."""
+    root = buffer_root(load.buffer)
+    if root in stored_later:
+        return False
+    return open_segment is None or all(root not in stored_roots(op) for op in open_segment.ops)

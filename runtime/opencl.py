@@ -86,6 +86,8 @@ class DeviceLimits:
     image_support: bool
     max_image_width: int
     max_image_height: int
+    fp16: bool = False
+    """The device reports cl_khr_fp16 (f16 values, HALF_FLOAT images)."""
 
     def image_limits(self) -> ImageLimits:
         if not self.image_support:
@@ -209,6 +211,7 @@ class OpenCLRuntime:
             bool(device.image_support),
             int(device.image2d_max_width),
             int(device.image2d_max_height),
+            "cl_khr_fp16" in device.extensions.split(),
         )
 
     def describe(self) -> str:
@@ -243,7 +246,8 @@ class OpenCLRuntime:
         if kind == "texture":
             rows, cols = physical_shape
             width, height = cols // 4, rows
-            image_format = cl.ImageFormat(cl.channel_order.RGBA, cl.channel_type.FLOAT)
+            channels = cl.channel_type.HALF_FLOAT if dtype == np.float16 else cl.channel_type.FLOAT
+            image_format = cl.ImageFormat(cl.channel_order.RGBA, channels)
             image = cl.create_image(self.context, mf.READ_WRITE, image_format, shape=(width, height))
             return DeviceStorage(self, kind, tuple(physical_shape), dtype, image)
         size = max(1, prod(physical_shape)) * dtype.itemsize
@@ -433,7 +437,7 @@ def compile_module(
             stages.append((one_pass.name, module_text(lowered)))
     if not runtime.limits.image_support and _has_textures(lowered):
         raise OpenCLRuntimeError(f"device {runtime.describe()} has no image support")
-    program = generate_opencl(lowered, runtime.limits.image_limits())
+    program = generate_opencl(lowered, runtime.limits.image_limits(), runtime.limits.fp16)
     cl_program = runtime.build(program.source) if program.kernels else None
     return CompiledModule(
         source, lowered, program, cl_program, runtime, _param_layouts(source, lowered), stages

@@ -1,10 +1,10 @@
 // RUN: xdsl-opt %s -t 'opencl{max-image-width=64 max-image-height=32}' --split-input-file --verify-diagnostics | filecheck %s
 
-// Texture rule: the element type is f32 (RGBA FLOAT texels).
+// Texture rule: the element type is f32 or f16 (RGBA FLOAT or HALF_FLOAT texels).
 func.func @texture_f64(%t: !layout.buffer<4x16xf64, axis_separators = [1], scope = "global.texture">) {
   func.return
 }
-// CHECK: opencl: @texture_f64: parameter %t: texture element type must be f32 (image2d_t with RGBA FLOAT texels), got f64
+// CHECK: opencl: @texture_f64: parameter %t: texture element type must be f32 or f16 (image2d_t with RGBA FLOAT or HALF_FLOAT texels), got f64
 
 // -----
 // Texture rule: the innermost physical extent is one texel.
@@ -185,11 +185,30 @@ func.func @calls_other() {
 // CHECK: // host function @calls_other launches: calls
 
 // -----
-// Unsupported element types are named.
+// f16 needs cl_khr_fp16 (target option fp16=true; see target-fp16.mlir).
 func.func @half_buffer(%a: !layout.buffer<4xf16>) {
   func.return
 }
-// CHECK: opencl: @half_buffer: parameter %a: type f16 is not supported (f16 needs cl_khr_fp16, which this target does not use)
+// CHECK: opencl: @half_buffer: parameter %a: type f16 needs the OpenCL extension cl_khr_fp16 (half, read_imageh/write_imageh), which the device does not report (target option fp16=true when it does)
+
+// -----
+// An f16 texture without cl_khr_fp16.
+func.func @half_texture(%t: !layout.buffer<4x16xf16, axis_separators = [1], scope = "global.texture">) {
+  func.return
+}
+// CHECK: opencl: @half_texture: parameter %t: type f16 needs the OpenCL extension cl_khr_fp16
+
+// -----
+// An f16 value inside a kernel over f32 buffers without cl_khr_fp16.
+func.func @half_value(%a: !layout.buffer<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %v = layout.load %a[%c0] : !layout.buffer<4xf32>, f32
+  %h = arith.truncf %v : f32 to f16
+  %e = arith.extf %h : f16 to f32
+  layout.store %e, %a[%c0] : !layout.buffer<4xf32>, f32
+  func.return
+}
+// CHECK: opencl: @half_value: 'arith.truncf': type f16 needs the OpenCL extension cl_khr_fp16
 
 // -----
 // An image starts at its first texel: a texture parameter that a call binds to a view at

@@ -1,0 +1,89 @@
+"""Values of `-t opencl`: `arith`/`math` ops (through `opencl_c.op_expression`), index ops
+(printed from their quasi-affine expression), `affine.min/max` and the `vector` ops."""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, vector
+from xdsl.dialects.builtin import VectorType
+from xdsl.ir import Operation
+
+from physlayout.lowering.opencl_c import c_type, lane_suffix, op_expression
+from physlayout.lowering.opencl_kernels import KernelWriter, fail
+from physlayout.lowering.opencl_parallel import is_pure_op
+
+
+class ArithWriter(KernelWriter):
+    """Writes side-effect-free ops without regions, one C declaration per result."""
+
+    def emit_pure(self, op: Operation) -> None:
+        where = self.at(op)
+        if op.regions or not is_pure_op(op) or len(op.results) != 1:
+            raise fail(where, "operation is not supported by the OpenCL target")
+        result = op.results[0]
+        expr = self.index_expr(op)
+        if expr is not None:
+            self.declare(result, self.index(self.substituted(expr)), where)
+            return
+        if op.name in ("arith.floordivsi", "arith.ceildivsi"):
+            helper = "px_floordiv" if op.name == "arith.floordivsi" else "px_ceildiv"
+            self.helpers.add(helper)
+            operands = ", ".join(self.expr(v) for v in op.operands)
+            self.declare(result, f"{helper}({operands})", where)
+            return
+        if op.name in ("affine.min", "affine.max"):
+            self.declare(result, self.affine_bound(op, op.name == "affine.min"), where)
+            return
+        if isinstance(op, vector.ExtractOp | vector.InsertOp | vector.ReductionOp):
+            self.emit_vector(op, where)
+            return
+        if isinstance(op, arith.SelectOp) and isinstance(op.cond.type, VectorType):
+            raise fail(where, "selects with a vector condition are not supported")
+        if op.name in ("arith.cmpi", "arith.cmpf") and isinstance(op.operands[0].type, VectorType):
+            raise fail(where, "vector comparisons are not supported")
+        text = op_expression(op, [self.expr(v) for v in op.operands], where)
+        if text is None:
+            raise fail(where, "operation is not supported by the OpenCL target")
+        self.declare(result, text, where)
+
+    def affine_bound(self, op: Operation, is_min: bool) -> str:
+        amap = op.properties["map"]
+        results = amap.data.results  # type: ignore[attr-defined]
+        num_dims = amap.data.num_dims  # type: ignore[attr-defined]
+        texts = [self.affine_expr(e, list(op.operands), num_dims, op) for e in results]
+        fn = "min" if is_min else "max"
+        text = texts[0]
+        for other in texts[1:]:
+            text = f"{fn}({text}, {other})"
+        return text
+    def emit_vector(
+        self, op: vector.ExtractOp | vector.InsertOp | vector.ReductionOp, where: str
+    ) -> None:
+        if isinstance(op, vector.ReductionOp):
+            self.declare(op.results[0], self.reduction(op, where), where)
+            return
+        positions = list(op.static_position.get_values())
+        if op.dynamic_position or len(positions) != 1:
+            raise fail(where, "only static positions in 1-D vectors are supported")
+        if isinstance(op, vector.ExtractOp):
+            self.declare(op.result, f"{self.expr(op.vector)}{lane_suffix(positions[0])}", where)
+            return
+        name = self.name_of(op.result)
+        self.line(f"{c_type(op.result.type, where)} {name} = {self.expr(op.dest)};")
+        self.line(f"{name}{lane_suffix(positions[0])} = {self.expr(op.source)};")
+
+    def reduction(self, op: vector.ReductionOp, where: str) -> str:
+        kind = str(op.kind.data.value)
+        source = op.vector
+        assert isinstance(source.type, VectorType)
+        lanes = [f"{self.expr(source)}{lane_suffix(k)}" for k in range(source.type.get_shape()[0])]
+        if op.acc is not None:
+            lanes.append(self.expr(op.acc))
+        if kind in ("add", "mul"):
+            return (" + " if kind == "add" else " * ").join(lanes)
+        calls = {"maxnumf": "fmax", "maximumf": "fmax", "minnumf": "fmin", "minimumf": "fmin"}
+        if kind not in calls:
+            raise fail(where, f"unsupported reduction kind '{kind}'")
+        text = lanes[0]
+        for lane in lanes[1:]:
+            text = f"{calls[kind]}({text}, {lane})"
+        return text

@@ -1,0 +1,241 @@
+"""Control flow of `-t opencl` below the NDRange: `scf.for`/`affine.for` (with `iter_args`
+as C variables), sequential `scf.parallel`/`affine.parallel`, `scf.if` and the yields.
+
+Lane loops. A sequential loop `for c = lo; c < hi; c += 1` (constant bounds, `lo` and the
+trip count multiples of 4) whose body reads one lane `c mod 4` of a texture texel (e.g. the
+input channel of an NCHW4c convolution) is written as a loop over texel blocks `cb` whose
+body holds the original body four times, `c = 4 * cb + k` for k = 0..3, and every loop
+with constant bounds nested in it is fully unrolled too (at most `UNROLL_LIMIT` copies of
+the innermost body in all). The copies run in the original order (same operations, same
+order: the result is bit-identical); what changes is that each copy's texel coordinates are
+the same expressions, so the texel read by the first copy is kept in a `float4` and the
+other three copies use its lanes: one `read_imagef` per input texel instead of four.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import affine, scf
+from xdsl.ir import Block, Operation, SSAValue
+
+from physlayout.dialects.layout import LoadOp
+from physlayout.indexing.quasi_affine import Add, Const, Dim, Expr, Mul
+from physlayout.lowering.opencl_c import c_type
+from physlayout.lowering.opencl_kernels import TEXEL, KernelWriter, fail
+from physlayout.lowering.opencl_parallel import BandDim, for_range, loop_dims
+
+UNROLL_LIMIT = 128
+"""The most copies of a loop body a lane loop is unrolled into (lanes x inner trips)."""
+
+
+def _copies(block: Block) -> int | None:
+    """How many times the innermost body of `block` runs when every loop in it is fully
+    unrolled (None when some loop has no constant bounds)."""
+    most = 1
+    for op in block.ops:
+        for region in op.regions:
+            if not isinstance(op, scf.ForOp | affine.ForOp):
+                inner = [_copies(b) for b in region.blocks]
+                if any(c is None for c in inner):
+                    return None
+                most = max([most, *(c for c in inner if c is not None)])
+                continue
+            dim = for_range(op)
+            inner_copies = _copies(op.body.block)
+            if dim is None or inner_copies is None:
+                return None
+            most = max(most, dim.trip_count * inner_copies)
+    return most
+
+
+class ControlFlowWriter(KernelWriter):
+    """Writes loops and conditionals as C statements inside one work-item."""
+
+    def carry(self, op: Operation, inits: Sequence[SSAValue], args: Sequence[SSAValue]) -> list[str]:
+        """Declare one C variable per carried value: loop block arg and result share it."""
+        names: list[str] = []
+        for init, arg, result in zip(inits, args, op.results, strict=True):
+            name = self.name_of(result)
+            self.c_names[arg] = name
+            names.append(name)
+            self.line(f"{c_type(result.type, self.at(op))} {name} = {self.expr(init)};")
+        return names
+
+    # Unrolling ------------------------------------------------------------------------------
+
+    def is_lane_loop(self, op: scf.ForOp | affine.ForOp, dim: BandDim | None) -> bool:
+        """`op` steps through the lanes of a texel that its body reads one at a time."""
+        if dim is None or dim.step != 1 or dim.lower % TEXEL or dim.trip_count % TEXEL:
+            return False
+        if dim.trip_count == 0:
+            return False
+        copies = _copies(op.body.block)
+        if copies is None or copies * TEXEL > UNROLL_LIMIT:
+            return False
+        iv = self.analysis.expr_of(dim.iv)
+        for load in op.body.block.walk():
+            if not isinstance(load, LoadOp) or load not in self.emitted:
+                continue
+            lane = self.texture_lane(load)
+            if lane is not None and isinstance(iv, Dim) and iv.name in lane.dims():
+                return True
+        return False
+
+    def emit_copy(self, body: Block, value: Expr, text: str) -> None:
+        """Emit `body` once with its induction variable replaced by `value` (C: `text`);
+        values defined in the body get fresh C names in each copy."""
+        for op in body.ops:
+            for inner in op.walk():
+                for result in inner.results:
+                    self.c_names.pop(result, None)
+                for region in inner.regions:
+                    for block in region.blocks:
+                        for arg in block.args:
+                            self.c_names.pop(arg, None)
+        iv = body.args[0]
+        leaf = self.analysis.expr_of(iv)
+        assert isinstance(leaf, Dim)
+        self.substitution[leaf.name] = value
+        self.c_names[iv] = text
+        self.emit_block(body)
+        del self.substitution[leaf.name]
+
+    def emit_unrolled(self, op: scf.ForOp | affine.ForOp, dim: BandDim, names: list[str]) -> None:
+        """A loop inside a lane loop: its body once per iteration, in order."""
+        self.carried.append(names)
+        for value in range(dim.lower, dim.upper, dim.step):
+            self.emit_copy(op.body.block, Const(value), str(value))
+        self.carried.pop()
+
+    def emit_lane_loop(self, op: scf.ForOp | affine.ForOp, dim: BandDim, names: list[str]) -> None:
+        """A lane loop: a C loop over texel blocks, its body four times per block."""
+        block = self.names.fresh(f"{self.name_of(dim.iv, 'i')}_texel", "b")
+        leaf = f"texel_block{len(self.unrolled_leaves)}"
+        first, end = dim.lower // TEXEL, dim.upper // TEXEL
+        self.unrolled_leaves[leaf] = block
+        self.analysis.bounds[leaf] = (first, end - 1)
+        self.open(f"for (int {block} = {first}; {block} < {end}; {block} += 1)")
+        self.unrolling += 1
+        self.carried.append(names)
+        for lane in range(TEXEL):
+            value = Add(Mul(Dim(leaf), Const(TEXEL)), Const(lane))
+            self.emit_copy(op.body.block, value, f"({block} * {TEXEL} + {lane})")
+        self.carried.pop()
+        self.unrolling -= 1
+        self.close()
+
+    def emit_special(self, op: scf.ForOp | affine.ForOp, inits: Sequence[SSAValue]) -> bool:
+        """Write `op` unrolled (inside a lane loop) or as a lane loop; False when it is
+        neither (it is then written as a C loop)."""
+        dim = for_range(op)
+        if dim is None:
+            return False
+        unroll = self.unrolling > 0
+        if not unroll and not self.is_lane_loop(op, dim):
+            return False
+        names = self.carry(op, inits, list(op.body.block.args[1:]))
+        if unroll:
+            self.emit_unrolled(op, dim, names)
+        else:
+            self.emit_lane_loop(op, dim, names)
+        return True
+
+    # Loops ----------------------------------------------------------------------------------
+
+    def emit_scf_for(self, op: scf.ForOp) -> None:
+        if self.emit_special(op, list(op.iter_args)):
+            return
+        body = op.body.block
+        names = self.carry(op, list(op.iter_args), list(body.args[1:]))
+        iv = self.name_of(body.args[0], "i")
+        lb, ub, step = self.expr(op.lb), self.expr(op.ub), self.expr(op.step)
+        self.open(f"for (int {iv} = {lb}; {iv} < {ub}; {iv} += {step})")
+        self.carried.append(names)
+        self.emit_block(body)
+        self.carried.pop()
+        self.close()
+
+    def emit_affine_for(self, op: affine.ForOp) -> None:
+        if self.emit_special(op, list(op.inits)):
+            return
+        body = op.body.block
+        names = self.carry(op, list(op.inits), list(body.args[1:]))
+        iv = self.name_of(body.args[0], "i")
+        lower_ops = list(op.lowerBoundOperands)
+        upper_ops = list(op.upperBoundOperands)
+        lower_map, upper_map = op.lowerBoundMap.data, op.upperBoundMap.data
+        lowers = [self.affine_expr(e, lower_ops, lower_map.num_dims, op) for e in lower_map.results]
+        uppers = [self.affine_expr(e, upper_ops, upper_map.num_dims, op) for e in upper_map.results]
+        lb, ub = lowers[0], uppers[0]
+        for other in lowers[1:]:
+            lb = f"max({lb}, {other})"
+        for other in uppers[1:]:
+            ub = f"min({ub}, {other})"
+        step = op.step.value.data
+        self.open(f"for (int {iv} = {lb}; {iv} < {ub}; {iv} += {step})")
+        self.carried.append(names)
+        self.emit_block(body)
+        self.carried.pop()
+        self.close()
+
+    def emit_parallel(self, op: scf.ParallelOp | affine.ParallelOp) -> None:
+        dims = loop_dims(op)
+        if dims is None:
+            raise fail(
+                self.at(op),
+                "parallel loops need constant bounds and no reductions in the OpenCL target",
+            )
+        for dim in dims:
+            name = self.name_of(dim.iv, "i")
+            self.open(f"for (int {name} = {dim.lower}; {name} < {dim.upper}; {name} += {dim.step})")
+        self.carried.append([])
+        body = op.regions[0].blocks[0]
+        for inner in body.ops:
+            if inner is body.last_op:
+                continue
+            self.emit(inner)
+        self.carried.pop()
+        for _ in dims:
+            self.close()
+
+    def emit_if(self, op: scf.IfOp) -> None:
+        names: list[str] = []
+        for result in op.results:
+            name = self.name_of(result)
+            names.append(name)
+            self.line(f"{c_type(result.type, self.at(op))} {name};")
+        self.open(f"if ({self.expr(op.cond)})")
+        self.carried.append(names)
+        self.emit_block(op.true_region.blocks[0])
+        if op.false_region.blocks and (
+            len(op.false_region.blocks[0].ops) > 1 or names
+        ):
+            self.depth -= 1
+            self.forget_texels(self.depth + 1)
+            self.line("} else {")
+            self.depth += 1
+            self.emit_block(op.false_region.blocks[0])
+        self.carried.pop()
+        self.close()
+
+    def emit_yield(self, op: Operation) -> None:
+        names = self.carried[-1] if self.carried else []
+        values = [self.expr(v) for v in op.operands]
+        moves = [
+            (n, v, operand)
+            for n, v, operand in zip(names, values, op.operands, strict=True)
+            if n != v
+        ]
+        self.forget_texels_reading({n for n, _, _ in moves})
+        if len(moves) <= 1:
+            for name, value, _ in moves:
+                self.line(f"{name} = {value};")
+            return
+        temps: list[str] = []
+        for _, value, operand in moves:
+            temp = self.names.fresh(None, "t")
+            temps.append(temp)
+            self.line(f"{c_type(operand.type, self.at(op))} {temp} = {value};")
+        for (name, _, _), temp in zip(moves, temps, strict=True):
+            self.line(f"{name} = {temp};")

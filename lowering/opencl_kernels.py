@@ -1,0 +1,606 @@
+"""The kernel side of `-t opencl`: parameters, launches, NDRange and kernel signatures.
+
+`KernelWriter` holds the state of writing the OpenCL kernels of one `func.func` (names,
+lines, buffer parameters, the index analysis) and does all but the ops themselves: it
+checks and names the parameters (the kernel ABI documented in `lowering/opencl.py`), cuts
+the body into launches, marks the ops each launch needs, maps the parallel band to
+`get_global_id` and writes each kernel's signature. The op families are written by its
+subclasses in `opencl_memory.py` (buffer and image loads/stores), `opencl_arith.py`
+(arith, math, vector and affine values) and `opencl_control.py` (loops, conditionals);
+`opencl.py` combines them into the target.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects import affine, arith, func, scf
+from xdsl.dialects.builtin import Float16Type, IndexType, VectorType
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.ir.affine import AffineExpr
+from xdsl.utils.exceptions import DiagnosticException
+
+from physlayout.dialects.buffer_layout import TEXEL_LANES, flattened_type, image_size
+from physlayout.dialects.layout import (
+    AllocateOp,
+    BufferType,
+    LoadOp,
+    PtrType,
+    StoreOp,
+    is_texture_scope,
+)
+from physlayout.indexing.index_exprs import IndexAnalysis, from_affine_expr
+from physlayout.indexing.quasi_affine import Dim, Expr, simplify
+from physlayout.lowering.opencl_c import NameTable, c_type, constant_literal, index_c
+from physlayout.lowering.opencl_parallel import (
+    LOOPS,
+    BandDim,
+    Segment,
+    is_invariant_load,
+    is_pure_op,
+    parallel_band,
+    roots_stored_after,
+)
+from physlayout.transforms.verify_buffers import texture_problem
+
+TEXEL = TEXEL_LANES
+"""Lanes (channels) of one texel."""
+
+SAMPLER = "CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST"
+
+INDEX_OPS: frozenset[str] = frozenset(
+    {
+        "arith.addi", "arith.subi", "arith.muli", "arith.divsi", "arith.remsi",
+        "arith.floordivsi", "arith.ceildivsi", "affine.apply",
+    }
+)  # fmt: skip
+"""Index ops printed from their quasi-affine expression."""
+
+_MAX_ELEMENTS = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class ImageLimits:
+    """The largest 2-D image (in texels) the device accepts."""
+
+    max_width: int = 16384
+    max_height: int = 16384
+
+
+@dataclass(frozen=True)
+class KernelArg:
+    """One argument of a kernel (one parameter of the `func.func`)."""
+
+    name: str
+    """The C name."""
+    kind: str
+    """'global', 'texture' or 'scalar'."""
+    type: Attribute
+    """The parameter's type (after the passes)."""
+    c_type: str
+    """The element type (buffers) or value type (scalars) in C."""
+    physical_shape: tuple[int, ...] = ()
+    """Buffers: the flattened physical shape ([rows, cols] for textures)."""
+    read: bool = False
+    written: bool = False
+    offset_argument: bool = False
+    """Global buffers: the kernel takes the buffer's element offset in its storage as an
+    extra `int` argument right after it (some call may pass a view at an offset)."""
+
+    @property
+    def image_size(self) -> tuple[int, int]:
+        """Textures: (width, height) in texels."""
+        assert isinstance(self.type, BufferType)
+        return image_size(self.type)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One OpenCL kernel of a function and its NDRange (dimension 0 first)."""
+
+    kernel: str
+    global_size: tuple[int, ...]
+    work_item_loops: tuple[str, ...] = ()
+    """The C names of the loop variables mapped to get_global_id(0), (1), (2)."""
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    """A kernel function: its arguments and the launches that execute its body."""
+
+    name: str
+    args: tuple[KernelArg, ...]
+    launches: tuple[Launch, ...]
+
+
+@dataclass(frozen=True)
+class OpenCLProgram:
+    """The generated source and what the runtime needs to launch it."""
+
+    source: str
+    kernels: dict[str, KernelInfo]
+
+
+def fail(where: str, message: str) -> DiagnosticException:
+    return DiagnosticException(f"opencl: {where}: {message}")
+
+
+# Buffers --------------------------------------------------------------------------------
+
+
+@dataclass
+class BufferArg:
+    """A buffer parameter and how accesses reach it."""
+
+    index: int
+    value: BlockArgument
+    type: BufferType
+    name: str
+    texture: bool
+    flat_shape: tuple[int, ...]
+    offset_name: str | None = None
+    """The C name of the element-offset argument, for parameters that callers may bind
+    to a view at an offset."""
+
+
+
+def _texture_shape(arg: BufferType, where: str, limits: ImageLimits) -> tuple[int, int]:
+    """Check the texture rules of a parameter type (verify-buffers' rules 5-8 with the
+    device limits; this target also needs f32 or f16 channels); its image [rows, cols]."""
+    if str(arg.element_type) not in ("f32", "f16"):
+        raise fail(
+            where,
+            f"texture element type must be f32 or f16 (image2d_t with RGBA FLOAT or "
+            f"HALF_FLOAT texels), got {arg.element_type}",
+        )
+    problem = texture_problem(arg, limits.max_width, limits.max_height)
+    if problem is not None:
+        raise fail(where, f"the texture {problem}")
+    rows, cols = flattened_type(arg).get_shape()
+    return rows, cols
+
+
+# The kernel writer ------------------------------------------------------------------------
+
+
+@dataclass
+class KernelWriter:
+    """Writes the OpenCL kernels of one `func.func`: the parts common to all op families
+    (`emit` is the op dispatch, defined by the combined writer in `opencl.py`)."""
+
+    function: func.FuncOp
+    limits: ImageLimits
+    helpers: set[str]
+    kernel_names: NameTable
+    offset_params: set[int] = field(default_factory=set[int])
+    """Indices of the buffer parameters that callers may bind to views at an offset."""
+    fp16: bool = False
+    """The device has cl_khr_fp16 (`half`, `read_imageh`/`write_imageh`); without it any
+    f16 value is refused."""
+    names: NameTable = field(default_factory=NameTable)
+    c_names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
+    buffers: dict[BlockArgument, BufferArg] = field(default_factory=dict[BlockArgument, BufferArg])
+    analysis: IndexAnalysis = field(default_factory=IndexAnalysis)
+    lines: list[str] = field(default_factory=list[str])
+    depth: int = 0
+    reads: set[BlockArgument] = field(default_factory=set[BlockArgument])
+    writes: set[BlockArgument] = field(default_factory=set[BlockArgument])
+    emitted: set[Operation] = field(default_factory=set[Operation])
+    carried: list[list[str]] = field(default_factory=list[list[str]])
+    launch_reads: set[BlockArgument] = field(default_factory=set[BlockArgument])
+    launch_writes: set[BlockArgument] = field(default_factory=set[BlockArgument])
+    substitution: dict[str, Expr] = field(default_factory=dict[str, Expr])
+    """Index leaves replaced while a loop body is emitted once per iteration (unrolled):
+    the loop variable's leaf -> its value in that copy."""
+    unrolled_leaves: dict[str, str] = field(default_factory=dict[str, str])
+    """Dimensions that unrolling introduces (a lane loop's block counter) -> C names."""
+    unrolling: int = 0
+    """How many enclosing loops are being unrolled."""
+    texels: dict[tuple[str, str], tuple[int, str]] = field(
+        default_factory=dict[tuple[str, str], tuple[int, str]]
+    )
+    """Texels already read in the current work-item: (image, coordinate) -> (scope depth,
+    the C variable holding it). An image is read-only in a kernel, so a read texel is the
+    same wherever it is read again (in the same or an inner C scope)."""
+
+    @property
+    def where(self) -> str:
+        return f"@{self.function.sym_name.data}"
+
+    def at(self, op: Operation) -> str:
+        return f"{self.where}: '{op.name}'"
+
+    # Lines ------------------------------------------------------------------------------
+
+    def line(self, text: str) -> None:
+        self.lines.append("  " * self.depth + text)
+
+    def open(self, text: str) -> None:
+        self.line(text + " {")
+        self.depth += 1
+
+    def close(self) -> None:
+        self.depth -= 1
+        self.forget_texels(self.depth + 1)
+        self.line("}")
+
+    def forget_texels_reading(self, names: set[str]) -> None:
+        """Drop the texels whose coordinates read one of the C variables `names` (carried
+        variables about to be assigned)."""
+        if not names:
+            return
+        pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
+        self.texels = {k: v for k, v in self.texels.items() if not pattern.search(k[1])}
+
+    def forget_texels(self, depth: int) -> None:
+        """Drop the texels read in scopes at `depth` or deeper (they are out of C scope)."""
+        self.texels = {k: v for k, v in self.texels.items() if v[0] < depth}
+
+    # Values -----------------------------------------------------------------------------
+
+    def name_of(self, value: SSAValue, fallback: str = "v") -> str:
+        name = self.c_names.get(value)
+        if name is None:
+            name = self.names.fresh(value.name_hint, fallback)
+            self.c_names[value] = name
+        return name
+
+    def expr(self, value: SSAValue) -> str:
+        """The C expression of an SSA value (constants inline, others by name)."""
+        owner = value.owner
+        if isinstance(owner, arith.ConstantOp):
+            return constant_literal(owner.value, value.type, self.at(owner))
+        if value in self.c_names:
+            return self.c_names[value]
+        raise fail(self.where, f"internal: value {value} used before it was emitted")
+
+    def leaf_names(self, expr: Expr) -> dict[str, str]:
+        """The C expression of each leaf of `expr`."""
+        dims = expr.dims()
+        names = {n: self.expr(v) for n, v in self.analysis.leaves.items() if n in dims}
+        names.update((n, c) for n, c in self.unrolled_leaves.items() if n in dims)
+        return names
+
+    def index(self, expr: Expr) -> str:
+        return index_c(expr, self.leaf_names(expr), self.analysis.bounds, self.helpers)
+
+    def describe(self, expr: Expr) -> str:
+        """`expr` with its leaves named as in the C code (for diagnostics)."""
+        return str(expr.substitute({n: Dim(c) for n, c in self.leaf_names(expr).items()}))
+
+    def substituted(self, expr: Expr) -> Expr:
+        """`expr` in the current unrolled copy, simplified."""
+        if self.substitution:
+            expr = expr.substitute(self.substitution)
+        return simplify(expr, self.analysis.bounds)
+
+    def index_exprs(self, op: LoadOp | StoreOp) -> list[Expr]:
+        return [self.substituted(self.analysis.expr_of(i)) for i in op.indices]
+
+    # Parameters -------------------------------------------------------------------------
+
+    def refuse_half(self, type_: Attribute, where: str) -> None:
+        """f16 needs cl_khr_fp16: a diagnostic when the device lacks it."""
+        if isinstance(type_, BufferType):
+            type_ = type_.element_type
+        if isinstance(type_, VectorType):
+            type_ = type_.get_element_type()
+        if not self.fp16 and isinstance(type_, Float16Type):
+            raise fail(
+                where,
+                "type f16 needs the OpenCL extension cl_khr_fp16 (half, read_imageh/"
+                "write_imageh), which the device does not report (target option fp16=true "
+                "when it does)",
+            )
+
+    def parameters(self) -> list[tuple[BlockArgument, str]]:
+        entry = self.function.body.blocks[0]
+        params: list[tuple[BlockArgument, str]] = []
+        for arg in entry.args:
+            self.refuse_half(arg.type, f"{self.where}: parameter %{arg.name_hint or arg.index}")
+        for op in self.function.body.walk():
+            for result in op.results:
+                self.refuse_half(result.type, self.at(op))
+        for arg in entry.args:
+            where = f"{self.where}: parameter %{arg.name_hint or arg.index}"
+            name = self.name_of(arg, "arg")
+            params.append((arg, name))
+            if isinstance(arg.type, BufferType):
+                self._buffer_param(arg, name, where)
+            elif isinstance(arg.type, PtrType | VectorType) or c_type(arg.type, where) == "bool":
+                raise fail(where, f"unsupported kernel parameter type {arg.type}")
+        return params
+
+    def _buffer_param(self, arg: BlockArgument, name: str, where: str) -> None:
+        buffer_type = arg.type
+        assert isinstance(buffer_type, BufferType)
+        if buffer_type.get_transforms():
+            raise fail(where, f"{buffer_type} still has a pending transform; run apply-layout")
+        if isinstance(buffer_type.element_type, VectorType):
+            raise fail(where, f"buffers of vectors ({buffer_type}) are not supported")
+        c_type(buffer_type.element_type, where)
+        if buffer_type.num_elements() > _MAX_ELEMENTS:
+            raise fail(where, f"{buffer_type} has more than 2^31 - 1 elements")
+        texture = is_texture_scope(buffer_type.get_scope())
+        flat = (
+            _texture_shape(buffer_type, where, self.limits)
+            if texture
+            else (buffer_type.num_elements(),)
+        )
+        offset_name = None
+        if arg.index in self.offset_params:
+            if texture:
+                raise fail(
+                    where,
+                    "a call may bind this texture to a buffer at an element offset, but an "
+                    "image2d_t starts at its first texel (declare texture views at offset 0)",
+                )
+            offset_name = f"{name}_offset"
+            self.names.used.add(offset_name)
+        self.buffers[arg] = BufferArg(
+            arg.index, arg, buffer_type, name, texture, flat, offset_name
+        )
+
+    # Segments ---------------------------------------------------------------------------
+
+    def segments(self) -> tuple[list[Operation], list[Segment]]:
+        entry = self.function.body.blocks[0]
+        for op in self.function.walk():
+            if isinstance(op, AllocateOp):
+                raise fail(
+                    self.at(op),
+                    "allocations inside kernels are not supported; allocate in the host "
+                    "function and pass the buffer",
+                )
+        setup: list[Operation] = []
+        segments: list[Segment] = []
+        stored_later = roots_stored_after(list(entry.ops))
+        for op in entry.ops:
+            if isinstance(op, func.ReturnOp):
+                if op.operands:
+                    raise fail(self.at(op), "kernels return nothing (write results to buffers)")
+                continue
+            if isinstance(op, func.CallOp):
+                raise fail(self.at(op), "calls are not supported inside kernels")
+            open_segment = segments[-1] if segments and not segments[-1].loop else None
+            if isinstance(op, LOOPS):
+                segments.append(Segment([op], loop=True))
+            elif is_pure_op(op) or (
+                isinstance(op, LoadOp)
+                and is_invariant_load(op, stored_later[op], open_segment)
+            ):
+                setup.append(op)
+            elif open_segment is not None:
+                segments[-1].ops.append(op)
+            else:
+                segments.append(Segment([op], loop=False))
+        self._check_separate(segments)
+        return setup, segments
+
+    def _check_separate(self, segments: list[Segment]) -> None:
+        """Launches only share buffers: no SSA value flows out of a launch."""
+        entry = self.function.body.blocks[0]
+        for segment in segments:
+            for top in segment.ops:
+                for op in top.walk():
+                    for use in (u for r in op.results for u in r.uses):
+                        user = entry.find_ancestor_op_in_block(use.operation)
+                        if user is None or user in segment.ops:
+                            continue
+                        why = "launches only share buffers"
+                        if op is top and isinstance(op, LoadOp):
+                            why = (
+                                "a top-level load is re-read by the launches that use it "
+                                "only when no store to its storage follows it"
+                            )
+                        raise fail(
+                            self.at(op),
+                            f"its result is used by '{use.operation.name}' outside the "
+                            f"kernel launch that computes it; {why}",
+                        )
+
+    # Needed ops -------------------------------------------------------------------------
+
+    def deps(self, op: Operation) -> Iterable[SSAValue]:
+        if isinstance(op, LoadOp | StoreOp):
+            exprs = self.index_exprs(op)
+            names = {n for e in exprs for n in e.dims()}
+            yield from (self.analysis.leaves[n] for n in sorted(names))
+            if isinstance(op, StoreOp):
+                yield op.value
+            return
+        expr = self.index_expr(op)
+        if expr is not None:
+            yield from (self.analysis.leaves[n] for n in sorted(expr.dims()))
+            return
+        yield from op.operands
+
+    def index_expr(self, op: Operation) -> Expr | None:
+        """The quasi-affine expression of an index op's result, when the analysis sees
+        through the op (None for ops it keeps opaque, e.g. a product of two variables)."""
+        if op.name not in INDEX_OPS or not isinstance(op.results[0].type, IndexType):
+            return None
+        result = op.results[0]
+        expr = self.analysis.expr_of(result)
+        if isinstance(expr, Dim) and self.analysis.leaves[expr.name] is result:
+            return None
+        return expr
+
+    def mark_needed(self, roots: Iterable[Operation]) -> None:
+        stack = list(roots)
+        while stack:
+            op = stack.pop()
+            if op in self.emitted:
+                continue
+            self.emitted.add(op)
+            for value in self.deps(op):
+                owner = value.owner
+                if isinstance(owner, Operation) and not isinstance(owner, (*LOOPS, scf.IfOp)):
+                    stack.append(owner)
+
+    @staticmethod
+    def roots(ops: Sequence[Operation]) -> list[Operation]:
+        found: list[Operation] = []
+        for top in ops:
+            for op in top.walk():
+                if isinstance(op, LoadOp) or (
+                    is_pure_op(op) and not isinstance(op, scf.YieldOp | affine.YieldOp)
+                ):
+                    continue
+                found.append(op)
+        return found
+
+    # Kernels ----------------------------------------------------------------------------
+
+    def write(self) -> tuple[list[str], KernelInfo]:
+        params = self.parameters()
+        setup, segments = self.segments()
+        base = self.function.sym_name.data
+        kernel_lines: list[str] = []
+        launches: list[Launch] = []
+        for k, segment in enumerate(segments):
+            hint = base if len(segments) == 1 else f"{base}_{k}"
+            kernel = self.kernel_names.fresh(hint, "kernel")
+            text, launch = self.write_segment(kernel, params, setup, segment)
+            kernel_lines.extend(text)
+            launches.append(launch)
+        args = tuple(self.kernel_arg(arg, name) for arg, name in params)
+        return kernel_lines, KernelInfo(base, args, tuple(launches))
+
+    def kernel_arg(self, arg: BlockArgument, name: str) -> KernelArg:
+        buffer = self.buffers.get(arg)
+        if buffer is None:
+            return KernelArg(name, "scalar", arg.type, c_type(arg.type, self.where))
+        assert isinstance(arg.type, BufferType)
+        return KernelArg(
+            name,
+            "texture" if buffer.texture else "global",
+            arg.type,
+            c_type(arg.type.element_type, self.where),
+            buffer.flat_shape,
+            arg in self.reads,
+            arg in self.writes,
+            buffer.offset_name is not None,
+        )
+
+    def write_segment(
+        self,
+        kernel: str,
+        params: list[tuple[BlockArgument, str]],
+        setup: list[Operation],
+        segment: Segment,
+    ) -> tuple[list[str], Launch]:
+        self.lines, self.depth, self.emitted, self.texels = [], 1, set(), {}
+        self.launch_reads, self.launch_writes = set(), set()
+        band = parallel_band(segment.ops[0]) if segment.loop else []
+        self.mark_needed(self.roots(segment.ops))
+        for buffer in self.buffers.values():
+            if buffer.offset_name is not None:
+                self.line(f"{buffer.name} += {buffer.offset_name};")
+        gids = [d for d in band if d.trip_count > 1][-3:]
+        gid_names: list[str] = []
+        for position, dim in enumerate(reversed(gids)):
+            name = self.name_of(dim.iv, "i")
+            gid_names.append(name)
+            gid = f"(int)get_global_id({position})"
+            if dim.step != 1:
+                gid = f"{gid} * {dim.step}"
+            if dim.lower:
+                gid = f"{dim.lower} + {gid}"
+            self.line(f"int {name} = {gid};")
+        for op in setup:
+            self.emit(op)
+        if band:
+            self.write_band(band, gids)
+        else:
+            for op in segment.ops:
+                self.emit(op)
+        for arg in sorted(self.launch_reads & self.launch_writes, key=lambda a: a.index):
+            if self.buffers[arg].texture:
+                raise fail(
+                    self.where,
+                    f"texture %{self.buffers[arg].name} is both read and written by kernel "
+                    f"'{kernel}'; an OpenCL 1.2 image is read-only or write-only in a kernel",
+                )
+        self.reads |= self.launch_reads
+        self.writes |= self.launch_writes
+        text = [*self.header(kernel, params), *self.lines, "}", ""]
+        size = tuple(d.trip_count for d in reversed(gids)) or (1,)
+        return text, Launch(kernel, size, tuple(gid_names))
+
+    def header(self, kernel: str, params: list[tuple[BlockArgument, str]]) -> list[str]:
+        parts: list[str] = []
+        for arg, name in params:
+            buffer = self.buffers.get(arg)
+            if buffer is None:
+                parts.append(f"{c_type(arg.type, self.where)} {name}")
+            elif buffer.texture:
+                qualifier = "__write_only" if arg in self.launch_writes else "__read_only"
+                parts.append(f"{qualifier} image2d_t {name}")
+            else:
+                element = c_type(buffer.type.element_type, self.where)
+                const = "" if arg in self.launch_writes else "const "
+                parts.append(f"__global {const}{element}* {name}")
+                if buffer.offset_name is not None:
+                    parts.append(f"int {buffer.offset_name}")
+        one_line = f"__kernel void {kernel}({', '.join(parts)}) {{"
+        if len(one_line) <= 100:
+            return [one_line]
+        return [f"__kernel void {kernel}(", *[f"    {p}," for p in parts[:-1]], f"    {parts[-1]}) {{"]
+
+    def write_band(self, band: list[BandDim], gids: list[BandDim]) -> None:
+        loops: list[Operation] = []
+        for dim in band:
+            if not loops or loops[-1] is not dim.loop:
+                loops.append(dim.loop)
+        opened = 0
+        for position, loop in enumerate(loops):
+            for dim in (d for d in band if d.loop is loop):
+                if dim in gids:
+                    continue
+                name = self.name_of(dim.iv, "i")
+                if dim.trip_count == 1:
+                    self.line(f"int {name} = {dim.lower};")
+                    continue
+                self.open(
+                    f"for (int {name} = {dim.lower}; {name} < {dim.upper}; {name} += {dim.step})"
+                )
+                opened += 1
+            block = loop.regions[0].blocks[0]
+            inner = loops[position + 1] if position + 1 < len(loops) else None
+            for op in block.ops:
+                if op is inner or op is block.last_op:
+                    continue
+                self.emit(op)
+        for _ in range(opened):
+            self.close()
+
+    # Ops --------------------------------------------------------------------------------
+
+    def emit_block(self, block: Block) -> None:
+        for op in block.ops:
+            self.emit(op)
+
+    def emit(self, op: Operation) -> None:
+        """Write `op` (when the current launch needs it) into the kernel."""
+        raise NotImplementedError
+
+    def texture_lane(self, load: LoadOp) -> Expr | None:
+        """The lane expression of a scalar load from a texture parameter (None for other
+        loads)."""
+        raise NotImplementedError
+
+    def declare(self, value: SSAValue, text: str, where: str) -> None:
+        name = self.name_of(value)
+        self.line(f"{c_type(value.type, where)} {name} = {text};")
+
+    def affine_expr(
+        self, expr: AffineExpr, operands: list[SSAValue], num_dims: int, op: Operation
+    ) -> str:
+        values = [self.analysis.expr_of(v) for v in operands]
+        converted = from_affine_expr(expr, values[:num_dims], values[num_dims:])
+        if converted is None:
+            raise fail(self.at(op), f"unsupported affine expression {expr}")
+        return self.index(self.substituted(converted))

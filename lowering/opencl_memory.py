@@ -1,0 +1,208 @@
+"""Loads and stores of `-t opencl`: global buffers (pointers, vector loads) and textures
+(`read_imagef`/`write_imagef` of whole texels or one lane), by the rules in `opencl.py`."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import Float16Type, VectorType
+from xdsl.ir import Attribute, BlockArgument, SSAValue
+
+from physlayout.dialects.buffer_layout import flattened_type, flattening_separators
+from physlayout.dialects.layout import BufferType, DataOp, DeclBufferOp, LoadOp, StoreOp
+from physlayout.indexing.index_map import flatten_exprs
+from physlayout.indexing.quasi_affine import Const, Expr, FloorDiv, Mod, simplify
+from physlayout.lowering.opencl_c import c_type, lane_suffix
+from physlayout.lowering.opencl_kernels import TEXEL, BufferArg, KernelWriter, fail
+
+
+def trace_buffer(buffer: SSAValue, where: str) -> tuple[BlockArgument, int]:
+    """The kernel parameter a buffer value is declared over, and the element offset."""
+    offset = 0
+    value = buffer
+    for _ in range(10_000):
+        owner = value.owner
+        if isinstance(owner, DeclBufferOp):
+            offset += owner.elem_offset.data
+            value = owner.ptr
+        elif isinstance(owner, DataOp):
+            value = owner.buffer
+        elif isinstance(value, BlockArgument) and isinstance(value.type, BufferType):
+            return value, offset
+        else:
+            break
+    raise fail(
+        where,
+        "a buffer that is not declared over a kernel parameter (allocations inside kernels "
+        "are not supported; allocate in the host function)",
+    )
+
+
+
+class MemoryWriter(KernelWriter):
+    """Writes `layout.load` / `layout.store`."""
+
+    def access_target(self, op: LoadOp | StoreOp) -> tuple[BufferArg, BufferType, int]:
+        where = self.at(op)
+        param, offset = trace_buffer(op.buffer, where)
+        buffer = self.buffers.get(param)
+        if buffer is None:
+            raise fail(where, "buffers must be kernel parameters (or views of them)")
+        accessed = op.buffer.type
+        assert isinstance(accessed, BufferType)
+        if accessed.element_type != buffer.type.element_type:
+            raise fail(
+                where,
+                f"buffer {accessed} views parameter %{buffer.name} with a different element "
+                f"type ({buffer.type.element_type})",
+            )
+        if buffer.texture:
+            if offset:
+                raise fail(where, f"a texture view must start at offset 0, got {offset}")
+            if flattened_type(accessed).get_shape() != buffer.flat_shape:
+                raise fail(
+                    where,
+                    f"texture view {accessed} does not flatten to the image "
+                    f"{list(buffer.flat_shape)} of parameter %{buffer.name}",
+                )
+        elif offset + accessed.num_elements() > buffer.type.num_elements():
+            raise fail(where, f"buffer view {accessed} at offset {offset} exceeds %{buffer.name}")
+        (self.launch_writes if isinstance(op, StoreOp) else self.launch_reads).add(param)
+        return buffer, accessed, offset
+
+    @staticmethod
+    def lanes_of(value_type: Attribute) -> int:
+        if isinstance(value_type, VectorType):
+            return value_type.get_shape()[0]
+        return 1
+
+    def global_flat(self, op: LoadOp | StoreOp, accessed: BufferType, offset: int) -> Expr:
+        exprs = self.index_exprs(op)
+        (flat,) = flatten_exprs(exprs, accessed.get_shape(), (), self.analysis.bounds)
+        return simplify(flat + offset, self.analysis.bounds)
+
+    def global_index(self, op: LoadOp | StoreOp, accessed: BufferType, offset: int) -> str:
+        return self.index(self.global_flat(op, accessed, offset))
+
+    def aligned(
+        self, op: LoadOp | StoreOp, buffer: BufferArg, accessed: BufferType, offset: int,
+        lanes: int,
+    ) -> bool:
+        """A vector access whose element index is a provable multiple of its lane count
+        (power of two) is naturally aligned (device buffers start aligned; a parameter
+        with an offset argument may not): it is a plain vector load/store, which compilers
+        handle better than vloadN/vstoreN."""
+        if lanes not in (2, 4, 8, 16) or buffer.offset_name is not None:
+            return False
+        flat = self.global_flat(op, accessed, offset)
+        return simplify(Mod(flat, lanes), self.analysis.bounds) == Const(0)
+
+    def texel_exprs(self, op: LoadOp | StoreOp, accessed: BufferType) -> tuple[Expr, Expr, Expr]:
+        """The accessed texel's column and row, and the lane."""
+        exprs = self.index_exprs(op)
+        separators = flattening_separators(accessed)
+        bounds = self.analysis.bounds
+        row, col = flatten_exprs(exprs, accessed.get_shape(), separators, bounds)
+        x = simplify(FloorDiv(col, TEXEL), bounds)
+        lane = simplify(Mod(col, TEXEL), bounds)
+        return x, simplify(row, bounds), lane
+
+    def texel(self, op: LoadOp | StoreOp, accessed: BufferType) -> tuple[str, Expr]:
+        """`(int2)(x, y)` of the accessed texel, and the lane expression."""
+        x, row, lane = self.texel_exprs(op, accessed)
+        return f"(int2)({self.index(x)}, {self.index(row)})", lane
+
+    def emit_load(self, op: LoadOp) -> None:
+        where = self.at(op)
+        buffer, accessed, offset = self.access_target(op)
+        lanes = self.lanes_of(op.result.type)
+        if not buffer.texture:
+            index = self.global_index(op, accessed, offset)
+            if lanes == 1:
+                self.declare(op.result, f"{buffer.name}[{index}]", where)
+            elif self.aligned(op, buffer, accessed, offset, lanes):
+                vector_type = c_type(op.result.type, where)
+                pointer = f"(__global const {vector_type}*)({buffer.name} + {index})"
+                self.declare(op.result, f"*{pointer}", where)
+            else:
+                self.declare(op.result, f"vload{lanes}(0, {buffer.name} + {index})", where)
+            return
+        coord, lane = self.texel(op, accessed)
+        half = isinstance(buffer.type.element_type, Float16Type)
+        read = f"read_image{'h' if half else 'f'}({buffer.name}, px_sampler, {coord})"
+        cached = self.texels.get((buffer.name, coord))
+        if lanes == TEXEL:
+            if lane != Const(0):
+                raise fail(
+                    where,
+                    f"a vector<4xf32> texture load must read one whole texel, but its column "
+                    f"is not provably a multiple of {TEXEL} (lane {self.describe(lane)})",
+                )
+            if cached is not None:
+                self.c_names[op.result] = cached[1]
+                return
+            self.declare(op.result, read, where)
+            self.texels[(buffer.name, coord)] = (self.depth, self.c_names[op.result])
+            return
+        if lanes != 1:
+            raise fail(
+                where,
+                f"texture loads read one lane or one whole texel (vector<4xf32>), not "
+                f"{op.result.type}",
+            )
+        if cached is None and self.unrolling:
+            # inside an unrolled lane loop the other lanes of this texel are read next
+            texel = self.names.fresh(None, "texel")
+            self.line(f"{'half4' if half else 'float4'} {texel} = {read};")
+            cached = (self.depth, texel)
+            self.texels[(buffer.name, coord)] = cached
+        if cached is not None:
+            read = cached[1]
+        if isinstance(lane, Const):
+            self.declare(op.result, f"{read}{lane_suffix(lane.value)}", where)
+        else:
+            helper = "px_lane_half" if half else "px_lane"
+            self.helpers.add(helper)
+            self.declare(op.result, f"{helper}({read}, {self.index(lane)})", where)
+
+    def texture_lane(self, load: LoadOp) -> Expr | None:
+        if self.lanes_of(load.result.type) != 1:
+            return None
+        param, offset = trace_buffer(load.buffer, self.at(load))
+        buffer = self.buffers.get(param)
+        accessed = load.buffer.type
+        if buffer is None or not buffer.texture or offset or not isinstance(accessed, BufferType):
+            return None
+        if flattened_type(accessed).get_shape() != buffer.flat_shape:
+            return None
+        return self.texel_exprs(load, accessed)[2]
+
+    def emit_store(self, op: StoreOp) -> None:
+        where = self.at(op)
+        buffer, accessed, offset = self.access_target(op)
+        lanes = self.lanes_of(op.value.type)
+        value = self.expr(op.value)
+        if not buffer.texture:
+            index = self.global_index(op, accessed, offset)
+            if lanes == 1:
+                self.line(f"{buffer.name}[{index}] = {value};")
+            elif self.aligned(op, buffer, accessed, offset, lanes):
+                vector_type = c_type(op.value.type, where)
+                self.line(f"*(__global {vector_type}*)({buffer.name} + {index}) = {value};")
+            else:
+                self.line(f"vstore{lanes}({value}, 0, {buffer.name} + {index});")
+            return
+        coord, lane = self.texel(op, accessed)
+        if lanes != TEXEL:
+            raise fail(
+                where,
+                f"texture store of {op.value.type} into %{buffer.name} would write part of a "
+                f"texel; a texture store writes all four channels (store a vector<4xf32> "
+                f"texel, e.g. after vectorize-texels)",
+            )
+        if lane != Const(0):
+            raise fail(
+                where,
+                f"texture store into %{buffer.name} must write one whole texel, but its "
+                f"column is not provably a multiple of {TEXEL} (lane {self.describe(lane)})",
+            )
+        half = isinstance(buffer.type.element_type, Float16Type)
+        self.line(f"write_image{'h' if half else 'f'}({buffer.name}, {coord}, {value});")
