@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.physlayout-installed
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: all demo test lint pytest lit bench fuzz clean
+.PHONY: all demo test lint pytest lit bench fuzz docs clean
 
 all: test
 
@@ -49,6 +49,10 @@ fuzz: $(STAMP)
 
 bench: $(STAMP)
 	for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+# The README tutorial's pictures (test/python/test_viz.py checks the committed ones).
+docs: $(STAMP)
+	$(BIN)/python -m physlayout.viz.pictures docs
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis
