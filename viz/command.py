@@ -67,6 +67,8 @@ def viz_command(args: argparse.Namespace, parse: Callable[[str, str], ModuleOp])
     """Run `physlayout viz` (`parse(text, name)` parses and verifies a module); errors
     propagate to the caller, which reports them."""
     output = Path(args.output) if args.output else None
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
     if args.buffer_type is not None or args.shape is not None or args.value is not None:
         if args.value is not None and args.file is None:
             raise ValueError("--value needs FILE")

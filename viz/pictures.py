@@ -24,9 +24,7 @@ PICTURES: dict[str, str] = {
         "--map '(n, h, w, c) -> (n, c floordiv 4, h, w, c mod 4)' --scope global.texture"
     ),
     "nhwc_nchw4c_texture_3ch.svg": (
-        "physlayout viz --shape 1,2,3,3 "
-        "--map '(n, h, w, c) -> (n, c floordiv 4, h, w, c mod 4)' --scope global.texture "
-        "--pad-value 0.0"
+        "physlayout viz docs/tutorial/relu_texture_3ch.mlir --value out"
     ),
     "relu_texture_out.svg": "physlayout viz examples/relu_texture.mlir --value out",
     "graph_conv_bias_conv.dot": (

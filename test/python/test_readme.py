@@ -1,13 +1,18 @@
 """The README's examples are true: its console blocks are run and their output compared,
-and its Python blocks are run as doctests."""
+and its Python blocks are run as doctests. A console block right after a line
+`<!-- requires: opencl -->` or `<!-- requires: mlir -->` is skipped where no OpenCL device
+builds a kernel or `mlir-opt-22` is missing. The README stands alone: it links to no file
+outside the repository and to no web page."""
 
 from __future__ import annotations
 
 import doctest
 import os
 import re
+import shutil
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -15,22 +20,46 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
 BLOCK = re.compile(r"```(console|python)\n(.*?)```", re.DOTALL)
+REQUIRES = re.compile(r"<!-- requires: ([a-z]+) -->\n```console\n(.*?)```", re.DOTALL)
 
 
-def console_examples() -> list[tuple[str, str]]:
-    """(command, expected output) pairs from ```console blocks (`$ ` starts a command)."""
-    examples: list[tuple[str, str]] = []
+def console_examples() -> list[tuple[str, str, str]]:
+    """(command, expected output, required tool or "") triples from ```console blocks
+    (`$ ` starts a command)."""
+    required = {body: tool for tool, body in REQUIRES.findall(README)}
+    examples: list[tuple[str, str, str]] = []
     for kind, body in BLOCK.findall(README):
         if kind != "console":
             continue
         for chunk in body.split("$ ")[1:]:
             command, _, output = chunk.partition("\n")
-            examples.append((command, output))
+            examples.append((command, output, required.get(body, "")))
     return examples
 
 
-@pytest.mark.parametrize(("command", "expected"), console_examples(), ids=lambda s: s[:40])
-def test_console_example(command: str, expected: str) -> None:
+@cache
+def available(tool: str) -> bool:
+    """Whether `tool` ("mlir" or "opencl") can run here."""
+    if tool == "mlir":
+        return shutil.which("mlir-opt-22") is not None
+    assert tool == "opencl", f"unknown requirement {tool!r} in README.md"
+    probe = subprocess.run(
+        [
+            sys.executable, "-c",
+            "from physlayout.runtime.opencl import OpenCLRuntime; "
+            "OpenCLRuntime().build('__kernel void k(__global float *a) { a[0] = 1.0f; }')",
+        ],
+        capture_output=True, timeout=120,
+    )
+    return probe.returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("command", "expected", "requires"), console_examples(), ids=lambda s: s[:40]
+)
+def test_console_example(command: str, expected: str, requires: str) -> None:
+    if requires and not available(requires) and os.environ.get("PHYSLAYOUT_REQUIRE_TOOLS") != "1":
+        pytest.skip(f"needs {requires}")
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     result = subprocess.run(
@@ -51,3 +80,18 @@ def test_python_examples() -> None:
         test = parser.get_doctest(body, {}, f"README python block {i}", "README.md", 0)
         runner.run(test)
     assert runner.failures == 0
+
+
+def test_tutorial_marks_its_tool_blocks() -> None:
+    """Each `requires` marker is followed by a console block (else it would not apply)."""
+    markers = len(re.findall(r"^<!-- requires:", README, re.MULTILINE))
+    assert markers == len(REQUIRES.findall(README)) > 0
+
+
+def test_readme_stands_alone() -> None:
+    """No web links, no paths outside the repository; every relative link exists."""
+    assert "http://" not in README and "https://" not in README
+    assert "../" not in README
+    assert "DESIGN.md" not in README
+    for target in re.findall(r"\]\(([^)#]+)\)", README):
+        assert (ROOT / target).exists(), f"README links to missing {target}"
