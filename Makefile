@@ -47,8 +47,10 @@ fuzz: $(STAMP)
 	PYTHONPATH=test/python $(BIN)/python -m fuzz.campaign --count $(FUZZ_COUNT) \
 	  --seed $(FUZZ_SEED) --jobs $(FUZZ_JOBS) --features $(FUZZ_FEATURES) --out $(FUZZ_OUT) $(FUZZ_ARGS)
 
+# Each script writes its section of bench/RESULTS.md; plots.py last (PNGs with matplotlib).
 bench: $(STAMP)
 	for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	$(BIN)/python bench/plots.py
 
 # The README tutorial's pictures (test/python/test_viz.py checks the committed ones).
 docs: $(STAMP)

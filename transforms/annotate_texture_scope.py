@@ -235,13 +235,23 @@ def _name(value: SSAValue) -> str:
 
 @dataclass(frozen=True)
 class AnnotateTextureScopePass(ModulePass):
-    """Choose each tensor's memory scope by consumer demand (module docstring)."""
+    """Choose each tensor's memory scope by consumer demand (module docstring).
+
+    Options:
+        max-image-width (int, 16384): widest 2-D image (texels) a texture tensor may need.
+        max-image-height (int, 16384): tallest 2-D image (rows) a texture tensor may need.
+        weights-in-global (bool, false): keep conv filters in `global` instead of
+            `global.texture-weight`.
+    """
 
     name = "annotate-texture-scope"
 
     max_image_width: int = 16384
+    """Widest 2-D image (texels) a texture tensor may need."""
     max_image_height: int = 16384
+    """Tallest 2-D image (rows) a texture tensor may need."""
     weights_in_global: bool = False
+    """Keep conv filters in `global` instead of `global.texture-weight`."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         annotator = ScopeAnnotator(

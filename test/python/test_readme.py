@@ -95,3 +95,66 @@ def test_readme_stands_alone() -> None:
     assert "DESIGN.md" not in README
     for target in re.findall(r"\]\(([^)#]+)\)", README):
         assert (ROOT / target).exists(), f"README links to missing {target}"
+
+
+def _documented_options(doc: str) -> list[tuple[str, str, str, str]]:
+    """(option, type, default, meaning) from the `Options:` block of a pass docstring."""
+    if "Options" not in doc:
+        return []
+    block = doc.split("Options", 1)[1].split(":", 1)[1]
+    options: list[list[str]] = []
+    for line in block.splitlines():
+        match = re.match(r"\s+([a-z-]+) \(([a-z]+), (.*?)\): (.*)", line)
+        if match:
+            options.append(list(match.groups()))
+        elif options and line.strip():
+            options[-1][3] += " " + line.strip()
+    return [(o, t, d, m) for o, t, d, m in options]
+
+
+def test_pass_options_are_documented() -> None:
+    """Every option of every physlayout pass is in its class docstring (with its real type
+    and default) and in the README's pass options table, in the same words."""
+    import dataclasses
+
+    from physlayout.universe import UNIVERSE
+
+    checked = 0
+    for name, factory in sorted(UNIVERSE.all_passes.items()):
+        cls = factory()
+        if not cls.__module__.startswith("physlayout"):
+            continue
+        documented = {o: (t, d, m) for o, t, d, m in _documented_options(cls.__doc__ or "")}
+        fields = dataclasses.fields(cls)
+        assert sorted(documented) == sorted(f.name.replace("_", "-") for f in fields), name
+        for field in fields:
+            option = field.name.replace("_", "-")
+            type_, default, meaning = documented[option]
+            value = field.default
+            assert type_ == type(value).__name__, (name, option)
+            assert default == (f'"{value}"' if isinstance(value, str) else str(value).lower())
+            row = f"| `{name}` | `{option}` | {type_} | `{default}` | {meaning} |"
+            assert row in README, f"README's pass options table lacks {row}"
+            checked += 1
+    assert checked >= 18
+
+
+def test_bench_results_are_generated(tmp_path: Path) -> None:
+    """bench/RESULTS.md is made of sections that bench scripts write (`make bench`), each
+    heading naming its script; `write_section` replaces one section and keeps the others."""
+    results_text = (ROOT / "bench" / "RESULTS.md").read_text()
+    headings = re.findall(r"^## .*\((\w+\.py)\)$", results_text, re.MULTILINE)
+    assert len(headings) == results_text.count("\n## ") > 0
+    for script in headings:
+        text = (ROOT / "bench" / script).read_text()
+        assert "write_section" in text, f"{script} does not write its section"
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        from results import HEADER, write_section  # pyright: ignore[reportMissingImports]
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    path = tmp_path / "RESULTS.md"
+    write_section("## A (a.py)", ["one"], path)
+    write_section("## B (b.py)", ["two"], path)
+    write_section("## A (a.py)", ["three", "four"], path)
+    assert path.read_text() == HEADER + "\n## A (a.py)\n\nthree\nfour\n\n## B (b.py)\n\ntwo\n"
