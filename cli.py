@@ -344,6 +344,8 @@ def _viz_command(args: argparse.Namespace) -> int:
         print(_diagnostic_text(err), file=sys.stderr)
     except (OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
+    except Exception as err:  # reported, never a traceback
+        print(f"error: {_unexpected(err)}", file=sys.stderr)
     return 1
 
 

@@ -144,6 +144,8 @@ def layout_panels(buffer_type: BufferType) -> tuple[Panel, Panel, str]:
         ValueError: the transform is not a valid layout of the buffer (`PendingLayout.of`).
     """
     logical_shape = tuple(buffer_type.get_shape())
+    if not logical_shape:
+        raise ValueError(f"{buffer_type} has rank 0: one element, no layout to draw")
     ids = np.arange(prod(logical_shape), dtype=np.int64).reshape(logical_shape)
     layout = PendingLayout.of(buffer_type)
     element = str(buffer_type.element_type)
@@ -188,9 +190,15 @@ def layout_panels(buffer_type: BufferType) -> tuple[Panel, Panel, str]:
         )
     else:
         captions.append(f"flattened to 1-D {_shape(flat)}, drawn in rows of {physical_shape[-1]}")
-    if texture:
+    texel_elements = (
+        is_texture_scope(scope)
+        and texel_lanes_per_element(buffer_type.element_type) == TEXEL_LANES
+        and len(flat) == 2
+    )
+    if texture or texel_elements:
         width, height = image_size(physical_type)
-        captions.append(f"{scope}: RGBA image {width} x {height} texels (width x height)")
+        captions.append(f"{scope}: RGBA image {width} x {height} texels (width x height)"
+                        + (f", one {element} per texel" if texel_elements else ""))
     if padding is not None:
         captions.append(f"padding = {pad_label} where {padding}")
     split = separators[-1] if separators else max(len(physical_shape) - 1, 0)
@@ -212,7 +220,9 @@ def _row_label(panel: Panel, row: int) -> str:
     shape = panel.ids.shape[: panel.split]
     if not shape:
         return ""
-    return ",".join(str(int(i)) for i in np.unravel_index(row, shape))
+    index = [str(int(i)) for i in np.unravel_index(row, shape)]
+    # `|` between two axes of different separator groups, as in IndexMap text.
+    return "".join(("|" if k in panel.groups else ",") + v for k, v in enumerate(index))[1:]
 
 
 def _column_label(panel: Panel, column: int) -> str:

@@ -101,6 +101,26 @@ def test_panels_use_the_engine_mapping() -> None:
     assert physical.ids[tuple(m.map_indices([5, 3]))] == 5 * 6 + 3
 
 
+def test_separator_groups_label_rows() -> None:
+    """Separators [1, 2] (three groups): the first two groups are rows, labelled with `|`
+    between them, with a dark line between the blocks of the outer group."""
+    buffer_type = parse_buffer_type(
+        "!layout.buffer<2x3x2x5xf32, transform = #layout.index_map<(a, b, c, d) -> (a | b | c, d)>>"
+    )
+    _, physical, _ = layout_panels(buffer_type)
+    assert (physical.split, physical.groups) == (2, (1,))
+    svg = layout_svg(buffer_type)
+    assert ">0|2<" in svg and ">1|0<" in svg
+    assert svg.count('stroke="#222222" stroke-width="3"/>') == 2 + 1  # 2 outlines + 1 line
+
+
+def test_texel_vector_elements() -> None:
+    svg = layout_svg(parse_buffer_type(
+        '!layout.buffer<2x3xvector<4xf32>, scope = "global.texture">'
+    ))
+    assert "RGBA image 3 x 2 texels (width x height), one vector&lt;4xf32&gt; per texel" in svg
+
+
 def test_large_tensor_is_summarized() -> None:
     buffer_type = buffer_type_from_parts(
         [1, 64, 64, 32], "(n, h, w, c) -> (n, c floordiv 4, h | w, c mod 4)",
@@ -176,6 +196,8 @@ def test_render_dot_without_graphviz_writes_dot(tmp_path: Path, monkeypatch: pyt
         (["examples/relu_texture.mlir", "--pipeline", "nope"],
          "error: pipeline 'nope': Unrecognized passes: ['nope']"),
         ([], "error: give FILE, --type or --shape (see physlayout viz --help)"),
+        (["--type", "!layout.buffer<f32>"],
+         "error: !layout.buffer<f32> has rank 0: one element, no layout to draw"),
     ],
 )
 def test_cli_errors(args: list[str], message: str) -> None:
