@@ -71,7 +71,8 @@ def test_console_example(command: str, expected: str, requires: str) -> None:
     ]
 
 
-def test_python_examples() -> None:
+def test_python_examples(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # the examples read files by their path in the repository
     blocks = [body for kind, body in BLOCK.findall(README) if kind == "python"]
     assert blocks
     parser = doctest.DocTestParser()
