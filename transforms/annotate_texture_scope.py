@@ -13,7 +13,7 @@ Demands. Each use of a tensor demands a scope:
 
 but only a *texture-eligible* tensor can be demanded in a texture scope (else ``global``):
 static, element type f32 or f16, rank >= 2, innermost extent 4 (one RGBA texel), and its
-2-D image in that scope (DESIGN.md "Textures": the scope's default separator; width =
+2-D image in that scope (docs/semantics.md "Textures": the scope's default separator; width =
 columns / 4 texels, height = rows) within ``max-image-width`` x ``max-image-height``. A
 tensor over the limits stays in ``global`` with a ``remark:`` on stderr giving its image
 size.

@@ -1,5 +1,5 @@
 """verify-buffers: validate buffer declarations and texture buffers (RFC DeclBuffer, "TIR
-validation"; DESIGN.md "Textures").
+validation"; docs/semantics.md "Textures").
 
 The pass rewrites nothing: it raises one `VerifyException` listing every problem (each
 message starts with `verify-buffers:`; the offending ops are marked in the attached IR
