@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from xdsl.parser import Parser
 
 from physlayout.dialects.buffer_layout import PendingLayout
@@ -215,3 +217,64 @@ def test_cli_parse_error_is_located(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert f"{bad}:" in result.stderr
+
+
+def test_render_dot_with_graphviz(tmp_path: Path) -> None:
+    import shutil
+
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz `dot` is not installed")
+    dot = (ROOT / "docs" / "graph_conv_bias_conv.dot").read_text()
+    written = render_dot(dot, tmp_path / "g.svg")
+    assert written == tmp_path / "g.svg"
+    assert "<svg" in written.read_text()
+
+
+@st.composite
+def _layouts(draw: st.DrawFn) -> tuple[list[int], IndexMap, str | None]:
+    """A small shape and a map: a permutation, then maybe a split of one axis by k."""
+    rank = draw(st.integers(1, 3))
+    shape = draw(st.lists(st.integers(1, 7), min_size=rank, max_size=rank))
+    names = ["a", "b", "c"][:rank]
+    order = draw(st.permutations(names))
+    results = list(order)
+    pad = None
+    if draw(st.booleans()):
+        k = draw(st.integers(2, 5))
+        axis = draw(st.integers(0, rank - 1))
+        name = results[axis]
+        results[axis : axis + 1] = [f"{name} floordiv {k}", f"{name} mod {k}"]
+        pad = "-2.0"
+    return shape, IndexMap.parse(f"({', '.join(names)}) -> ({', '.join(results)})"), pad
+
+
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(_layouts())
+def test_every_drawn_element_is_where_the_map_sends_it(
+    layout: tuple[list[int], IndexMap, str | None],
+) -> None:
+    """Each physical cell's tooltip names the element the IndexMap sends there; padding
+    cells are exactly the drawn points without a preimage."""
+    shape, index_map, pad = layout
+    buffer_type = buffer_type_from_parts(shape, str(index_map), pad_value=pad)
+    svg = layout_svg(buffer_type)
+    cells = _cells(svg)
+    summarized = "summarized:" in svg
+    physical_shape = index_map.map_shape(shape)
+    drawn_elements = 0
+    for ident in range(int(np.prod(shape))):
+        logical_index = [int(i) for i in np.unravel_index(ident, shape)]
+        target = [int(i) for i in index_map.map_indices(logical_index)]
+        where = f"[{','.join(map(str, logical_index))}] <-> [{','.join(map(str, target))}]"
+        there = f"[{','.join(map(str, target))}] <-> [{','.join(map(str, logical_index))}]"
+        titles = cells.get(str(ident), [])
+        if len(titles) == 2:  # drawn in both panels: logical first, then physical
+            assert titles[0].startswith(f"element {ident}: {where}")
+            assert titles[1].startswith(f"element {ident}: {there}")
+            drawn_elements += 1
+        else:
+            assert summarized and len(titles) <= 1
+    assert drawn_elements > 0
+    if not summarized:
+        assert drawn_elements == int(np.prod(shape))
+        assert len(cells.get("pad", [])) == int(np.prod(physical_shape)) - drawn_elements
