@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.physlayout-installed
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: all demo test lint pytest lit bench fuzz clean
+.PHONY: all demo test lint pytest lit bench fuzz docs clean
 
 all: test
 
@@ -47,8 +47,14 @@ fuzz: $(STAMP)
 	PYTHONPATH=test/python $(BIN)/python -m fuzz.campaign --count $(FUZZ_COUNT) \
 	  --seed $(FUZZ_SEED) --jobs $(FUZZ_JOBS) --features $(FUZZ_FEATURES) --out $(FUZZ_OUT) $(FUZZ_ARGS)
 
+# Each script writes its section of bench/RESULTS.md; plots.py last (PNGs with matplotlib).
 bench: $(STAMP)
 	for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	$(BIN)/python bench/plots.py
+
+# The README tutorial's pictures (test/python/test_viz.py checks the committed ones).
+docs: $(STAMP)
+	$(BIN)/python -m physlayout.viz.pictures docs
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis

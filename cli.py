@@ -313,11 +313,14 @@ def opt_main(args: Sequence[str] | None = None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of `physlayout` (sub-commands: `demo`, `run`)."""
+    """Entry point of `physlayout` (sub-commands: `demo`, `run`, `viz`)."""
     parser = argparse.ArgumentParser(prog="physlayout", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="run the embedded example pipeline and print each stage")
     _add_run_parser(sub)
+    from physlayout.viz.command import add_viz_parser
+
+    add_viz_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "demo":
         from physlayout.runtime.demo import run_demo
@@ -325,6 +328,25 @@ def main(argv: Sequence[str] | None = None) -> None:
         run_demo()
     elif args.command == "run":
         sys.exit(run_with_deep_stack(lambda: _run_command(args)))
+    elif args.command == "viz":
+        sys.exit(run_with_deep_stack(lambda: _viz_command(args)))
+
+
+def _viz_command(args: argparse.Namespace) -> int:
+    """`physlayout viz` (physlayout.viz.command), its errors reported like `run`'s."""
+    from physlayout.viz.command import viz_command
+
+    try:
+        return viz_command(args, _parse_located)
+    except LocatedVerifyError as err:
+        print(err, file=sys.stderr)
+    except (ParseError, DiagnosticException) as err:
+        print(_diagnostic_text(err), file=sys.stderr)
+    except (OSError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+    except Exception as err:  # reported, never a traceback
+        print(f"error: {_unexpected(err)}", file=sys.stderr)
+    return 1
 
 
 # `physlayout run` ---------------------------------------------------------------------------

@@ -5,7 +5,8 @@ caches cleared before every call), how fast `map_indices` evaluates, and the spe
 vectorized `map_indices` / `map_ndarray` over a plain Python loop that evaluates the map
 index by index.
 
-Run: ``python bench/bench_index_map.py`` (with physlayout installed).
+Run: ``python bench/bench_index_map.py`` (with physlayout installed); writes its section of
+bench/RESULTS.md.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from results import machine, write_section
 
 from physlayout.indexing.index_map import IndexMap, clear_caches
 
@@ -76,8 +78,19 @@ def small_shape(shape: list[int], points: int) -> list[int]:
     return result
 
 
+TITLE = "## IndexMap engine (bench_index_map.py)"
+
+
 def main() -> None:
-    print(f"{'map':34} {'is_injective':>12} {'inverse':>9} {'padding':>9} {'map_indices':>12}")
+    lines = [
+        machine(),
+        "Cold: caches cleared before every proof/inverse. `map_indices` is one index (median",
+        "of 2000); \"loop\" is a plain Python loop over every index of the shape, \"vector\"",
+        "the engine's numpy evaluation of all of them at once.",
+        "",
+        "| map | is_injective | inverse | padding | map_indices |",
+        "|---|---|---|---|---|",
+    ]
     for name, imap, shape in MAPS:
         injective = best_of(lambda imap=imap, shape=shape: imap.is_injective(shape), 5, True)
         inverse = best_of(
@@ -86,34 +99,42 @@ def main() -> None:
         padding = best_of(lambda imap=imap, shape=shape: imap.padding_predicate(shape), 5, True)
         index = [min(3, e - 1) for e in shape]
         scalar = best_of(lambda imap=imap, index=index: imap.map_indices(index), 2000, False)
-        print(
-            f"{name:34} {injective * 1e3:10.2f}ms {inverse * 1e3:7.2f}ms "
-            f"{padding * 1e3:7.2f}ms {scalar * 1e6:10.2f}us"
+        lines.append(
+            f"| {name} | {injective * 1e3:.2f} ms | {inverse * 1e3:.2f} ms | "
+            f"{padding * 1e3:.2f} ms | {scalar * 1e6:.2f} us |"
         )
-    print()
-    print(f"{'map (shape for the loop)':62} {'loop':>8} {'vector':>9} {'speed-up':>9}")
+        print(lines[-1], flush=True)
+    lines += ["", "| operation (shape) | Python loop | vectorized | ratio |", "|---|---|---|---|"]
     for name, imap, shape in MAPS:
         loop_shape = small_shape(shape, 16384)
         grids = [g.ravel() for g in np.indices(loop_shape)]
         loop = best_of(lambda imap=imap, s=loop_shape: python_loop_map(imap, s), 1, False)
         vector = best_of(lambda imap=imap, g=grids: imap.map_indices(list(g)), 5, False)
-        label = f"map_indices {name} {loop_shape}"
-        print(f"{label:62} {loop:7.3f}s {vector * 1e3:7.2f}ms {loop / vector:8.0f}x")
+        lines.append(
+            f"| map_indices {name} {loop_shape} | {loop:.3f} s | {vector * 1e3:.2f} ms | "
+            f"{loop / vector:.0f}x |"
+        )
+        print(lines[-1], flush=True)
         x = np.arange(int(np.prod(loop_shape)), dtype=np.float32).reshape(loop_shape)
         loop = best_of(lambda imap=imap, x=x: python_loop_ndarray(imap, x), 1, False)
         vector = best_of(lambda imap=imap, x=x: imap.map_ndarray(x, pad_value=0), 5, False)
         np.testing.assert_array_equal(python_loop_ndarray(imap, x), imap.map_ndarray(x, 0))
-        label = f"map_ndarray {name} {loop_shape}"
-        print(f"{label:62} {loop:7.3f}s {vector * 1e3:7.2f}ms {loop / vector:8.0f}x")
-    print()
+        lines.append(
+            f"| map_ndarray {name} {loop_shape} | {loop:.3f} s | {vector * 1e3:.2f} ms | "
+            f"{loop / vector:.0f}x |"
+        )
+        print(lines[-1], flush=True)
     name, imap, shape = MAPS[0]
     x = np.zeros(shape, dtype=np.float32)
     full = best_of(lambda: imap.map_ndarray(x), 3, False)
     points = int(np.prod(shape))
-    print(
-        f"map_ndarray {name} on {shape} ({points} elements): {full * 1e3:.1f} ms "
-        f"({full / points * 1e9:.1f} ns/element)"
-    )
+    lines += [
+        "",
+        f"`map_ndarray` {name} on {shape} ({points / 1e6:.1f}M elements): {full * 1e3:.0f} ms "
+        f"({full / points * 1e9:.1f} ns/element).",
+    ]
+    print(lines[-1])
+    write_section(TITLE, lines)
 
 
 if __name__ == "__main__":

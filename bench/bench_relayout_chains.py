@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from results import write_section
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
@@ -43,7 +44,6 @@ from physlayout.universe import make_context
 ROOT = Path(__file__).resolve().parents[1]
 CHAINS = ROOT / "examples/relayout_chains.mlir"
 README = ROOT / "README.md"
-RESULTS = ROOT / "bench/RESULTS.md"
 BEGIN, END = "<!-- relayout-chains:begin -->", "<!-- relayout-chains:end -->"
 TITLE = "## Relayout chains: upstream folding vs physlayout (bench_relayout_chains.py)"
 
@@ -150,7 +150,12 @@ def main() -> int:
     table = "\n".join(rows)
     print(table)
     write_readme(table)
-    write_results(table)
+    folded = {
+        "mlir-opt -canonicalize": sum(not counts["canonicalize"][n] for n in names),
+        "+ patterns": sum(not counts["patterns"][n] for n in names),
+        "physlayout": sum(not counts["physlayout"][n] for n in names),
+    }
+    write_results(table, folded, len(names))
     return 0 if "MISMATCH" not in table else 1
 
 
@@ -163,22 +168,17 @@ def write_readme(table: str) -> None:
     README.write_text(f"{head}{BEGIN}\n{table}\n{END}{tail}")
 
 
-def write_results(table: str) -> None:
-    """Replace this benchmark's section of RESULTS.md (or append it)."""
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    section = (
-        f"{TITLE}\n\nRelayout ops left per chain of examples/relayout_chains.mlir (see the "
-        "script's docstring for the flags); every output run by mlir-runner-22 against numpy.\n\n"
-        f"{table}\n"
-    )
-    if TITLE in text:
-        head, rest = text.split(TITLE, 1)
-        following = rest.find("\n## ")
-        tail = rest[following:] if following >= 0 else "\n"
-        text = f"{head}{section}{tail}"
-    else:
-        text = f"{text.rstrip()}\n\n{section}"
-    RESULTS.write_text(text)
+def write_results(table: str, folded: dict[str, int], chains: int) -> None:
+    """Write this benchmark's section of RESULTS.md."""
+    write_section(TITLE, [
+        "Relayout ops left per chain of examples/relayout_chains.mlir (see the script's",
+        "docstring for the flags); every output run by mlir-runner-22 against numpy.",
+        "",
+        table,
+        "",
+        "Chains folded away completely: "
+        + ", ".join(f"{key} {count} of {chains}" for key, count in folded.items()) + ".",
+    ])
 
 
 if __name__ == "__main__":

@@ -162,7 +162,7 @@ def default_axis_separators(buffer_type: BufferType) -> tuple[int, ...]:
     """The separators a buffer is flattened with when it carries none.
 
     Global, shared and local buffers flatten to one axis. A texture buffer becomes a 2-D
-    image, separated per scope as TVM's DefaultTextureLayoutSeparator does (DESIGN.md
+    image, separated per scope as TVM's DefaultTextureLayoutSeparator does (docs/semantics.md
     "Textures"): for rank r >= 3, `global.texture` at r - 2 (`[n, c4, h | w, lane]`),
     `global.texture-weight` at 1 (`[o4 | i, h, w, lane]`), `global.texture-nhwc` at 2
     (`[n, c4 | h, w, lane]`) or at 1 when r == 3 (`[a | b, lane]`); a rank-2 texture is

@@ -129,6 +129,8 @@ class IndexMapAttr(Data[tuple[IndexMap, tuple[int, ...]]]):
 
     @staticmethod
     def from_map(index_map: IndexMap, axis_separators: Sequence[int] = ()) -> IndexMapAttr:
+        """The attribute of `index_map` with `axis_separators` (VerifyException when the
+        separators are not strictly increasing within `1..rank-1` of the map's results)."""
         error = check_axis_separators(axis_separators, index_map.final_ndim)
         if error is not None:
             raise VerifyException(error)
@@ -136,10 +138,12 @@ class IndexMapAttr(Data[tuple[IndexMap, tuple[int, ...]]]):
 
     @property
     def index_map(self) -> IndexMap:
+        """The IndexMap (without its separators)."""
         return self.data[0]
 
     @property
     def axis_separators(self) -> tuple[int, ...]:
+        """The axis separators written with `|` in the map's results."""
         return self.data[1]
 
     @classmethod
@@ -244,28 +248,35 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
     # Accessors --------------------------------------------------------------------------
 
     def get_shape(self) -> tuple[int, ...]:
+        """The extents (logical while transforms are pending)."""
         return tuple(e.data for e in self.shape.data)
 
     @property
     def rank(self) -> int:
+        """The number of axes."""
         return len(self.shape.data)
 
     def get_axis_separators(self) -> tuple[int, ...]:
+        """The `axis_separators` parameter (empty when not given)."""
         return tuple(s.data for s in self.axis_separators.data)
 
     def get_transforms(self) -> tuple[IndexMapAttr, ...]:
+        """The pending transforms, in the order they apply."""
         return self.transforms.data
 
     def get_scope(self) -> str:
+        """The memory scope (`global` by default)."""
         return self.scope.data
 
     def num_elements(self) -> int:
+        """The product of the extents."""
         count = 1
         for extent in self.get_shape():
             count *= extent
         return count
 
     def get_pad_value(self) -> FloatAttr | IntegerAttr | None:
+        """The `pad_value` attribute, or None."""
         if isinstance(self.pad_value, FloatAttr | IntegerAttr):
             return self.pad_value
         return None
@@ -283,6 +294,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
         )
 
     def ptr_type(self) -> PtrType:
+        """The type of this buffer's data handle (`layout.data`): element type and scope."""
         return PtrType(self.element_type, self.get_scope())
 
     # Verification -----------------------------------------------------------------------
@@ -402,6 +414,7 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
         super().__init__(element_type, StringAttr(scope))
 
     def get_scope(self) -> str:
+        """The memory scope of the data."""
         return self.scope.data
 
     def verify(self) -> None:
@@ -505,9 +518,11 @@ class AllocateOp(IRDLOperation):
         )
 
     def get_extents(self) -> tuple[int, ...]:
+        """The allocation's extents (physical)."""
         return tuple(e.data for e in self.extents.data)
 
     def num_elements(self) -> int:
+        """The number of elements allocated."""
         count = 1
         for extent in self.get_extents():
             count *= extent

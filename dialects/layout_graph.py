@@ -189,11 +189,13 @@ class TransformOp(IRDLOperation):
         return self.index_map.index_map
 
     def input_shape(self) -> tuple[int, ...]:
+        """The static shape of the input tensor."""
         shape = static_shape(self.input)
         assert shape is not None
         return shape
 
     def result_shape(self) -> tuple[int, ...]:
+        """The static shape of the result tensor."""
         shape = static_shape(self.result)
         assert shape is not None
         return shape
@@ -282,9 +284,11 @@ class PadOp(IRDLOperation):
         )
 
     def get_low(self) -> tuple[int, ...]:
+        """Elements of padding before each dimension."""
         return _ints(self.low)
 
     def get_high(self) -> tuple[int, ...]:
+        """Elements of padding after each dimension."""
         return _ints(self.high)
 
     def verify_(self) -> None:
@@ -351,9 +355,11 @@ class CropOp(IRDLOperation):
         )
 
     def get_start(self) -> tuple[int, ...]:
+        """The first index of the box kept, per dimension."""
         return _ints(self.start)
 
     def get_sizes(self) -> tuple[int, ...]:
+        """The extents of the box kept (the result shape)."""
         return _ints(self.sizes)
 
     def is_undef(self) -> bool:

@@ -112,6 +112,7 @@ def operand_demands(op: Operation) -> list[str] | None:
 
 
 def demands_attr(demands: Sequence[str]) -> ArrayAttr[StringAttr]:
+    """The `layout.operand_scopes` attribute of `demands` (one scope per operand, "" for none)."""
     return ArrayAttr(StringAttr(d) for d in demands)
 
 

@@ -380,6 +380,7 @@ class PackOp(IRDLOperation):
         )
 
     def get_inner_dims_pos(self) -> tuple[int, ...]:
+        """The dimensions tiled, in the order of the inner tiles."""
         return _ints(self.inner_dims_pos)
 
     def get_outer_dims_perm(self) -> tuple[int, ...]:
@@ -476,6 +477,7 @@ class UnPackOp(IRDLOperation):
         )
 
     def get_inner_dims_pos(self) -> tuple[int, ...]:
+        """The dimensions tiled, in the order of the inner tiles."""
         return _ints(self.inner_dims_pos)
 
     def get_outer_dims_perm(self) -> tuple[int, ...]:

@@ -240,6 +240,7 @@ class ExprEmitter:
     _memo: dict[Expr, SSAValue] = field(default_factory=dict[Expr, SSAValue])
 
     def emit(self, expr: Expr) -> SSAValue:
+        """The `index` value of `expr` (one op sequence per distinct subexpression)."""
         cached = self._memo.get(expr)
         if cached is None:
             cached = self._emit(expr)
@@ -251,6 +252,7 @@ class ExprEmitter:
         return op.results[0]
 
     def constant(self, value: int) -> SSAValue:
+        """The `index` constant `value`."""
         return self.emit(Const(value))
 
     def _non_negative(self, expr: Expr) -> bool:

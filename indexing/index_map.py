@@ -579,7 +579,7 @@ class IndexMap:
         )
 
     def map_shape(self, shape: Shape) -> list[int]:
-        """Structural extents of the transformed buffer (DESIGN.md "Shapes and padding").
+        """Structural extents of the transformed buffer (docs/semantics.md "Shapes and padding").
 
         An output whose simplified form (without bounds) is ``e mod k`` spans ``k`` (a tile
         is always whole); any other output spans ``max + 1`` where ``max`` comes from
@@ -784,7 +784,7 @@ def transformed_shape(maps: Sequence[IndexMap], shape: Shape) -> list[int]:
     `layout.transform` ops).
 
     Each map contributes its structural extents (`IndexMap.map_shape`) on the extents the
-    previous maps gave, so a tile is whole at every step (DESIGN.md "Shapes and padding"):
+    previous maps gave, so a tile is whole at every step (docs/semantics.md "Shapes and padding"):
     ``(i) -> (i floordiv 4, i mod 4)`` then ``(a, b) -> (b, a)`` on [3] gives [4, 1]. These
     are not the structural extents of the composed map, which simplification on the box can
     shrink (here ``(i) -> (i, 0)``, structurally [3, 1]); the composed map's padding is

@@ -712,7 +712,12 @@ def check_no_layout_left(module: ModuleOp) -> None:
 
 @dataclass(frozen=True)
 class LowerLayoutPass(ModulePass):
-    """Lower buffer-level IR to upstream memref/affine IR."""
+    """Lower buffer-level IR to upstream memref/affine IR.
+
+    Options:
+        affine-loops (bool, true): raise `scf.for`/`scf.parallel` around buffer accesses to
+            `affine` loops first (false keeps them, accesses become `memref.load`/`store`).
+    """
 
     name = "lower-layout"
 

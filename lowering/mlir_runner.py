@@ -95,9 +95,11 @@ class MlirTools:
         return MlirTools(opt, runner if libs else None, libs)
 
     def opt_command(self) -> list[str]:
+        """The `mlir-opt` command line that lowers memref/affine IR to the LLVM dialect."""
         return [self.opt, *TO_LLVM]
 
     def runner_command(self, entry: str = "main") -> list[str]:
+        """The `mlir-runner` command line that runs `@entry` with the runtime support libraries."""
         if self.runner is None:
             raise MlirRunError("mlir-runner (and its support libraries) not found")
         return [

@@ -110,6 +110,7 @@ class RunResult:
 
     @property
     def total_seconds(self) -> float:
+        """The device time of all launches, in seconds."""
         return sum(t.seconds for t in self.times)
 
 

@@ -90,6 +90,7 @@ class DeviceLimits:
     """The device reports cl_khr_fp16 (f16 values, HALF_FLOAT images)."""
 
     def image_limits(self) -> ImageLimits:
+        """The device's 2-D image limits (0 x 0 without image support)."""
         if not self.image_support:
             return ImageLimits(0, 0)
         return ImageLimits(self.max_image_width, self.max_image_height)
@@ -215,6 +216,7 @@ class OpenCLRuntime:
         )
 
     def describe(self) -> str:
+        """The device and platform names, for reports."""
         device = self.device
         return f"{device.name.strip()} ({device.platform.name.strip()})"
 
@@ -240,6 +242,8 @@ class OpenCLRuntime:
     # Storage ----------------------------------------------------------------------------
 
     def allocate(self, kind: str, physical_shape: Sequence[int], dtype: Any) -> DeviceStorage:
+        """Device memory for a buffer of `physical_shape`: an RGBA image for kind "texture" (shape
+        [rows, cols], cols a multiple of 4), else a plain buffer."""
         cl = _cl()
         mf = cl.mem_flags
         dtype = np.dtype(dtype)
@@ -267,6 +271,7 @@ class DeviceStorage:
     memory: Any
 
     def upload(self, physical: np.ndarray) -> None:
+        """Copy `physical` (an array in the physical layout) to the device."""
         cl = _cl()
         data = np.ascontiguousarray(physical, dtype=self.dtype).reshape(self.physical_shape)
         if self.kind == "texture":
@@ -278,6 +283,7 @@ class DeviceStorage:
             cl.enqueue_copy(self.runtime.queue, self.memory, data)
 
     def download(self) -> np.ndarray:
+        """The device contents as an array of the physical shape."""
         cl = _cl()
         out = np.empty(self.physical_shape, dtype=self.dtype)
         if self.kind == "texture":
@@ -300,6 +306,8 @@ _DTYPES: dict[str, Any] = {
 
 
 def numpy_dtype(type_: Any, where: str) -> Any:
+    """The numpy dtype of the MLIR scalar type `type_` (OpenCLRuntimeError naming `where` when there
+    is none)."""
     dtype = _DTYPES.get(str(type_))
     if dtype is None:
         raise OpenCLRuntimeError(f"{where}: no numpy dtype for {type_}")
@@ -321,6 +329,8 @@ class ParamLayout:
 
     @staticmethod
     def of(name: str, source_type: BufferType, lowered_type: BufferType) -> ParamLayout:
+        """The layout of parameter `%name`: its source type (pending transforms) and the type it has
+        after lowering."""
         try:
             layout = PendingLayout.of(source_type)
         except ValueError as err:
@@ -359,6 +369,7 @@ class ParamLayout:
         return np.asarray(physical).reshape(shape)
 
     def to_logical(self, physical: np.ndarray) -> np.ndarray:
+        """The logical array read back from `physical` (padding dropped)."""
         if self.layout is None:
             return np.asarray(physical).reshape(self.logical_shape)
         return self.layout.unmap_ndarray(np.asarray(physical).reshape(self.layout.shape))
@@ -368,6 +379,7 @@ class ParamLayout:
 
 
 def parse_module(text: str, name: str = "<input>") -> ModuleOp:
+    """Parse and verify `text` with every dialect physlayout knows."""
     module = Parser(make_context(), text, name).parse_module()
     module.verify()
     return module
@@ -388,6 +400,7 @@ def lowering_passes(remarks: bool = False) -> list[ModulePass]:
 
 
 def module_text(module: ModuleOp) -> str:
+    """The custom-form text of `module`."""
     from io import StringIO
 
     stream = StringIO()
@@ -412,6 +425,7 @@ class CompiledModule:
     """Kernels retrieved from `cl_program`, by name (retrieved once, reused by every run)."""
 
     def function(self, name: str) -> func.FuncOp:
+        """The lowered function `@name`."""
         for op in self.lowered.ops:
             if isinstance(op, func.FuncOp) and op.sym_name.data == name:
                 return op

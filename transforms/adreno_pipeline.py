@@ -92,15 +92,30 @@ def adreno_pipeline(
 
 @dataclass(frozen=True)
 class PhyslayoutAdrenoPass(ModulePass):
-    """The Adreno texture pipeline (module docstring)."""
+    """The Adreno texture pipeline (module docstring).
+
+    Options (passed on to the passes that take them):
+        desired-layouts (str, "conv2d=NCHW4c,OIHW4o,NCHW4c"): `convert-layout`'s layouts.
+        allow-padding (bool, true): `convert-layout` pads channel counts to the block.
+        max-image-width (int, 16384): image width limit (texels) of
+            `annotate-texture-scope`.
+        max-image-height (int, 16384): image height limit (rows) of `annotate-texture-scope`.
+        weights-in-global (bool, false): `annotate-texture-scope` keeps conv filters in
+            `global`.
+    """
 
     name = "physlayout-adreno"
 
     desired_layouts: str = DEFAULT_LAYOUTS
+    """`convert-layout`'s `KIND=DATA,KERNEL,OUTPUT[;...]` layouts."""
     allow_padding: bool = True
+    """`convert-layout` pads channel counts that are not a multiple of the block."""
     max_image_width: int = 16384
+    """Image width limit (texels) of `annotate-texture-scope`."""
     max_image_height: int = 16384
+    """Image height limit (rows) of `annotate-texture-scope`."""
     weights_in_global: bool = False
+    """`annotate-texture-scope` keeps conv filters in `global`."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         adreno_pipeline(

@@ -13,7 +13,7 @@ Demands. Each use of a tensor demands a scope:
 
 but only a *texture-eligible* tensor can be demanded in a texture scope (else ``global``):
 static, element type f32 or f16, rank >= 2, innermost extent 4 (one RGBA texel), and its
-2-D image in that scope (DESIGN.md "Textures": the scope's default separator; width =
+2-D image in that scope (docs/semantics.md "Textures": the scope's default separator; width =
 columns / 4 texels, height = rows) within ``max-image-width`` x ``max-image-height``. A
 tensor over the limits stays in ``global`` with a ``remark:`` on stderr giving its image
 size.
@@ -235,13 +235,23 @@ def _name(value: SSAValue) -> str:
 
 @dataclass(frozen=True)
 class AnnotateTextureScopePass(ModulePass):
-    """Choose each tensor's memory scope by consumer demand (module docstring)."""
+    """Choose each tensor's memory scope by consumer demand (module docstring).
+
+    Options:
+        max-image-width (int, 16384): widest 2-D image (texels) a texture tensor may need.
+        max-image-height (int, 16384): tallest 2-D image (rows) a texture tensor may need.
+        weights-in-global (bool, false): keep conv filters in `global` instead of
+            `global.texture-weight`.
+    """
 
     name = "annotate-texture-scope"
 
     max_image_width: int = 16384
+    """Widest 2-D image (texels) a texture tensor may need."""
     max_image_height: int = 16384
+    """Tallest 2-D image (rows) a texture tensor may need."""
     weights_in_global: bool = False
+    """Keep conv filters in `global` instead of `global.texture-weight`."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         annotator = ScopeAnnotator(

@@ -550,7 +550,16 @@ def _store_axes(
 
 @dataclass(frozen=True)
 class ApplyLayoutPass(ModulePass):
-    """Apply pending buffer transforms (and normalize upstream memref layout maps)."""
+    """Apply pending buffer transforms (and normalize upstream memref layout maps).
+
+    Options:
+        rewrite-loops (bool, false): re-iterate loop nests that write a whole transformed
+            buffer in physical order, when the dependence analysis proves it keeps the result.
+        remarks (bool, false): print a remark (stderr) for every nest `rewrite-loops`
+            re-iterates or keeps, and why it kept it; the IR is the same either way.
+        strict (bool, false): refuse the module when an upstream memref layout cannot be
+            normalized (by default such memrefs stay, with a warning).
+    """
 
     name = "apply-layout"
 

@@ -460,7 +460,14 @@ def _build(conv: Conv, plan: BlockedConv) -> list[Operation]:
 
 @dataclass(frozen=True)
 class ConvertLayoutPass(ModulePass):
-    """Freeze convolutions in the desired layouts (module docstring)."""
+    """Freeze convolutions in the desired layouts (module docstring).
+
+    Options:
+        desired-layouts (str, "conv2d=NCHW4c,OIHW4o,NCHW4c"): `KIND=DATA,KERNEL,OUTPUT[;...]`
+            layout strings per op kind (KIND is `conv2d`).
+        allow-padding (bool, true): pad channel counts that are not a multiple of the block
+            (else leave the op, with a remark).
+    """
 
     name = "convert-layout"
 

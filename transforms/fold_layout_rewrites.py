@@ -419,7 +419,12 @@ class FoldRewriteOfEmpty(RewritePattern):
 
 @dataclass(frozen=True)
 class FoldLayoutRewritesPass(ModulePass):
-    """Fold adjacent layout rewrites and rewrites of constants (see the module docstring)."""
+    """Fold adjacent layout rewrites and rewrites of constants (see the module docstring).
+
+    Options:
+        max-constant-elements (int, 1048576): the largest constant (in elements) a rewrite
+            is folded into.
+    """
 
     name = "fold-layout-rewrites"
 

@@ -1,5 +1,5 @@
 """verify-buffers: validate buffer declarations and texture buffers (RFC DeclBuffer, "TIR
-validation"; DESIGN.md "Textures").
+validation"; docs/semantics.md "Textures").
 
 The pass rewrites nothing: it raises one `VerifyException` listing every problem (each
 message starts with `verify-buffers:`; the offending ops are marked in the attached IR
@@ -594,7 +594,14 @@ def _raise_problems(root: Operation, problems: list[BufferProblem], header: list
 
 @dataclass(frozen=True)
 class VerifyBuffersPass(ModulePass):
-    """Check the DeclBuffer and texture rules; the IR is never changed."""
+    """Check the DeclBuffer and texture rules; the IR is never changed.
+
+    Options:
+        max-image-width (int, 16384): largest image width (texels) a texture buffer may need.
+        max-image-height (int, 16384): largest image height (rows) a texture buffer may need.
+        allow-partial-texel-writes (bool, true): skip rule 10, accepting element-wise stores
+            to flat texture buffers (between `flatten-buffers` and `vectorize-texels`).
+    """
 
     name = "verify-buffers"
 

@@ -36,7 +36,7 @@ func.func @edge_cases(%s: tensor<f32>, %h: tensor<2x3xf16>) {
   func.return
 }
 
-// Tensors smaller than one tile get whole tiles (DESIGN.md "Shapes and padding"), the same
+// Tensors smaller than one tile get whole tiles (docs/semantics.md "Shapes and padding"), the same
 // extents as a buffer with the same pending transform.
 // CHECK-LABEL: func.func @smaller_than_one_tile
 // CHECK-NEXT:    layout.transform %{{.*}} {index_map = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = 0.000000e+00 : f32} : tensor<3xf32> -> tensor<1x4xf32>

@@ -9,7 +9,7 @@ a pass that never writes the padding, or reads it, is seen. After the run, trans
 buffers are mapped back to the logical layout and compared element-wise, and
 `compare_before_after` checks each WHOLE physical array against the one the logical result
 implies: logical values at `map(idx)`; in the padding the pad value where the function
-writes the buffer (DESIGN.md: `apply-layout` fills it), else the untouched garbage.
+writes the buffer (docs/semantics.md: `apply-layout` fills it), else the untouched garbage.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Transformed extents (DESIGN.md "Shapes and padding"): one definition for buffers and
+"""Transformed extents (docs/semantics.md "Shapes and padding"): one definition for buffers and
 tensors, `transformed_shape`, whose tiles are whole at every step. Buffers smaller than one
 tile and transform lists are checked numerically: the physical buffer starts as garbage
 and the WHOLE of it is compared with an expected array written by hand; the graph level

@@ -1,4 +1,4 @@
-"""Layout metadata pinned by hand (DESIGN.md "Textures" and "Axis separators").
+"""Layout metadata pinned by hand (docs/semantics.md "Textures" and "Axis separators").
 
 Numeric tests compare passes, target and runtime with each other; a wrong default separator
 or separators taken from the wrong map of a transform list would move data consistently
@@ -8,7 +8,7 @@ the texel coordinates `(x, y)` and lane of one probed element, as the OpenCL tar
 them and as the runtime uploads them, for every texture scope, ranks 2 to 5, explicit
 separators and transform lists (whose separators come from the LAST map).
 
-For an NCHW4c texture [N, C4, H, W, 4] at [n, c4, h, w, lane] DESIGN.md fixes:
+For an NCHW4c texture [N, C4, H, W, 4] at [n, c4, h, w, lane] docs/semantics.md fixes:
 `global.texture` (separator 3): y = (n * C4 + c4) * H + h, x = w;
 `global.texture-nhwc` (separator 2; 1 at rank 3): y = n * C4 + c4, x = h * W + w;
 `global.texture-weight` (separator 1): y = o4, x = (i * H + h) * W + w.

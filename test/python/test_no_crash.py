@@ -1,6 +1,6 @@
 """Bad input never crashes: every physlayout pass (and the OpenCL target) run on every lit
 input and example, valid or not, either succeeds or raises one of xDSL's diagnostic
-exceptions (DESIGN.md "Errors"). Any other exception type is a bug."""
+exceptions (docs/semantics.md "Soundness"). Any other exception type is a bug."""
 
 from __future__ import annotations
 

@@ -1,13 +1,18 @@
 """The README's examples are true: its console blocks are run and their output compared,
-and its Python blocks are run as doctests."""
+and its Python blocks are run as doctests. A console block right after a line
+`<!-- requires: opencl -->` or `<!-- requires: mlir -->` is skipped where no OpenCL device
+builds a kernel or `mlir-opt-22` is missing. The README stands alone: it links to no file
+outside the repository and to no web page."""
 
 from __future__ import annotations
 
 import doctest
 import os
 import re
+import shutil
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -15,22 +20,46 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
 BLOCK = re.compile(r"```(console|python)\n(.*?)```", re.DOTALL)
+REQUIRES = re.compile(r"<!-- requires: ([a-z]+) -->\n```console\n(.*?)```", re.DOTALL)
 
 
-def console_examples() -> list[tuple[str, str]]:
-    """(command, expected output) pairs from ```console blocks (`$ ` starts a command)."""
-    examples: list[tuple[str, str]] = []
+def console_examples() -> list[tuple[str, str, str]]:
+    """(command, expected output, required tool or "") triples from ```console blocks
+    (`$ ` starts a command)."""
+    required = {body: tool for tool, body in REQUIRES.findall(README)}
+    examples: list[tuple[str, str, str]] = []
     for kind, body in BLOCK.findall(README):
         if kind != "console":
             continue
         for chunk in body.split("$ ")[1:]:
             command, _, output = chunk.partition("\n")
-            examples.append((command, output))
+            examples.append((command, output, required.get(body, "")))
     return examples
 
 
-@pytest.mark.parametrize(("command", "expected"), console_examples(), ids=lambda s: s[:40])
-def test_console_example(command: str, expected: str) -> None:
+@cache
+def available(tool: str) -> bool:
+    """Whether `tool` ("mlir" or "opencl") can run here."""
+    if tool == "mlir":
+        return shutil.which("mlir-opt-22") is not None
+    assert tool == "opencl", f"unknown requirement {tool!r} in README.md"
+    probe = subprocess.run(
+        [
+            sys.executable, "-c",
+            "from physlayout.runtime.opencl import OpenCLRuntime; "
+            "OpenCLRuntime().build('__kernel void k(__global float *a) { a[0] = 1.0f; }')",
+        ],
+        capture_output=True, timeout=120,
+    )
+    return probe.returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("command", "expected", "requires"), console_examples(), ids=lambda s: s[:40]
+)
+def test_console_example(command: str, expected: str, requires: str) -> None:
+    if requires and not available(requires) and os.environ.get("PHYSLAYOUT_REQUIRE_TOOLS") != "1":
+        pytest.skip(f"needs {requires}")
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     result = subprocess.run(
@@ -42,7 +71,8 @@ def test_console_example(command: str, expected: str) -> None:
     ]
 
 
-def test_python_examples() -> None:
+def test_python_examples(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # the examples read files by their path in the repository
     blocks = [body for kind, body in BLOCK.findall(README) if kind == "python"]
     assert blocks
     parser = doctest.DocTestParser()
@@ -51,3 +81,81 @@ def test_python_examples() -> None:
         test = parser.get_doctest(body, {}, f"README python block {i}", "README.md", 0)
         runner.run(test)
     assert runner.failures == 0
+
+
+def test_tutorial_marks_its_tool_blocks() -> None:
+    """Each `requires` marker is followed by a console block (else it would not apply)."""
+    markers = len(re.findall(r"^<!-- requires:", README, re.MULTILINE))
+    assert markers == len(REQUIRES.findall(README)) > 0
+
+
+def test_readme_stands_alone() -> None:
+    """No web links, no paths outside the repository; every relative link exists."""
+    assert "http://" not in README and "https://" not in README
+    assert "../" not in README
+    assert "DESIGN.md" not in README
+    for target in re.findall(r"\]\(([^)#]+)\)", README):
+        assert (ROOT / target).exists(), f"README links to missing {target}"
+
+
+def _documented_options(doc: str) -> list[tuple[str, str, str, str]]:
+    """(option, type, default, meaning) from the `Options:` block of a pass docstring."""
+    if "Options" not in doc:
+        return []
+    block = doc.split("Options", 1)[1].split(":", 1)[1]
+    options: list[list[str]] = []
+    for line in block.splitlines():
+        match = re.match(r"\s+([a-z-]+) \(([a-z]+), (.*?)\): (.*)", line)
+        if match:
+            options.append(list(match.groups()))
+        elif options and line.strip():
+            options[-1][3] += " " + line.strip()
+    return [(o, t, d, m) for o, t, d, m in options]
+
+
+def test_pass_options_are_documented() -> None:
+    """Every option of every physlayout pass is in its class docstring (with its real type
+    and default) and in the README's pass options table, in the same words."""
+    import dataclasses
+
+    from physlayout.universe import UNIVERSE
+
+    checked = 0
+    for name, factory in sorted(UNIVERSE.all_passes.items()):
+        cls = factory()
+        if not cls.__module__.startswith("physlayout"):
+            continue
+        documented = {o: (t, d, m) for o, t, d, m in _documented_options(cls.__doc__ or "")}
+        fields = dataclasses.fields(cls)
+        assert sorted(documented) == sorted(f.name.replace("_", "-") for f in fields), name
+        for field in fields:
+            option = field.name.replace("_", "-")
+            type_, default, meaning = documented[option]
+            value = field.default
+            assert type_ == type(value).__name__, (name, option)
+            assert default == (f'"{value}"' if isinstance(value, str) else str(value).lower())
+            row = f"| `{name}` | `{option}` | {type_} | `{default}` | {meaning} |"
+            assert row in README, f"README's pass options table lacks {row}"
+            checked += 1
+    assert checked >= 18
+
+
+def test_bench_results_are_generated(tmp_path: Path) -> None:
+    """bench/RESULTS.md is made of sections that bench scripts write (`make bench`), each
+    heading naming its script; `write_section` replaces one section and keeps the others."""
+    results_text = (ROOT / "bench" / "RESULTS.md").read_text()
+    headings = re.findall(r"^## .*\((\w+\.py)\)$", results_text, re.MULTILINE)
+    assert len(headings) == results_text.count("\n## ") > 0
+    for script in headings:
+        text = (ROOT / "bench" / script).read_text()
+        assert "write_section" in text, f"{script} does not write its section"
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        from results import HEADER, write_section  # pyright: ignore[reportMissingImports]
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    path = tmp_path / "RESULTS.md"
+    write_section("## A (a.py)", ["one"], path)
+    write_section("## B (b.py)", ["two"], path)
+    write_section("## A (a.py)", ["three", "four"], path)
+    assert path.read_text() == HEADER + "\n## A (a.py)\n\nthree\nfour\n\n## B (b.py)\n\ntwo\n"

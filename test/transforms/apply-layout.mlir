@@ -124,7 +124,7 @@ func.func @pad_split(%in: !layout.buffer<10xf32>, %out: !layout.buffer<10xf32, t
   func.return
 }
 
-// A buffer smaller than one tile (DESIGN.md "Shapes and padding"): a tile is always whole,
+// A buffer smaller than one tile (docs/semantics.md "Shapes and padding"): a tile is always whole,
 // so 3 elements split by 4 give [1, 4], not the [1, 3] of the map simplified on the box
 // (`(i) -> (0, i)`); the last lane is padding.
 // CHECK-LABEL: func.func @pad_tile_larger_than_buffer

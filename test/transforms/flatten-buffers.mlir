@@ -54,7 +54,7 @@ func.func @texture_default(%t: !layout.buffer<1x4x8x8x4xf32, scope = "global.tex
   func.return %v : f32
 }
 
-// Default texture separators per scope (DESIGN.md "Textures", TVM's
+// Default texture separators per scope (docs/semantics.md "Textures", TVM's
 // DefaultTextureLayoutSeparator), flat shapes worked out by hand: for [2, 3, 5, 7, 4]
 // `global.texture` separates at 3 ([2*3*5, 7*4]), `global.texture-nhwc` at 2 ([2*3, 5*7*4])
 // and `global.texture-weight` at 1 ([2, 3*5*7*4]); rank 4 [3, 5, 7, 4]: at 2, 2, 1; rank 3
