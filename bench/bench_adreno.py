@@ -29,7 +29,8 @@ from collections import defaultdict
 from math import prod
 
 import numpy as np
-from opencl_baselines import copy4_seconds, texture_conv, texture_copy_seconds, write_section
+from opencl_baselines import copy4_seconds, texture_conv, texture_copy_seconds
+from results import write_section
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
@@ -100,8 +101,6 @@ def run(device: str | None) -> list[str]:
         for launch in info.launches
     }
     lines = [
-        SECTION,
-        "",
         f"Device: {runtime.describe()}. Median of {REPEATS} runs of the host function; the",
         "copy column is a float4 copy kernel moving the same bytes (half read, half written).",
         "",

@@ -25,8 +25,8 @@ from opencl_baselines import (
     copy4_seconds,
     median_event_seconds,
     texture_copy_seconds,
-    write_section,
 )
+from results import write_section
 
 from physlayout.runtime.opencl import OpenCLRuntime, compile_module
 
@@ -149,8 +149,6 @@ def run(device: str | None) -> list[str]:
         return f"{moved / seconds / 1e9:.2f} GB/s"
 
     lines = [
-        SECTION,
-        "",
         f"Device: {runtime.describe()}; tensor N={N} C={C} H={H} W={W} float32 "
         f"({elements * 4 / 2**20:.0f} MiB each way); median of {REPEATS} launches (OpenCL "
         "profiling events), numpy median of wall-clock runs. Bandwidth = bytes read + written "

@@ -16,15 +16,12 @@ All times are OpenCL profiling events, median of `repeats` launches after one wa
 from __future__ import annotations
 
 import statistics
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyopencl as cl
 
 from physlayout.runtime.opencl import OpenCLRuntime
-
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
 COPY4 = """
 __kernel void copy4(__global const float4* a, __global float4* b) {
@@ -146,14 +143,3 @@ def texture_conv(
     cl.enqueue_copy(runtime.queue, out, yi, origin=(0, 0), region=(ow, n * o // 4 * oh)).wait()
     result = out.reshape(n, o // 4, oh, ow, 4).transpose(0, 1, 4, 2, 3).reshape(n, o, oh, ow)
     return seconds, result
-
-
-def write_section(section: str, lines: list[str]) -> None:
-    """Replace the section titled `section` of RESULTS.md (or append it), keeping the others."""
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    start = text.find(section)
-    if start >= 0:
-        end = text.find("\n## ", start + len(section))
-        text = text[:start] + (text[end + 1 :] if end >= 0 else "")
-    text = text.rstrip("\n") + "\n\n" + "\n".join(lines)
-    RESULTS.write_text(text)
