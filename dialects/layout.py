@@ -35,15 +35,15 @@ from xdsl.dialects.builtin import (
     IntAttr,
     IntegerAttr,
     NoneAttr,
-    StringAttr,
     VectorType,
 )
+from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
     Attribute,
     Data,
-    Dialect,
     Operation,
     ParametrizedAttribute,
+    SpacedOpaqueSyntaxAttribute,
     SSAValue,
     TypeAttribute,
 )
@@ -61,28 +61,65 @@ from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import MemoryAllocEffect, MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
 
 from physlayout.indexing.index_map import IndexMap
 
-SCOPES: tuple[str, ...] = (
-    "global",
-    "shared",
-    "local",
-    "global.texture",
-    "global.texture-nhwc",
-    "global.texture-weight",
-)
-"""The memory scopes a buffer or data handle may live in."""
+
+class MemoryScope(StrEnum):
+    """The memory scopes a buffer or data handle may live in (TVM's storage scopes); the
+    `global.texture*` ones are 2-D RGBA images (DESIGN.md "Textures")."""
+
+    GLOBAL = "global"
+    SHARED = "shared"
+    LOCAL = "local"
+    TEXTURE = "global.texture"
+    TEXTURE_NHWC = "global.texture-nhwc"
+    TEXTURE_WEIGHT = "global.texture-weight"
+
+    @property
+    def is_texture(self) -> bool:
+        return self.value.startswith("global.texture")
+
+
+SCOPES: tuple[str, ...] = tuple(s.value for s in MemoryScope)
+"""The names of the memory scopes, in declaration order."""
+
+TEXTURE_SCOPES: tuple[str, ...] = tuple(s.value for s in MemoryScope if s.is_texture)
+
+TEXEL_LANES = 4
+"""Channels of one RGBA texel: the innermost extent of a texture buffer of channels."""
 
 MAX_ELEMENTS = 2**63 - 1
 """The most elements a buffer may have: its flat index must fit in a 64-bit `index`."""
-
-TEXTURE_SCOPES: tuple[str, ...] = tuple(s for s in SCOPES if s.startswith("global.texture"))
 
 
 def is_texture_scope(scope: str) -> bool:
     """True for the `global.texture*` scopes (2-D RGBA images)."""
     return scope in TEXTURE_SCOPES
+
+
+def memory_scope_problem(scope: str) -> str | None:
+    """Why `scope` names no memory scope, or None when it does."""
+    if scope in SCOPES:
+        return None
+    return f"unknown memory scope '{scope}', expected one of {list(SCOPES)}"
+
+
+@irdl_attr_definition
+class MemoryScopeAttr(EnumAttribute[MemoryScope], SpacedOpaqueSyntaxAttribute):
+    """`#layout<memory_scope "global.texture">`: a memory scope. Buffer and handle types
+    spell it `scope = "..."` in their own syntax."""
+
+    name = "layout.memory_scope"
+
+    @staticmethod
+    def get(scope: str) -> MemoryScopeAttr:
+        """The attribute of the scope named `scope` (a VerifyException for another name)."""
+        problem = memory_scope_problem(scope)
+        if problem is not None:
+            raise VerifyException(problem)
+        return MemoryScopeAttr(MemoryScope(scope))
 
 
 def check_axis_separators(separators: Sequence[int], rank: int) -> str | None:
@@ -158,14 +195,6 @@ class IndexMapAttr(Data[tuple[IndexMap, tuple[int, ...]]]):
         printer.print_string("<" + self.index_map.to_string(self.axis_separators) + ">")
 
 
-def _transform_list(transform: Attribute) -> tuple[IndexMapAttr, ...]:
-    if isinstance(transform, IndexMapAttr):
-        return (transform,)
-    if isinstance(transform, ArrayAttr):
-        return tuple(t for t in transform.data if isinstance(t, IndexMapAttr))
-    return ()
-
-
 def buffer_type_problem(
     shape: Sequence[int],
     element_type: Attribute,
@@ -180,8 +209,9 @@ def buffer_type_problem(
         return f"buffer extents must be static and positive, got [{shown}]"
     if prod(shape) > MAX_ELEMENTS:
         return f"buffer of {prod(shape)} elements exceeds the index range (at most {MAX_ELEMENTS})"
-    if scope not in SCOPES:
-        return f"unknown memory scope '{scope}', expected one of {list(SCOPES)}"
+    problem = memory_scope_problem(scope)
+    if problem is not None:
+        return problem
     rank = len(shape)
     for i, transform in enumerate(transforms):
         index_map = transform.index_map
@@ -221,7 +251,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
     transforms: ArrayAttr[IndexMapAttr]
     pad_value: Attribute
     axis_separators: ArrayAttr[IntAttr]
-    scope: StringAttr
+    scope: MemoryScopeAttr
 
     def __init__(
         self,
@@ -229,7 +259,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
         element_type: Attribute,
         transforms: Sequence[IndexMapAttr] = (),
         axis_separators: Sequence[int] = (),
-        scope: str = "global",
+        scope: str = MemoryScope.GLOBAL,
         pad_value: Attribute | None = None,
     ):
         super().__init__(
@@ -238,7 +268,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
             ArrayAttr(transforms),
             NoneAttr() if pad_value is None else pad_value,
             ArrayAttr(IntAttr(s) for s in axis_separators),
-            StringAttr(scope),
+            MemoryScopeAttr.get(scope),
         )
 
     # Accessors --------------------------------------------------------------------------
@@ -256,7 +286,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
     def get_transforms(self) -> tuple[IndexMapAttr, ...]:
         return self.transforms.data
 
-    def get_scope(self) -> str:
+    def get_scope(self) -> MemoryScope:
         return self.scope.data
 
     def num_elements(self) -> int:
@@ -312,7 +342,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
         shape, element_type = parser.parse_ranked_shape()
         transforms: list[IndexMapAttr] = []
         separators: list[int] = []
-        scope = "global"
+        scope: str = MemoryScope.GLOBAL
         pad: Attribute = NoneAttr()
         seen: set[str] = set()
         while parser.parse_optional_punctuation(",") is not None:
@@ -344,7 +374,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
             ArrayAttr(transforms),
             pad,
             ArrayAttr(IntAttr(s) for s in separators),
-            StringAttr(scope),
+            MemoryScopeAttr(MemoryScope(scope)),
         ]
 
     def print_parameters(self, printer: Printer) -> None:
@@ -367,8 +397,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
             printer.print_string(
                 ", axis_separators = [" + ", ".join(map(str, self.get_axis_separators())) + "]"
             )
-        if self.get_scope() != "global":
-            printer.print_string(f', scope = "{self.get_scope()}"')
+        _print_scope(printer, self.get_scope())
         printer.print_string(">")
 
 
@@ -396,45 +425,41 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
     name = "layout.ptr"
 
     element_type: Attribute
-    scope: StringAttr
+    scope: MemoryScopeAttr
 
-    def __init__(self, element_type: Attribute, scope: str = "global"):
-        super().__init__(element_type, StringAttr(scope))
+    def __init__(self, element_type: Attribute, scope: str = MemoryScope.GLOBAL):
+        super().__init__(element_type, MemoryScopeAttr.get(scope))
 
-    def get_scope(self) -> str:
+    def get_scope(self) -> MemoryScope:
         return self.scope.data
-
-    def verify(self) -> None:
-        if self.get_scope() not in SCOPES:
-            raise VerifyException(
-                f"unknown memory scope '{self.get_scope()}', expected one of {list(SCOPES)}"
-            )
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         start = parser.pos
         parser.parse_punctuation("<")
         element_type = parser.parse_type()
-        scope = "global"
+        scope: str = MemoryScope.GLOBAL
         if parser.parse_optional_punctuation(",") is not None:
             parser.parse_keyword("scope")
             parser.parse_punctuation("=")
             scope = parser.parse_str_literal()
         parser.parse_punctuation(">")
-        if scope not in SCOPES:
-            parser.raise_error(
-                f"unknown memory scope '{scope}', expected one of {list(SCOPES)}",
-                start,
-                parser.pos,
-            )
-        return [element_type, StringAttr(scope)]
+        problem = memory_scope_problem(scope)
+        if problem is not None:
+            parser.raise_error(problem, start, parser.pos)
+        return [element_type, MemoryScopeAttr(MemoryScope(scope))]
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")
         printer.print_attribute(self.element_type)
-        if self.get_scope() != "global":
-            printer.print_string(f', scope = "{self.get_scope()}"')
+        _print_scope(printer, self.get_scope())
         printer.print_string(">")
+
+
+def _print_scope(printer: Printer, scope: MemoryScope) -> None:
+    """`, scope = "..."` inside a type's parameters (nothing for the default, global)."""
+    if scope != MemoryScope.GLOBAL:
+        printer.print_string(f', scope = "{scope}"')
 
 
 # Operations -----------------------------------------------------------------------------
@@ -704,10 +729,3 @@ class StoreOp(IRDLOperation):
         assert isinstance(buffer_type, BufferType)
         lanes = _access_lanes(self, buffer_type, self.value.type)
         _verify_indices(self, buffer_type, self.indices, lanes)
-
-
-Layout = Dialect(
-    "layout",
-    [AllocateOp, DeclBufferOp, DataOp, LoadOp, StoreOp],
-    [IndexMapAttr, BufferType, PtrType],
-)

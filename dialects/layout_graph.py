@@ -387,10 +387,3 @@ class CropOp(IRDLOperation):
                 f"'{self.name}' cropped_value must be a constant of type {elt} or "
                 f'"{UNDEF}", got {self.cropped_value}'
             )
-
-
-GRAPH_OPERATIONS = [TransformOp, PadOp, CropOp]
-"""The graph-level ops, merged into the `layout` dialect by `physlayout.universe`."""
-
-GRAPH_ATTRIBUTES: list[type[Attribute]] = []
-"""Graph-level attributes (none: the ops reuse `#layout.index_map`)."""

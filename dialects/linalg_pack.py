@@ -57,7 +57,7 @@ from xdsl.dialects.utils.dynamic_index_list import (
     print_dynamic_index_list,
     verify_dynamic_index_list,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -507,7 +507,3 @@ class UnPackOp(IRDLOperation):
 
     def verify_(self) -> None:
         _verify_relayout(self, self.dest, self.source)
-
-
-RELAYOUT_OPERATIONS: tuple[type[Operation], ...] = (PackOp, UnPackOp)
-"""The ops physlayout adds to xDSL's `linalg` dialect (see `physlayout.universe`)."""
