@@ -52,7 +52,8 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.traits import Pure
+from xdsl.pattern_rewriter import RewritePattern
+from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from physlayout.dialects.layout import IndexMapAttr
@@ -144,6 +145,33 @@ def _shape_text(shape: Sequence[int]) -> str:
 # layout.transform ------------------------------------------------------------------------
 
 
+class TransformOpHasCanonicalizationPatterns(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from physlayout.dialects.canonicalization_patterns import (
+            FoldIdentityTransform,
+            FoldInverseTransforms,
+        )
+
+        return (FoldIdentityTransform(), FoldInverseTransforms())
+
+
+class PadOpHasCanonicalizationPatterns(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from physlayout.dialects.canonicalization_patterns import FoldTrivialPad
+
+        return (FoldTrivialPad(),)
+
+
+class CropOpHasCanonicalizationPatterns(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from physlayout.dialects.canonicalization_patterns import FoldTrivialCrop
+
+        return (FoldTrivialCrop(),)
+
+
 @irdl_op_definition
 class TransformOp(IRDLOperation):
     """`layout.transform`: rewrites a tensor into the layout of an IndexMap (padding
@@ -156,7 +184,7 @@ class TransformOp(IRDLOperation):
     index_map = prop_def(IndexMapAttr)
     pad_value = opt_prop_def(Attribute)
 
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), TransformOpHasCanonicalizationPatterns())
     irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
@@ -258,7 +286,7 @@ class PadOp(IRDLOperation):
     high = prop_def(DenseArrayBase.constr(i64))
     pad_value = prop_def(Attribute)
 
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), PadOpHasCanonicalizationPatterns())
     irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
@@ -325,7 +353,7 @@ class CropOp(IRDLOperation):
     sizes = prop_def(DenseArrayBase.constr(i64))
     cropped_value = opt_prop_def(Attribute)
 
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), CropOpHasCanonicalizationPatterns())
     irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"

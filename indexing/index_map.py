@@ -678,6 +678,17 @@ class IndexMap:
         dims = None if shape is None else _check_shape(shape, self.ndim)
         return _equivalent(self, other, dims)
 
+    def is_identity_on(self, shape: Shape) -> bool:
+        """Exactly whether the map sends every index of the box of `shape` to itself (as many
+        outputs as inputs, each output equal to its position's input; proven with isl).
+        False, never an error, for a `shape` of the wrong rank or a map isl cannot decide."""
+        if self.ndim != self.final_ndim or len(shape) != self.ndim:
+            return False
+        try:
+            return self.is_equivalent_to(IndexMap.identity(self.ndim), shape)
+        except ValueError:
+            return False
+
     # Composition --------------------------------------------------------------------------
 
     def compose(self, other: IndexMap, shape: Shape | None = None) -> IndexMap:

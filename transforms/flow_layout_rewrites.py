@@ -417,7 +417,7 @@ class FlowTransformThroughGeneric(RewritePattern):
         if (
             shape is None
             or transform is None
-            or (tuple(transform.map_shape(shape)) == shape and _is_identity(transform, shape))
+            or (tuple(transform.map_shape(shape)) == shape and transform.is_identity_on(shape))
         ):
             plan.inputs.append(operand)
             plan.maps.append(_map(plan, accessed))
@@ -513,12 +513,6 @@ def _scalar_array(attr: Attribute | None, type_: Attribute) -> np.ndarray:
 def _map(plan: FlowPlan, outputs: Sequence[Expr]) -> IndexMap:
     names = tuple(f"q{k}" for k in range(plan.loop_count))
     return IndexMap(names, tuple(outputs))
-
-
-def _is_identity(imap: IndexMap, shape: tuple[int, ...]) -> bool:
-    if imap.ndim != imap.final_ndim:
-        return False
-    return imap.is_equivalent_to(IndexMap.identity(imap.ndim), shape)
 
 
 def _checked_callback(
