@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from math import prod
 
-from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import (
     ArrayAttr,
     FloatAttr,
@@ -60,6 +59,7 @@ from xdsl.irdl import (
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import MemoryAllocEffect, MemoryReadEffect, MemoryWriteEffect, Pure
+from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
@@ -465,14 +465,6 @@ def _print_scope(printer: Printer, scope: MemoryScope) -> None:
 # Operations -----------------------------------------------------------------------------
 
 
-def constant_index(value: SSAValue) -> int | None:
-    """The value of `value` when it is an `arith.constant` of index type, else None."""
-    owner = value.owner
-    if isinstance(owner, ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def _verify_indices(op: Operation, buffer: BufferType, indices: Sequence[SSAValue], lanes: int):
     if len(indices) != buffer.rank:
         raise VerifyException(
@@ -481,7 +473,7 @@ def _verify_indices(op: Operation, buffer: BufferType, indices: Sequence[SSAValu
         )
     shape = buffer.get_shape()
     for axis, index in enumerate(indices):
-        value = constant_index(index)
+        value = const_evaluate_operand(index)
         if value is None:
             continue
         extent = shape[axis] - (lanes - 1 if axis == buffer.rank - 1 else 0)

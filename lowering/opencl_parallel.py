@@ -37,11 +37,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import islpy as isl
-from xdsl.dialects import affine, arith, scf
-from xdsl.dialects.builtin import IntegerAttr, VectorType
+from xdsl.dialects import affine, scf
+from xdsl.dialects.builtin import VectorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr
 from xdsl.traits import IsTerminator
+from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 
 from physlayout.dialects.layout import LoadOp, StoreOp
 from physlayout.indexing.index_exprs import IndexAnalysis
@@ -68,13 +69,6 @@ class BandDim:
         return max(0, -(-(self.upper - self.lower) // self.step))
 
 
-def _const(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def _const_results(results: Sequence[object]) -> list[int] | None:
     values: list[int] = []
     for result in results:
@@ -89,10 +83,16 @@ def loop_dims(op: Operation) -> list[BandDim] | None:
     values (no iter_args, no reductions); None for anything else."""
     match op:
         case scf.ForOp() if not op.iter_args:
-            bounds = [(_const(op.lb), _const(op.ub), _const(op.step))]
+            bounds = [
+                (
+                    const_evaluate_operand(op.lb),
+                    const_evaluate_operand(op.ub),
+                    const_evaluate_operand(op.step),
+                )
+            ]
         case scf.ParallelOp() if not op.initVals:
             bounds = [
-                (_const(lb), _const(ub), _const(st))
+                (const_evaluate_operand(lb), const_evaluate_operand(ub), const_evaluate_operand(st))
                 for lb, ub, st in zip(op.lowerBound, op.upperBound, op.step, strict=True)
             ]
         case affine.ForOp() if not op.inits:

@@ -76,7 +76,6 @@ from xdsl.dialects.builtin import (
     Float64Type,
     FloatAttr,
     IndexType,
-    IntegerAttr,
     IntegerType,
     ModuleOp,
     VectorType,
@@ -85,6 +84,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from physlayout.dialects.layout import BufferType, DataOp, DeclBufferOp, LoadOp, StoreOp
@@ -143,13 +143,6 @@ _MASK_COMBINE: dict[str, Callable[[frozenset[int], frozenset[int]], frozenset[in
 """The lanes where a boolean combination of two lane masks holds."""
 
 
-def _constant_int(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def buffer_root(buffer: SSAValue) -> SSAValue:
     """The storage a buffer value is declared over: through `layout.decl_buffer` and
     `layout.data` back to a parameter, an allocation or another opaque handle."""
@@ -168,9 +161,9 @@ def buffer_root(buffer: SSAValue) -> SSAValue:
 def _is_lane_loop(loop: scf.ForOp) -> bool:
     return (
         not loop.iter_args
-        and _constant_int(loop.lb) == 0
-        and _constant_int(loop.ub) == LANES
-        and _constant_int(loop.step) == 1
+        and const_evaluate_operand(loop.lb) == 0
+        and const_evaluate_operand(loop.ub) == LANES
+        and const_evaluate_operand(loop.step) == 1
     )
 
 
@@ -561,7 +554,7 @@ def _speculatable(op: Operation) -> bool:
     integer division or remainder whose divisor is not a non-zero constant."""
     if op.name not in _INT_DIVISIONS:
         return True
-    divisor = _constant_int(op.operands[1])
+    divisor = const_evaluate_operand(op.operands[1])
     return divisor is not None and divisor != 0
 
 
