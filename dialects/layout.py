@@ -114,7 +114,7 @@ class MemoryScopeAttr(EnumAttribute[MemoryScope], SpacedOpaqueSyntaxAttribute):
     name = "layout.memory_scope"
 
     @staticmethod
-    def get(scope: str) -> MemoryScopeAttr:
+    def from_name(scope: str) -> MemoryScopeAttr:
         """The attribute of the scope named `scope` (a VerifyException for another name)."""
         problem = memory_scope_problem(scope)
         if problem is not None:
@@ -156,6 +156,12 @@ def element_byte_width(element_type: Attribute) -> int | None:
     if isinstance(width, int) and width % 8 == 0 and not isinstance(element_type, IndexType):
         return width // 8
     return None
+
+
+def byte_size(element_type: Attribute, count: int) -> int | None:
+    """Bytes of `count` elements of `element_type`, None when the width is unknown."""
+    width = element_byte_width(element_type)
+    return None if width is None else width * count
 
 
 @irdl_attr_definition
@@ -268,7 +274,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
             ArrayAttr(transforms),
             NoneAttr() if pad_value is None else pad_value,
             ArrayAttr(IntAttr(s) for s in axis_separators),
-            MemoryScopeAttr.get(scope),
+            MemoryScopeAttr.from_name(scope),
         )
 
     # Accessors --------------------------------------------------------------------------
@@ -428,7 +434,7 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
     scope: MemoryScopeAttr
 
     def __init__(self, element_type: Attribute, scope: str = MemoryScope.GLOBAL):
-        super().__init__(element_type, MemoryScopeAttr.get(scope))
+        super().__init__(element_type, MemoryScopeAttr.from_name(scope))
 
     def get_scope(self) -> MemoryScope:
         return self.scope.data
@@ -591,9 +597,9 @@ class DeclBufferOp(IRDLOperation):
         allocation = self.ptr.owner
         if not isinstance(allocation, AllocateOp):
             return
-        buffer_bytes = _byte_size(buffer_type.element_type, buffer_type.num_elements())
-        offset_bytes = _byte_size(ptr_type.element_type, self.elem_offset.data)
-        alloc_bytes = _byte_size(ptr_type.element_type, allocation.num_elements())
+        buffer_bytes = byte_size(buffer_type.element_type, buffer_type.num_elements())
+        offset_bytes = byte_size(ptr_type.element_type, self.elem_offset.data)
+        alloc_bytes = byte_size(ptr_type.element_type, allocation.num_elements())
         if buffer_bytes is None or offset_bytes is None or alloc_bytes is None:
             return
         if buffer_bytes + offset_bytes > alloc_bytes:
@@ -630,11 +636,6 @@ class DeclBufferOp(IRDLOperation):
         printer.print_attribute(self.ptr.type)
         printer.print_string(" -> ")
         printer.print_attribute(self.buffer.type)
-
-
-def _byte_size(element_type: Attribute, count: int) -> int | None:
-    width = element_byte_width(element_type)
-    return None if width is None else width * count
 
 
 @irdl_op_definition

@@ -100,8 +100,11 @@ from physlayout.lowering.opencl_c import (
     op_expression,
 )
 from physlayout.lowering.opencl_parallel import LOOPS, BandDim, is_pure_op, parallel_band
-from physlayout.transforms.buffer_aliases import parameters_at_offsets
-from physlayout.transforms.vectorize_texels import buffer_root
+from physlayout.transforms.buffer_aliases import (
+    buffer_root,
+    parameters_at_offsets,
+    trace_declarations,
+)
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers, texture_problem
 
 TEXEL = TEXEL_LANES
@@ -206,19 +209,9 @@ class _BufferArg:
 
 def _trace(buffer: SSAValue, where: str) -> tuple[BlockArgument, int]:
     """The kernel parameter a buffer value is declared over, and the element offset."""
-    offset = 0
-    value = buffer
-    for _ in range(10_000):
-        owner = value.owner
-        if isinstance(owner, DeclBufferOp):
-            offset += owner.elem_offset.data
-            value = owner.ptr
-        elif isinstance(owner, DataOp):
-            value = owner.buffer
-        elif isinstance(value, BlockArgument) and isinstance(value.type, BufferType):
-            return value, offset
-        else:
-            break
+    root, offset = trace_declarations(buffer)
+    if isinstance(root, BlockArgument) and isinstance(root.type, BufferType):
+        return root, offset
     raise fail(
         where,
         "a buffer that is not declared over a kernel parameter (allocations inside kernels "

@@ -48,8 +48,8 @@ from physlayout.dialects.layout import LoadOp, StoreOp
 from physlayout.indexing.index_exprs import IndexAnalysis
 from physlayout.indexing.isl_bridge import expr_to_isl
 from physlayout.indexing.quasi_affine import Add, Dim, Expr, simplify
+from physlayout.transforms.buffer_aliases import buffer_root
 from physlayout.transforms.dependence import is_pure_op
-from physlayout.transforms.vectorize_texels import buffer_root
 
 LOOPS = (scf.ForOp, affine.ForOp, scf.ParallelOp, affine.ParallelOp)
 

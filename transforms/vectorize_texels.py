@@ -87,9 +87,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
-from physlayout.dialects.layout import BufferType, DataOp, DeclBufferOp, LoadOp, StoreOp
+from physlayout.dialects.layout import BufferType, LoadOp, StoreOp
 from physlayout.indexing.index_exprs import ExprEmitter, IndexAnalysis
 from physlayout.indexing.quasi_affine import Add, Const, Dim, Expr, Mul, simplify
+from physlayout.transforms.buffer_aliases import buffer_root
 
 LANES = 4
 """Lanes of a texel (RGBA)."""
@@ -141,21 +142,6 @@ _MASK_COMBINE: dict[str, Callable[[frozenset[int], frozenset[int]], frozenset[in
     "arith.xori": frozenset.__xor__,
 }  # fmt: skip
 """The lanes where a boolean combination of two lane masks holds."""
-
-
-def buffer_root(buffer: SSAValue) -> SSAValue:
-    """The storage a buffer value is declared over: through `layout.decl_buffer` and
-    `layout.data` back to a parameter, an allocation or another opaque handle."""
-    value = buffer
-    for _ in range(10_000):
-        owner = value.owner
-        if isinstance(owner, DeclBufferOp):
-            value = owner.ptr
-        elif isinstance(owner, DataOp):
-            value = owner.buffer
-        else:
-            return value
-    return value
 
 
 def _is_lane_loop(loop: scf.ForOp) -> bool:
