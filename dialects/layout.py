@@ -63,7 +63,7 @@ from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_opera
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.index_map import IndexMap, validate_axis_separators
 
 
 class MemoryScope(StrEnum):
@@ -86,9 +86,6 @@ SCOPES: tuple[str, ...] = tuple(s.value for s in MemoryScope)
 """The names of the memory scopes, in declaration order."""
 
 TEXTURE_SCOPES: tuple[str, ...] = tuple(s.value for s in MemoryScope if s.is_texture)
-
-TEXEL_LANES = 4
-"""Channels of one RGBA texel: the innermost extent of a texture buffer of channels."""
 
 MAX_ELEMENTS = 2**63 - 1
 """The most elements a buffer may have: its flat index must fit in a 64-bit `index`."""
@@ -123,15 +120,12 @@ class MemoryScopeAttr(EnumAttribute[MemoryScope], SpacedOpaqueSyntaxAttribute):
 
 
 def check_axis_separators(separators: Sequence[int], rank: int) -> str | None:
-    """Return why `separators` are invalid for `rank` axes, or None when they are valid.
-
-    Valid separators are strictly increasing and each lies in `1..rank-1`.
-    """
-    for i, sep in enumerate(separators):
-        if not 1 <= sep <= rank - 1:
-            return f"axis separator {sep} is out of range 1..{rank - 1} for rank {rank}"
-        if i > 0 and separators[i - 1] >= sep:
-            return f"axis separators must be strictly increasing, got {list(separators)}"
+    """Why `separators` are invalid for `rank` axes (`validate_axis_separators`), or None
+    when they are valid: strictly increasing, each in `1..rank-1`."""
+    try:
+        validate_axis_separators(separators, rank)
+    except ValueError as err:
+        return str(err)
     return None
 
 

@@ -136,8 +136,8 @@ def validate_axis_separators(axis_separators: Sequence[int], rank: int) -> tuple
     for index, sep in enumerate(result):
         if not 1 <= sep <= rank - 1:
             raise ValueError(
-                f"axis separator {sep} is out of range: separators must lie within "
-                f"1..{rank - 1} for rank {rank} (no leading or trailing separator)"
+                f"axis separator {sep} is out of range 1..{rank - 1} for rank {rank} "
+                "(no leading or trailing separator)"
             )
         if index and sep <= result[index - 1]:
             raise ValueError(f"axis separators must be strictly increasing, got {list(result)}")

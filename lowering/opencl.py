@@ -107,9 +107,6 @@ from physlayout.transforms.buffer_aliases import (
 )
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers, texture_problem
 
-TEXEL = TEXEL_LANES
-"""Lanes (channels) of one texel."""
-
 SAMPLER = "CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST"
 
 INDEX_OPS: frozenset[str] = frozenset(
@@ -806,8 +803,8 @@ class _Writer:
         separators = flattening_separators(accessed)
         bounds = self.analysis.bounds
         row, col = flatten_exprs(exprs, accessed.get_shape(), separators, bounds)
-        x = simplify(FloorDiv(col, TEXEL), bounds)
-        lane = simplify(Mod(col, TEXEL), bounds)
+        x = simplify(FloorDiv(col, TEXEL_LANES), bounds)
+        lane = simplify(Mod(col, TEXEL_LANES), bounds)
         coord = f"(int2)({self.index(x)}, {self.index(simplify(row, bounds))})"
         return coord, lane
 
@@ -828,12 +825,12 @@ class _Writer:
             return
         coord, lane = self.texel(op, accessed)
         read = f"read_imagef({buffer.name}, px_sampler, {coord})"
-        if lanes == TEXEL:
+        if lanes == TEXEL_LANES:
             if lane != Const(0):
                 raise fail(
                     where,
                     f"a vector<4xf32> texture load must read one whole texel, but its column "
-                    f"is not provably a multiple of {TEXEL} (lane {self.describe(lane)})",
+                    f"is not provably a multiple of {TEXEL_LANES} (lane {self.describe(lane)})",
                 )
             self.declare(op.result, read, where)
         elif lanes != 1:
@@ -864,7 +861,7 @@ class _Writer:
                 self.line(f"vstore{lanes}({value}, 0, {buffer.name} + {index});")
             return
         coord, lane = self.texel(op, accessed)
-        if lanes != TEXEL:
+        if lanes != TEXEL_LANES:
             raise fail(
                 where,
                 f"texture store of {op.value.type} into %{buffer.name} would write part of a "
@@ -875,7 +872,7 @@ class _Writer:
             raise fail(
                 where,
                 f"texture store into %{buffer.name} must write one whole texel, but its "
-                f"column is not provably a multiple of {TEXEL} (lane {self.describe(lane)})",
+                f"column is not provably a multiple of {TEXEL_LANES} (lane {self.describe(lane)})",
             )
         self.line(f"write_imagef({buffer.name}, {coord}, {value});")
 
