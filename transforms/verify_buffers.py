@@ -78,6 +78,7 @@ from xdsl.dialects.builtin import (
     VectorType,
 )
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.irdl.dominance import DominanceInfo
 from xdsl.passes import ModulePass
 from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 from xdsl.utils.diagnostic import Diagnostic
@@ -302,9 +303,7 @@ class Dominance:
     _positions: dict[Block, dict[Operation, int]] = field(
         default_factory=dict[Block, dict[Operation, int]]
     )
-    _dominators: dict[Region, dict[Block, set[Block]]] = field(
-        default_factory=dict[Region, dict[Block, set[Block]]]
-    )
+    _dominance: dict[Region, DominanceInfo] = field(default_factory=dict[Region, DominanceInfo])
 
     def position(self, op: Operation) -> int:
         block = op.parent_block()
@@ -316,37 +315,15 @@ class Dominance:
         return positions[op]
 
     def block_dominates(self, a: Block, b: Block) -> bool:
-        """Whether every path from the region's entry to `b` passes through `a`."""
+        """Whether every path from the region's entry to `b` passes through `a` (xDSL's
+        `DominanceInfo`: conservative where a block has an unreachable predecessor)."""
         region = a.parent
         assert region is not None
-        dominators = self._dominators.get(region)
-        if dominators is None:
-            dominators = _dominator_sets(region)
-            self._dominators[region] = dominators
-        return a in dominators.get(b, {b})
-
-
-def _dominator_sets(region: Region) -> dict[Block, set[Block]]:
-    blocks = list(region.blocks)
-    predecessors: dict[Block, list[Block]] = {b: [] for b in blocks}
-    for block in blocks:
-        last = block.last_op
-        for successor in last.successors if last is not None else ():
-            predecessors.setdefault(successor, []).append(block)
-    everything = set(blocks)
-    dominators = {b: set(everything) for b in blocks}
-    dominators[blocks[0]] = {blocks[0]}
-    changed = True
-    while changed:
-        changed = False
-        for block in blocks[1:]:
-            preds = [dominators[p] for p in predecessors[block] if p in dominators]
-            new = set.intersection(*preds) if preds else set(everything)
-            new = new | {block}
-            if new != dominators[block]:
-                dominators[block] = new
-                changed = True
-    return dominators
+        info = self._dominance.get(region)
+        if info is None:
+            info = DominanceInfo(region)
+            self._dominance[region] = info
+        return info.dominates(a, b)
 
 
 def use_problem(buffer: SSAValue, user: Operation, dominance: Dominance) -> str | None:
