@@ -109,12 +109,14 @@ def same_scalar(a: Attribute | None, b: Attribute | None) -> bool:
     return a.value.data == b.value.data
 
 
-def _i64_array(values: Sequence[int]) -> DenseArrayBase[IntegerType]:
+def i64_array(values: Sequence[int]) -> DenseArrayBase[IntegerType]:
+    """`array<i64: ...>` of `values`."""
     return DenseArrayBase.from_list(i64, tuple(values))
 
 
-def _ints(array: DenseArrayBase[IntegerType]) -> tuple[int, ...]:
-    return tuple(int(v) for v in array.get_values())
+def int_tuple(array: DenseArrayBase[IntegerType] | None) -> tuple[int, ...]:
+    """The values of an integer dense array (empty for an absent optional property)."""
+    return () if array is None else tuple(int(v) for v in array.get_values())
 
 
 def _tensor_operands(op: Operation) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -303,17 +305,17 @@ class PadOp(IRDLOperation):
             operands=[input],
             result_types=[TensorType(elt, out)],
             properties={
-                "low": _i64_array(low),
-                "high": _i64_array(high),
+                "low": i64_array(low),
+                "high": i64_array(high),
                 "pad_value": pad_value,
             },
         )
 
     def get_low(self) -> tuple[int, ...]:
-        return _ints(self.low)
+        return int_tuple(self.low)
 
     def get_high(self) -> tuple[int, ...]:
-        return _ints(self.high)
+        return int_tuple(self.high)
 
     def verify_(self) -> None:
         in_shape, out_shape = _tensor_operands(self)
@@ -372,17 +374,17 @@ class CropOp(IRDLOperation):
             operands=[input],
             result_types=[TensorType(elt, list(sizes))],
             properties={
-                "start": _i64_array(start),
-                "sizes": _i64_array(sizes),
+                "start": i64_array(start),
+                "sizes": i64_array(sizes),
                 "cropped_value": cropped_value,
             },
         )
 
     def get_start(self) -> tuple[int, ...]:
-        return _ints(self.start)
+        return int_tuple(self.start)
 
     def get_sizes(self) -> tuple[int, ...]:
-        return _ints(self.sizes)
+        return int_tuple(self.sizes)
 
     def is_undef(self) -> bool:
         """Whether the cropped-away elements are declared undefined."""
