@@ -31,6 +31,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 
+from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -92,6 +93,16 @@ def element_type(value: SSAValue | Attribute) -> Attribute | None:
 def scalar_value(attr: ScalarAttr) -> float | int:
     """The Python value of a scalar constant attribute."""
     return attr.value.data
+
+
+def constant_scalar(value: SSAValue | None) -> ScalarAttr | None:
+    """The scalar attribute of a value produced by `arith.constant`, else None."""
+    if value is None:
+        return None
+    owner = value.owner
+    if isinstance(owner, ConstantOp) and isinstance(owner.value, ScalarAttr):
+        return owner.value
+    return None
 
 
 def dense_attr(type_: TensorType, values: Sequence[float | int]) -> DenseIntOrFPElementsAttr:
