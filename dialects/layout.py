@@ -10,6 +10,8 @@ Attributes and types
   extents. `transform` is the pending layout schedule (consumed by `apply-layout`, maps of a
   list applied in order); `axis_separators` refer to the buffer's own (current) shape.
 - `!layout.ptr<ELT [, scope = "..."]>`: a data handle (the RFC's `Buffer::data`).
+- `#layout<memory_scope global.texture>`: a memory scope (`MemoryScope`); the types above
+  hold one and spell it `scope = "..."` (default `global`).
 
 Operations
 ----------
@@ -20,6 +22,9 @@ Operations
 - `layout.load %B[%i, ...] : !layout.buffer<..>, T` and `layout.store %v, %B[%i, ...] :
   !layout.buffer<..>, T`: N-d accesses; T is the element type, or `vector<N x ELT>` for N
   consecutive elements along the innermost axis.
+
+The graph-level ops are in `layout_graph.py` and `layout.copy` in `layout_scopes.py`;
+`layout_dialect.py` registers them all as the one `layout` dialect.
 """
 
 from __future__ import annotations
