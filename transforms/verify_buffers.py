@@ -78,7 +78,6 @@ from xdsl.dialects.builtin import (
     VectorType,
 )
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
-from xdsl.irdl.dominance import DominanceInfo
 from xdsl.passes import ModulePass
 from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 from xdsl.utils.diagnostic import Diagnostic
@@ -298,12 +297,21 @@ def access_problem(
 
 @dataclass
 class Dominance:
-    """Block order and block dominance, computed on demand per block and region."""
+    """Block order and block dominance, computed on demand per block and region.
+
+    Not `xdsl.irdl.dominance.DominanceInfo`: it intersects the dominators of unreachable
+    predecessors too, so it would reject a declaration in the entry block used in a block
+    that an unreachable block also branches to (`@cfg_unreachable_predecessor` in
+    test/transforms/verify-buffers.mlir). Here unreachable blocks start with every block
+    as a dominator, as in the classic iterative algorithm.
+    """
 
     _positions: dict[Block, dict[Operation, int]] = field(
         default_factory=dict[Block, dict[Operation, int]]
     )
-    _dominance: dict[Region, DominanceInfo] = field(default_factory=dict[Region, DominanceInfo])
+    _dominators: dict[Region, dict[Block, set[Block]]] = field(
+        default_factory=dict[Region, dict[Block, set[Block]]]
+    )
 
     def position(self, op: Operation) -> int:
         block = op.parent_block()
@@ -315,15 +323,37 @@ class Dominance:
         return positions[op]
 
     def block_dominates(self, a: Block, b: Block) -> bool:
-        """Whether every path from the region's entry to `b` passes through `a` (xDSL's
-        `DominanceInfo`: conservative where a block has an unreachable predecessor)."""
+        """Whether every path from the region's entry to `b` passes through `a`."""
         region = a.parent
         assert region is not None
-        info = self._dominance.get(region)
-        if info is None:
-            info = DominanceInfo(region)
-            self._dominance[region] = info
-        return info.dominates(a, b)
+        dominators = self._dominators.get(region)
+        if dominators is None:
+            dominators = _dominator_sets(region)
+            self._dominators[region] = dominators
+        return a in dominators.get(b, {b})
+
+
+def _dominator_sets(region: Region) -> dict[Block, set[Block]]:
+    blocks = list(region.blocks)
+    predecessors: dict[Block, list[Block]] = {b: [] for b in blocks}
+    for block in blocks:
+        last = block.last_op
+        for successor in last.successors if last is not None else ():
+            predecessors.setdefault(successor, []).append(block)
+    everything = set(blocks)
+    dominators = {b: set(everything) for b in blocks}
+    dominators[blocks[0]] = {blocks[0]}
+    changed = True
+    while changed:
+        changed = False
+        for block in blocks[1:]:
+            preds = [dominators[p] for p in predecessors[block] if p in dominators]
+            new = set.intersection(*preds) if preds else set(everything)
+            new = new | {block}
+            if new != dominators[block]:
+                dominators[block] = new
+                changed = True
+    return dominators
 
 
 def use_problem(buffer: SSAValue, user: Operation, dominance: Dominance) -> str | None:
