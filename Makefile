@@ -12,7 +12,7 @@ all: test
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	PYTHONWARNINGS=ignore $(BIN)/python -m pip install -q -e '.[opencl,test,lint]'
+	PYTHONWARNINGS=ignore $(BIN)/python -m pip install -q -e '.[opencl,test,lint,viz]'
 	touch $(STAMP)
 
 demo: $(STAMP)

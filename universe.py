@@ -19,28 +19,17 @@ from xdsl.utils.target import Target
 
 
 def layout_dialect() -> Dialect:
-    """The `layout` dialect: buffer-level and graph-level operations."""
-    from physlayout.dialects.layout import Layout
-    from physlayout.dialects.layout_scopes import SCOPE_OPERATIONS
+    """The `layout` dialect: buffer-level, graph-level and scope operations."""
+    from physlayout.dialects.layout_dialect import Layout
 
-    try:
-        graph = import_module("physlayout.dialects.layout_graph")
-    except ModuleNotFoundError:
-        return Layout
-    return Dialect(
-        "layout",
-        [*Layout.operations, *graph.GRAPH_OPERATIONS, *SCOPE_OPERATIONS],
-        [*Layout.attributes, *graph.GRAPH_ATTRIBUTES],
-    )
+    return Layout
 
 
 def linalg_dialect() -> Dialect:
     """xDSL's `linalg` dialect plus `linalg.pack` and `linalg.unpack`."""
-    from xdsl.dialects.linalg import Linalg
+    from physlayout.dialects.layout_dialect import LinalgWithRelayout
 
-    from physlayout.dialects.linalg_pack import RELAYOUT_OPERATIONS
-
-    return Dialect("linalg", [*Linalg.operations, *RELAYOUT_OPERATIONS], [*Linalg.attributes])
+    return LinalgWithRelayout
 
 
 XDSL_UNIVERSE.all_dialects["linalg"] = linalg_dialect

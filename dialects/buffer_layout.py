@@ -13,8 +13,9 @@ them into diagnostics.
 `flattened_type(buffer_type)` is the type after flattening to `len(axis_separators) + 1`
 axes, row-major within each separator group (RFC 0039 FlattenBuffer); texture buffers
 without separators use their scope's default (`default_axis_separators`) and are 2-D RGBA
-images of `image_size` texels. These are the one definition of texture layouts that
-flatten-buffers, verify-buffers, the OpenCL target and the runtime use.
+images of `image_size` texels of `TEXEL_LANES` channels. These are the one definition of
+texture layouts that flatten-buffers, verify-buffers, annotate-texture-scope,
+vectorize-texels, the OpenCL target and the runtime use.
 """
 
 from __future__ import annotations

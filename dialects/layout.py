@@ -10,6 +10,8 @@ Attributes and types
   extents. `transform` is the pending layout schedule (consumed by `apply-layout`, maps of a
   list applied in order); `axis_separators` refer to the buffer's own (current) shape.
 - `!layout.ptr<ELT [, scope = "..."]>`: a data handle (the RFC's `Buffer::data`).
+- `#layout<memory_scope global.texture>`: a memory scope (`MemoryScope`); the types above
+  hold one and spell it `scope = "..."` (default `global`).
 
 Operations
 ----------
@@ -20,6 +22,9 @@ Operations
 - `layout.load %B[%i, ...] : !layout.buffer<..>, T` and `layout.store %v, %B[%i, ...] :
   !layout.buffer<..>, T`: N-d accesses; T is the element type, or `vector<N x ELT>` for N
   consecutive elements along the innermost axis.
+
+The graph-level ops are in `layout_graph.py` and `layout.copy` in `layout_scopes.py`;
+`layout_dialect.py` registers them all as the one `layout` dialect.
 """
 
 from __future__ import annotations
@@ -27,7 +32,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from math import prod
 
-from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import (
     ArrayAttr,
     FloatAttr,
@@ -35,15 +39,15 @@ from xdsl.dialects.builtin import (
     IntAttr,
     IntegerAttr,
     NoneAttr,
-    StringAttr,
     VectorType,
 )
+from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
     Attribute,
     Data,
-    Dialect,
     Operation,
     ParametrizedAttribute,
+    SpacedOpaqueSyntaxAttribute,
     SSAValue,
     TypeAttribute,
 )
@@ -60,24 +64,36 @@ from xdsl.irdl import (
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import MemoryAllocEffect, MemoryReadEffect, MemoryWriteEffect, Pure
+from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
 
-from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.index_map import IndexMap, validate_axis_separators
 
-SCOPES: tuple[str, ...] = (
-    "global",
-    "shared",
-    "local",
-    "global.texture",
-    "global.texture-nhwc",
-    "global.texture-weight",
-)
-"""The memory scopes a buffer or data handle may live in."""
+
+class MemoryScope(StrEnum):
+    """The memory scopes a buffer or data handle may live in (TVM's storage scopes); the
+    `global.texture*` ones are 2-D RGBA images (DESIGN.md "Textures")."""
+
+    GLOBAL = "global"
+    SHARED = "shared"
+    LOCAL = "local"
+    TEXTURE = "global.texture"
+    TEXTURE_NHWC = "global.texture-nhwc"
+    TEXTURE_WEIGHT = "global.texture-weight"
+
+    @property
+    def is_texture(self) -> bool:
+        return self.value.startswith("global.texture")
+
+
+SCOPES: tuple[str, ...] = tuple(s.value for s in MemoryScope)
+"""The names of the memory scopes, in declaration order."""
+
+TEXTURE_SCOPES: tuple[str, ...] = tuple(s.value for s in MemoryScope if s.is_texture)
 
 MAX_ELEMENTS = 2**63 - 1
 """The most elements a buffer may have: its flat index must fit in a 64-bit `index`."""
-
-TEXTURE_SCOPES: tuple[str, ...] = tuple(s for s in SCOPES if s.startswith("global.texture"))
 
 
 def is_texture_scope(scope: str) -> bool:
@@ -85,16 +101,36 @@ def is_texture_scope(scope: str) -> bool:
     return scope in TEXTURE_SCOPES
 
 
-def check_axis_separators(separators: Sequence[int], rank: int) -> str | None:
-    """Return why `separators` are invalid for `rank` axes, or None when they are valid.
+def memory_scope_problem(scope: str) -> str | None:
+    """Why `scope` names no memory scope, or None when it does."""
+    if scope in SCOPES:
+        return None
+    return f"unknown memory scope '{scope}', expected one of {list(SCOPES)}"
 
-    Valid separators are strictly increasing and each lies in `1..rank-1`.
-    """
-    for i, sep in enumerate(separators):
-        if not 1 <= sep <= rank - 1:
-            return f"axis separator {sep} is out of range 1..{rank - 1} for rank {rank}"
-        if i > 0 and separators[i - 1] >= sep:
-            return f"axis separators must be strictly increasing, got {list(separators)}"
+
+@irdl_attr_definition
+class MemoryScopeAttr(EnumAttribute[MemoryScope], SpacedOpaqueSyntaxAttribute):
+    """`#layout<memory_scope "global.texture">`: a memory scope. Buffer and handle types
+    spell it `scope = "..."` in their own syntax."""
+
+    name = "layout.memory_scope"
+
+    @staticmethod
+    def from_name(scope: str) -> MemoryScopeAttr:
+        """The attribute of the scope named `scope` (a VerifyException for another name)."""
+        problem = memory_scope_problem(scope)
+        if problem is not None:
+            raise VerifyException(problem)
+        return MemoryScopeAttr(MemoryScope(scope))
+
+
+def check_axis_separators(separators: Sequence[int], rank: int) -> str | None:
+    """Why `separators` are invalid for `rank` axes (`validate_axis_separators`), or None
+    when they are valid: strictly increasing, each in `1..rank-1`."""
+    try:
+        validate_axis_separators(separators, rank)
+    except ValueError as err:
+        return str(err)
     return None
 
 
@@ -119,6 +155,12 @@ def element_byte_width(element_type: Attribute) -> int | None:
     if isinstance(width, int) and width % 8 == 0 and not isinstance(element_type, IndexType):
         return width // 8
     return None
+
+
+def byte_size(element_type: Attribute, count: int) -> int | None:
+    """Bytes of `count` elements of `element_type`, None when the width is unknown."""
+    width = element_byte_width(element_type)
+    return None if width is None else width * count
 
 
 @irdl_attr_definition
@@ -162,14 +204,6 @@ class IndexMapAttr(Data[tuple[IndexMap, tuple[int, ...]]]):
         printer.print_string("<" + self.index_map.to_string(self.axis_separators) + ">")
 
 
-def _transform_list(transform: Attribute) -> tuple[IndexMapAttr, ...]:
-    if isinstance(transform, IndexMapAttr):
-        return (transform,)
-    if isinstance(transform, ArrayAttr):
-        return tuple(t for t in transform.data if isinstance(t, IndexMapAttr))
-    return ()
-
-
 def buffer_type_problem(
     shape: Sequence[int],
     element_type: Attribute,
@@ -184,8 +218,9 @@ def buffer_type_problem(
         return f"buffer extents must be static and positive, got [{shown}]"
     if prod(shape) > MAX_ELEMENTS:
         return f"buffer of {prod(shape)} elements exceeds the index range (at most {MAX_ELEMENTS})"
-    if scope not in SCOPES:
-        return f"unknown memory scope '{scope}', expected one of {list(SCOPES)}"
+    problem = memory_scope_problem(scope)
+    if problem is not None:
+        return problem
     rank = len(shape)
     for i, transform in enumerate(transforms):
         index_map = transform.index_map
@@ -225,7 +260,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
     transforms: ArrayAttr[IndexMapAttr]
     pad_value: Attribute
     axis_separators: ArrayAttr[IntAttr]
-    scope: StringAttr
+    scope: MemoryScopeAttr
 
     def __init__(
         self,
@@ -233,7 +268,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
         element_type: Attribute,
         transforms: Sequence[IndexMapAttr] = (),
         axis_separators: Sequence[int] = (),
-        scope: str = "global",
+        scope: str = MemoryScope.GLOBAL,
         pad_value: Attribute | None = None,
     ):
         super().__init__(
@@ -242,7 +277,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
             ArrayAttr(transforms),
             NoneAttr() if pad_value is None else pad_value,
             ArrayAttr(IntAttr(s) for s in axis_separators),
-            StringAttr(scope),
+            MemoryScopeAttr.from_name(scope),
         )
 
     # Accessors --------------------------------------------------------------------------
@@ -264,7 +299,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
         """The pending transforms, in the order they apply."""
         return self.transforms.data
 
-    def get_scope(self) -> str:
+    def get_scope(self) -> MemoryScope:
         """The memory scope (`global` by default)."""
         return self.scope.data
 
@@ -324,7 +359,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
         shape, element_type = parser.parse_ranked_shape()
         transforms: list[IndexMapAttr] = []
         separators: list[int] = []
-        scope = "global"
+        scope: str = MemoryScope.GLOBAL
         pad: Attribute = NoneAttr()
         seen: set[str] = set()
         while parser.parse_optional_punctuation(",") is not None:
@@ -356,7 +391,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
             ArrayAttr(transforms),
             pad,
             ArrayAttr(IntAttr(s) for s in separators),
-            StringAttr(scope),
+            MemoryScopeAttr(MemoryScope(scope)),
         ]
 
     def print_parameters(self, printer: Printer) -> None:
@@ -379,8 +414,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
             printer.print_string(
                 ", axis_separators = [" + ", ".join(map(str, self.get_axis_separators())) + "]"
             )
-        if self.get_scope() != "global":
-            printer.print_string(f', scope = "{self.get_scope()}"')
+        _print_scope(printer, self.get_scope())
         printer.print_string(">")
 
 
@@ -408,57 +442,45 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
     name = "layout.ptr"
 
     element_type: Attribute
-    scope: StringAttr
+    scope: MemoryScopeAttr
 
-    def __init__(self, element_type: Attribute, scope: str = "global"):
-        super().__init__(element_type, StringAttr(scope))
+    def __init__(self, element_type: Attribute, scope: str = MemoryScope.GLOBAL):
+        super().__init__(element_type, MemoryScopeAttr.from_name(scope))
 
-    def get_scope(self) -> str:
+    def get_scope(self) -> MemoryScope:
         """The memory scope of the data."""
         return self.scope.data
-
-    def verify(self) -> None:
-        if self.get_scope() not in SCOPES:
-            raise VerifyException(
-                f"unknown memory scope '{self.get_scope()}', expected one of {list(SCOPES)}"
-            )
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         start = parser.pos
         parser.parse_punctuation("<")
         element_type = parser.parse_type()
-        scope = "global"
+        scope: str = MemoryScope.GLOBAL
         if parser.parse_optional_punctuation(",") is not None:
             parser.parse_keyword("scope")
             parser.parse_punctuation("=")
             scope = parser.parse_str_literal()
         parser.parse_punctuation(">")
-        if scope not in SCOPES:
-            parser.raise_error(
-                f"unknown memory scope '{scope}', expected one of {list(SCOPES)}",
-                start,
-                parser.pos,
-            )
-        return [element_type, StringAttr(scope)]
+        problem = memory_scope_problem(scope)
+        if problem is not None:
+            parser.raise_error(problem, start, parser.pos)
+        return [element_type, MemoryScopeAttr(MemoryScope(scope))]
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")
         printer.print_attribute(self.element_type)
-        if self.get_scope() != "global":
-            printer.print_string(f', scope = "{self.get_scope()}"')
+        _print_scope(printer, self.get_scope())
         printer.print_string(">")
 
 
+def _print_scope(printer: Printer, scope: MemoryScope) -> None:
+    """`, scope = "..."` inside a type's parameters (nothing for the default, global)."""
+    if scope != MemoryScope.GLOBAL:
+        printer.print_string(f', scope = "{scope}"')
+
+
 # Operations -----------------------------------------------------------------------------
-
-
-def constant_index(value: SSAValue) -> int | None:
-    """The value of `value` when it is an `arith.constant` of index type, else None."""
-    owner = value.owner
-    if isinstance(owner, ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
 
 
 def _verify_indices(op: Operation, buffer: BufferType, indices: Sequence[SSAValue], lanes: int):
@@ -469,7 +491,7 @@ def _verify_indices(op: Operation, buffer: BufferType, indices: Sequence[SSAValu
         )
     shape = buffer.get_shape()
     for axis, index in enumerate(indices):
-        value = constant_index(index)
+        value = const_evaluate_operand(index)
         if value is None:
             continue
         extent = shape[axis] - (lanes - 1 if axis == buffer.rank - 1 else 0)
@@ -589,9 +611,9 @@ class DeclBufferOp(IRDLOperation):
         allocation = self.ptr.owner
         if not isinstance(allocation, AllocateOp):
             return
-        buffer_bytes = _byte_size(buffer_type.element_type, buffer_type.num_elements())
-        offset_bytes = _byte_size(ptr_type.element_type, self.elem_offset.data)
-        alloc_bytes = _byte_size(ptr_type.element_type, allocation.num_elements())
+        buffer_bytes = byte_size(buffer_type.element_type, buffer_type.num_elements())
+        offset_bytes = byte_size(ptr_type.element_type, self.elem_offset.data)
+        alloc_bytes = byte_size(ptr_type.element_type, allocation.num_elements())
         if buffer_bytes is None or offset_bytes is None or alloc_bytes is None:
             return
         if buffer_bytes + offset_bytes > alloc_bytes:
@@ -628,11 +650,6 @@ class DeclBufferOp(IRDLOperation):
         printer.print_attribute(self.ptr.type)
         printer.print_string(" -> ")
         printer.print_attribute(self.buffer.type)
-
-
-def _byte_size(element_type: Attribute, count: int) -> int | None:
-    width = element_byte_width(element_type)
-    return None if width is None else width * count
 
 
 @irdl_op_definition
@@ -719,10 +736,3 @@ class StoreOp(IRDLOperation):
         assert isinstance(buffer_type, BufferType)
         lanes = _access_lanes(self, buffer_type, self.value.type)
         _verify_indices(self, buffer_type, self.indices, lanes)
-
-
-Layout = Dialect(
-    "layout",
-    [AllocateOp, DeclBufferOp, DataOp, LoadOp, StoreOp],
-    [IndexMapAttr, BufferType, PtrType],
-)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 
+from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -52,7 +53,8 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.traits import Pure
+from xdsl.pattern_rewriter import RewritePattern
+from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from physlayout.dialects.layout import IndexMapAttr
@@ -93,6 +95,16 @@ def scalar_value(attr: ScalarAttr) -> float | int:
     return attr.value.data
 
 
+def constant_scalar(value: SSAValue | None) -> ScalarAttr | None:
+    """The scalar attribute of a value produced by `arith.constant`, else None."""
+    if value is None:
+        return None
+    owner = value.owner
+    if isinstance(owner, ConstantOp) and isinstance(owner.value, ScalarAttr):
+        return owner.value
+    return None
+
+
 def dense_attr(type_: TensorType, values: Sequence[float | int]) -> DenseIntOrFPElementsAttr:
     """A dense tensor constant of `type_` from row-major `values` (one value: a splat)."""
     return DenseIntOrFPElementsAttr.from_list(type_, values)  # pyright: ignore[reportCallIssue, reportArgumentType]
@@ -108,12 +120,14 @@ def same_scalar(a: Attribute | None, b: Attribute | None) -> bool:
     return a.value.data == b.value.data
 
 
-def _i64_array(values: Sequence[int]) -> DenseArrayBase[IntegerType]:
+def i64_array(values: Sequence[int]) -> DenseArrayBase[IntegerType]:
+    """`array<i64: ...>` of `values`."""
     return DenseArrayBase.from_list(i64, tuple(values))
 
 
-def _ints(array: DenseArrayBase[IntegerType]) -> tuple[int, ...]:
-    return tuple(int(v) for v in array.get_values())
+def int_tuple(array: DenseArrayBase[IntegerType] | None) -> tuple[int, ...]:
+    """The values of an integer dense array (empty for an absent optional property)."""
+    return () if array is None else tuple(int(v) for v in array.get_values())
 
 
 def _tensor_operands(op: Operation) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -144,6 +158,33 @@ def _shape_text(shape: Sequence[int]) -> str:
 # layout.transform ------------------------------------------------------------------------
 
 
+class TransformOpHasCanonicalizationPatterns(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from physlayout.dialects.canonicalization_patterns import (
+            FoldIdentityTransform,
+            FoldInverseTransforms,
+        )
+
+        return (FoldIdentityTransform(), FoldInverseTransforms())
+
+
+class PadOpHasCanonicalizationPatterns(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from physlayout.dialects.canonicalization_patterns import FoldTrivialPad
+
+        return (FoldTrivialPad(),)
+
+
+class CropOpHasCanonicalizationPatterns(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from physlayout.dialects.canonicalization_patterns import FoldTrivialCrop
+
+        return (FoldTrivialCrop(),)
+
+
 @irdl_op_definition
 class TransformOp(IRDLOperation):
     """`layout.transform`: rewrites a tensor into the layout of an IndexMap (padding
@@ -156,7 +197,7 @@ class TransformOp(IRDLOperation):
     index_map = prop_def(IndexMapAttr)
     pad_value = opt_prop_def(Attribute)
 
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), TransformOpHasCanonicalizationPatterns())
     irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
@@ -260,7 +301,7 @@ class PadOp(IRDLOperation):
     high = prop_def(DenseArrayBase.constr(i64))
     pad_value = prop_def(Attribute)
 
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), PadOpHasCanonicalizationPatterns())
     irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
@@ -277,19 +318,19 @@ class PadOp(IRDLOperation):
             operands=[input],
             result_types=[TensorType(elt, out)],
             properties={
-                "low": _i64_array(low),
-                "high": _i64_array(high),
+                "low": i64_array(low),
+                "high": i64_array(high),
                 "pad_value": pad_value,
             },
         )
 
     def get_low(self) -> tuple[int, ...]:
         """Elements of padding before each dimension."""
-        return _ints(self.low)
+        return int_tuple(self.low)
 
     def get_high(self) -> tuple[int, ...]:
         """Elements of padding after each dimension."""
-        return _ints(self.high)
+        return int_tuple(self.high)
 
     def verify_(self) -> None:
         in_shape, out_shape = _tensor_operands(self)
@@ -329,7 +370,7 @@ class CropOp(IRDLOperation):
     sizes = prop_def(DenseArrayBase.constr(i64))
     cropped_value = opt_prop_def(Attribute)
 
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), CropOpHasCanonicalizationPatterns())
     irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
@@ -348,19 +389,19 @@ class CropOp(IRDLOperation):
             operands=[input],
             result_types=[TensorType(elt, list(sizes))],
             properties={
-                "start": _i64_array(start),
-                "sizes": _i64_array(sizes),
+                "start": i64_array(start),
+                "sizes": i64_array(sizes),
                 "cropped_value": cropped_value,
             },
         )
 
     def get_start(self) -> tuple[int, ...]:
         """The first index of the box kept, per dimension."""
-        return _ints(self.start)
+        return int_tuple(self.start)
 
     def get_sizes(self) -> tuple[int, ...]:
         """The extents of the box kept (the result shape)."""
-        return _ints(self.sizes)
+        return int_tuple(self.sizes)
 
     def is_undef(self) -> bool:
         """Whether the cropped-away elements are declared undefined."""
@@ -393,10 +434,3 @@ class CropOp(IRDLOperation):
                 f"'{self.name}' cropped_value must be a constant of type {elt} or "
                 f'"{UNDEF}", got {self.cropped_value}'
             )
-
-
-GRAPH_OPERATIONS = [TransformOp, PadOp, CropOp]
-"""The graph-level ops, merged into the `layout` dialect by `physlayout.universe`."""
-
-GRAPH_ATTRIBUTES: list[type[Attribute]] = []
-"""Graph-level attributes (none: the ops reuse `#layout.index_map`)."""

@@ -34,7 +34,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from physlayout.dialects.layout import SCOPES
+from physlayout.dialects.layout import SCOPES, MemoryScope, memory_scope_problem
 
 SCOPE_ATTR = "layout.scope"
 """Discardable attribute: the memory scope of an op's tensor result."""
@@ -42,7 +42,7 @@ SCOPE_ATTR = "layout.scope"
 OPERAND_SCOPES_ATTR = "layout.operand_scopes"
 """Discardable attribute: the memory scope a consumer demands for each of its operands."""
 
-GLOBAL = "global"
+GLOBAL: str = MemoryScope.GLOBAL
 
 
 @irdl_op_definition
@@ -68,14 +68,11 @@ class CopyOp(IRDLOperation):
     def verify_(self) -> None:
         if self.input.type != self.result.type:
             raise VerifyException(
-                f"'{self.name}' must keep the tensor type: {self.input.type} -> "
-                f"{self.result.type}"
+                f"'{self.name}' must keep the tensor type: {self.input.type} -> {self.result.type}"
             )
-        if self.scope.data not in SCOPES:
-            raise VerifyException(
-                f"'{self.name}' unknown memory scope '{self.scope.data}', expected one of "
-                f"{list(SCOPES)}"
-            )
+        problem = memory_scope_problem(self.scope.data)
+        if problem is not None:
+            raise VerifyException(f"'{self.name}' {problem}")
 
 
 def producer_scope(value: SSAValue) -> str:
@@ -128,10 +125,6 @@ def scope_problem(op: Operation) -> str | None:
     if listed is None or any(d and d not in SCOPES for d in listed):
         return (
             f"'{op.name}' has an invalid {OPERAND_SCOPES_ATTR} {demands}: expected one scope "
-            f"(or \"\") per operand ({len(op.operands)}), each one of {list(SCOPES)}"
+            f'(or "") per operand ({len(op.operands)}), each one of {list(SCOPES)}'
         )
     return None
-
-
-SCOPE_OPERATIONS = [CopyOp]
-"""The scope ops, merged into the `layout` dialect by `physlayout.universe`."""

@@ -48,7 +48,6 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseArrayBase,
     IndexType,
-    IntegerType,
     TensorType,
     i64,
 )
@@ -57,7 +56,7 @@ from xdsl.dialects.utils.dynamic_index_list import (
     print_dynamic_index_list,
     verify_dynamic_index_list,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -75,6 +74,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from physlayout.dialects.layout_graph import i64_array, int_tuple
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
 
@@ -163,14 +163,6 @@ def unpack_map(
 # Parsing and printing ---------------------------------------------------------------------
 
 
-def _i64_array(values: Sequence[int]) -> DenseArrayBase[IntegerType]:
-    return DenseArrayBase.from_list(i64, tuple(values))
-
-
-def _ints(array: DenseArrayBase[IntegerType] | None) -> tuple[int, ...]:
-    return () if array is None else tuple(int(v) for v in array.get_values())
-
-
 def _parse_int_list(parser: Parser) -> list[int]:
     return parser.parse_comma_separated_list(
         Parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
@@ -221,11 +213,11 @@ class _Relayout:
 
     def properties(self) -> dict[str, Attribute]:
         properties: dict[str, Attribute] = {
-            "inner_dims_pos": _i64_array(self.inner_dims_pos),
-            "static_inner_tiles": _i64_array(self.static_tiles),
+            "inner_dims_pos": i64_array(self.inner_dims_pos),
+            "static_inner_tiles": i64_array(self.static_tiles),
         }
         if self.outer_dims_perm:
-            properties["outer_dims_perm"] = _i64_array(self.outer_dims_perm)
+            properties["outer_dims_perm"] = i64_array(self.outer_dims_perm)
         return properties
 
 
@@ -246,7 +238,9 @@ def _print_relayout(
     printer.print_string(" inner_dims_pos = ")
     _print_int_list(printer, op.get_inner_dims_pos())
     printer.print_string(" inner_tiles = ")
-    print_dynamic_index_list(printer, DYNAMIC_INDEX, op.inner_tiles, _ints(op.static_inner_tiles))
+    print_dynamic_index_list(
+        printer, DYNAMIC_INDEX, op.inner_tiles, int_tuple(op.static_inner_tiles)
+    )
     printer.print_string(" into ")
     printer.print_ssa_value(op.dest)
     printer.print_op_attributes(op.attributes)
@@ -276,7 +270,7 @@ def _compatible(a: Sequence[int], b: Sequence[int]) -> bool:
 
 def _verify_relayout(op: PackOp | UnPackOp, unpacked: SSAValue, packed: SSAValue) -> None:
     """The rules pack and unpack share (upstream's common pack/unpack verifier)."""
-    tiles = _ints(op.static_inner_tiles)
+    tiles = int_tuple(op.static_inner_tiles)
     verify_dynamic_index_list(tiles, op.inner_tiles, DYNAMIC_INDEX, " in the inner tiles")
     if any(t == 0 for t in tiles):
         raise VerifyException("invalid zero tile factor")
@@ -332,11 +326,21 @@ def _element(value: SSAValue) -> Attribute:
 
 def static_tiles_of(op: PackOp | UnPackOp) -> tuple[int, ...] | None:
     """The tiles of a pack or unpack when all are static, else None."""
-    tiles = _ints(op.static_inner_tiles)
+    tiles = int_tuple(op.static_inner_tiles)
     return None if DYNAMIC_INDEX in tiles else tiles
 
 
 # The ops ----------------------------------------------------------------------------------
+
+
+def _relayout_map(op: PackOp | UnPackOp, unpacked: SSAValue) -> IndexMap | None:
+    """`pack_map` of a pack or unpack whose unpacked tensor is `unpacked` (None with a
+    dynamic tile)."""
+    tiles = static_tiles_of(op)
+    if tiles is None:
+        return None
+    rank = len(_shape(unpacked.type))
+    return pack_map(rank, int_tuple(op.inner_dims_pos), tiles, int_tuple(op.outer_dims_perm))
 
 
 @irdl_op_definition
@@ -368,11 +372,11 @@ class PackOp(IRDLOperation):
         padding_value: SSAValue | None = None,
     ):
         properties: dict[str, Attribute] = {
-            "inner_dims_pos": _i64_array(inner_dims_pos),
-            "static_inner_tiles": _i64_array(tiles),
+            "inner_dims_pos": i64_array(inner_dims_pos),
+            "static_inner_tiles": i64_array(tiles),
         }
         if outer_dims_perm:
-            properties["outer_dims_perm"] = _i64_array(outer_dims_perm)
+            properties["outer_dims_perm"] = i64_array(outer_dims_perm)
         super().__init__(
             operands=[source, dest, [] if padding_value is None else [padding_value], []],
             result_types=[dest.type],
@@ -381,19 +385,15 @@ class PackOp(IRDLOperation):
 
     def get_inner_dims_pos(self) -> tuple[int, ...]:
         """The dimensions tiled, in the order of the inner tiles."""
-        return _ints(self.inner_dims_pos)
+        return int_tuple(self.inner_dims_pos)
 
     def get_outer_dims_perm(self) -> tuple[int, ...]:
         """`outer_dims_perm` as written (empty when absent)."""
-        return _ints(self.outer_dims_perm)
+        return int_tuple(self.outer_dims_perm)
 
     def index_map(self) -> IndexMap | None:
         """The pack's IndexMap (`pack_map`), or None with a dynamic tile."""
-        tiles = static_tiles_of(self)
-        if tiles is None:
-            return None
-        rank = len(_shape(self.source.type))
-        return pack_map(rank, self.get_inner_dims_pos(), tiles, self.get_outer_dims_perm())
+        return _relayout_map(self, self.source)
 
     @classmethod
     def parse(cls, parser: Parser) -> PackOp:
@@ -418,7 +418,7 @@ class PackOp(IRDLOperation):
         packed = _shape(self.dest.type)
         perm = _full_perm(len(shape), self.get_outer_dims_perm())
         outer = {d: packed[j] for j, d in enumerate(perm)}
-        for d, t in zip(self.get_inner_dims_pos(), _ints(self.static_inner_tiles), strict=True):
+        for d, t in zip(self.get_inner_dims_pos(), int_tuple(self.static_inner_tiles), strict=True):
             if shape[d] == DYNAMIC_INDEX:
                 continue
             if t != DYNAMIC_INDEX and shape[d] % t:
@@ -467,31 +467,27 @@ class UnPackOp(IRDLOperation):
         outer_dims_perm: Sequence[int] = (),
     ):
         properties: dict[str, Attribute] = {
-            "inner_dims_pos": _i64_array(inner_dims_pos),
-            "static_inner_tiles": _i64_array(tiles),
+            "inner_dims_pos": i64_array(inner_dims_pos),
+            "static_inner_tiles": i64_array(tiles),
         }
         if outer_dims_perm:
-            properties["outer_dims_perm"] = _i64_array(outer_dims_perm)
+            properties["outer_dims_perm"] = i64_array(outer_dims_perm)
         super().__init__(
             operands=[source, dest, []], result_types=[dest.type], properties=properties
         )
 
     def get_inner_dims_pos(self) -> tuple[int, ...]:
         """The dimensions tiled, in the order of the inner tiles."""
-        return _ints(self.inner_dims_pos)
+        return int_tuple(self.inner_dims_pos)
 
     def get_outer_dims_perm(self) -> tuple[int, ...]:
         """`outer_dims_perm` as written (empty when absent)."""
-        return _ints(self.outer_dims_perm)
+        return int_tuple(self.outer_dims_perm)
 
     def index_map(self) -> IndexMap | None:
         """The IndexMap of the matching pack (unpacked -> packed indices), or None with a
         dynamic tile: ``result[i] = source[index_map(i)]``."""
-        tiles = static_tiles_of(self)
-        if tiles is None:
-            return None
-        rank = len(_shape(self.dest.type))
-        return pack_map(rank, self.get_inner_dims_pos(), tiles, self.get_outer_dims_perm())
+        return _relayout_map(self, self.dest)
 
     @classmethod
     def parse(cls, parser: Parser) -> UnPackOp:
@@ -509,7 +505,3 @@ class UnPackOp(IRDLOperation):
 
     def verify_(self) -> None:
         _verify_relayout(self, self.dest, self.source)
-
-
-RELAYOUT_OPERATIONS: tuple[type[Operation], ...] = (PackOp, UnPackOp)
-"""The ops physlayout adds to xDSL's `linalg` dialect (see `physlayout.universe`)."""

@@ -29,6 +29,7 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 
 from physlayout.indexing.quasi_affine import (
     Add,
@@ -52,13 +53,13 @@ def constant_bounds_of(value: SSAValue) -> tuple[int, int] | None:
     loop = value.block.parent_op()
     match loop:
         case scf.ForOp() if value.index == 0:
-            lb, ub = _const(loop.lb), _const(loop.ub)
+            lb, ub = const_evaluate_operand(loop.lb), const_evaluate_operand(loop.ub)
         case affine.ForOp() if value.index == 0:
             lb = _const_map(loop.lowerBoundMap.data.results, 0, loop.lowerBoundOperands)
             ub = _const_map(loop.upperBoundMap.data.results, 0, loop.upperBoundOperands)
         case scf.ParallelOp():
-            lb = _const(loop.lowerBound[value.index])
-            ub = _const(loop.upperBound[value.index])
+            lb = const_evaluate_operand(loop.lowerBound[value.index])
+            ub = const_evaluate_operand(loop.upperBound[value.index])
         case affine.ParallelOp():
             lb = _const_map(loop.lowerBoundsMap.data.results, value.index, loop.map_operands)
             ub = _const_map(loop.upperBoundsMap.data.results, value.index, loop.map_operands)
@@ -67,13 +68,6 @@ def constant_bounds_of(value: SSAValue) -> tuple[int, int] | None:
     if lb is None or ub is None or ub <= lb:
         return None
     return (lb, ub - 1)
-
-
-def _const(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
 
 
 def _const_map(results: tuple[AffineExpr, ...], index: int, operands: object) -> int | None:

@@ -136,8 +136,8 @@ def validate_axis_separators(axis_separators: Sequence[int], rank: int) -> tuple
     for index, sep in enumerate(result):
         if not 1 <= sep <= rank - 1:
             raise ValueError(
-                f"axis separator {sep} is out of range: separators must lie within "
-                f"1..{rank - 1} for rank {rank} (no leading or trailing separator)"
+                f"axis separator {sep} is out of range 1..{rank - 1} for rank {rank} "
+                "(no leading or trailing separator)"
             )
         if index and sep <= result[index - 1]:
             raise ValueError(f"axis separators must be strictly increasing, got {list(result)}")
@@ -677,6 +677,17 @@ class IndexMap:
             return False
         dims = None if shape is None else _check_shape(shape, self.ndim)
         return _equivalent(self, other, dims)
+
+    def is_identity_on(self, shape: Shape) -> bool:
+        """Exactly whether the map sends every index of the box of `shape` to itself (as many
+        outputs as inputs, each output equal to its position's input; proven with isl).
+        False, never an error, for a `shape` of the wrong rank or a map isl cannot decide."""
+        if self.ndim != self.final_ndim or len(shape) != self.ndim:
+            return False
+        try:
+            return self.is_equivalent_to(IndexMap.identity(self.ndim), shape)
+        except ValueError:
+            return False
 
     # Composition --------------------------------------------------------------------------
 

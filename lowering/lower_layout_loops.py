@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import affine, arith, func, scf
+from xdsl.dialects import affine, func, scf
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
@@ -35,16 +35,10 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 
 from physlayout.dialects.layout import LoadOp, StoreOp
 from physlayout.lowering.lower_layout_access import affine_scope, is_valid_affine_symbol
-
-
-def _constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
 
 
 def _contains_access(op: Operation) -> bool:
@@ -54,7 +48,7 @@ def _contains_access(op: Operation) -> bool:
 def _bound(value: SSAValue, function: func.FuncOp) -> tuple[AffineMapAttr, list[SSAValue]] | None:
     """An `affine.for` bound for `value`: a constant map, or `()[s0] -> (s0)` over a
     function-level value."""
-    constant = _constant(value)
+    constant = const_evaluate_operand(value)
     if constant is not None:
         return AffineMapAttr(AffineMap(0, 0, (AffineExpr.constant(constant),))), []
     if is_valid_affine_symbol(value, function):
@@ -72,7 +66,7 @@ class RaiseScfForToAffineFor(RewritePattern):
         if not isinstance(body.args[0].type, IndexType) or not _contains_access(op):
             return
         function = affine_scope(op)
-        step = _constant(op.step)
+        step = const_evaluate_operand(op.step)
         if function is None or step is None or step <= 0:
             return
         lower = _bound(op.lb, function)
@@ -104,9 +98,9 @@ class RaiseScfParallelToAffineParallel(RewritePattern):
     def match_and_rewrite(self, op: scf.ParallelOp, rewriter: PatternRewriter) -> None:
         if op.initVals or not _contains_access(op) or affine_scope(op) is None:
             return
-        lowers = [_constant(v) for v in op.lowerBound]
-        uppers = [_constant(v) for v in op.upperBound]
-        steps = [_constant(v) for v in op.step]
+        lowers = [const_evaluate_operand(v) for v in op.lowerBound]
+        uppers = [const_evaluate_operand(v) for v in op.upperBound]
+        steps = [const_evaluate_operand(v) for v in op.step]
         if any(v is None for v in [*lowers, *uppers]) or any(s is None or s <= 0 for s in steps):
             return
         terminator = op.body.block.last_op

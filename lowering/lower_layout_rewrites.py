@@ -95,7 +95,6 @@ from physlayout.lowering.relayout_forms import (
     match_transpose,
     match_unpack,
 )
-from physlayout.transforms.fold_layout_rewrites import is_identity
 
 HINT = "physlayout.layout_transform"
 """Discardable attribute of a generic fallback: the map it computes, as text."""
@@ -320,7 +319,7 @@ def lower_transform(op: TransformOp) -> list[Operation] | None:
     """The upstream ops for a `layout.transform` (None: the identity, use the input)."""
     imap, shape, result = op.map, op.input_shape(), op.result_shape()
     pad_value = op.pad_value if op.pads() else None
-    if is_identity(imap, shape):
+    if imap.is_identity_on(shape):
         if shape == result:
             return None
         high = [r - s for r, s in zip(result, shape, strict=True)]

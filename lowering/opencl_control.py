@@ -19,10 +19,11 @@ from collections.abc import Sequence
 from xdsl.dialects import affine, scf
 from xdsl.ir import Block, Operation, SSAValue
 
+from physlayout.dialects.buffer_layout import TEXEL_LANES
 from physlayout.dialects.layout import LoadOp
 from physlayout.indexing.quasi_affine import Add, Const, Dim, Expr, Mul
 from physlayout.lowering.opencl_c import c_type
-from physlayout.lowering.opencl_kernels import TEXEL, KernelWriter, fail
+from physlayout.lowering.opencl_kernels import KernelWriter, fail
 from physlayout.lowering.opencl_parallel import BandDim, for_range, loop_dims
 
 UNROLL_LIMIT = 128
@@ -66,12 +67,12 @@ class ControlFlowWriter(KernelWriter):
 
     def is_lane_loop(self, op: scf.ForOp | affine.ForOp, dim: BandDim | None) -> bool:
         """`op` steps through the lanes of a texel that its body reads one at a time."""
-        if dim is None or dim.step != 1 or dim.lower % TEXEL or dim.trip_count % TEXEL:
+        if dim is None or dim.step != 1 or dim.lower % TEXEL_LANES or dim.trip_count % TEXEL_LANES:
             return False
         if dim.trip_count == 0:
             return False
         copies = _copies(op.body.block)
-        if copies is None or copies * TEXEL > UNROLL_LIMIT:
+        if copies is None or copies * TEXEL_LANES > UNROLL_LIMIT:
             return False
         iv = self.analysis.expr_of(dim.iv)
         for load in op.body.block.walk():
@@ -112,15 +113,15 @@ class ControlFlowWriter(KernelWriter):
         """A lane loop: a C loop over texel blocks, its body four times per block."""
         block = self.names.fresh(f"{self.name_of(dim.iv, 'i')}_texel", "b")
         leaf = f"texel_block{len(self.unrolled_leaves)}"
-        first, end = dim.lower // TEXEL, dim.upper // TEXEL
+        first, end = dim.lower // TEXEL_LANES, dim.upper // TEXEL_LANES
         self.unrolled_leaves[leaf] = block
         self.analysis.bounds[leaf] = (first, end - 1)
         self.open(f"for (int {block} = {first}; {block} < {end}; {block} += 1)")
         self.unrolling += 1
         self.carried.append(names)
-        for lane in range(TEXEL):
-            value = Add(Mul(Dim(leaf), Const(TEXEL)), Const(lane))
-            self.emit_copy(op.body.block, value, f"({block} * {TEXEL} + {lane})")
+        for lane in range(TEXEL_LANES):
+            value = Add(Mul(Dim(leaf), Const(TEXEL_LANES)), Const(lane))
+            self.emit_copy(op.body.block, value, f"({block} * {TEXEL_LANES} + {lane})")
         self.carried.pop()
         self.unrolling -= 1
         self.close()

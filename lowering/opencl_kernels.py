@@ -22,7 +22,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.utils.exceptions import DiagnosticException
 
-from physlayout.dialects.buffer_layout import TEXEL_LANES, flattened_type, image_size
+from physlayout.dialects.buffer_layout import flattened_type, image_size
 from physlayout.dialects.layout import (
     AllocateOp,
     BufferType,
@@ -44,9 +44,6 @@ from physlayout.lowering.opencl_parallel import (
     roots_stored_after,
 )
 from physlayout.transforms.verify_buffers import texture_problem
-
-TEXEL = TEXEL_LANES
-"""Lanes (channels) of one texel."""
 
 SAMPLER = "CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST"
 

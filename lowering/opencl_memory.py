@@ -6,29 +6,20 @@ from __future__ import annotations
 from xdsl.dialects.builtin import Float16Type, VectorType
 from xdsl.ir import Attribute, BlockArgument, SSAValue
 
-from physlayout.dialects.buffer_layout import flattened_type, flattening_separators
-from physlayout.dialects.layout import BufferType, DataOp, DeclBufferOp, LoadOp, StoreOp
+from physlayout.dialects.buffer_layout import TEXEL_LANES, flattened_type, flattening_separators
+from physlayout.dialects.layout import BufferType, LoadOp, StoreOp
 from physlayout.indexing.index_map import flatten_exprs
 from physlayout.indexing.quasi_affine import Const, Expr, FloorDiv, Mod, simplify
 from physlayout.lowering.opencl_c import c_type, lane_suffix
-from physlayout.lowering.opencl_kernels import TEXEL, BufferArg, KernelWriter, fail
+from physlayout.lowering.opencl_kernels import BufferArg, KernelWriter, fail
+from physlayout.transforms.buffer_aliases import trace_declarations
 
 
 def trace_buffer(buffer: SSAValue, where: str) -> tuple[BlockArgument, int]:
     """The kernel parameter a buffer value is declared over, and the element offset."""
-    offset = 0
-    value = buffer
-    for _ in range(10_000):
-        owner = value.owner
-        if isinstance(owner, DeclBufferOp):
-            offset += owner.elem_offset.data
-            value = owner.ptr
-        elif isinstance(owner, DataOp):
-            value = owner.buffer
-        elif isinstance(value, BlockArgument) and isinstance(value.type, BufferType):
-            return value, offset
-        else:
-            break
+    root, offset = trace_declarations(buffer)
+    if isinstance(root, BlockArgument) and isinstance(root.type, BufferType):
+        return root, offset
     raise fail(
         where,
         "a buffer that is not declared over a kernel parameter (allocations inside kernels "
@@ -101,8 +92,8 @@ class MemoryWriter(KernelWriter):
         separators = flattening_separators(accessed)
         bounds = self.analysis.bounds
         row, col = flatten_exprs(exprs, accessed.get_shape(), separators, bounds)
-        x = simplify(FloorDiv(col, TEXEL), bounds)
-        lane = simplify(Mod(col, TEXEL), bounds)
+        x = simplify(FloorDiv(col, TEXEL_LANES), bounds)
+        lane = simplify(Mod(col, TEXEL_LANES), bounds)
         return x, simplify(row, bounds), lane
 
     def texel(self, op: LoadOp | StoreOp, accessed: BufferType) -> tuple[str, Expr]:
@@ -129,12 +120,12 @@ class MemoryWriter(KernelWriter):
         half = isinstance(buffer.type.element_type, Float16Type)
         read = f"read_image{'h' if half else 'f'}({buffer.name}, px_sampler, {coord})"
         cached = self.texels.get((buffer.name, coord))
-        if lanes == TEXEL:
+        if lanes == TEXEL_LANES:
             if lane != Const(0):
                 raise fail(
                     where,
                     f"a vector<4xf32> texture load must read one whole texel, but its column "
-                    f"is not provably a multiple of {TEXEL} (lane {self.describe(lane)})",
+                    f"is not provably a multiple of {TEXEL_LANES} (lane {self.describe(lane)})",
                 )
             if cached is not None:
                 self.c_names[op.result] = cached[1]
@@ -191,7 +182,7 @@ class MemoryWriter(KernelWriter):
                 self.line(f"vstore{lanes}({value}, 0, {buffer.name} + {index});")
             return
         coord, lane = self.texel(op, accessed)
-        if lanes != TEXEL:
+        if lanes != TEXEL_LANES:
             raise fail(
                 where,
                 f"texture store of {op.value.type} into %{buffer.name} would write part of a "
@@ -202,7 +193,7 @@ class MemoryWriter(KernelWriter):
             raise fail(
                 where,
                 f"texture store into %{buffer.name} must write one whole texel, but its "
-                f"column is not provably a multiple of {TEXEL} (lane {self.describe(lane)})",
+                f"column is not provably a multiple of {TEXEL_LANES} (lane {self.describe(lane)})",
             )
         half = isinstance(buffer.type.element_type, Float16Type)
         self.line(f"write_image{'h' if half else 'f'}({buffer.name}, {coord}, {value});")

@@ -41,18 +41,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import islpy as isl
-from xdsl.dialects import affine, arith, scf
-from xdsl.dialects.builtin import IntegerAttr, VectorType
+from xdsl.dialects import affine, scf
+from xdsl.dialects.builtin import VectorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr
 from xdsl.traits import IsTerminator
+from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 
 from physlayout.dialects.layout import LoadOp, StoreOp
 from physlayout.indexing.index_exprs import IndexAnalysis
 from physlayout.indexing.isl_bridge import expr_to_isl
 from physlayout.indexing.quasi_affine import Add, Dim, Expr, simplify
+from physlayout.transforms.buffer_aliases import buffer_root
 from physlayout.transforms.dependence import is_pure_op
-from physlayout.transforms.vectorize_texels import buffer_root
 
 LOOPS = (scf.ForOp, affine.ForOp, scf.ParallelOp, affine.ParallelOp)
 
@@ -72,13 +73,6 @@ class BandDim:
         return max(0, -(-(self.upper - self.lower) // self.step))
 
 
-def _const(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def _const_results(results: Sequence[object]) -> list[int] | None:
     values: list[int] = []
     for result in results:
@@ -92,7 +86,7 @@ def for_range(op: scf.ForOp | affine.ForOp) -> BandDim | None:
     """The dimension of an `scf.for` / `affine.for` with constant bounds and a positive step,
     with or without `iter_args` (None otherwise)."""
     if isinstance(op, scf.ForOp):
-        lower, upper, step = _const(op.lb), _const(op.ub), _const(op.step)
+        lower, upper, step = const_evaluate_operand(op.lb), const_evaluate_operand(op.ub), const_evaluate_operand(op.step)
     else:
         lowers = _const_results(op.lowerBoundMap.data.results)
         uppers = _const_results(op.upperBoundMap.data.results)
@@ -109,10 +103,16 @@ def loop_dims(op: Operation) -> list[BandDim] | None:
     values (no iter_args, no reductions); None for anything else."""
     match op:
         case scf.ForOp() if not op.iter_args:
-            bounds = [(_const(op.lb), _const(op.ub), _const(op.step))]
+            bounds = [
+                (
+                    const_evaluate_operand(op.lb),
+                    const_evaluate_operand(op.ub),
+                    const_evaluate_operand(op.step),
+                )
+            ]
         case scf.ParallelOp() if not op.initVals:
             bounds = [
-                (_const(lb), _const(ub), _const(st))
+                (const_evaluate_operand(lb), const_evaluate_operand(ub), const_evaluate_operand(st))
                 for lb, ub, st in zip(op.lowerBound, op.upperBound, op.step, strict=True)
             ]
         case affine.ForOp() if not op.inits:

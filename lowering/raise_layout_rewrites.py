@@ -49,21 +49,18 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from physlayout.dialects.layout_graph import CropOp, PadOp, ScalarAttr, TransformOp, static_shape
+from physlayout.dialects.layout_graph import (
+    CropOp,
+    PadOp,
+    ScalarAttr,
+    TransformOp,
+    constant_scalar,
+    static_shape,
+)
 from physlayout.dialects.linalg_pack import PackOp, UnPackOp, static_tiles_of, unpack_map
 from physlayout.indexing.index_map import IndexMap
 from physlayout.lowering.lower_layout_rewrites import HINT, build_generic
 from physlayout.lowering.relayout_forms import reshape_map, transpose_map
-
-
-def constant_scalar(value: SSAValue | None) -> ScalarAttr | None:
-    """The scalar attribute of a value produced by `arith.constant`, else None."""
-    if value is None:
-        return None
-    owner = value.owner
-    if isinstance(owner, ConstantOp) and isinstance(owner.value, ScalarAttr):
-        return owner.value
-    return None
 
 
 def _transform(

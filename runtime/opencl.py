@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IndexType, ModuleOp, VectorType
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
@@ -56,6 +56,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from physlayout.dialects.buffer_layout import PendingLayout, flattened_type
 from physlayout.dialects.layout import BufferType, is_texture_scope
 from physlayout.lowering.opencl import ImageLimits, OpenCLProgram, generate_opencl
+from physlayout.semantics.evaluator_values import EvaluationError, dtype_of
 from physlayout.universe import make_context
 
 ENV_VAR = "PHYSLAYOUT_OPENCL_DEVICE"
@@ -299,19 +300,17 @@ class DeviceStorage:
 
 # Layouts of parameters --------------------------------------------------------------------
 
-_DTYPES: dict[str, Any] = {
-    "f32": np.float32, "f64": np.float64, "f16": np.float16, "i1": np.bool_, "i8": np.int8,
-    "i16": np.int16, "i32": np.int32, "i64": np.int64, "index": np.int32,
-}  # fmt: skip
-
-
 def numpy_dtype(type_: Any, where: str) -> Any:
-    """The numpy dtype of the MLIR scalar type `type_` (OpenCLRuntimeError naming `where` when there
-    is none)."""
-    dtype = _DTYPES.get(str(type_))
-    if dtype is None:
-        raise OpenCLRuntimeError(f"{where}: no numpy dtype for {type_}")
-    return dtype
+    """The numpy scalar type of an element type on the device: the evaluator's
+    (`dtype_of`), but `index` is OpenCL's 32-bit `int`; vector element types have none."""
+    if isinstance(type_, IndexType):
+        return np.int32
+    try:
+        if not isinstance(type_, VectorType):
+            return dtype_of(type_).type
+    except EvaluationError:
+        pass
+    raise OpenCLRuntimeError(f"{where}: no numpy dtype for {type_}")
 
 
 @dataclass(frozen=True)

@@ -53,8 +53,9 @@ from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 
-from physlayout.dialects.buffer_layout import flattened_type
-from physlayout.dialects.layout import BufferType
+from physlayout.dialects.buffer_layout import TEXEL_LANES
+from physlayout.dialects.buffer_layout import image_size as buffer_image_size
+from physlayout.dialects.layout import BufferType, MemoryScope
 from physlayout.dialects.layout_graph import PadOp, TransformOp, static_shape
 from physlayout.dialects.layout_scopes import (
     GLOBAL,
@@ -65,10 +66,10 @@ from physlayout.dialects.layout_scopes import (
 )
 from physlayout.semantics.graph_evaluator import generic_form
 from physlayout.transforms.flow_layout_rewrites import FROZEN
-from physlayout.transforms.legalize_kernels import LANES, texel_lane_loop
+from physlayout.transforms.legalize_kernels import texel_lane_loop
 
-TEXTURE = "global.texture"
-TEXTURE_WEIGHT = "global.texture-weight"
+TEXTURE: str = MemoryScope.TEXTURE
+TEXTURE_WEIGHT: str = MemoryScope.TEXTURE_WEIGHT
 
 
 def remark(message: str) -> None:
@@ -88,10 +89,12 @@ def image_size(value: SSAValue, scope: str) -> tuple[int, int] | None:
     shape = static_shape(value)
     if not isinstance(type_, TensorType) or shape is None or len(shape) < 2:
         return None
-    if not isinstance(type_.get_element_type(), Float32Type | Float16Type) or shape[-1] != LANES:
+    if (
+        not isinstance(type_.get_element_type(), Float32Type | Float16Type)
+        or shape[-1] != TEXEL_LANES
+    ):
         return None
-    rows, cols = flattened_type(BufferType(shape, type_.get_element_type(), scope=scope)).get_shape()
-    return cols // LANES, rows
+    return buffer_image_size(BufferType(shape, type_.get_element_type(), scope=scope))
 
 
 def writes_texels(op: Operation) -> str | None:

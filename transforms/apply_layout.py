@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, func, scf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr, VectorType
+from xdsl.dialects.builtin import ModuleOp, UnitAttr, VectorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr
 from xdsl.passes import ModulePass
@@ -63,6 +63,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.dialects.buffer_layout import PendingLayout
@@ -351,13 +352,6 @@ class LoopNest:
     """An induction variable of a loop of the nest that carries values (iter_args)."""
 
 
-def _constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def _carries_values(op: Operation) -> bool:
     match op:
         case scf.ForOp():
@@ -387,9 +381,11 @@ def _loop_dims(op: Operation) -> tuple[list[SSAValue], list[int], Block] | None:
             return [op.body.block.args[0]], [upper[0].value], op.body.block
         case _:
             return None
-    if any(_constant(v) != 0 for v in lowers) or any(_constant(v) != 1 for v in steps):
+    if any(const_evaluate_operand(v) != 0 for v in lowers) or any(
+        const_evaluate_operand(v) != 1 for v in steps
+    ):
         return None
-    extents = [_constant(v) for v in uppers]
+    extents = [const_evaluate_operand(v) for v in uppers]
     if any(e is None for e in extents):
         return None
     ivs = list[SSAValue](op.regions[0].block.args)[: len(extents)]

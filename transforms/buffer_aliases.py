@@ -53,7 +53,7 @@ from physlayout.dialects.layout import (
     DataOp,
     DeclBufferOp,
     PtrType,
-    element_byte_width,
+    byte_size,
 )
 from physlayout.indexing.index_map import transformed_shape
 
@@ -80,12 +80,6 @@ def is_function_parameter(value: SSAValue) -> bool:
     return owner is not None and (
         isinstance(owner, func.FuncOp) or owner.has_trait(CallableOpInterface)
     )
-
-
-def byte_size(element_type: Attribute, count: int) -> int | None:
-    """Bytes of `count` elements of `element_type`, None when the width is unknown."""
-    width = element_byte_width(element_type)
-    return None if width is None else width * count
 
 
 def buffer_byte_size(buffer_type: BufferType) -> int | None:
@@ -271,6 +265,30 @@ class BufferAliases:
         assert isinstance(ptr_type, PtrType)
         offset = byte_size(ptr_type.element_type, decl.elem_offset.data)
         return BufferView(buffer, storage, offset, size)
+
+
+def trace_declarations(buffer: SSAValue) -> tuple[SSAValue, int]:
+    """The value a buffer (or handle) is declared over, through `layout.decl_buffer` and
+    `layout.data` back to a parameter, an allocation or another opaque handle, and the sum
+    of the `elem_offset`s of the declarations on the way (the syntactic chain; for the
+    storage and byte offset, use `BufferAliases`)."""
+    offset = 0
+    value = buffer
+    for _ in range(10_000):  # a chain in a graph region may be a cycle
+        owner = value.owner
+        if isinstance(owner, DeclBufferOp):
+            offset += owner.elem_offset.data
+            value = owner.ptr
+        elif isinstance(owner, DataOp):
+            value = owner.buffer
+        else:
+            break
+    return value, offset
+
+
+def buffer_root(buffer: SSAValue) -> SSAValue:
+    """The value `buffer` is declared over (`trace_declarations`, without the offset)."""
+    return trace_declarations(buffer)[0]
 
 
 def defining_block(value: SSAValue) -> Block | None:

@@ -68,7 +68,6 @@ from dataclasses import dataclass, field
 import islpy as isl
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
@@ -93,7 +92,12 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
-from physlayout.dialects.layout_graph import TransformOp, element_type, static_shape
+from physlayout.dialects.layout_graph import (
+    TransformOp,
+    constant_scalar,
+    element_type,
+    static_shape,
+)
 from physlayout.indexing import isl_bridge as bridge
 from physlayout.indexing.index_map import IndexMap, PaddingPredicate
 from physlayout.indexing.quasi_affine import Const, Dim, Expr, simplify
@@ -417,7 +421,7 @@ class FlowTransformThroughGeneric(RewritePattern):
         if (
             shape is None
             or transform is None
-            or (tuple(transform.map_shape(shape)) == shape and _is_identity(transform, shape))
+            or (tuple(transform.map_shape(shape)) == shape and transform.is_identity_on(shape))
         ):
             plan.inputs.append(operand)
             plan.maps.append(_map(plan, accessed))
@@ -499,10 +503,8 @@ def _operand_pad_value(op: TransformOp, operand: SSAValue) -> Attribute:
 
 def _constant_value(value: SSAValue) -> np.ndarray | None:
     """The value of a scalar `arith.constant` used inside a body, else None (unknown)."""
-    owner = value.owner
-    if isinstance(owner, ConstantOp) and isinstance(owner.value, FloatAttr | IntegerAttr):
-        return _scalar_array(owner.value, value.type)
-    return None
+    attr = constant_scalar(value)
+    return None if attr is None else _scalar_array(attr, value.type)
 
 
 def _scalar_array(attr: Attribute | None, type_: Attribute) -> np.ndarray:
@@ -513,12 +515,6 @@ def _scalar_array(attr: Attribute | None, type_: Attribute) -> np.ndarray:
 def _map(plan: FlowPlan, outputs: Sequence[Expr]) -> IndexMap:
     names = tuple(f"q{k}" for k in range(plan.loop_count))
     return IndexMap(names, tuple(outputs))
-
-
-def _is_identity(imap: IndexMap, shape: tuple[int, ...]) -> bool:
-    if imap.ndim != imap.final_ndim:
-        return False
-    return imap.is_equivalent_to(IndexMap.identity(imap.ndim), shape)
 
 
 def _checked_callback(

@@ -61,7 +61,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.ops import FillOp
 from xdsl.dialects.tensor import EmptyOp
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -71,13 +71,17 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from physlayout.dialects.canonicalization_patterns import (
+    FoldIdentityTransform,
+    FoldTrivialCrop,
+    FoldTrivialPad,
+)
 from physlayout.dialects.layout_graph import (
     UNDEF,
     CropOp,
     PadOp,
     TransformOp,
     dense_attr,
-    element_type,
     same_scalar,
     scalar_value,
     static_shape,
@@ -94,25 +98,9 @@ LayoutRewrite = TransformOp | PadOp | CropOp
 # Facts ------------------------------------------------------------------------------------
 
 
-def is_identity(imap: IndexMap, shape: tuple[int, ...]) -> bool:
-    """Whether `imap` is proven to be the identity on the box of `shape`."""
-    if imap.ndim != imap.final_ndim:
-        return False
-    try:
-        return imap.is_equivalent_to(IndexMap.identity(imap.ndim), shape)
-    except ValueError:
-        return False
-
-
 def effective_pad(op: TransformOp) -> Attribute | None:
     """The pad value of a transform that pads, else None (an unused pad value is ignored)."""
     return op.pad_value if op.pads() else None
-
-
-def _tensor_type(like: SSAValue, shape: tuple[int, ...]) -> TensorType:
-    elt = element_type(like)
-    assert elt is not None
-    return TensorType(elt, shape)
 
 
 def _added_value(op: LayoutRewrite) -> Attribute | None:
@@ -156,36 +144,6 @@ def _hint_allows(hint: Attribute | None, pad_value: Attribute | None) -> bool:
 # Identities -------------------------------------------------------------------------------
 
 
-class FoldIdentityTransform(RewritePattern):
-    """``layout.transform`` with a map proven the identity on its input box -> its input."""
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: TransformOp, rewriter: PatternRewriter) -> None:
-        if op.input.type != op.result.type or not is_identity(op.map, op.input_shape()):
-            return
-        rewriter.replace(op, [], [op.input])
-
-
-class FoldTrivialPad(RewritePattern):
-    """``layout.pad`` with all widths zero -> its input."""
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: PadOp, rewriter: PatternRewriter) -> None:
-        if any(op.get_low()) or any(op.get_high()):
-            return
-        rewriter.replace(op, [], [op.input])
-
-
-class FoldTrivialCrop(RewritePattern):
-    """``layout.crop`` of the whole tensor -> its input."""
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: CropOp, rewriter: PatternRewriter) -> None:
-        if op.input.type != op.result.type:
-            return
-        rewriter.replace(op, [], [op.input])
-
-
 # Adjacent rewrites ------------------------------------------------------------------------
 
 
@@ -207,7 +165,7 @@ class ComposeAdjacentTransforms(RewritePattern):
             composed_shape = tuple(transformed_shape([composed], shape))
         except ValueError:
             return
-        if shape == out_shape and is_identity(composed, shape):
+        if shape == out_shape and composed.is_identity_on(shape):
             rewriter.replace(op, [], [source])
             return
         ok, pad_value = _merge_pads(effective_pad(inner), effective_pad(op))
@@ -218,7 +176,7 @@ class ComposeAdjacentTransforms(RewritePattern):
             return
         new_ops: list[Operation] = []
         value = source
-        if composed_shape != shape or not is_identity(composed, shape):
+        if composed_shape != shape or not composed.is_identity_on(shape):
             transform = TransformOp(source, composed, pad_value if pads else None)
             new_ops.append(transform)
             value = transform.result

@@ -45,6 +45,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
+from physlayout.dialects.buffer_layout import TEXEL_LANES
 from physlayout.dialects.layout import BufferType, LoadOp, StoreOp, is_texture_scope
 from physlayout.dialects.layout_graph import static_shape
 from physlayout.indexing.index_exprs import ExprEmitter
@@ -52,7 +53,6 @@ from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
 
-LANES = 4
 """Lanes of a texel."""
 
 
@@ -181,7 +181,7 @@ def wants_lane_loop(buffer_type: Attribute, shape: Sequence[int]) -> bool:
         isinstance(buffer_type, BufferType)
         and is_texture_scope(buffer_type.get_scope())
         and len(shape) >= 2
-        and shape[-1] == LANES
+        and shape[-1] == TEXEL_LANES
     )
 
 
@@ -234,7 +234,7 @@ def pad_kernel(
     kernel = Kernel(name)
     source, target = kernel.param(src, "src"), kernel.param(dst, "dst")
     _fill(kernel, target, dst_extents, kernel.constant(pad_value))
-    aligned = not low or low[-1] % LANES == 0
+    aligned = not low or low[-1] % TEXEL_LANES == 0
     lane = aligned and wants_lane_loop(dst.type, src_extents)
     ivs, point = box_loops(kernel, src_extents, lane)
     names = [f"i{k}" for k in range(len(ivs))]
@@ -275,14 +275,14 @@ def constant_kernel(
     if flat.size and bool(np.all(flat == flat[0])) and not _has_nan(flat):
         _fill(kernel, target, extents, kernel.constant(_scalar_attr(flat[0], element)))
         return kernel.finish(), kernel.host_values
-    per_texel = extents[-1] == LANES and len(extents) >= 2
-    lanes = LANES if per_texel else 1
+    per_texel = extents[-1] == TEXEL_LANES and len(extents) >= 2
+    lanes = TEXEL_LANES if per_texel else 1
     rows = flat.reshape(-1, lanes)
     for position, row in enumerate(rows):
         index = np.unravel_index(position * lanes, extents)
         indices = [kernel.index(int(i)) for i in index]
         if per_texel:
-            vector_type = VectorType(element, [LANES])
+            vector_type = VectorType(element, [TEXEL_LANES])
             attr = DenseIntOrFPElementsAttr.from_list(vector_type, [v.item() for v in row])  # pyright: ignore[reportCallIssue, reportArgumentType]
             stored = _insert(arith.ConstantOp(attr, vector_type), kernel.top).results[0]
         else:
@@ -342,13 +342,13 @@ def texel_lane_loop(op: GenericOp) -> int | None:
     lanes: set[str] = set()
     for imap, shape in zip(maps[len(op.inputs) :], shapes[len(op.inputs) :], strict=True):
         last = imap.final_indices[-1] if imap.final_indices else None
-        if not isinstance(last, Dim) or not shape or shape[-1] != LANES:
+        if not isinstance(last, Dim) or not shape or shape[-1] != TEXEL_LANES:
             return None
         lanes.add(last.name)
     if len(lanes) != 1 or extents is None:
         return None
     lane = names.index(lanes.pop())
-    return lane if kinds[lane] == "parallel" and extents[lane] == LANES else None
+    return lane if kinds[lane] == "parallel" and extents[lane] == TEXEL_LANES else None
 
 
 External = Callable[[SSAValue, Kernel], SSAValue]

@@ -76,7 +76,6 @@ from xdsl.dialects.builtin import (
     Float64Type,
     FloatAttr,
     IndexType,
-    IntegerAttr,
     IntegerType,
     ModuleOp,
     VectorType,
@@ -85,13 +84,15 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
-from physlayout.dialects.layout import BufferType, DataOp, DeclBufferOp, LoadOp, StoreOp
+from physlayout.dialects.buffer_layout import TEXEL_LANES
+from physlayout.dialects.layout import BufferType, LoadOp, StoreOp
 from physlayout.indexing.index_exprs import ExprEmitter, IndexAnalysis
 from physlayout.indexing.quasi_affine import Add, Const, Dim, Expr, Mul, simplify
+from physlayout.transforms.buffer_aliases import buffer_root
 
-LANES = 4
 """Lanes of a texel (RGBA)."""
 
 ELEMENTWISE: frozenset[str] = frozenset(
@@ -143,34 +144,12 @@ _MASK_COMBINE: dict[str, Callable[[frozenset[int], frozenset[int]], frozenset[in
 """The lanes where a boolean combination of two lane masks holds."""
 
 
-def _constant_int(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
-def buffer_root(buffer: SSAValue) -> SSAValue:
-    """The storage a buffer value is declared over: through `layout.decl_buffer` and
-    `layout.data` back to a parameter, an allocation or another opaque handle."""
-    value = buffer
-    for _ in range(10_000):
-        owner = value.owner
-        if isinstance(owner, DeclBufferOp):
-            value = owner.ptr
-        elif isinstance(owner, DataOp):
-            value = owner.buffer
-        else:
-            return value
-    return value
-
-
 def _is_lane_loop(loop: scf.ForOp) -> bool:
     return (
         not loop.iter_args
-        and _constant_int(loop.lb) == 0
-        and _constant_int(loop.ub) == LANES
-        and _constant_int(loop.step) == 1
+        and const_evaluate_operand(loop.lb) == 0
+        and const_evaluate_operand(loop.ub) == TEXEL_LANES
+        and const_evaluate_operand(loop.step) == 1
     )
 
 
@@ -473,7 +452,7 @@ class LaneLoopPlan:
         where = self._lanes_where(op.cond)
         if where is None or then:
             return where
-        return frozenset(range(LANES)) - where
+        return frozenset(range(TEXEL_LANES)) - where
 
     def _lanes_where(self, value: SSAValue) -> frozenset[int] | None:
         """The lanes where the mask `value` holds, when it is a constant per lane (None:
@@ -486,7 +465,7 @@ class LaneLoopPlan:
             if compare is None:
                 return None
             lanes: set[int] = set()
-            for k in range(LANES):
+            for k in range(TEXEL_LANES):
                 lhs, rhs = (
                     simplify(
                         self.analysis.expr_of(o).substitute({self.lane_name: Const(k)}),
@@ -561,7 +540,7 @@ def _speculatable(op: Operation) -> bool:
     integer division or remainder whose divisor is not a non-zero constant."""
     if op.name not in _INT_DIVISIONS:
         return True
-    divisor = _constant_int(op.operands[1])
+    divisor = const_evaluate_operand(op.operands[1])
     return divisor is not None and divisor != 0
 
 
@@ -620,7 +599,7 @@ class _Vectorizer:
         if value in self.vectors:
             return self.vectors[value]
         return self._insert(
-            vector.BroadcastOp(self.scalar(value), VectorType(value.type, [LANES])), point
+            vector.BroadcastOp(self.scalar(value), VectorType(value.type, [TEXEL_LANES])), point
         )
 
     @staticmethod
@@ -643,7 +622,7 @@ class _Vectorizer:
     def conditions(self, value: SSAValue, point: InsertPoint) -> list[SSAValue]:
         """The `i1` value `value` for each lane (a mask op evaluated lane by lane)."""
         if value not in self.plan.varying:
-            return [self.scalar(value)] * LANES
+            return [self.scalar(value)] * TEXEL_LANES
         if value in self.lane_conditions:
             return self.lane_conditions[value]
         op = value.owner
@@ -651,7 +630,7 @@ class _Vectorizer:
         lanes: list[SSAValue] = []
         if isinstance(op, arith.CmpiOp):
             exprs = [self.plan.analysis.expr_of(o) for o in op.operands]
-            for lane in range(LANES):
+            for lane in range(TEXEL_LANES):
                 lhs, rhs = self.at_lane(exprs, lane, point)
                 lanes.append(self._insert(arith.CmpiOp(lhs, rhs, op.predicate.value.data), point))
         else:
@@ -669,12 +648,12 @@ class _Vectorizer:
         return self._insert(vector.ExtractOp(vector_value, [lane], value.type), point)
 
     def pack(self, lanes: Iterable[SSAValue], point: InsertPoint) -> SSAValue:
-        """A vector of the `LANES` values `lanes` yields (a broadcast of lane 0, then
+        """A vector of the `TEXEL_LANES` values `lanes` yields (a broadcast of lane 0, then
         inserts; each lane is inserted as soon as it is produced)."""
         packed: SSAValue | None = None
         for lane, element in enumerate(lanes):
             if packed is None:
-                vector_type = VectorType(element.type, [LANES])
+                vector_type = VectorType(element.type, [TEXEL_LANES])
                 packed = self._insert(vector.BroadcastOp(element, vector_type), point)
             else:
                 packed = self._insert(vector.InsertOp(element, packed, [lane]), point)
@@ -722,7 +701,7 @@ class _Vectorizer:
             result = op.results[0]
             new = type(op).create(
                 operands=[self.vector(o, point) for o in op.operands],
-                result_types=[VectorType(result.type, [LANES])],
+                result_types=[VectorType(result.type, [TEXEL_LANES])],
                 properties=dict(op.properties),
                 attributes=dict(op.attributes),
             )
@@ -750,7 +729,7 @@ class _Vectorizer:
             load.result.name_hint = op.result.name_hint
             self.mapper[op.result] = self._insert(load, point)
             return
-        vector_type = VectorType(op.result.type, [LANES])
+        vector_type = VectorType(op.result.type, [TEXEL_LANES])
         if access.kind == "contiguous":
             load = LoadOp(buffer, self.indices(access, 0, point), vector_type)
             load.result.name_hint = op.result.name_hint
@@ -758,7 +737,7 @@ class _Vectorizer:
             return
         elements = (
             self._insert(LoadOp(buffer, self.indices(access, lane, point)), point)
-            for lane in range(LANES)
+            for lane in range(TEXEL_LANES)
         )
         self.vectors[op.result] = self.pack(elements, point)
 
@@ -779,14 +758,16 @@ class _Vectorizer:
             return
         uniform = branch.uniform
         if uniform is not None and access.kind == "contiguous":
-            self.vectors[result] = self._load_if(access, 0, uniform, branch.then, point, LANES)
+            self.vectors[result] = self._load_if(
+                access, 0, uniform, branch.then, point, TEXEL_LANES
+            )
             return
         if access.kind != "invariant":
             elements = (
                 self._load_if(access, lane, branch.conditions[lane], branch.then, point)
                 if branch.may_take(lane)
                 else self._insert(_zero(result.type), point)
-                for lane in range(LANES)
+                for lane in range(TEXEL_LANES)
             )
             self.vectors[result] = self.pack(elements, point)
             return

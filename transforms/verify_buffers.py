@@ -69,9 +69,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import affine, arith, scf
+from xdsl.dialects import affine, scf
 from xdsl.dialects.builtin import (
-    IntegerAttr,
     MemRefType,
     ModuleOp,
     UnrankedMemRefType,
@@ -80,6 +79,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import VerifyException
 
@@ -194,13 +194,6 @@ def texture_problem(buffer_type: BufferType, max_width: int, max_height: int) ->
 # Texel alignment of accesses ---------------------------------------------------------------
 
 
-def _constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def loop_start_and_step(value: SSAValue) -> tuple[int, int] | None:
     """`(lower bound, step)` of a loop induction variable with constant ones, else None."""
     if not isinstance(value, BlockArgument):
@@ -209,9 +202,10 @@ def loop_start_and_step(value: SSAValue) -> tuple[int, int] | None:
     lower: int | None = None
     step: int | None = None
     if isinstance(loop, scf.ForOp) and value.index == 0:
-        lower, step = _constant(loop.lb), _constant(loop.step)
+        lower, step = const_evaluate_operand(loop.lb), const_evaluate_operand(loop.step)
     elif isinstance(loop, scf.ParallelOp) and value.index < len(loop.step):
-        lower, step = _constant(loop.lowerBound[value.index]), _constant(loop.step[value.index])
+        lower = const_evaluate_operand(loop.lowerBound[value.index])
+        step = const_evaluate_operand(loop.step[value.index])
     elif isinstance(loop, affine.ForOp) and value.index == 0:
         results = loop.lowerBoundMap.data.results
         bounds = constant_bounds_of(value)
@@ -303,7 +297,14 @@ def access_problem(
 
 @dataclass
 class Dominance:
-    """Block order and block dominance, computed on demand per block and region."""
+    """Block order and block dominance, computed on demand per block and region.
+
+    Not `xdsl.irdl.dominance.DominanceInfo`: it intersects the dominators of unreachable
+    predecessors too, so it would reject a declaration in the entry block used in a block
+    that an unreachable block also branches to (`@cfg_unreachable_predecessor` in
+    test/transforms/verify-buffers.mlir). Here unreachable blocks start with every block
+    as a dominator, as in the classic iterative algorithm.
+    """
 
     _positions: dict[Block, dict[Operation, int]] = field(
         default_factory=dict[Block, dict[Operation, int]]

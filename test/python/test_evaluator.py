@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException
 
-from physlayout.dialects.layout import Layout
+from physlayout.dialects.layout_dialect import Layout
 from physlayout.semantics.evaluator import Evaluator, run_function
 
 

@@ -1,5 +1,5 @@
-"""Property tests: random chains of layout rewrites (transforms, pads, crops) fold into
-modules with equal results, and random layout transforms flowed through random
+"""Property tests: random chains of layout rewrites (transforms, pads, crops) fold (with
+fold-layout-rewrites, and with stock canonicalize) into modules with equal results, and random layout transforms flowed through random
 elementwise / broadcast / reduction generics keep the results."""
 
 from __future__ import annotations
@@ -8,9 +8,12 @@ import os
 from dataclasses import dataclass, field
 
 import numpy as np
+import pytest
 from graph_harness import apply, count_ops, parse
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from xdsl.passes import ModulePass
+from xdsl.transforms.canonicalize import CanonicalizePass
 
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
@@ -25,6 +28,12 @@ SETTINGS = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 PAD_VALUES = (0.0, 1.0)
+FOLDERS: dict[str, type[ModulePass]] = {
+    "fold": FoldLayoutRewritesPass,
+    "canonicalize": CanonicalizePass,
+}
+"""The passes that fold layout rewrites: physlayout's pass, and stock canonicalize with the
+layout dialect's canonicalization patterns."""
 
 
 def _tensor(shape: tuple[int, ...]) -> str:
@@ -188,13 +197,14 @@ def chains(draw: st.DrawFn) -> tuple[str, np.ndarray]:
     return chain.text(shape), x
 
 
+@pytest.mark.parametrize("folder", sorted(FOLDERS))
 @SETTINGS
-@given(chains())
-def test_random_chains_fold_to_equal_results(case: tuple[str, np.ndarray]) -> None:
+@given(case=chains())
+def test_random_chains_fold_to_equal_results(folder: str, case: tuple[str, np.ndarray]) -> None:
     text, x = case
     before = parse(text)
     expected = run_graph(before, "chain", [x])[0]
-    after = apply(parse(text), [FoldLayoutRewritesPass()])
+    after = apply(parse(text), [FOLDERS[folder]()])
     result = run_graph(after, "chain", [x])[0]
     np.testing.assert_array_equal(result, expected)
     layout_ops = ("layout.transform", "layout.pad", "layout.crop")
@@ -219,9 +229,12 @@ def bijections(draw: st.DrawFn) -> tuple[tuple[int, ...], IndexMap]:
     return shape, imap
 
 
+@pytest.mark.parametrize("folder", sorted(FOLDERS))
 @SETTINGS
-@given(bijections())
-def test_transform_then_inverse_folds_away(case: tuple[tuple[int, ...], IndexMap]) -> None:
+@given(case=bijections())
+def test_transform_then_inverse_folds_away(
+    folder: str, case: tuple[tuple[int, ...], IndexMap]
+) -> None:
     shape, imap = case
     mid = tuple(imap.map_shape(shape))
     try:
@@ -237,7 +250,7 @@ def test_transform_then_inverse_folds_away(case: tuple[tuple[int, ...], IndexMap
         f"  %b = layout.transform %a {{index_map = #layout.index_map<{inverse}>}} : {_tensor(mid)} -> {_tensor(shape)}\n"
         f"  func.return %b : {_tensor(shape)}\n}}\n"
     )
-    after = apply(parse(text), [FoldLayoutRewritesPass()])
+    after = apply(parse(text), [FOLDERS[folder]()])
     assert count_ops(after, "layout.transform") == 0
 
 

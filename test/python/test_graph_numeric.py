@@ -1,4 +1,5 @@
-"""Numeric checks of fold-layout-rewrites and flow-layout-rewrites: every function of the lit
+"""Numeric checks of fold-layout-rewrites, flow-layout-rewrites and the layout dialect's
+canonicalization patterns (stock `canonicalize`): every function of the lit
 inputs (and of the running example) runs on the same random inputs before and after the
 passes in the numpy graph evaluator, with bit-identical results. Also checks the evaluator
 itself against plain numpy."""
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 from graph_harness import apply, compare_before_after, count_ops, parse
 from xdsl.passes import ModulePass
+from xdsl.transforms.canonicalize import CanonicalizePass
 
 from physlayout.semantics.graph_evaluator import EvaluationError, run_graph
 from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
@@ -22,11 +24,13 @@ FLOW = ROOT / "test/graph/flow-layout-rewrites.mlir"
 INTEROP = ROOT / "test/graph/flow-mlir-interop.mlir"
 RUNNER = ROOT / "test/graph/flow-mlir-runner.mlir"
 EXAMPLE = ROOT / "examples/graph_conv_bias_conv.mlir"
+CANONICALIZE = ROOT / "test/dialects/layout/canonicalize.mlir"
 
 PIPELINES: dict[str, list[ModulePass]] = {
     "fold": [FoldLayoutRewritesPass()],
     "flow": [FlowLayoutRewritesPass()],
     "flow-fold": [FlowLayoutRewritesPass(), FoldLayoutRewritesPass()],
+    "canonicalize": [CanonicalizePass()],
 }
 
 
@@ -42,7 +46,9 @@ def _testable(text: str) -> str:
 
 
 @pytest.mark.parametrize("pipeline", sorted(PIPELINES))
-@pytest.mark.parametrize("source", [FOLD, FLOW, INTEROP, RUNNER, EXAMPLE], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "source", [FOLD, FLOW, INTEROP, RUNNER, EXAMPLE, CANONICALIZE], ids=lambda p: p.name
+)
 def test_results_agree_before_and_after(source: Path, pipeline: str) -> None:
     _, results = compare_before_after(_testable(source.read_text()), PIPELINES[pipeline])
     assert results

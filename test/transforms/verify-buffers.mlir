@@ -165,3 +165,17 @@ func.func @physical_view_of_transformed_parameter(%t: !layout.buffer<6xf32, tran
   %flat = layout.decl_buffer %d : !layout.ptr<f32> -> !layout.buffer<8xf32>
   func.return
 }
+
+// An unreachable block branching to ^bb2 does not hide that the entry block dominates it.
+// CHECK-LABEL: func.func @cfg_unreachable_predecessor
+func.func @cfg_unreachable_predecessor(%p: !layout.ptr<f32>, %v: f32) {
+  %b = layout.decl_buffer %p : !layout.ptr<f32> -> !layout.buffer<4xf32>
+  cf.br ^bb2
+^bb1:
+  cf.br ^bb2
+^bb2:
+  %c0 = arith.constant 0 : index
+  // CHECK: layout.store %{{.*}}, %b[%{{.*}}]
+  layout.store %v, %b[%c0] : !layout.buffer<4xf32>, f32
+  func.return
+}

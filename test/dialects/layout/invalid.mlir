@@ -199,3 +199,9 @@ func.func @too_many_elements(%a: !layout.buffer<4294967296x4294967296xf32>) {
   func.return
 }
 // CHECK: buffer of 18446744073709551616 elements exceeds the index range (at most 9223372036854775807)
+
+// -----
+func.func @memory_scope_attr() attributes {scope = #layout<memory_scope texture>} {
+  func.return
+}
+// CHECK: Expected `global`, `shared`, `local`, `global.texture`, `global.texture-nhwc`, or `global.texture-weight`.

@@ -73,3 +73,12 @@ func.func @ops(%i: index, %j: index) {
   %z = layout.load %v[%i] : !layout.buffer<256xvector<4xf32>>, vector<4xf32>
   func.return
 }
+
+// The memory scope as an attribute of its own (types spell it `scope = "..."`).
+// CHECK-LABEL: func.func @memory_scope_attrs
+// CHECK-SAME: a = #layout<memory_scope global.texture>, b = #layout<memory_scope "global.texture-nhwc">, c = #layout<memory_scope local>
+// GENERIC-LABEL: "func.func"() <{sym_name = "memory_scope_attrs"
+// GENERIC: {a = #layout<memory_scope global.texture>, b = #layout<memory_scope "global.texture-nhwc">, c = #layout<memory_scope local>}
+func.func @memory_scope_attrs() attributes {a = #layout<memory_scope global.texture>, b = #layout<memory_scope "global.texture-nhwc">, c = #layout<memory_scope local>} {
+  func.return
+}
