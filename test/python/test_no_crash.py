@@ -21,15 +21,8 @@ from physlayout.indexing.index_map import IndexMap
 from physlayout.universe import PASSES, TARGETS, make_context
 
 ROOT = Path(__file__).resolve().parents[2]
-REPROS = ROOT / "test/python/fuzz/repros"
-"""Reproducers of open bugs found by the random-program checker (some crash on purpose)."""
 SOURCES = sorted(
-    [
-        p
-        for p in [*ROOT.glob("test/**/*.mlir"), *ROOT.glob("examples/*.mlir")]
-        if REPROS not in p.parents
-    ],
-    key=lambda p: str(p),
+    [*ROOT.glob("test/**/*.mlir"), *ROOT.glob("examples/*.mlir")], key=lambda p: str(p)
 )
 
 
@@ -74,8 +67,29 @@ def test_targets_raise_only_diagnostics(name: str) -> None:
     )
 
 
-TOKENS = ["(", ")", ",", " ", "->", "|", "+", "-", "*", "floordiv", "mod", "ceildiv",
-          "i", "j", "k", "0", "1", "4", "-3", "(i, j) -> (", "(i) -> ("]
+TOKENS = [
+    "(",
+    ")",
+    ",",
+    " ",
+    "->",
+    "|",
+    "+",
+    "-",
+    "*",
+    "floordiv",
+    "mod",
+    "ceildiv",
+    "i",
+    "j",
+    "k",
+    "0",
+    "1",
+    "4",
+    "-3",
+    "(i, j) -> (",
+    "(i) -> (",
+]
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)

@@ -46,9 +46,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from math import prod
 
+import numpy as np
 from hypothesis import strategies as st
 
 from fuzz.choices import Chooser, DrawChooser
+from physlayout.indexing.index_map import IndexMap
 
 EXTENTS = (1, 2, 3, 4, 5, 7, 8, 11, 12, 13)
 """Iteration extents: 1, primes, powers of two and multiples of 4 (texture channels)."""
@@ -89,11 +91,11 @@ class Features:
     with a negative minimum), beside others that can."""
     found_rank0_graph_transform: bool = True
     """Not an item of issue 12, found by this checker
-    (`repros/map-ndarray-rank0-result.mlir`): graph-level generics on one-element
+    (`regressions/map-ndarray-rank0-result.mlir`): graph-level generics on one-element
     tensors, which `flow-layout-rewrites` may give a rank-0 operand transform."""
     found_piecewise_padding_fill: bool = True
     """Not an item of issue 12, found by this checker
-    (`repros/apply-layout-padding-fill-piecewise-inverse.mlir`): `ceildiv` splits of a
+    (`regressions/apply-layout-padding-fill-piecewise-inverse.mlir`): `ceildiv` splits of a
     compound expression, in the second map of a transform list, or followed by other
     steps, whose padded maps may only have a piecewise inverse."""
 
@@ -194,12 +196,23 @@ class _MapBuilder:
     ceil: bool = False
     """A `ceildiv` split was made (without `found_piecewise_padding_fill`, no step may
     follow it)."""
+    box: tuple[int, ...] = ()
+    """The extents of the map's inputs."""
 
     @staticmethod
     def start(
         names: Sequence[str], shape: Sequence[int], features: Features, used: set[str]
     ) -> _MapBuilder:
-        return _MapBuilder(tuple(names), list(names), list(shape), features, used)
+        return _MapBuilder(tuple(names), list(names), list(shape), features, used, box=tuple(shape))
+
+    def largest(self, k: int) -> int:
+        """The largest value result `k` takes on the input box (below its structural
+        extent minus one when a tile is larger than the axis it splits, or a stride leaves
+        gaps)."""
+        index_map = IndexMap.parse(f"({', '.join(self.names)}) -> ({self.exprs[k]})")
+        grid = list(np.indices(self.box, dtype=np.int64)) if self.box else []
+        (values,) = index_map.map_indices(grid)
+        return int(np.max(values))
 
     def permute(self, order: Sequence[int]) -> None:
         self.exprs = [self.exprs[k] for k in order]
@@ -244,7 +257,9 @@ class _MapBuilder:
         self.extents[k + 1] = self.extents[k] + self.extents[k + 1] - 1
 
     def reverse(self, k: int) -> None:
-        self.exprs[k] = f"{self.extents[k] - 1} - {_operand(self.exprs[k])}"
+        # Reverse against the largest value taken, not the structural extent: the smallest
+        # result of a map must be 0 (DESIGN.md), and `1 - i mod 2` on `[1]` is never 0.
+        self.exprs[k] = f"{self.largest(k)} - {_operand(self.exprs[k])}"
 
     def stride(self, k: int) -> None:
         self.exprs[k] = f"{_operand(self.exprs[k])} * 2"
