@@ -429,13 +429,18 @@ def test_regression_files_are_all_tested() -> None:
             "(i) -> (2 - (i floordiv 2), 1 - (i mod 2))",
         ),
         ([3], [("stride", 0), ("reverse", 0)], "(i) -> (4 - (i * 2))"),
+        # A shear of two results that share an input: `i + (12 - (i + j))` never is 0, so
+        # the second shear (and such a fusion) is not made.
+        ([13, 1], [("shear", 0), ("reverse", 1), ("shear", 0)], "(i, j) -> (i, 12 - (i + j))"),
+        ([13, 1], [("shear", 0), ("reverse", 1), ("fuse", 0)], "(i, j) -> (i, 12 - (i + j))"),
     ],
 )
 def test_reversals_start_at_zero(
     shape: list[int], steps: list[tuple[str, int] | tuple[str, int, int]], expected: str
 ) -> None:
-    """A reversed result is its largest value minus itself, so the smallest result of every
-    generated map is 0 (DESIGN.md): `1 - i mod 2` on `[1]` was emitted and rejected."""
+    """A reversed result is its largest value minus itself, and a shear or fusion that would
+    not reach 0 is skipped, so the smallest result of every generated map is 0 (DESIGN.md):
+    `1 - i mod 2` on `[1]` and `i + (12 - (i + j))` on `[13, 1]` were emitted and rejected."""
     builder = _MapBuilder.start(DIM_NAMES[: len(shape)], shape, Features(), set())
     for step in steps:
         if step[0] == "split":

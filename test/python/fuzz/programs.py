@@ -205,14 +205,23 @@ class _MapBuilder:
     ) -> _MapBuilder:
         return _MapBuilder(tuple(names), list(names), list(shape), features, used, box=tuple(shape))
 
+    def values(self, expr: str) -> np.ndarray:
+        """The values `expr` (over the map's inputs) takes on the input box."""
+        index_map = IndexMap.parse(f"({', '.join(self.names)}) -> ({expr})")
+        grid = list(np.indices(self.box, dtype=np.int64)) if self.box else []
+        (values,) = index_map.map_indices(grid)
+        return np.asarray(values)
+
     def largest(self, k: int) -> int:
         """The largest value result `k` takes on the input box (below its structural
         extent minus one when a tile is larger than the axis it splits, or a stride leaves
         gaps)."""
-        index_map = IndexMap.parse(f"({', '.join(self.names)}) -> ({self.exprs[k]})")
-        grid = list(np.indices(self.box, dtype=np.int64)) if self.box else []
-        (values,) = index_map.map_indices(grid)
-        return int(np.max(values))
+        return int(np.max(self.values(self.exprs[k])))
+
+    def starts_at_zero(self, expr: str) -> bool:
+        """Whether `expr` takes the value 0 on the input box: the sum of two results that
+        share an input (after a shear or a reversal) may not, e.g. `i + (12 - (i + j))`."""
+        return int(np.min(self.values(expr))) == 0
 
     def permute(self, order: Sequence[int]) -> None:
         self.exprs = [self.exprs[k] for k in order]
@@ -248,11 +257,16 @@ class _MapBuilder:
     def fuse(self, k: int) -> None:
         inner_extent = self.extents[k + 1]
         fused = f"{_operand(self.exprs[k])} * {inner_extent} + {_operand(self.exprs[k + 1])}"
+        if not self.starts_at_zero(fused):
+            return
         self.exprs[k : k + 2] = [fused]
         self.extents[k : k + 2] = [self.extents[k] * inner_extent]
 
     def shear(self, k: int) -> None:
-        self.exprs[k + 1] = f"{_operand(self.exprs[k])} + {_operand(self.exprs[k + 1])}"
+        sheared = f"{_operand(self.exprs[k])} + {_operand(self.exprs[k + 1])}"
+        if not self.starts_at_zero(sheared):
+            return
+        self.exprs[k + 1] = sheared
         self.pads = self.pads or (self.extents[k] > 1 and self.extents[k + 1] > 0)
         self.extents[k + 1] = self.extents[k] + self.extents[k + 1] - 1
 
