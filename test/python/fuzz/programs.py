@@ -356,6 +356,9 @@ def random_layout(
         pads = builder.pads
         current = builder.extents
         builder = _MapBuilder.start(SECOND_NAMES[: len(current)], current, features, used)
+        # The second map's inputs range over the first map's actual extents (the engine's,
+        # which may be below the structural ones), e.g. [1, 11, 12] for a structural 17.
+        builder.box = tuple(IndexMap.parse(maps[-1]).map_shape(shape))
         builder.composed = True
         builder.random_step(c)
         if len(builder.exprs) > 6 or prod(builder.extents) > 8 * MAX_ELEMENTS:
