@@ -3,7 +3,8 @@
 Texture stores write whole texels (`write_imagef` sets all four channels), and whole-texel
 loads are one `read_imagef`; this pass makes both visible in the IR. It rewrites an
 `scf.for %l = 0 to 4 step 1` without `iter_args` (a *lane loop*) into ONE iteration of
-vector code, inlined where the loop was:
+vector code, inlined where the loop was (a one-dimensional `scf.parallel %l = 0 to 4 step 1`
+without reductions is a lane loop too, checked and rewritten as that `scf.for`):
 
 - a `layout.load` / `layout.store` whose innermost index is `base + %l` (as a quasi-affine
   expression: `indexing/index_exprs`), all other indices free of `%l`, becomes a
@@ -885,6 +886,29 @@ def vectorize_lane_loop(loop: scf.ForOp) -> bool:
     return True
 
 
+def vectorize_parallel_lane_loop(loop: scf.ParallelOp) -> bool:
+    """Vectorize a one-dimensional `scf.parallel` over the four lanes (no reductions) that
+    satisfies the lane-loop rules as the same loop written as `scf.for`: those rules make
+    every lane touch only its own elements of each written buffer, so any order of the
+    iterations, lock-step included, gives the same result. True when rewritten."""
+    if len(loop.lowerBound) != 1 or loop.initVals or loop.res:
+        return False
+    body = loop.body.clone()
+    block = body.block
+    terminator = block.last_op
+    if not isinstance(terminator, scf.ReduceOp) or terminator.operands:
+        return False
+    Rewriter.erase_op(terminator)
+    Rewriter.insert_op(scf.YieldOp(), InsertPoint.at_end(block))
+    sequential = scf.ForOp(loop.lowerBound[0], loop.upperBound[0], loop.step[0], [], body)
+    Rewriter.insert_op(sequential, InsertPoint.before(loop))
+    if vectorize_lane_loop(sequential):
+        Rewriter.erase_op(loop)
+        return True
+    Rewriter.erase_op(sequential)
+    return False
+
+
 def _erase_dead_range(first: Operation, stop: Operation) -> None:
     """Erase the unused pure ops among the ops emitted from `first` up to `stop` (the
     vectorizer clones lane-invariant index math that the re-emitted indices may not use)."""
@@ -905,7 +929,11 @@ class VectorizeTexelsPass(ModulePass):
     name = "vectorize-texels"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        loops = [loop for loop in op.walk() if isinstance(loop, scf.ForOp)]
+        loops = [loop for loop in op.walk() if isinstance(loop, scf.ForOp | scf.ParallelOp)]
         for loop in reversed(loops):
-            if loop.parent is not None:
+            if loop.parent is None:
+                continue
+            if isinstance(loop, scf.ForOp):
                 vectorize_lane_loop(loop)
+            else:
+                vectorize_parallel_lane_loop(loop)

@@ -1,6 +1,6 @@
 """Bad input never crashes: every physlayout pass (and the OpenCL target) run on every lit
 input and example, valid or not, either succeeds or raises one of xDSL's diagnostic
-exceptions (docs/semantics.md "Soundness"). Any other exception type is a bug."""
+exceptions (DESIGN.md "Errors"). Any other exception type is a bug."""
 
 from __future__ import annotations
 
@@ -22,8 +22,7 @@ from physlayout.universe import PASSES, TARGETS, make_context
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted(
-    [*ROOT.glob("test/**/*.mlir"), *ROOT.glob("examples/*.mlir")],
-    key=lambda p: str(p),
+    [*ROOT.glob("test/**/*.mlir"), *ROOT.glob("examples/*.mlir")], key=lambda p: str(p)
 )
 
 
@@ -68,8 +67,29 @@ def test_targets_raise_only_diagnostics(name: str) -> None:
     )
 
 
-TOKENS = ["(", ")", ",", " ", "->", "|", "+", "-", "*", "floordiv", "mod", "ceildiv",
-          "i", "j", "k", "0", "1", "4", "-3", "(i, j) -> (", "(i) -> ("]
+TOKENS = [
+    "(",
+    ")",
+    ",",
+    " ",
+    "->",
+    "|",
+    "+",
+    "-",
+    "*",
+    "floordiv",
+    "mod",
+    "ceildiv",
+    "i",
+    "j",
+    "k",
+    "0",
+    "1",
+    "4",
+    "-3",
+    "(i, j) -> (",
+    "(i) -> (",
+]
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)

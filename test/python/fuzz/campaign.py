@@ -422,6 +422,16 @@ def summary(tally: Tally, total: int, written: Sequence[str], options: Options) 
 def check_file(path: Path) -> int:
     """Re-check one program file (as written by a campaign); exit status 1 on a failure."""
     warnings.simplefilter("ignore")
+    report = check_program_file(path)
+    if report.invalid:
+        print(f"invalid: {report.invalid}")
+    for step in report.steps:
+        print(f"{step.name:55} {step.outcome:9} {step.detail}")
+    return 1 if report.invalid or report.failures() else 0
+
+
+def check_program_file(path: Path) -> Report:
+    """Check one program file (buffer- or graph-level) with every backend."""
     text = path.read_text()
     if "!layout.buffer" not in text and "tensor<" in text:
         report = check_graph(text)
@@ -435,11 +445,7 @@ def check_file(path: Path) -> int:
         # must refuse it or keep it invalid), as the item-9 programs are.
         program = Program(text, functions, {"item9_dead_invalid_aliases"})
         report = Checker().check(program, Backends(opencl=True, mlir=True))
-    if report.invalid:
-        print(f"invalid: {report.invalid}")
-    for step in report.steps:
-        print(f"{step.name:55} {step.outcome:9} {step.detail}")
-    return 1 if report.invalid or report.failures() else 0
+    return report
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -46,11 +46,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from math import prod
 
+import numpy as np
 from hypothesis import strategies as st
 
 from fuzz.choices import Chooser, DrawChooser
 from physlayout.indexing.index_map import IndexMap
-from physlayout.indexing.quasi_affine import expr_range, simplify
 
 EXTENTS = (1, 2, 3, 4, 5, 7, 8, 11, 12, 13)
 """Iteration extents: 1, primes, powers of two and multiples of 4 (texture channels)."""
@@ -193,19 +193,35 @@ class _MapBuilder:
     pads: bool = False
     composed: bool = False
     """The second map of a transform list (its inputs are the first map's results)."""
-    domain: tuple[int, ...] = ()
-    """The extents of `names` (the map's input shape)."""
     ceil: bool = False
     """A `ceildiv` split was made (without `found_piecewise_padding_fill`, no step may
     follow it)."""
+    box: tuple[int, ...] = ()
+    """The extents of the map's inputs."""
 
     @staticmethod
     def start(
         names: Sequence[str], shape: Sequence[int], features: Features, used: set[str]
     ) -> _MapBuilder:
-        return _MapBuilder(
-            tuple(names), list(names), list(shape), features, used, domain=tuple(shape)
-        )
+        return _MapBuilder(tuple(names), list(names), list(shape), features, used, box=tuple(shape))
+
+    def values(self, expr: str) -> np.ndarray:
+        """The values `expr` (over the map's inputs) takes on the input box."""
+        index_map = IndexMap.parse(f"({', '.join(self.names)}) -> ({expr})")
+        grid = list(np.indices(self.box, dtype=np.int64)) if self.box else []
+        (values,) = index_map.map_indices(grid)
+        return np.asarray(values)
+
+    def largest(self, k: int) -> int:
+        """The largest value result `k` takes on the input box (below its structural
+        extent minus one when a tile is larger than the axis it splits, or a stride leaves
+        gaps)."""
+        return int(np.max(self.values(self.exprs[k])))
+
+    def starts_at_zero(self, expr: str) -> bool:
+        """Whether `expr` takes the value 0 on the input box: the sum of two results that
+        share an input (after a shear or a reversal) may not, e.g. `i + (12 - (i + j))`."""
+        return int(np.min(self.values(expr))) == 0
 
     def permute(self, order: Sequence[int]) -> None:
         self.exprs = [self.exprs[k] for k in order]
@@ -241,23 +257,23 @@ class _MapBuilder:
     def fuse(self, k: int) -> None:
         inner_extent = self.extents[k + 1]
         fused = f"{_operand(self.exprs[k])} * {inner_extent} + {_operand(self.exprs[k + 1])}"
+        if not self.starts_at_zero(fused):
+            return
         self.exprs[k : k + 2] = [fused]
         self.extents[k : k + 2] = [self.extents[k] * inner_extent]
 
     def shear(self, k: int) -> None:
-        self.exprs[k + 1] = f"{_operand(self.exprs[k])} + {_operand(self.exprs[k + 1])}"
+        sheared = f"{_operand(self.exprs[k])} + {_operand(self.exprs[k + 1])}"
+        if not self.starts_at_zero(sheared):
+            return
+        self.exprs[k + 1] = sheared
         self.pads = self.pads or (self.extents[k] > 1 and self.extents[k + 1] > 0)
         self.extents[k + 1] = self.extents[k] + self.extents[k + 1] - 1
 
     def reverse(self, k: int) -> None:
-        # Reverse against the largest value the verifier sees the result take (a small
-        # padded tile's `i mod 4` on [1] never exceeds 0, although its nominal extent is 4), so
-        # the reversed result still starts at 0.
-        lo, hi = self._range(self.exprs[k])
-        if lo != 0:
-            return
-        self.exprs[k] = f"{hi} - {_operand(self.exprs[k])}"
-        self.extents[k] = hi + 1
+        # Reverse against the largest value taken, not the structural extent: the smallest
+        # result of a map must be 0 (DESIGN.md), and `1 - i mod 2` on `[1]` is never 0.
+        self.exprs[k] = f"{self.largest(k)} - {_operand(self.exprs[k])}"
 
     def stride(self, k: int) -> None:
         self.exprs[k] = f"{_operand(self.exprs[k])} * 2"
@@ -269,22 +285,8 @@ class _MapBuilder:
         self.extents.insert(k, 1)
 
     def random_step(self, c: Chooser) -> None:
-        saved = (list(self.exprs), list(self.extents), self.pads, self.ceil)
         with c.span():
             self._random_step(c)
-        if any(self._range(expr)[0] != 0 for expr in self.exprs):
-            # A step whose result no longer starts at 0 (a shear over a reversed axis:
-            # `i + (12 - (i + j))` is `12 - j`) would make an invalid map: undo it.
-            self.exprs, self.extents, self.pads, self.ceil = saved
-
-    def _range(self, expr: str) -> tuple[int, int]:
-        """The range of `expr` over the domain, as the verifier computes it."""
-        imap = IndexMap.parse(f"({', '.join(self.names)}) -> ({expr})")
-        bounds = {
-            name: (0, extent - 1) for name, extent in zip(self.names, self.domain, strict=True)
-        }
-        simplified = simplify(imap.final_indices[0], bounds)
-        return expr_range(simplified, bounds)
 
     def _random_step(self, c: Chooser) -> None:
         if self.ceil and not self.features.found_piecewise_padding_fill:
@@ -354,6 +356,9 @@ def random_layout(
         pads = builder.pads
         current = builder.extents
         builder = _MapBuilder.start(SECOND_NAMES[: len(current)], current, features, used)
+        # The second map's inputs range over the first map's actual extents (the engine's,
+        # which may be below the structural ones), e.g. [1, 11, 12] for a structural 17.
+        builder.box = tuple(IndexMap.parse(maps[-1]).map_shape(shape))
         builder.composed = True
         builder.random_step(c)
         if len(builder.exprs) > 6 or prod(builder.extents) > 8 * MAX_ELEMENTS:

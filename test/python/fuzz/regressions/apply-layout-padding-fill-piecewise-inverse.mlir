@@ -1,6 +1,4 @@
-// Regression, fixed: test_fuzz.py re-checks this program (every step equal or refused with a
-// diagnostic). What the random-program checker found here before the fix:
-// Found by the random-program checker (not one of issue 12's items).
+// Found by the random-program checker (not one of issue 12's items; fixed, a regression test).
 // apply-layout (with or without rewrite-loops) crashes with a bare ValueError from the
 // IndexMap engine: to fill the padding of a buffer the function writes, it asks for the
 // map's single quasi-affine inverse (IndexMap.non_surjective_inverse), and this padded

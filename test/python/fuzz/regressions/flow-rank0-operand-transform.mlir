@@ -1,6 +1,4 @@
-// Regression, fixed: test_fuzz.py re-checks this program (every step equal or refused with a
-// diagnostic). What the random-program checker found here before the fix:
-// Found by the random-program checker (not one of issue 12's items); see
+// Found by the random-program checker (not one of issue 12's items; fixed, a regression test); see
 // map-ndarray-rank0-result.mlir. flow-layout-rewrites moves the two final transforms
 // through the relu generic on tensor<1xf32> and gives the generic's operand the transform
 // `(a0) -> ()` (to tensor<f32>), which the graph evaluator cannot run (the flowed module

@@ -1,6 +1,4 @@
-// Regression, fixed: test_fuzz.py re-checks this program (every step equal or refused with a
-// diagnostic). What the random-program checker found here before the fix:
-// Issue 12 item 1, as the random-program checker finds it:
+// Issue 12 item 1 (fixed; a regression test), as the random-program checker found it:
 // an in-place stencil over a reversed buffer. apply-layout{rewrite-loops=true} re-iterates
 // the nest in physical order (i = 2, 1, 0), but iteration i reads y[i - 1], which the
 // logical order has already overwritten: every element differs, and `physlayout run`

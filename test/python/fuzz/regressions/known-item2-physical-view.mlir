@@ -1,6 +1,4 @@
-// Regression, fixed: test_fuzz.py re-checks this program (every step equal or refused with a
-// diagnostic). What the random-program checker found here before the fix:
-// Issue 12 item 2, as the random-program checker finds it:
+// Issue 12 item 2 (fixed; a regression test), as the random-program checker found it:
 // a second declaration over the storage of a transformed parameter, in its physical
 // shape. After apply-layout the storage is physical ([0, 3 - i, 0]: reversed), so %b5
 // reads logical element 3; the evaluator, before apply-layout, reads logical element 0.

@@ -1,6 +1,4 @@
-// Regression, fixed: test_fuzz.py re-checks this program (every step equal or refused with a
-// diagnostic). What the random-program checker found here before the fix:
-// Issue 12 item 9, as the random-program checker finds it:
+// Issue 12 item 9 (fixed; a regression test), as the random-program checker found it:
 // a dead declaration past the end of a parameter's storage. verify-buffers rejects the
 // module; flatten-buffers, fold-layout-rewrites, flow-layout-rewrites (and apply-layout,
 // in modules with a pending transform) erase the unused declaration (the greedy rewrite

@@ -1,6 +1,4 @@
-// Regression, fixed: test_fuzz.py re-checks this program (every step equal or refused with a
-// diagnostic). What the random-program checker found here before the fix:
-// Found by the random-program checker (not one of issue 12's items).
+// Found by the random-program checker (not one of issue 12's items; fixed, a regression test).
 // A transform to a rank-0 tensor, `(a0) -> ()` on a one-element tensor, is valid (it
 // verifies, and it is injective on [1]), but the reference semantics cannot run it:
 // `IndexMap.map_ndarray` raises "setting an array element with a sequence", which the
