@@ -91,10 +91,8 @@ from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from physlayout.dialects.buffer_layout import TEXEL_LANES
 from physlayout.dialects.layout import BufferType, LoadOp, StoreOp
 from physlayout.indexing.index_exprs import ExprEmitter, IndexAnalysis
-from physlayout.indexing.quasi_affine import Add, Const, Dim, Expr, Mul, simplify
+from physlayout.indexing.quasi_affine import Add, Const, Dim, Expr, Mod, Mul, simplify
 from physlayout.transforms.buffer_aliases import buffer_root
-
-"""Lanes of a texel (RGBA)."""
 
 ELEMENTWISE: frozenset[str] = frozenset(
     {
@@ -414,6 +412,16 @@ class LaneLoopPlan:
             exprs, kind = self._pinned(op, exprs), "contiguous"
         if isinstance(op, StoreOp) and kind != "contiguous":
             raise _Refused
+        if (
+            kind == "contiguous"
+            and buffer_type.get_scope().is_texture
+            and not self._texel_aligned(exprs[-1], lane)
+        ):
+            # A texture is read and written by whole texels: four lanes that straddle two
+            # texels are gathered one by one (a store like that cannot be one texel write).
+            if isinstance(op, StoreOp):
+                raise _Refused
+            kind = "gather"
         guarded = False
         if self.branch_of is not None:
             branch_blocks = [r.block for r in self.branch_of.regions]
@@ -497,6 +505,11 @@ class LaneLoopPlan:
             if low < 0 or high > extent - 1:
                 return False
         return True
+
+    def _texel_aligned(self, innermost: Expr, lane: str) -> bool:
+        """Whether `innermost - %l` is provably a multiple of the texel width."""
+        base = simplify(Add(innermost, Mul(Dim(lane), Const(-1))), self.analysis.bounds)
+        return simplify(Mod(base, TEXEL_LANES), self.analysis.bounds) == Const(0)
 
     def _access_kind(self, exprs: tuple[Expr, ...], lane: str) -> str:
         if all(lane not in e.dims() for e in exprs):

@@ -392,6 +392,8 @@ outcome it has now (`refused`: a diagnostic instead of the crash)."""
 REGRESSION_STEPS = {
     "apply-layout-padding-fill-piecewise-inverse.mlir": ("apply-layout", "refused"),
     "flow-rank0-operand-transform.mlir": ("flow-layout-rewrites", "equal"),
+    "vectorize-texels-misaligned-texture-load.mlir": ("opencl-pipeline", "equal"),
+    "mlir-runner-non-strided-layout.mlir": ("mlir-runner", "skipped"),
     "known-item1-rewrite-loops-in-place-stencil.mlir": ("opencl-pipeline", "equal"),
     "known-item2-physical-view.mlir": ("apply-layout", "equal"),
     "known-item9-dead-invalid-alias.mlir": ("flatten-buffers", "refused"),
