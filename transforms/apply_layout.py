@@ -54,7 +54,6 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -72,6 +71,7 @@ from physlayout.indexing.index_exprs import ExprEmitter, IndexAnalysis
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, simplify
 from physlayout.transforms.buffer_aliases import describe_value
+from physlayout.transforms.dead_code import GreedyApplierWithMemoizedDce
 from physlayout.transforms.dependence import (
     access_lanes,
     aliased_parameters,
@@ -587,7 +587,7 @@ class ApplyLayoutPass(ModulePass):
             ).rewrite_module(op)
         insert_padding_fills(op, layouts, covered)
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(
+            GreedyApplierWithMemoizedDce(
                 [
                     RewriteLoadToTransformedIndices(layouts),
                     RewriteStoreToTransformedIndices(layouts),
@@ -596,7 +596,7 @@ class ApplyLayoutPass(ModulePass):
             )
         ).rewrite_module(op)
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(
+            GreedyApplierWithMemoizedDce(
                 [ConsumePendingTransforms(layouts), DropPhysicalAccessMarker()]
             )
         ).rewrite_module(op)

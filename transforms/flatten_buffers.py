@@ -31,7 +31,6 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -53,6 +52,7 @@ from physlayout.dialects.layout import (
 from physlayout.indexing.index_exprs import ExprEmitter, IndexAnalysis
 from physlayout.indexing.index_map import flatten_exprs
 from physlayout.indexing.quasi_affine import Dim
+from physlayout.transforms.dead_code import GreedyApplierWithMemoizedDce
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 
@@ -161,7 +161,7 @@ class FlattenBuffersPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         refuse_invalid_buffers(self.name, op)
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(
+            GreedyApplierWithMemoizedDce(
                 [FlattenParameterThroughAlias(), FlattenDeclaredBufferThroughAlias()]
             )
         ).rewrite_module(op)
