@@ -19,7 +19,7 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 
 from physlayout.dialects.layout_scopes import producer_scope
-from physlayout.runtime.opencl import OpenCLRuntime, OpenCLRuntimeError, compile_module
+from physlayout.runtime.opencl import OpenCLRuntime, compile_module
 from physlayout.semantics.graph_evaluator import run_graph
 from physlayout.transforms.adreno_pipeline import adreno_passes, adreno_pipeline
 from physlayout.universe import get_all_passes, make_context
@@ -98,14 +98,6 @@ def test_whole_pipeline_numerics_without_a_device() -> None:
 
 def test_weights_in_global_numerics_without_a_device() -> None:
     check_legalized(chain(8, 8), adreno_passes(weights_in_global=True)[:GRAPH_STAGES], seed=7)
-
-
-@pytest.fixture(scope="module")
-def runtime() -> OpenCLRuntime:
-    try:
-        return OpenCLRuntime()
-    except (OpenCLRuntimeError, ImportError) as err:
-        pytest.skip(f"no OpenCL device: {err}")
 
 
 def test_whole_pipeline_on_opencl(runtime: OpenCLRuntime) -> None:

@@ -77,14 +77,6 @@ func.func @main(%x: !layout.buffer<8xf32>) {
 """
 
 
-@pytest.fixture(scope="module")
-def runtime() -> OpenCLRuntime:
-    try:
-        return OpenCLRuntime()
-    except (OpenCLRuntimeError, ImportError) as err:
-        pytest.skip(f"no OpenCL device: {err}")
-
-
 def _random(shape: tuple[int, ...], seed: int) -> np.ndarray:
     return np.random.default_rng(seed).uniform(-1, 1, shape).astype(np.float32)
 

@@ -12,18 +12,10 @@ import pytest
 from xdsl.utils.exceptions import DiagnosticException
 
 from physlayout.runtime.host import execute
-from physlayout.runtime.opencl import OpenCLRuntime, OpenCLRuntimeError, compile_module
+from physlayout.runtime.opencl import OpenCLRuntime, compile_module
 from physlayout.semantics.evaluator import run_function
 
 FP16 = Path(__file__).resolve().parents[1] / "opencl/target-fp16.mlir"
-
-
-@pytest.fixture(scope="module")
-def runtime() -> OpenCLRuntime:
-    try:
-        return OpenCLRuntime()
-    except (OpenCLRuntimeError, ImportError) as err:
-        pytest.skip(f"no OpenCL device: {err}")
 
 
 def test_half_float_image_round_trip(runtime: OpenCLRuntime) -> None:
