@@ -436,6 +436,14 @@ def test_regression_files_are_all_tested() -> None:
         # the second shear (and such a fusion) is not made.
         ([13, 1], [("shear", 0), ("reverse", 1), ("shear", 0)], "(i, j) -> (i, 12 - (i + j))"),
         ([13, 1], [("shear", 0), ("reverse", 1), ("fuse", 0)], "(i, j) -> (i, 12 - (i + j))"),
+        # Structurally `i ceildiv 7 + i mod 7` on [11] spans [0, 8] while its values reach 7
+        # only, so `7 - (...)` has structural minimum -1 (an error): the reversal is skipped
+        # (found by the 5,000-program campaign, seed 10).
+        (
+            [11],
+            [("ceil", 0, 7), ("shear", 0), ("reverse", 1)],
+            "(i) -> (i ceildiv 7, (i ceildiv 7) + (i mod 7))",
+        ),
     ],
 )
 def test_reversals_start_at_zero(
@@ -446,8 +454,8 @@ def test_reversals_start_at_zero(
     `1 - i mod 2` on `[1]` and `i + (12 - (i + j))` on `[13, 1]` were emitted and rejected."""
     builder = _MapBuilder.start(DIM_NAMES[: len(shape)], shape, Features(), set())
     for step in steps:
-        if step[0] == "split":
-            builder.split(step[1], step[2], inner_last=False)  # type: ignore[misc]
+        if step[0] in ("split", "ceil"):
+            builder.split(step[1], step[2], inner_last=False, ceil=step[0] == "ceil")  # type: ignore[misc]
         else:
             getattr(builder, step[0])(step[1])
     assert builder.text() == expected

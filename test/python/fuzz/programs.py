@@ -223,6 +223,15 @@ class _MapBuilder:
         share an input (after a shear or a reversal) may not, e.g. `i + (12 - (i + j))`."""
         return int(np.min(self.values(expr))) == 0
 
+    def structurally_starts_at_zero(self, expr: str) -> bool:
+        """Whether the engine's structural range of `expr` on the input box starts at 0."""
+        index_map = IndexMap.parse(f"({', '.join(self.names)}) -> ({expr})")
+        try:
+            index_map.map_shape(list(self.box))
+        except ValueError:
+            return False
+        return True
+
     def permute(self, order: Sequence[int]) -> None:
         self.exprs = [self.exprs[k] for k in order]
         self.extents = [self.extents[k] for k in order]
@@ -273,7 +282,13 @@ class _MapBuilder:
     def reverse(self, k: int) -> None:
         # Reverse against the largest value taken, not the structural extent: the smallest
         # result of a map must be 0 (DESIGN.md), and `1 - i mod 2` on `[1]` is never 0.
-        self.exprs[k] = f"{self.largest(k)} - {_operand(self.exprs[k])}"
+        # The structural range (DESIGN.md "Shapes and padding") may exceed the largest value
+        # taken (`i ceildiv 7 + i mod 7` on [11]: structurally 8, at most 7): such a
+        # reversal's structural minimum is below 0, an error, so it is skipped.
+        reversed_expr = f"{self.largest(k)} - {_operand(self.exprs[k])}"
+        if not self.structurally_starts_at_zero(reversed_expr):
+            return
+        self.exprs[k] = reversed_expr
 
     def stride(self, k: int) -> None:
         self.exprs[k] = f"{_operand(self.exprs[k])} * 2"
