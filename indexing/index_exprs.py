@@ -31,17 +31,8 @@ from xdsl.ir.affine import (
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 
-from physlayout.indexing.quasi_affine import (
-    Add,
-    CeilDiv,
-    Const,
-    Dim,
-    Expr,
-    FloorDiv,
-    Mod,
-    Mul,
-    expr_range,
-)
+from physlayout.indexing.expr_range import expr_range
+from physlayout.indexing.quasi_affine import Add, CeilDiv, Const, Dim, Expr, FloorDiv, Mod, Mul
 
 Bounds = dict[str, tuple[int, int]]
 

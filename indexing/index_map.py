@@ -43,6 +43,8 @@ from xdsl.ir.affine import (
 )
 
 from physlayout.indexing import isl_bridge as bridge
+from physlayout.indexing.expr_parser import ExprParser, Token, tokenize
+from physlayout.indexing.expr_range import expr_range
 from physlayout.indexing.quasi_affine import (
     Add,
     Bounds,
@@ -51,21 +53,15 @@ from physlayout.indexing.quasi_affine import (
     Dim,
     Expr,
     ExprLike,
-    ExprParser,
     FloorDiv,
     IndexValue,
     Mod,
     Mul,
-    Token,
     as_expr,
     ceildiv,
-    clear_simplify_cache,
-    expr_range,
     is_valid_name,
-    linear_terms,
-    simplify,
-    tokenize,
 )
+from physlayout.indexing.simplify import clear_simplify_cache, linear_terms, simplify
 
 __all__ = [
     "AXIS_SEPARATOR",

@@ -12,17 +12,8 @@ from contextlib import contextmanager
 
 import islpy as isl
 
-from physlayout.indexing.quasi_affine import (
-    Add,
-    CeilDiv,
-    Const,
-    Dim,
-    Expr,
-    FloorDiv,
-    Mod,
-    Mul,
-    simplify,
-)
+from physlayout.indexing.quasi_affine import Add, CeilDiv, Const, Dim, Expr, FloorDiv, Mod, Mul
+from physlayout.indexing.simplify import simplify
 
 IslConstraint = tuple[Expr, bool]
 """``(expr, is_equality)``: ``expr == 0`` if `is_equality` else ``expr >= 0``."""

@@ -32,7 +32,8 @@ from physlayout.dialects.layout import (
     is_texture_scope,
 )
 from physlayout.indexing.index_exprs import IndexAnalysis, from_affine_expr
-from physlayout.indexing.quasi_affine import Dim, Expr, simplify
+from physlayout.indexing.quasi_affine import Dim, Expr
+from physlayout.indexing.simplify import simplify
 from physlayout.lowering.opencl_c import NameTable, c_type, constant_literal, index_c
 from physlayout.lowering.opencl_parallel import (
     LOOPS,

@@ -51,7 +51,8 @@ from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_opera
 from physlayout.dialects.layout import LoadOp, StoreOp
 from physlayout.indexing.index_exprs import IndexAnalysis
 from physlayout.indexing.isl_bridge import expr_to_isl
-from physlayout.indexing.quasi_affine import Add, Dim, Expr, simplify
+from physlayout.indexing.quasi_affine import Add, Dim, Expr
+from physlayout.indexing.simplify import simplify
 from physlayout.transforms.buffer_aliases import buffer_root
 from physlayout.transforms.dependence import is_pure_op
 

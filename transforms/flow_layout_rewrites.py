@@ -100,7 +100,8 @@ from physlayout.dialects.layout_graph import (
 )
 from physlayout.indexing import isl_bridge as bridge
 from physlayout.indexing.index_map import IndexMap, PaddingPredicate
-from physlayout.indexing.quasi_affine import Const, Dim, Expr, simplify
+from physlayout.indexing.quasi_affine import Const, Dim, Expr
+from physlayout.indexing.simplify import simplify
 from physlayout.semantics.evaluator_values import dtype_of
 from physlayout.semantics.graph_evaluator import evaluate_body
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
