@@ -34,21 +34,15 @@ from typing import Any, TypeAlias
 import islpy as isl
 import numpy as np
 from xdsl.ir.affine import (
-    AffineBinaryOpExpr,
-    AffineBinaryOpKind,
-    AffineConstantExpr,
-    AffineDimExpr,
-    AffineExpr,
     AffineMap,
 )
 
-from physlayout.indexing import isl_bridge as bridge
+from physlayout.indexing.bridges import isl as bridge
+from physlayout.indexing.bridges.affine import affine_to_expr, expr_to_affine
 from physlayout.indexing.expr_parser import ExprParser, Token, tokenize
 from physlayout.indexing.expr_range import expr_range
 from physlayout.indexing.quasi_affine import (
-    Add,
     Bounds,
-    CeilDiv,
     Const,
     Dim,
     Expr,
@@ -56,9 +50,7 @@ from physlayout.indexing.quasi_affine import (
     FloorDiv,
     IndexValue,
     Mod,
-    Mul,
     as_expr,
-    ceildiv,
     is_valid_name,
 )
 from physlayout.indexing.simplify import clear_simplify_cache, linear_terms, simplify
@@ -301,19 +293,10 @@ class PaddingPredicate:
     def to_isl(self) -> str:
         """The padding set in isl syntax (box constraints included)."""
         formula = " or ".join(
-            f"({_conjunction_to_isl(conj, self.names)})" for conj in self.disjuncts
+            f"({bridge.conjunction_to_isl([(c.expr, c.is_equality) for c in conj], self.names)})"
+            for conj in self.disjuncts
         )
         return str(bridge.build_set(self.names, self.shape, formula or "1 = 0"))
-
-
-def _conjunction_to_isl(conjunction: Sequence[Constraint], names: Sequence[str]) -> str:
-    """``c1 and c2 ...`` in isl syntax (``0 = 0`` when empty)."""
-    identity = {name: name for name in names}
-    parts = [
-        f"{bridge.expr_to_isl(c.expr, identity)} {'=' if c.is_equality else '>='} 0"
-        for c in conjunction
-    ]
-    return " and ".join(parts) or "0 = 0"
 
 
 # IndexMap ---------------------------------------------------------------------------------
@@ -527,7 +510,15 @@ class IndexMap:
         dims = list(names) if names is not None else [f"d{k}" for k in range(affine_map.num_dims)]
         if len(dims) != affine_map.num_dims:
             raise ValueError(f"expected {affine_map.num_dims} names, got {len(dims)}")
-        return IndexMap(tuple(dims), tuple(_from_affine(e, dims) for e in affine_map.results))
+        outputs: list[Expr] = []
+        for result in affine_map.results:
+            output = affine_to_expr(result, [Dim(name) for name in dims])
+            if output is None:
+                raise ValueError(
+                    f"affine expression {result} is not a quasi-affine expression of dimensions"
+                )
+            outputs.append(output)
+        return IndexMap(tuple(dims), tuple(outputs))
 
     # Evaluation ---------------------------------------------------------------------------
 
@@ -782,7 +773,9 @@ class IndexMap:
         """The map as an xDSL `AffineMap` (dimension k is ``initial_indices[k]``, no
         symbols; floordiv/ceildiv/mod become the matching AffineExpr operations)."""
         position = {name: k for k, name in enumerate(self.initial_indices)}
-        return AffineMap(self.ndim, 0, tuple(_to_affine(e, position) for e in self.final_indices))
+        return AffineMap(
+            self.ndim, 0, tuple(expr_to_affine(e, position) for e in self.final_indices)
+        )
 
 
 def transformed_shape(maps: Sequence[IndexMap], shape: Shape) -> list[int]:
@@ -807,7 +800,7 @@ def transformed_shape(maps: Sequence[IndexMap], shape: Shape) -> list[int]:
     return current
 
 
-# Helpers: from_func, parser, layouts, affine conversion ----------------------------------
+# Helpers: from_func, parser, layouts --------------------------------------------------------
 
 
 def _positional_dim(expr: Expr, k: int, names: Sequence[str], bounds: Bounds) -> Expr:
@@ -986,59 +979,6 @@ def _parse_layout(layout: str) -> list[tuple[str, int | None]]:
                 f"sub-axis '{name}' has no primal axis '{name.upper()}' in layout '{layout}'"
             )
     return axes
-
-
-def _from_affine(expr: AffineExpr, names: Sequence[str]) -> Expr:
-    """Convert an xDSL AffineExpr (no symbols) into an Expr."""
-    match expr:
-        case AffineDimExpr(position=position):
-            if not 0 <= position < len(names):
-                raise ValueError(f"affine expression {expr} uses an undeclared dimension")
-            return Dim(names[position])
-        case AffineConstantExpr(value=value):
-            return Const(value)
-        case AffineBinaryOpExpr(kind=kind, lhs=lhs, rhs=rhs):
-            left, right = _from_affine(lhs, names), _from_affine(rhs, names)
-            match kind:
-                case AffineBinaryOpKind.Add:
-                    return left + right
-                case AffineBinaryOpKind.Mul:
-                    return left * right
-                case AffineBinaryOpKind.FloorDiv:
-                    return left // right
-                case AffineBinaryOpKind.CeilDiv:
-                    return ceildiv(left, right)
-                case AffineBinaryOpKind.Mod:
-                    return left % right
-        case _:
-            pass
-    raise ValueError(f"affine expression {expr} is not a quasi-affine expression of dimensions")
-
-
-def _to_affine(expr: Expr, position: dict[str, int]) -> AffineExpr:
-    """Convert an Expr into an xDSL AffineExpr, keeping its structure."""
-    match expr:
-        case Dim(name=name):
-            return AffineDimExpr(position[name])
-        case Const(value=value):
-            return AffineConstantExpr(value)
-        case Add(lhs=lhs, rhs=rhs):
-            return AffineBinaryOpExpr(
-                AffineBinaryOpKind.Add, _to_affine(lhs, position), _to_affine(rhs, position)
-            )
-        case Mul(lhs=lhs, rhs=rhs):
-            return AffineBinaryOpExpr(
-                AffineBinaryOpKind.Mul, _to_affine(lhs, position), _to_affine(rhs, position)
-            )
-        case FloorDiv(lhs=lhs, divisor=k):
-            kind = AffineBinaryOpKind.FloorDiv
-        case CeilDiv(lhs=lhs, divisor=k):
-            kind = AffineBinaryOpKind.CeilDiv
-        case Mod(lhs=lhs, divisor=k):
-            kind = AffineBinaryOpKind.Mod
-        case _:
-            raise ValueError(f"not a quasi-affine expression: {expr!r}")
-    return AffineBinaryOpExpr(kind, _to_affine(lhs, position), AffineConstantExpr(k))
 
 
 # Cached computations (keyed by the map and a validated shape tuple) ----------------------

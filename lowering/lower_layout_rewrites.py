@@ -82,7 +82,7 @@ from physlayout.dialects.layout_graph import (
     element_type,
 )
 from physlayout.dialects.linalg_pack import PackOp, UnPackOp, packed_shape
-from physlayout.indexing.index_exprs import ExprEmitter
+from physlayout.indexing.bridges.arith import ExprEmitter
 from physlayout.indexing.index_map import Constraint, IndexMap
 from physlayout.lowering.relayout_forms import (
     DigitPermutation,

@@ -67,7 +67,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.dialects.buffer_layout import PendingLayout
 from physlayout.dialects.layout import AllocateOp, BufferType, DeclBufferOp, LoadOp, StoreOp
-from physlayout.indexing.index_exprs import ExprEmitter, IndexAnalysis
+from physlayout.indexing.bridges.arith import ExprEmitter, IndexAnalysis
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim
 from physlayout.indexing.simplify import simplify

@@ -49,7 +49,7 @@ from physlayout.dialects.layout import (
     StoreOp,
     check_axis_separators,
 )
-from physlayout.indexing.index_exprs import ExprEmitter, IndexAnalysis
+from physlayout.indexing.bridges.arith import ExprEmitter, IndexAnalysis
 from physlayout.indexing.index_map import flatten_exprs
 from physlayout.indexing.quasi_affine import Dim
 from physlayout.transforms.dead_code import GreedyApplierWithMemoizedDce

@@ -98,7 +98,7 @@ from physlayout.dialects.layout_graph import (
     element_type,
     static_shape,
 )
-from physlayout.indexing import isl_bridge as bridge
+from physlayout.indexing.bridges import isl as bridge
 from physlayout.indexing.index_map import IndexMap, PaddingPredicate
 from physlayout.indexing.quasi_affine import Const, Dim, Expr
 from physlayout.indexing.simplify import simplify

@@ -16,8 +16,8 @@ from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from physlayout.indexing.bridges.arith import ExprEmitter
 from physlayout.indexing.expr_range import expr_range
-from physlayout.indexing.index_exprs import ExprEmitter
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Const, Dim, Expr
 from physlayout.indexing.simplify import simplify
