@@ -68,7 +68,8 @@ from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_opera
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from physlayout.indexing.index_map import IndexMap, validate_axis_separators
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.shapes import validate_axis_separators
 
 
 class MemoryScope(StrEnum):

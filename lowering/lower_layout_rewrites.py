@@ -83,7 +83,8 @@ from physlayout.dialects.layout_graph import (
 )
 from physlayout.dialects.linalg_pack import PackOp, UnPackOp, packed_shape
 from physlayout.indexing.bridges.arith import ExprEmitter
-from physlayout.indexing.index_map import Constraint, IndexMap
+from physlayout.indexing.extents import Constraint
+from physlayout.indexing.index_map import IndexMap
 from physlayout.lowering.relayout_forms import (
     DigitPermutation,
     Pack,

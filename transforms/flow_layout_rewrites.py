@@ -99,7 +99,8 @@ from physlayout.dialects.layout_graph import (
     static_shape,
 )
 from physlayout.indexing.bridges import isl as bridge
-from physlayout.indexing.index_map import IndexMap, PaddingPredicate
+from physlayout.indexing.extents import PaddingPredicate
+from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Const, Dim, Expr
 from physlayout.indexing.simplify import simplify
 from physlayout.semantics.evaluator_values import dtype_of
