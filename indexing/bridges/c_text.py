@@ -12,9 +12,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from physlayout.indexing.expr_range import is_non_negative
-from physlayout.indexing.quasi_affine import Add, CeilDiv, Const, Dim, Expr, FloorDiv, Mod, Mul
-
-Bounds = Mapping[str, tuple[int, int]]
+from physlayout.indexing.quasi_affine import (
+    Add,
+    Bounds,
+    CeilDiv,
+    Const,
+    Dim,
+    Expr,
+    FloorDiv,
+    Mod,
+    Mul,
+)
 
 # C precedences of the printed forms: a sub-expression printed where a higher one is
 # required is parenthesized.
