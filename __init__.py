@@ -10,22 +10,17 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from physlayout.indexing.index_map import (
-        AXIS_SEPARATOR,
-        IndexMap,
-        PaddingPredicate,
-        flatten_indices,
-        flatten_shape,
-        transformed_shape,
-    )
+    from physlayout.indexing.extents import PaddingPredicate, transformed_shape
+    from physlayout.indexing.index_map import IndexMap
+    from physlayout.indexing.shapes import AXIS_SEPARATOR, flatten_indices, flatten_shape
 
 _EXPORTS = {
-    "AXIS_SEPARATOR": "physlayout.indexing.index_map",
+    "AXIS_SEPARATOR": "physlayout.indexing.shapes",
     "IndexMap": "physlayout.indexing.index_map",
-    "PaddingPredicate": "physlayout.indexing.index_map",
-    "flatten_indices": "physlayout.indexing.index_map",
-    "flatten_shape": "physlayout.indexing.index_map",
-    "transformed_shape": "physlayout.indexing.index_map",
+    "PaddingPredicate": "physlayout.indexing.extents",
+    "flatten_indices": "physlayout.indexing.shapes",
+    "flatten_shape": "physlayout.indexing.shapes",
+    "transformed_shape": "physlayout.indexing.extents",
 }
 
 __all__ = [

@@ -29,12 +29,9 @@ from xdsl.dialects.builtin import Float16Type, Float32Type, VectorType
 from xdsl.ir import Attribute
 
 from physlayout.dialects.layout import MAX_ELEMENTS, BufferType, is_texture_scope
-from physlayout.indexing.index_map import (
-    IndexMap,
-    PaddingPredicate,
-    flatten_shape,
-    transformed_shape,
-)
+from physlayout.indexing.extents import PaddingPredicate, transformed_shape
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.shapes import flatten_shape
 
 
 @dataclass(frozen=True)

@@ -23,37 +23,28 @@ Operations
   !layout.buffer<..>, T`: N-d accesses; T is the element type, or `vector<N x ELT>` for N
   consecutive elements along the innermost axis.
 
-The graph-level ops are in `layout_graph.py` and `layout.copy` in `layout_scopes.py`;
-`layout_dialect.py` registers them all as the one `layout` dialect.
+The attributes and types are defined in `layout_types.py` and re-exported here (this is the
+dialect's public module); the graph-level ops are in `layout_graph.py` and `layout.copy` in
+`layout_scopes.py`; `layout_dialect.py` registers them all as the one `layout` dialect.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from math import prod
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    FloatAttr,
     IndexType,
     IntAttr,
-    IntegerAttr,
-    NoneAttr,
     VectorType,
 )
-from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
     Attribute,
-    Data,
     Operation,
-    ParametrizedAttribute,
-    SpacedOpaqueSyntaxAttribute,
     SSAValue,
-    TypeAttribute,
 )
 from xdsl.irdl import (
     IRDLOperation,
-    irdl_attr_definition,
     irdl_op_definition,
     operand_def,
     prop_def,
@@ -61,426 +52,52 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.parser import AttrParser, Parser
+from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import MemoryAllocEffect, MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.str_enum import StrEnum
 
-from physlayout.indexing.index_map import IndexMap, validate_axis_separators
-
-
-class MemoryScope(StrEnum):
-    """The memory scopes a buffer or data handle may live in (TVM's storage scopes); the
-    `global.texture*` ones are 2-D RGBA images (DESIGN.md "Textures")."""
-
-    GLOBAL = "global"
-    SHARED = "shared"
-    LOCAL = "local"
-    TEXTURE = "global.texture"
-    TEXTURE_NHWC = "global.texture-nhwc"
-    TEXTURE_WEIGHT = "global.texture-weight"
-
-    @property
-    def is_texture(self) -> bool:
-        return self.value.startswith("global.texture")
-
-
-SCOPES: tuple[str, ...] = tuple(s.value for s in MemoryScope)
-"""The names of the memory scopes, in declaration order."""
-
-TEXTURE_SCOPES: tuple[str, ...] = tuple(s.value for s in MemoryScope if s.is_texture)
-
-MAX_ELEMENTS = 2**63 - 1
-"""The most elements a buffer may have: its flat index must fit in a 64-bit `index`."""
-
-
-def is_texture_scope(scope: str) -> bool:
-    """True for the `global.texture*` scopes (2-D RGBA images)."""
-    return scope in TEXTURE_SCOPES
-
-
-def memory_scope_problem(scope: str) -> str | None:
-    """Why `scope` names no memory scope, or None when it does."""
-    if scope in SCOPES:
-        return None
-    return f"unknown memory scope '{scope}', expected one of {list(SCOPES)}"
-
-
-@irdl_attr_definition
-class MemoryScopeAttr(EnumAttribute[MemoryScope], SpacedOpaqueSyntaxAttribute):
-    """`#layout<memory_scope "global.texture">`: a memory scope. Buffer and handle types
-    spell it `scope = "..."` in their own syntax."""
-
-    name = "layout.memory_scope"
-
-    @staticmethod
-    def from_name(scope: str) -> MemoryScopeAttr:
-        """The attribute of the scope named `scope` (a VerifyException for another name)."""
-        problem = memory_scope_problem(scope)
-        if problem is not None:
-            raise VerifyException(problem)
-        return MemoryScopeAttr(MemoryScope(scope))
-
-
-def check_axis_separators(separators: Sequence[int], rank: int) -> str | None:
-    """Why `separators` are invalid for `rank` axes (`validate_axis_separators`), or None
-    when they are valid: strictly increasing, each in `1..rank-1`."""
-    try:
-        validate_axis_separators(separators, rank)
-    except ValueError as err:
-        return str(err)
-    return None
-
-
-def scalar_type(element_type: Attribute) -> Attribute:
-    """The scalar type of `element_type` (the element type of a vector type)."""
-    if isinstance(element_type, VectorType):
-        return element_type.get_element_type()
-    return element_type
-
-
-def element_byte_width(element_type: Attribute) -> int | None:
-    """The size in bytes of one element, or None when unknown (e.g. `index`)."""
-    if isinstance(element_type, VectorType):
-        inner = element_byte_width(element_type.get_element_type())
-        if inner is None:
-            return None
-        count = 1
-        for extent in element_type.get_shape():
-            count *= extent
-        return inner * count
-    width = getattr(element_type, "bitwidth", None)
-    if isinstance(width, int) and width % 8 == 0 and not isinstance(element_type, IndexType):
-        return width // 8
-    return None
-
-
-def byte_size(element_type: Attribute, count: int) -> int | None:
-    """Bytes of `count` elements of `element_type`, None when the width is unknown."""
-    width = element_byte_width(element_type)
-    return None if width is None else width * count
-
-
-@irdl_attr_definition
-class IndexMapAttr(Data[tuple[IndexMap, tuple[int, ...]]]):
-    """`#layout.index_map<...>`: an IndexMap with optional axis separators (`|`)."""
-
-    name = "layout.index_map"
-
-    @staticmethod
-    def from_map(index_map: IndexMap, axis_separators: Sequence[int] = ()) -> IndexMapAttr:
-        """The attribute of `index_map` with `axis_separators` (VerifyException when the
-        separators are not strictly increasing within `1..rank-1` of the map's results)."""
-        error = check_axis_separators(axis_separators, index_map.final_ndim)
-        if error is not None:
-            raise VerifyException(error)
-        return IndexMapAttr((index_map, tuple(axis_separators)))
-
-    @property
-    def index_map(self) -> IndexMap:
-        """The IndexMap (without its separators)."""
-        return self.data[0]
-
-    @property
-    def axis_separators(self) -> tuple[int, ...]:
-        """The axis separators written with `|` in the map's results."""
-        return self.data[1]
-
-    @classmethod
-    def parse_parameter(cls, parser: AttrParser) -> tuple[IndexMap, tuple[int, ...]]:
-        start = parser.pos
-        if parser.parse_optional_punctuation("<") is None:
-            parser.raise_error("expected '<' in index_map attribute")
-        parser._resume_from(start)  # pyright: ignore[reportPrivateUsage]
-        body = parser._parse_dialect_symbol_body()  # pyright: ignore[reportPrivateUsage]
-        try:
-            return IndexMap.parse_with_separators(body)
-        except ValueError as err:
-            parser.raise_error(f"invalid index map: {err}", start, parser.pos)
-
-    def print_parameter(self, printer: Printer) -> None:
-        printer.print_string("<" + self.index_map.to_string(self.axis_separators) + ">")
-
-
-def buffer_type_problem(
-    shape: Sequence[int],
-    element_type: Attribute,
-    transforms: Sequence[IndexMapAttr],
-    pad: Attribute,
-    separators: Sequence[int],
-    scope: str,
-) -> str | None:
-    """Why the parameters of a `!layout.buffer` type are ill-formed, or None."""
-    if any(e <= 0 for e in shape):
-        shown = ", ".join("?" if e < 0 else str(e) for e in shape)
-        return f"buffer extents must be static and positive, got [{shown}]"
-    if prod(shape) > MAX_ELEMENTS:
-        return f"buffer of {prod(shape)} elements exceeds the index range (at most {MAX_ELEMENTS})"
-    problem = memory_scope_problem(scope)
-    if problem is not None:
-        return problem
-    rank = len(shape)
-    for i, transform in enumerate(transforms):
-        index_map = transform.index_map
-        if index_map.ndim != rank:
-            return (
-                f"transform #{i} expects {index_map.ndim} indices but the buffer "
-                f"has rank {rank} at that point"
-            )
-        if transform.axis_separators and i != len(transforms) - 1:
-            return f"only the last transform may carry axis separators ('|'), not #{i}"
-        rank = index_map.final_ndim
-    if transforms and separators:
-        return (
-            "a buffer with a pending transform takes its axis separators from the "
-            "transform ('|'), not from axis_separators"
-        )
-    error = check_axis_separators(separators, len(shape))
-    if error is not None:
-        return error
-    if isinstance(pad, NoneAttr):
-        return None
-    if not transforms:
-        return "pad_value is only meaningful with a pending transform"
-    if not isinstance(pad, FloatAttr | IntegerAttr) or pad.type != scalar_type(element_type):
-        return f"pad_value must be a constant of type {scalar_type(element_type)}"
-    return None
-
-
-@irdl_attr_definition
-class BufferType(ParametrizedAttribute, TypeAttribute):
-    """`!layout.buffer<...>`: a statically shaped buffer, its pending layout and its scope."""
-
-    name = "layout.buffer"
-
-    shape: ArrayAttr[IntAttr]
-    element_type: Attribute
-    transforms: ArrayAttr[IndexMapAttr]
-    pad_value: Attribute
-    axis_separators: ArrayAttr[IntAttr]
-    scope: MemoryScopeAttr
-
-    def __init__(
-        self,
-        shape: Sequence[int],
-        element_type: Attribute,
-        transforms: Sequence[IndexMapAttr] = (),
-        axis_separators: Sequence[int] = (),
-        scope: str = MemoryScope.GLOBAL,
-        pad_value: Attribute | None = None,
-    ):
-        super().__init__(
-            ArrayAttr(IntAttr(e) for e in shape),
-            element_type,
-            ArrayAttr(transforms),
-            NoneAttr() if pad_value is None else pad_value,
-            ArrayAttr(IntAttr(s) for s in axis_separators),
-            MemoryScopeAttr.from_name(scope),
-        )
-
-    # Accessors --------------------------------------------------------------------------
-
-    def get_shape(self) -> tuple[int, ...]:
-        """The extents (logical while transforms are pending)."""
-        return tuple(e.data for e in self.shape.data)
-
-    @property
-    def rank(self) -> int:
-        """The number of axes."""
-        return len(self.shape.data)
-
-    def get_axis_separators(self) -> tuple[int, ...]:
-        """The `axis_separators` parameter (empty when not given)."""
-        return tuple(s.data for s in self.axis_separators.data)
-
-    def get_transforms(self) -> tuple[IndexMapAttr, ...]:
-        """The pending transforms, in the order they apply."""
-        return self.transforms.data
-
-    def get_scope(self) -> MemoryScope:
-        """The memory scope (`global` by default)."""
-        return self.scope.data
-
-    def num_elements(self) -> int:
-        """The product of the extents."""
-        count = 1
-        for extent in self.get_shape():
-            count *= extent
-        return count
-
-    def get_pad_value(self) -> FloatAttr | IntegerAttr | None:
-        """The `pad_value` attribute, or None."""
-        if isinstance(self.pad_value, FloatAttr | IntegerAttr):
-            return self.pad_value
-        return None
-
-    def with_layout(
-        self,
-        shape: Sequence[int],
-        axis_separators: Sequence[int],
-        transforms: Sequence[IndexMapAttr] = (),
-    ) -> BufferType:
-        """This buffer type with a new shape and separators (element type and scope kept)."""
-        pad = self.get_pad_value() if transforms else None
-        return BufferType(
-            shape, self.element_type, transforms, axis_separators, self.get_scope(), pad
-        )
-
-    def ptr_type(self) -> PtrType:
-        """The type of this buffer's data handle (`layout.data`): element type and scope."""
-        return PtrType(self.element_type, self.get_scope())
-
-    # Verification -----------------------------------------------------------------------
-
-    def problem(self) -> str | None:
-        """Why this type is ill-formed, or None."""
-        return buffer_type_problem(
-            self.get_shape(),
-            self.element_type,
-            self.get_transforms(),
-            self.pad_value,
-            self.get_axis_separators(),
-            self.get_scope(),
-        )
-
-    def verify(self) -> None:
-        problem = self.problem()
-        if problem is not None:
-            raise VerifyException(problem)
-
-    # Syntax -----------------------------------------------------------------------------
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        start = parser.pos
-        parser.parse_punctuation("<")
-        shape, element_type = parser.parse_ranked_shape()
-        transforms: list[IndexMapAttr] = []
-        separators: list[int] = []
-        scope: str = MemoryScope.GLOBAL
-        pad: Attribute = NoneAttr()
-        seen: set[str] = set()
-        while parser.parse_optional_punctuation(",") is not None:
-            key = parser.parse_keyword_in(
-                ("transform", "axis_separators", "scope", "pad_value"),
-                " in !layout.buffer",
-            )
-            if key in seen:
-                parser.raise_error(f"duplicate '{key}' in !layout.buffer")
-            seen.add(key)
-            parser.parse_punctuation("=")
-            if key == "transform":
-                transforms = _parse_transforms(parser)
-            elif key == "axis_separators":
-                separators = parser.parse_comma_separated_list(
-                    parser.Delimiter.SQUARE, parser.parse_integer
-                )
-            elif key == "scope":
-                scope = parser.parse_str_literal()
-            else:
-                pad = parser.parse_attribute()
-        parser.parse_punctuation(">")
-        problem = buffer_type_problem(shape, element_type, transforms, pad, separators, scope)
-        if problem is not None:
-            parser.raise_error(problem, start, parser.pos)
-        return [
-            ArrayAttr(IntAttr(e) for e in shape),
-            element_type,
-            ArrayAttr(transforms),
-            pad,
-            ArrayAttr(IntAttr(s) for s in separators),
-            MemoryScopeAttr(MemoryScope(scope)),
-        ]
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<")
-        for extent in self.get_shape():
-            printer.print_string(f"{extent}x")
-        printer.print_attribute(self.element_type)
-        transforms = self.get_transforms()
-        if len(transforms) == 1:
-            printer.print_string(", transform = ")
-            printer.print_attribute(transforms[0])
-        elif transforms:
-            printer.print_string(", transform = [")
-            printer.print_list(transforms, printer.print_attribute)
-            printer.print_string("]")
-        if not isinstance(self.pad_value, NoneAttr):
-            printer.print_string(", pad_value = ")
-            printer.print_attribute(self.pad_value)
-        if self.axis_separators.data:
-            printer.print_string(
-                ", axis_separators = [" + ", ".join(map(str, self.get_axis_separators())) + "]"
-            )
-        _print_scope(printer, self.get_scope())
-        printer.print_string(">")
-
-
-def _parse_transforms(parser: AttrParser) -> list[IndexMapAttr]:
-    def parse_one() -> IndexMapAttr:
-        pos = parser.pos
-        attr = parser.parse_attribute()
-        if not isinstance(attr, IndexMapAttr):
-            parser.raise_error("expected a #layout.index_map attribute", pos, parser.pos)
-        return attr
-
-    if parser.parse_optional_punctuation("[") is None:
-        return [parse_one()]
-    transforms = [parse_one()]
-    while parser.parse_optional_punctuation(",") is not None:
-        transforms.append(parse_one())
-    parser.parse_punctuation("]")
-    return transforms
-
-
-@irdl_attr_definition
-class PtrType(ParametrizedAttribute, TypeAttribute):
-    """`!layout.ptr<ELT [, scope = "..."]>`: a handle to storage of ELT in a memory scope."""
-
-    name = "layout.ptr"
-
-    element_type: Attribute
-    scope: MemoryScopeAttr
-
-    def __init__(self, element_type: Attribute, scope: str = MemoryScope.GLOBAL):
-        super().__init__(element_type, MemoryScopeAttr.from_name(scope))
-
-    def get_scope(self) -> MemoryScope:
-        """The memory scope of the data."""
-        return self.scope.data
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        start = parser.pos
-        parser.parse_punctuation("<")
-        element_type = parser.parse_type()
-        scope: str = MemoryScope.GLOBAL
-        if parser.parse_optional_punctuation(",") is not None:
-            parser.parse_keyword("scope")
-            parser.parse_punctuation("=")
-            scope = parser.parse_str_literal()
-        parser.parse_punctuation(">")
-        problem = memory_scope_problem(scope)
-        if problem is not None:
-            parser.raise_error(problem, start, parser.pos)
-        return [element_type, MemoryScopeAttr(MemoryScope(scope))]
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<")
-        printer.print_attribute(self.element_type)
-        _print_scope(printer, self.get_scope())
-        printer.print_string(">")
-
-
-def _print_scope(printer: Printer, scope: MemoryScope) -> None:
-    """`, scope = "..."` inside a type's parameters (nothing for the default, global)."""
-    if scope != MemoryScope.GLOBAL:
-        printer.print_string(f', scope = "{scope}"')
-
-
-# Operations -----------------------------------------------------------------------------
+from physlayout.dialects.layout_types import (
+    MAX_ELEMENTS,
+    SCOPES,
+    TEXTURE_SCOPES,
+    BufferType,
+    IndexMapAttr,
+    MemoryScope,
+    MemoryScopeAttr,
+    PtrType,
+    buffer_type_problem,
+    byte_size,
+    check_axis_separators,
+    element_byte_width,
+    is_texture_scope,
+    memory_scope_problem,
+    scalar_type,
+)
+
+__all__ = [
+    "MAX_ELEMENTS",
+    "SCOPES",
+    "TEXTURE_SCOPES",
+    "AllocateOp",
+    "BufferType",
+    "DataOp",
+    "DeclBufferOp",
+    "IndexMapAttr",
+    "LoadOp",
+    "MemoryScope",
+    "MemoryScopeAttr",
+    "PtrType",
+    "StoreOp",
+    "buffer_type_problem",
+    "byte_size",
+    "check_axis_separators",
+    "element_byte_width",
+    "is_texture_scope",
+    "memory_scope_problem",
+    "scalar_type",
+]
 
 
 def _verify_indices(op: Operation, buffer: BufferType, indices: Sequence[SSAValue], lanes: int):

@@ -58,7 +58,8 @@ from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from physlayout.dialects.layout import IndexMapAttr
-from physlayout.indexing.index_map import IndexMap, transformed_shape
+from physlayout.indexing.extents import transformed_shape
+from physlayout.indexing.index_map import IndexMap
 
 UNDEF = "undef"
 """The `cropped_value` of a `layout.crop` whose cropped-away elements are undefined."""

@@ -108,8 +108,9 @@ from physlayout.dialects.layout import (
     scalar_type,
 )
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp
-from physlayout.indexing.index_exprs import ExprEmitter, IndexAnalysis
-from physlayout.indexing.quasi_affine import Const, Dim, Expr, Mul, simplify
+from physlayout.indexing.bridges.arith import ExprEmitter, IndexAnalysis
+from physlayout.indexing.quasi_affine import Const, Dim, Expr, Mul
+from physlayout.indexing.simplify import simplify
 from physlayout.lowering.lower_layout_access import affine_access
 from physlayout.lowering.lower_layout_loops import (
     RaiseScfForToAffineFor,

@@ -82,8 +82,9 @@ from physlayout.dialects.layout_graph import (
     element_type,
 )
 from physlayout.dialects.linalg_pack import PackOp, UnPackOp, packed_shape
-from physlayout.indexing.index_exprs import ExprEmitter
-from physlayout.indexing.index_map import Constraint, IndexMap
+from physlayout.indexing.bridges.arith import ExprEmitter
+from physlayout.indexing.extents import Constraint
+from physlayout.indexing.index_map import IndexMap
 from physlayout.lowering.relayout_forms import (
     DigitPermutation,
     Pack,

@@ -34,17 +34,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import DiagnosticException
 
-from physlayout.indexing.quasi_affine import (
-    Add,
-    CeilDiv,
-    Const,
-    Dim,
-    Expr,
-    FloorDiv,
-    Mod,
-    Mul,
-    expr_range,
-)
+from physlayout.indexing.bridges.c_text import expr_to_c
+from physlayout.indexing.quasi_affine import Expr
 
 HELPERS: dict[str, str] = {
     "px_floordiv": (
@@ -235,62 +226,16 @@ def constant_literal(attr: Attribute, type_: Attribute, where: str) -> str:
 
 # Index expressions ------------------------------------------------------------------------
 
-Bounds = Mapping[str, tuple[int, int]]
-
-
-def _non_negative(expr: Expr, bounds: Bounds) -> bool:
-    if any(name not in bounds for name in expr.dims()):
-        return False
-    return expr_range(expr, bounds)[0] >= 0
-
 
 def index_c(
-    expr: Expr, leaves: Mapping[str, str], bounds: Bounds, helpers: set[str]
+    expr: Expr, leaves: Mapping[str, str], bounds: Mapping[str, tuple[int, int]], helpers: set[str]
 ) -> str:
-    """`expr` as a C `int` expression; `leaves` spells each dimension. Divisions of
-    provably non-negative values use C's `/` and `%`, the others the floor helpers."""
-    return _index_c(expr, leaves, bounds, helpers)[0]
-
-
-def _index_c(
-    expr: Expr, leaves: Mapping[str, str], bounds: Bounds, helpers: set[str]
-) -> tuple[str, int]:
-    """(text, precedence): 3 atom, 2 multiplicative, 1 additive."""
-
-    def sub(e: Expr, min_prec: int) -> str:
-        text, prec = _index_c(e, leaves, bounds, helpers)
-        return text if prec >= min_prec else f"({text})"
-
-    match expr:
-        case Dim(name=name):
-            return leaves[name], 3
-        case Const(value=value):
-            return (str(value), 3) if value >= 0 else (f"({value})", 3)
-        case Add(lhs=lhs, rhs=Mul(lhs=rhs, rhs=Const(value=-1))):
-            return f"{sub(lhs, 1)} - {sub(rhs, 2)}", 1
-        case Add(lhs=lhs, rhs=Const(value=value)) if value < 0:
-            return f"{sub(lhs, 1)} - {-value}", 1
-        case Add(lhs=lhs, rhs=rhs):
-            return f"{sub(lhs, 1)} + {sub(rhs, 2)}", 1
-        case Mul(lhs=lhs, rhs=rhs):
-            return f"{sub(lhs, 2)} * {sub(rhs, 3)}", 2
-        case FloorDiv(lhs=lhs, divisor=k) if _non_negative(lhs, bounds):
-            return f"{sub(lhs, 2)} / {k}", 2
-        case Mod(lhs=lhs, divisor=k) if _non_negative(lhs, bounds):
-            return f"{sub(lhs, 2)} % {k}", 2
-        case CeilDiv(lhs=lhs, divisor=k) if _non_negative(lhs, bounds):
-            return f"({sub(lhs, 1)} + {k - 1}) / {k}", 2
-        case FloorDiv(lhs=lhs, divisor=k):
-            helpers.add("px_floordiv")
-            return f"px_floordiv({sub(lhs, 1)}, {k})", 3
-        case CeilDiv(lhs=lhs, divisor=k):
-            helpers.add("px_ceildiv")
-            return f"px_ceildiv({sub(lhs, 1)}, {k})", 3
-        case Mod(lhs=lhs, divisor=k):
-            helpers.add("px_mod")
-            return f"px_mod({sub(lhs, 1)}, {k})", 3
-        case _:
-            raise DiagnosticException(f"opencl: cannot print index expression {expr}")
+    """`expr` as a C `int` expression (`physlayout.indexing.bridges.c_text.expr_to_c`);
+    `leaves` spells each dimension, the floor helpers it calls are added to `helpers`."""
+    try:
+        return expr_to_c(expr, leaves, bounds, helpers)
+    except ValueError as err:
+        raise DiagnosticException(f"opencl: {err}") from None
 
 
 # Ops --------------------------------------------------------------------------------------

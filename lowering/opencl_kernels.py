@@ -31,8 +31,10 @@ from physlayout.dialects.layout import (
     StoreOp,
     is_texture_scope,
 )
-from physlayout.indexing.index_exprs import IndexAnalysis, from_affine_expr
-from physlayout.indexing.quasi_affine import Dim, Expr, simplify
+from physlayout.indexing.bridges.affine import affine_to_expr
+from physlayout.indexing.bridges.arith import IndexAnalysis
+from physlayout.indexing.quasi_affine import Dim, Expr
+from physlayout.indexing.simplify import simplify
 from physlayout.lowering.opencl_c import NameTable, c_type, constant_literal, index_c
 from physlayout.lowering.opencl_parallel import (
     LOOPS,
@@ -597,7 +599,7 @@ class KernelWriter:
         self, expr: AffineExpr, operands: list[SSAValue], num_dims: int, op: Operation
     ) -> str:
         values = [self.analysis.expr_of(v) for v in operands]
-        converted = from_affine_expr(expr, values[:num_dims], values[num_dims:])
+        converted = affine_to_expr(expr, values[:num_dims], values[num_dims:])
         if converted is None:
             raise fail(self.at(op), f"unsupported affine expression {expr}")
         return self.index(self.substituted(converted))

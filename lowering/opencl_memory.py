@@ -8,8 +8,9 @@ from xdsl.ir import Attribute, BlockArgument, SSAValue
 
 from physlayout.dialects.buffer_layout import TEXEL_LANES, flattened_type, flattening_separators
 from physlayout.dialects.layout import BufferType, LoadOp, StoreOp
-from physlayout.indexing.index_map import flatten_exprs
-from physlayout.indexing.quasi_affine import Const, Expr, FloorDiv, Mod, simplify
+from physlayout.indexing.quasi_affine import Const, Expr, FloorDiv, Mod
+from physlayout.indexing.shapes import flatten_exprs
+from physlayout.indexing.simplify import simplify
 from physlayout.lowering.opencl_c import c_type, lane_suffix
 from physlayout.lowering.opencl_kernels import BufferArg, KernelWriter, fail
 from physlayout.transforms.buffer_aliases import trace_declarations

@@ -14,7 +14,7 @@ The band is grown from the outside in, one loop op at a time; a loop joins it wh
   allocation):
   1. every access to it (stores and loads) goes through the same buffer value, with the
      same access width and the same index expressions (quasi-affine, read by
-     `transforms.index_exprs.IndexAnalysis`), and
+     `indexing.bridges.arith.IndexAnalysis`), and
   2. those expressions are injective in the loop's induction variable(s): isl proves that
      `(fixed, iv) -> (fixed, index + lane)` is injective, where `fixed` are the values
      defined outside the loop (outer loop variables, kernel arguments: the same for every
@@ -49,9 +49,10 @@ from xdsl.traits import IsTerminator
 from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 
 from physlayout.dialects.layout import LoadOp, StoreOp
-from physlayout.indexing.index_exprs import IndexAnalysis
-from physlayout.indexing.isl_bridge import expr_to_isl
-from physlayout.indexing.quasi_affine import Add, Dim, Expr, simplify
+from physlayout.indexing.bridges.arith import IndexAnalysis
+from physlayout.indexing.bridges.isl import expr_to_isl
+from physlayout.indexing.quasi_affine import Add, Dim, Expr
+from physlayout.indexing.simplify import simplify
 from physlayout.transforms.buffer_aliases import buffer_root
 from physlayout.transforms.dependence import is_pure_op
 

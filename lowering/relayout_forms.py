@@ -27,7 +27,8 @@ from math import prod
 
 from physlayout.dialects.linalg_pack import pack_map, packed_shape, unpack_map
 from physlayout.indexing.index_map import IndexMap
-from physlayout.indexing.quasi_affine import Const, Dim, Expr, FloorDiv, Mod, linear_terms
+from physlayout.indexing.quasi_affine import Const, Dim, Expr, FloorDiv, Mod
+from physlayout.indexing.simplify import linear_terms
 
 Shape = tuple[int, ...]
 

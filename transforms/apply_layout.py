@@ -67,9 +67,10 @@ from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.dialects.buffer_layout import PendingLayout
 from physlayout.dialects.layout import AllocateOp, BufferType, DeclBufferOp, LoadOp, StoreOp
-from physlayout.indexing.index_exprs import ExprEmitter, IndexAnalysis
+from physlayout.indexing.bridges.arith import ExprEmitter, IndexAnalysis
 from physlayout.indexing.index_map import IndexMap
-from physlayout.indexing.quasi_affine import Dim, simplify
+from physlayout.indexing.quasi_affine import Dim
+from physlayout.indexing.simplify import simplify
 from physlayout.transforms.buffer_aliases import describe_value
 from physlayout.transforms.dead_code import GreedyApplierWithMemoizedDce
 from physlayout.transforms.dependence import (

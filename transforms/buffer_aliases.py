@@ -55,7 +55,7 @@ from physlayout.dialects.layout import (
     PtrType,
     byte_size,
 )
-from physlayout.indexing.index_map import transformed_shape
+from physlayout.indexing.extents import transformed_shape
 
 StorageKind = Literal["parameter", "allocation", "call"]
 

@@ -73,9 +73,10 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from physlayout.dialects.layout_graph import CropOp, TransformOp, static_shape
-from physlayout.indexing import isl_bridge as bridge
+from physlayout.indexing.bridges import isl as bridge
 from physlayout.indexing.index_map import IndexMap
-from physlayout.indexing.quasi_affine import Dim, Expr, linear_terms, simplify
+from physlayout.indexing.quasi_affine import Dim, Expr
+from physlayout.indexing.simplify import linear_terms, simplify
 from physlayout.semantics.graph_evaluator import generic_form
 from physlayout.transforms.flow_layout_rewrites import FROZEN, loop_extents, loop_names
 

@@ -67,9 +67,10 @@ from physlayout.dialects.layout import (
     StoreOp,
     element_byte_width,
 )
-from physlayout.indexing.index_exprs import IndexAnalysis
-from physlayout.indexing.isl_bridge import expr_to_isl, point_coordinates, val_to_int
-from physlayout.indexing.quasi_affine import Const, Dim, Expr, simplify
+from physlayout.indexing.bridges.arith import IndexAnalysis
+from physlayout.indexing.bridges.isl import expr_to_isl, point_coordinates, val_to_int
+from physlayout.indexing.quasi_affine import Const, Dim, Expr
+from physlayout.indexing.simplify import simplify
 from physlayout.transforms.buffer_aliases import (
     BufferAliases,
     Storage,

@@ -49,9 +49,9 @@ from physlayout.dialects.layout import (
     StoreOp,
     check_axis_separators,
 )
-from physlayout.indexing.index_exprs import ExprEmitter, IndexAnalysis
-from physlayout.indexing.index_map import flatten_exprs
+from physlayout.indexing.bridges.arith import ExprEmitter, IndexAnalysis
 from physlayout.indexing.quasi_affine import Dim
+from physlayout.indexing.shapes import flatten_exprs
 from physlayout.transforms.dead_code import GreedyApplierWithMemoizedDce
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 

@@ -98,9 +98,11 @@ from physlayout.dialects.layout_graph import (
     element_type,
     static_shape,
 )
-from physlayout.indexing import isl_bridge as bridge
-from physlayout.indexing.index_map import IndexMap, PaddingPredicate
-from physlayout.indexing.quasi_affine import Const, Dim, Expr, simplify
+from physlayout.indexing.bridges import isl as bridge
+from physlayout.indexing.extents import PaddingPredicate
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Const, Dim, Expr
+from physlayout.indexing.simplify import simplify
 from physlayout.semantics.evaluator_values import dtype_of
 from physlayout.semantics.graph_evaluator import evaluate_body
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers

@@ -86,8 +86,10 @@ from physlayout.dialects.layout_graph import (
     scalar_value,
     static_shape,
 )
-from physlayout.indexing.index_map import IndexMap, transformed_shape
-from physlayout.indexing.quasi_affine import Dim, simplify
+from physlayout.indexing.extents import transformed_shape
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Dim
+from physlayout.indexing.simplify import simplify
 from physlayout.semantics.graph_evaluator import EvaluationError, apply_rewrite, dense_array
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 

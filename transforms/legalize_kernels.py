@@ -48,7 +48,7 @@ from xdsl.utils.exceptions import PassFailedException
 from physlayout.dialects.buffer_layout import TEXEL_LANES
 from physlayout.dialects.layout import BufferType, LoadOp, StoreOp, is_texture_scope
 from physlayout.dialects.layout_graph import static_shape
-from physlayout.indexing.index_exprs import ExprEmitter
+from physlayout.indexing.bridges.arith import ExprEmitter
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names

@@ -85,7 +85,7 @@ from physlayout.dialects.layout import (
 )
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, static_shape
 from physlayout.dialects.layout_scopes import GLOBAL, CopyOp, producer_scope, scope_problem
-from physlayout.indexing import isl_bridge as bridge
+from physlayout.indexing.bridges import isl as bridge
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim
 from physlayout.semantics.graph_evaluator import dense_array, generic_form

@@ -16,9 +16,11 @@ from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from physlayout.indexing.index_exprs import ExprEmitter
+from physlayout.indexing.bridges.arith import ExprEmitter
+from physlayout.indexing.expr_range import expr_range
 from physlayout.indexing.index_map import IndexMap
-from physlayout.indexing.quasi_affine import Const, Dim, Expr, expr_range, simplify
+from physlayout.indexing.quasi_affine import Const, Dim, Expr
+from physlayout.indexing.simplify import simplify
 
 PHYSICAL_ACCESS = "layout.physical"
 """Discardable unit attribute on a `layout.store` whose indices are already in the buffer's

@@ -95,25 +95,12 @@ from xdsl.traits import IsolatedFromAbove, SymbolTable
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from xdsl.utils.exceptions import PassFailedException
 
-from physlayout.indexing.index_exprs import (
-    ExprEmitter,
-    IndexAnalysis,
-    constant_bounds_of,
-    from_affine_expr,
-)
+from physlayout.indexing.bridges.affine import affine_to_expr as from_affine_expr
+from physlayout.indexing.bridges.arith import ExprEmitter, IndexAnalysis, constant_bounds_of
+from physlayout.indexing.expr_range import expr_range
 from physlayout.indexing.index_map import IndexMap
-from physlayout.indexing.quasi_affine import (
-    Add,
-    CeilDiv,
-    Const,
-    Dim,
-    Expr,
-    FloorDiv,
-    Mod,
-    Mul,
-    expr_range,
-    simplify,
-)
+from physlayout.indexing.quasi_affine import Add, CeilDiv, Const, Dim, Expr, FloorDiv, Mod, Mul
+from physlayout.indexing.simplify import simplify
 from physlayout.transforms.diagnostics import emit_warning
 
 Bounds = dict[str, tuple[int, int]]

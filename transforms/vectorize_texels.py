@@ -90,8 +90,9 @@ from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from physlayout.dialects.buffer_layout import TEXEL_LANES
 from physlayout.dialects.layout import BufferType, LoadOp, StoreOp
-from physlayout.indexing.index_exprs import ExprEmitter, IndexAnalysis
-from physlayout.indexing.quasi_affine import Add, Const, Dim, Expr, Mod, Mul, simplify
+from physlayout.indexing.bridges.arith import ExprEmitter, IndexAnalysis
+from physlayout.indexing.quasi_affine import Add, Const, Dim, Expr, Mod, Mul
+from physlayout.indexing.simplify import simplify
 from physlayout.transforms.buffer_aliases import buffer_root
 
 ELEMENTWISE: frozenset[str] = frozenset(

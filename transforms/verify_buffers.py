@@ -99,9 +99,11 @@ from physlayout.dialects.layout import (
     is_texture_scope,
     scalar_type,
 )
-from physlayout.indexing.index_exprs import IndexAnalysis, constant_bounds_of
-from physlayout.indexing.index_map import transformed_shape
-from physlayout.indexing.quasi_affine import Const, Dim, Expr, expr_range, simplify
+from physlayout.indexing.bridges.arith import IndexAnalysis, constant_bounds_of
+from physlayout.indexing.expr_range import expr_range
+from physlayout.indexing.extents import transformed_shape
+from physlayout.indexing.quasi_affine import Const, Dim, Expr
+from physlayout.indexing.simplify import simplify
 from physlayout.transforms.buffer_aliases import (
     BufferAliases,
     buffer_byte_size,

@@ -36,7 +36,7 @@ from physlayout.dialects.buffer_layout import (
     texel_lanes_per_element,
 )
 from physlayout.dialects.layout import BufferType, is_texture_scope
-from physlayout.indexing.index_map import flatten_shape
+from physlayout.indexing.shapes import flatten_shape
 from physlayout.universe import make_context
 from physlayout.viz.canvas import CHAR_WIDTH, Canvas, Line, Rect, Text, element_colour
 

@@ -19,7 +19,8 @@ from xdsl.dialects import func
 
 from physlayout.dialects.buffer_layout import PendingLayout
 from physlayout.dialects.layout import BufferType
-from physlayout.indexing.index_map import IndexMap, transformed_shape
+from physlayout.indexing.extents import transformed_shape
+from physlayout.indexing.index_map import IndexMap
 from physlayout.semantics.evaluator import run_function
 from physlayout.semantics.graph_evaluator import run_graph
 from physlayout.transforms.apply_layout import ApplyLayoutPass

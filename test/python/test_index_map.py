@@ -6,17 +6,16 @@ import numpy as np
 import pytest
 from xdsl.ir.affine import AffineMap
 
-from physlayout.indexing.index_map import (
+from physlayout.indexing.extents import Constraint, PaddingPredicate
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Const, Dim, FloorDiv, Mod, ceildiv
+from physlayout.indexing.shapes import (
     AXIS_SEPARATOR,
-    Constraint,
-    IndexMap,
-    PaddingPredicate,
     flatten_exprs,
     flatten_indices,
     flatten_shape,
     validate_axis_separators,
 )
-from physlayout.indexing.quasi_affine import Const, Dim, FloorDiv, Mod, ceildiv
 
 NHWC_TO_NCHW4C = "(n, h, w, c) -> (n, c floordiv 4, h, w, c mod 4)"
 SPLIT4 = IndexMap.parse("(i) -> (i floordiv 4, i mod 4)")

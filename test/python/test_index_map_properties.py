@@ -13,18 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from physlayout.indexing.expr_parser import parse_expr
+from physlayout.indexing.expr_range import expr_range
 from physlayout.indexing.index_map import IndexMap
-from physlayout.indexing.quasi_affine import (
-    CeilDiv,
-    Const,
-    Dim,
-    Expr,
-    FloorDiv,
-    Mod,
-    expr_range,
-    parse_expr,
-    simplify,
-)
+from physlayout.indexing.quasi_affine import CeilDiv, Const, Dim, Expr, FloorDiv, Mod
+from physlayout.indexing.simplify import simplify
 
 PROPERTY = settings(
     max_examples=150,

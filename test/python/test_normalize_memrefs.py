@@ -27,7 +27,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import PassFailedException
 
-from physlayout.indexing.index_exprs import from_affine_expr
+from physlayout.indexing.bridges.affine import affine_to_expr
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.lowering.mlir_runner import MlirTools
@@ -66,7 +66,7 @@ def layout_results(memref_type: MemRefType) -> list[Expr]:
     layout = memref_type.layout
     assert isinstance(layout, builtin.AffineMapAttr)
     dims: list[Expr] = [Dim(f"d{k}") for k in range(layout.data.num_dims)]
-    results = [from_affine_expr(r, dims, []) for r in layout.data.results]
+    results = [affine_to_expr(r, dims, []) for r in layout.data.results]
     assert all(r is not None for r in results)
     return [r for r in results if r is not None]
 

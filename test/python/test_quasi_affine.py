@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from physlayout.indexing.expr_parser import parse_expr
+from physlayout.indexing.expr_range import expr_range
 from physlayout.indexing.quasi_affine import (
     Add,
     CeilDiv,
@@ -16,11 +18,8 @@ from physlayout.indexing.quasi_affine import (
     Mod,
     Mul,
     ceildiv,
-    expr_range,
-    linear_terms,
-    parse_expr,
-    simplify,
 )
+from physlayout.indexing.simplify import linear_terms, simplify
 
 i, j, k, c, n, e = (Dim(name) for name in ("i", "j", "k", "c", "n", "e"))
 NAMES = ["i", "j", "k", "c", "n", "e"]

@@ -1,4 +1,4 @@
-"""The simplifier (`quasi_affine.simplify`) checked rule by rule against brute force.
+"""The simplifier (`physlayout.indexing.simplify`) checked rule by rule against brute force.
 
 - `RULES`: at least one case per rewrite rule of `_Simplifier` (named after the method or
   branch that applies it), each checked for its exact simplified text AND for equal values
@@ -22,16 +22,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from physlayout.indexing.quasi_affine import (
-    CeilDiv,
-    Const,
-    Dim,
-    Expr,
-    FloorDiv,
-    Mod,
-    parse_expr,
-    simplify,
-)
+from physlayout.indexing.expr_parser import parse_expr
+from physlayout.indexing.quasi_affine import CeilDiv, Const, Dim, Expr, FloorDiv, Mod
+from physlayout.indexing.simplify import simplify
 
 NAMES = ("i", "j", "k")
 
@@ -168,11 +161,11 @@ def test_every_rule_has_a_case() -> None:
     case: update both together)."""
     import inspect
 
-    from physlayout.indexing import quasi_affine
+    from physlayout.indexing import simplify as simplify_module
 
     methods = {
         name
-        for name, _ in inspect.getmembers(quasi_affine._Simplifier, inspect.isfunction)  # pyright: ignore[reportPrivateUsage]
+        for name, _ in inspect.getmembers(simplify_module._Simplifier, inspect.isfunction)  # pyright: ignore[reportPrivateUsage]
     }
     assert methods == {
         "__eq__", "__init__", "__repr__",  # dataclass

@@ -1,4 +1,4 @@
-"""Bridge between quasi-affine expressions and islpy (exact integer sets and maps).
+"""Quasi-affine expressions <-> isl (islpy): maps, sets, affs and constraints.
 
 Every function here works on positional spaces: the inputs of an index map are named
 ``x0, x1, ...`` in isl and the outputs ``i0, i1, ...`` (our dimension names never reach isl,
@@ -12,17 +12,8 @@ from contextlib import contextmanager
 
 import islpy as isl
 
-from physlayout.indexing.quasi_affine import (
-    Add,
-    CeilDiv,
-    Const,
-    Dim,
-    Expr,
-    FloorDiv,
-    Mod,
-    Mul,
-    simplify,
-)
+from physlayout.indexing.quasi_affine import Add, CeilDiv, Const, Dim, Expr, FloorDiv, Mod, Mul
+from physlayout.indexing.simplify import simplify
 
 IslConstraint = tuple[Expr, bool]
 """``(expr, is_equality)``: ``expr == 0`` if `is_equality` else ``expr >= 0``."""
@@ -222,3 +213,11 @@ def point_coordinates(point: isl.Point, count: int) -> list[int]:
     """The first `count` coordinates of an isl point."""
     with isl_errors("reading an isl point"):
         return [val_to_int(point.get_coordinate_val(isl.dim_type.set, k)) for k in range(count)]
+
+
+def conjunction_to_isl(conjunction: Sequence[IslConstraint], names: Sequence[str]) -> str:
+    """``c1 and c2 ...`` in isl syntax over the isl names `names` (``0 = 0`` when empty);
+    the inverse of one conjunction of `set_to_disjuncts`."""
+    identity = {name: name for name in names}
+    parts = [f"{expr_to_isl(e, identity)} {'=' if eq else '>='} 0" for e, eq in conjunction]
+    return " and ".join(parts) or "0 = 0"

@@ -1,8 +1,8 @@
-"""Index arithmetic in IR <-> quasi-affine expressions.
+"""Quasi-affine expressions <-> index arithmetic in IR (`arith`, `affine.apply`).
 
 `IndexAnalysis` reads the `index` values feeding an access as quasi-affine expressions over
 *leaf* values (loop induction variables, function arguments, anything it cannot see
-through), with the leaves' ranges taken from constant loop bounds. `emit_expr` writes a
+through), with the leaves' ranges taken from constant loop bounds. `ExprEmitter` writes a
 quasi-affine expression back as `arith` ops. Passes use the pair to compose an access with
 an IndexMap, simplify the composition with the known ranges, and rebuild the index math.
 
@@ -20,28 +20,13 @@ from dataclasses import dataclass, field
 from xdsl.dialects import affine, arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
-from xdsl.ir.affine import (
-    AffineBinaryOpExpr,
-    AffineBinaryOpKind,
-    AffineConstantExpr,
-    AffineDimExpr,
-    AffineExpr,
-    AffineSymExpr,
-)
+from xdsl.ir.affine import AffineConstantExpr, AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 
-from physlayout.indexing.quasi_affine import (
-    Add,
-    CeilDiv,
-    Const,
-    Dim,
-    Expr,
-    FloorDiv,
-    Mod,
-    Mul,
-    expr_range,
-)
+from physlayout.indexing.bridges.affine import affine_to_expr
+from physlayout.indexing.expr_range import expr_range, is_non_negative
+from physlayout.indexing.quasi_affine import Add, CeilDiv, Const, Dim, Expr, FloorDiv, Mod, Mul
 
 Bounds = dict[str, tuple[int, int]]
 
@@ -171,52 +156,15 @@ class IndexAnalysis:
             return self.leaf(value)
         num_dims = op.map.data.num_dims
         operands = [self.expr_of(v) for v in op.mapOperands]
-        converted = from_affine_expr(results[0], operands[:num_dims], operands[num_dims:])
+        converted = affine_to_expr(results[0], operands[:num_dims], operands[num_dims:])
         return self.leaf(value) if converted is None else converted
 
     def range_of(self, expr: Expr) -> tuple[int, int]:
         """Inclusive range of `expr` under the known leaf bounds (unbounded leaves widen it)."""
-        unknown = {name for name in _dims(expr) if name not in self.bounds}
+        unknown = {name for name in expr.dims() if name not in self.bounds}
         if unknown:
             return (-(2**62), 2**62)
         return expr_range(expr, self.bounds)
-
-
-def _dims(expr: Expr) -> set[str]:
-    return set(expr.dims())
-
-
-def from_affine_expr(
-    expr: AffineExpr, dims: list[Expr], symbols: list[Expr]
-) -> Expr | None:
-    """Convert an xDSL affine expression over `dims`/`symbols` into a quasi-affine Expr."""
-    match expr:
-        case AffineConstantExpr(value=value):
-            return Const(value)
-        case AffineDimExpr(position=position):
-            return dims[position]
-        case AffineSymExpr(position=position):
-            return symbols[position]
-        case AffineBinaryOpExpr(kind=kind, lhs=lhs, rhs=rhs):
-            left = from_affine_expr(lhs, dims, symbols)
-            right = from_affine_expr(rhs, dims, symbols)
-            if left is None or right is None:
-                return None
-            if kind == AffineBinaryOpKind.Add:
-                return Add(left, right)
-            if kind == AffineBinaryOpKind.Mul:
-                if not isinstance(left, Const) and not isinstance(right, Const):
-                    return None
-                return Mul(left, right)
-            if not isinstance(right, Const) or right.value <= 0:
-                return None
-            if kind == AffineBinaryOpKind.FloorDiv:
-                return FloorDiv(left, right.value)
-            if kind == AffineBinaryOpKind.CeilDiv:
-                return CeilDiv(left, right.value)
-            return Mod(left, right.value)
-        case _:
-            return None
 
 
 @dataclass
@@ -249,11 +197,6 @@ class ExprEmitter:
         """The `index` constant `value`."""
         return self.emit(Const(value))
 
-    def _non_negative(self, expr: Expr) -> bool:
-        if any(name not in self.bounds for name in expr.dims()):
-            return False
-        return expr_range(expr, self.bounds)[0] >= 0
-
     def _emit(self, expr: Expr) -> SSAValue:
         match expr:
             case Dim(name=name):
@@ -267,16 +210,16 @@ class ExprEmitter:
             case Mul(lhs=lhs, rhs=rhs):
                 return self._insert(arith.MuliOp(self.emit(lhs), self.emit(rhs)))
             case FloorDiv(lhs=lhs, divisor=k):
-                if self._non_negative(lhs):
+                if is_non_negative(lhs, self.bounds):
                     return self._insert(arith.DivSIOp(self.emit(lhs), self.constant(k)))
                 return self._insert(arith.FloorDivSIOp(self.emit(lhs), self.constant(k)))
             case CeilDiv(lhs=lhs, divisor=k):
-                if self._non_negative(lhs):
+                if is_non_negative(lhs, self.bounds):
                     return self.emit(FloorDiv(Add(lhs, Const(k - 1)), k))
                 return self._insert(arith.CeilDivSIOp(self.emit(lhs), self.constant(k)))
             case Mod(lhs=lhs, divisor=k):
                 remainder = self._insert(arith.RemSIOp(self.emit(lhs), self.constant(k)))
-                if self._non_negative(lhs):
+                if is_non_negative(lhs, self.bounds):
                     return remainder
                 return self._floor_mod_fixup(remainder, k)
             case _:
