@@ -313,7 +313,7 @@ def opt_main(args: Sequence[str] | None = None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of `physlayout` (sub-commands: `demo`, `run`, `viz`)."""
+    """Entry point of `physlayout` (sub-commands: `demo`, `run`, `viz`, `passes`)."""
     parser = argparse.ArgumentParser(prog="physlayout", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="run the embedded example pipeline and print each stage")
@@ -321,6 +321,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     from physlayout.viz.command import add_viz_parser
 
     add_viz_parser(sub)
+    from physlayout.pass_help import add_passes_parser, passes_command
+
+    add_passes_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "demo":
         from physlayout.runtime.demo import run_demo
@@ -330,6 +333,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(run_with_deep_stack(lambda: _run_command(args)))
     elif args.command == "viz":
         sys.exit(run_with_deep_stack(lambda: _viz_command(args)))
+    elif args.command == "passes":
+        sys.exit(passes_command(args))
 
 
 def _viz_command(args: argparse.Namespace) -> int:

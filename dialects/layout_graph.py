@@ -160,6 +160,10 @@ def _shape_text(shape: Sequence[int]) -> str:
 
 
 class TransformOpHasCanonicalizationPatterns(HasCanonicalizationPatternsTrait):
+    """`layout.transform`'s canonicalizations: a transform proven the identity on its input box
+    folds to its input, and two adjacent transforms whose composition is proven the identity
+    fold away."""
+
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
         from physlayout.dialects.canonicalization_patterns import (
@@ -171,6 +175,9 @@ class TransformOpHasCanonicalizationPatterns(HasCanonicalizationPatternsTrait):
 
 
 class PadOpHasCanonicalizationPatterns(HasCanonicalizationPatternsTrait):
+    """`layout.pad`'s canonicalization: a pad whose low and high widths are all zero folds to its
+    input."""
+
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
         from physlayout.dialects.canonicalization_patterns import FoldTrivialPad
@@ -179,6 +186,8 @@ class PadOpHasCanonicalizationPatterns(HasCanonicalizationPatternsTrait):
 
 
 class CropOpHasCanonicalizationPatterns(HasCanonicalizationPatternsTrait):
+    """`layout.crop`'s canonicalization: a crop that keeps the whole tensor folds to its input."""
+
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
         from physlayout.dialects.canonicalization_patterns import FoldTrivialCrop

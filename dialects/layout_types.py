@@ -58,6 +58,8 @@ class MemoryScope(StrEnum):
 
     @property
     def is_texture(self) -> bool:
+        """True for the `global.texture*` scopes, whose buffers are 2-D RGBA images rather than
+        linear memory; False for `global`, `shared` and `local`."""
         return self.value.startswith("global.texture")
 
 

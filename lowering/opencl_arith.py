@@ -16,6 +16,11 @@ class ArithWriter(KernelWriter):
     """Writes side-effect-free ops without regions, one C declaration per result."""
 
     def emit_pure(self, op: Operation) -> None:
+        """Declare the C value of `op`, a pure op without regions and with one result: an index op
+        as its quasi-affine expression, `arith.floordivsi`/`ceildivsi` through the `px_` helpers,
+        `affine.min`/`max`, `vector.extract`/`insert`/`reduction`, else the C operator or builtin of
+        `opencl_c.op_expression`. Raises a located `DiagnosticException` for anything else (ops with
+        regions, side effects or several results, vector selects and comparisons)."""
         where = self.at(op)
         if op.regions or not is_pure_op(op) or len(op.results) != 1:
             raise fail(where, "operation is not supported by the OpenCL target")
@@ -46,6 +51,8 @@ class ArithWriter(KernelWriter):
         self.declare(result, text, where)
 
     def affine_bound(self, op: Operation, is_min: bool) -> str:
+        """The C expression of an `affine.min` (`is_min`) or `affine.max`: its map's results nested
+        in `min(...)` / `max(...)` calls, left to right; a one-result map is that result."""
         amap = op.properties["map"]
         results = amap.data.results  # type: ignore[attr-defined]
         num_dims = amap.data.num_dims  # type: ignore[attr-defined]
@@ -58,6 +65,9 @@ class ArithWriter(KernelWriter):
     def emit_vector(
         self, op: vector.ExtractOp | vector.InsertOp | vector.ReductionOp, where: str
     ) -> None:
+        """Declare the result of a `vector.extract`/`insert` at one static position of a 1-D vector
+        (a lane access, `.x`/`.s4` ...) or of a `vector.reduction`. Dynamic or multi-dimensional
+        positions raise a located `DiagnosticException`."""
         if isinstance(op, vector.ReductionOp):
             self.declare(op.results[0], self.reduction(op, where), where)
             return
@@ -72,6 +82,9 @@ class ArithWriter(KernelWriter):
         self.line(f"{name}{lane_suffix(positions[0])} = {self.expr(op.source)};")
 
     def reduction(self, op: vector.ReductionOp, where: str) -> str:
+        """The C expression of a `vector.reduction` over every lane (and the accumulator, last, when
+        there is one): `+`/`*` chains for `add`/`mul`, nested `fmax`/`fmin` for the float max/min
+        kinds. Any other kind raises a located `DiagnosticException`."""
         kind = str(op.kind.data.value)
         source = op.vector
         assert isinstance(source.type, VectorType)

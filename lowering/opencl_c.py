@@ -100,6 +100,10 @@ class NameTable:
         self.pattern = _IDENTIFIER if allow_underscores else _HINT
 
     def fresh(self, hint: str | None, fallback: str = "v") -> str:
+        """A new identifier, reserved from then on: `hint` itself when it is a valid name here, no C
+        keyword or vector type name, not taken and not starting with `px_`/`get_` (the runtime
+        helpers' and builtins' prefixes); else `hint_N` (a valid but taken hint) or `fallbackN`
+        (no usable hint), with the smallest counter value not taken."""
         if (
             hint
             and self.pattern.match(hint)
@@ -162,12 +166,15 @@ def c_type(type_: Attribute, where: str) -> str:
 
 
 def is_float_type(type_: Attribute) -> bool:
+    """True for `f16`, `f32` and `f64` and for vectors of them; False for integers and `index`."""
     if isinstance(type_, VectorType):
         type_ = type_.get_element_type()
     return isinstance(type_, Float16Type | Float32Type | Float64Type)
 
 
 def is_unsigned_capable(type_: Attribute) -> bool:
+    """True for the types that have an unsigned reading in C (integers of any width and `index`),
+    False for floats and vectors."""
     return isinstance(type_, IntegerType | IndexType)
 
 
@@ -196,6 +203,8 @@ def float_literal(value: float, type_: Attribute) -> str:
 
 
 def int_literal(value: int, type_: Attribute) -> str:
+    """The C literal of the integer `value` in `type_`: `true`/`false` for `i1` (lowest bit),
+    an `L` suffix for `i64`, parenthesized when negative (so `-x` never meets another `-`)."""
     if isinstance(type_, IntegerType) and type_.width.data == 1:
         return "true" if value & 1 else "false"
     suffix = "L" if isinstance(type_, IntegerType) and type_.width.data == 64 else ""

@@ -145,6 +145,9 @@ class ControlFlowWriter(KernelWriter):
     # Loops ----------------------------------------------------------------------------------
 
     def emit_scf_for(self, op: scf.ForOp) -> None:
+        """Write an `scf.for` as `for (int i = lb; i < ub; i += step)`, its `iter_args` as C
+        variables declared before the loop and assigned by its yield; a lane loop, or any loop
+        inside one, is unrolled instead (`emit_special`)."""
         if self.emit_special(op, list(op.iter_args)):
             return
         body = op.body.block
@@ -158,6 +161,9 @@ class ControlFlowWriter(KernelWriter):
         self.close()
 
     def emit_affine_for(self, op: affine.ForOp) -> None:
+        """Write an `affine.for` as a C loop from the `max` of its lower bound map's results to the
+        `min` of its upper bound map's results, with its constant step and `iter_args` as C
+        variables; lane loops and loops inside them are unrolled (`emit_special`)."""
         if self.emit_special(op, list(op.inits)):
             return
         body = op.body.block
@@ -181,6 +187,9 @@ class ControlFlowWriter(KernelWriter):
         self.close()
 
     def emit_parallel(self, op: scf.ParallelOp | affine.ParallelOp) -> None:
+        """Write an `scf.parallel`/`affine.parallel` that runs inside one work-item as sequential C
+        loops, outermost dimension first. Raises a located `DiagnosticException` when a bound is
+        not constant or the loop reduces."""
         dims = loop_dims(op)
         if dims is None:
             raise fail(
@@ -201,6 +210,9 @@ class ControlFlowWriter(KernelWriter):
             self.close()
 
     def emit_if(self, op: scf.IfOp) -> None:
+        """Write an `scf.if` as `if (cond) { ... } else { ... }`, its results as C variables
+        declared (uninitialized) before it and assigned by each branch's yield. The `else` branch
+        is omitted when it is empty and yields nothing."""
         names: list[str] = []
         for result in op.results:
             name = self.name_of(result)
@@ -221,6 +233,10 @@ class ControlFlowWriter(KernelWriter):
         self.close()
 
     def emit_yield(self, op: Operation) -> None:
+        """Assign the yielded values to the C variables of the enclosing loop's or `if`'s results
+        (none at the top level). Two or more changed variables go through temporaries first, so a
+        yield that swaps values reads every old value before writing; a variable yielded unchanged
+        is not assigned."""
         names = self.carried[-1] if self.carried else []
         values = [self.expr(v) for v in op.operands]
         moves = [

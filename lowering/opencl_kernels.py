@@ -123,6 +123,8 @@ class OpenCLProgram:
 
 
 def fail(where: str, message: str) -> DiagnosticException:
+    """The diagnostic of an op or function this target cannot compile: `opencl: WHERE: MESSAGE`
+    (`where` as `KernelWriter.where`/`at` spell it). Returned, not raised: `raise fail(...)`."""
     return DiagnosticException(f"opencl: {where}: {message}")
 
 
@@ -206,21 +208,27 @@ class KernelWriter:
 
     @property
     def where(self) -> str:
+        """The function being written, `@name`, as diagnostics locate it."""
         return f"@{self.function.sym_name.data}"
 
     def at(self, op: Operation) -> str:
+        """`op` located for a diagnostic: `@function: 'op.name'`."""
         return f"{self.where}: '{op.name}'"
 
     # Lines ------------------------------------------------------------------------------
 
     def line(self, text: str) -> None:
+        """Append one line of C at the current nesting depth (two spaces per level)."""
         self.lines.append("  " * self.depth + text)
 
     def open(self, text: str) -> None:
+        """Append `text {` and indent the following lines one level deeper."""
         self.line(text + " {")
         self.depth += 1
 
     def close(self) -> None:
+        """End the innermost C block (`}`), forgetting the texels read inside it (their variables go
+        out of scope)."""
         self.depth -= 1
         self.forget_texels(self.depth + 1)
         self.line("}")
@@ -240,6 +248,8 @@ class KernelWriter:
     # Values -----------------------------------------------------------------------------
 
     def name_of(self, value: SSAValue, fallback: str = "v") -> str:
+        """The C name of `value`: the one it already has, else a fresh one from its SSA name hint
+        (or `fallback` with a counter), kept for later uses."""
         name = self.c_names.get(value)
         if name is None:
             name = self.names.fresh(value.name_hint, fallback)
@@ -263,6 +273,9 @@ class KernelWriter:
         return names
 
     def index(self, expr: Expr) -> str:
+        """The C expression (an `int`) of the quasi-affine index `expr`, its leaves by their C names;
+        floor division and modulo of possibly negative values go through the `px_` helpers, which
+        are recorded in `helpers`."""
         return index_c(expr, self.leaf_names(expr), self.analysis.bounds, self.helpers)
 
     def describe(self, expr: Expr) -> str:
@@ -276,6 +289,8 @@ class KernelWriter:
         return simplify(expr, self.analysis.bounds)
 
     def index_exprs(self, op: LoadOp | StoreOp) -> list[Expr]:
+        """The indices of a `layout.load`/`layout.store` as quasi-affine expressions, with the current
+        unrolled copy's loop values substituted and simplified."""
         return [self.substituted(self.analysis.expr_of(i)) for i in op.indices]
 
     # Parameters -------------------------------------------------------------------------
@@ -295,6 +310,11 @@ class KernelWriter:
             )
 
     def parameters(self) -> list[tuple[BlockArgument, str]]:
+        """Check and name the function's parameters, in order: (block argument, C name) pairs. Buffer
+        parameters are recorded in `buffers` (a texture's image shape checked against the limits).
+        Raises a located `DiagnosticException` for an f16 value on a device without cl_khr_fp16,
+        a pending transform, a buffer of vectors, more than 2^31 - 1 elements, a texture a call may
+        bind at an offset, or a `!layout.ptr`, vector or `i1` parameter."""
         entry = self.function.body.blocks[0]
         params: list[tuple[BlockArgument, str]] = []
         for arg in entry.args:
@@ -345,6 +365,11 @@ class KernelWriter:
     # Segments ---------------------------------------------------------------------------
 
     def segments(self) -> tuple[list[Operation], list[Segment]]:
+        """Cut the function body into launches: (setup, segments). Setup ops (pure ops, and top-level
+        loads no later store can change) are re-emitted in every launch that needs them; each
+        top-level loop is a segment of its own, and consecutive other ops share one. Refuses
+        (a `DiagnosticException`) allocations, calls, returned values, and any SSA value used
+        outside the launch that computes it (launches share only buffers)."""
         entry = self.function.body.blocks[0]
         for op in self.function.walk():
             if isinstance(op, AllocateOp):
@@ -403,6 +428,9 @@ class KernelWriter:
     # Needed ops -------------------------------------------------------------------------
 
     def deps(self, op: Operation) -> Iterable[SSAValue]:
+        """The SSA values `op` reads in the generated C: for loads and stores the leaves of their
+        index expressions (and the stored value); for index ops the leaves of their expression;
+        else the operands."""
         if isinstance(op, LoadOp | StoreOp):
             exprs = self.index_exprs(op)
             names = {n for e in exprs for n in e.dims()}
@@ -428,6 +456,8 @@ class KernelWriter:
         return expr
 
     def mark_needed(self, roots: Iterable[Operation]) -> None:
+        """Add to `emitted` every op `roots` transitively depend on (through `deps`, not through
+        loop or `scf.if` results, which their regions produce); ops not marked are not written."""
         stack = list(roots)
         while stack:
             op = stack.pop()
@@ -441,6 +471,8 @@ class KernelWriter:
 
     @staticmethod
     def roots(ops: Sequence[Operation]) -> list[Operation]:
+        """The ops of `ops` (nested ops included) a launch must execute for their effects: every op
+        except loads and pure ops; yields are roots (they assign carried values)."""
         found: list[Operation] = []
         for top in ops:
             for op in top.walk():
@@ -454,6 +486,9 @@ class KernelWriter:
     # Kernels ----------------------------------------------------------------------------
 
     def write(self) -> tuple[list[str], KernelInfo]:
+        """Write every kernel of the function: its C lines and its `KernelInfo` (arguments with their
+        access modes, one launch per segment, kernels named `@name` or `@name_K` when there are
+        several). Raises a located `DiagnosticException` for anything this target refuses."""
         params = self.parameters()
         setup, segments = self.segments()
         base = self.function.sym_name.data
@@ -469,6 +504,9 @@ class KernelWriter:
         return kernel_lines, KernelInfo(base, args, tuple(launches))
 
     def kernel_arg(self, arg: BlockArgument, name: str) -> KernelArg:
+        """The `KernelArg` the runtime binds for parameter `arg`: a scalar, or a global/texture
+        buffer with its flat shape, whether any launch reads or writes it, and whether it takes
+        an element-offset argument."""
         buffer = self.buffers.get(arg)
         if buffer is None:
             return KernelArg(name, "scalar", arg.type, c_type(arg.type, self.where))
@@ -491,6 +529,11 @@ class KernelWriter:
         setup: list[Operation],
         segment: Segment,
     ) -> tuple[list[str], Launch]:
+        """Write one launch as the kernel `kernel`: its signature, the work-item indices (the
+        innermost up to three band dimensions with more than one iteration, innermost as
+        `get_global_id(0)`), the setup ops it needs and its body; returns the lines and its
+        `Launch` (global size 1 without a band). Refuses a texture both read and written by the
+        launch (an OpenCL 1.2 image is read-only or write-only in a kernel)."""
         self.lines, self.depth, self.emitted, self.texels = [], 1, set(), {}
         self.launch_reads, self.launch_writes = set(), set()
         band = parallel_band(segment.ops[0]) if segment.loop else []
@@ -530,6 +573,10 @@ class KernelWriter:
         return text, Launch(kernel, size, tuple(gid_names))
 
     def header(self, kernel: str, params: list[tuple[BlockArgument, str]]) -> list[str]:
+        """The `__kernel void NAME(...) {` line(s) of a launch: scalars by value, textures
+        `__read_only`/`__write_only image2d_t` by this launch's use, global buffers
+        `__global [const] T*` (const when this launch does not write them) followed by their
+        `int` offset argument when they take one; wrapped one parameter a line past 100 columns."""
         parts: list[str] = []
         for arg, name in params:
             buffer = self.buffers.get(arg)
@@ -550,6 +597,9 @@ class KernelWriter:
         return [f"__kernel void {kernel}(", *[f"    {p}," for p in parts[:-1]], f"    {parts[-1]}) {{"]
 
     def write_band(self, band: list[BandDim], gids: list[BandDim]) -> None:
+        """Write a parallel band's loops: dimensions mapped to work-items are dropped, one-iteration
+        dimensions become a constant `int`, the others C `for` loops; the ops between the band's
+        loops are emitted at their depth."""
         loops: list[Operation] = []
         for dim in band:
             if not loops or loops[-1] is not dim.loop:
@@ -579,6 +629,7 @@ class KernelWriter:
     # Ops --------------------------------------------------------------------------------
 
     def emit_block(self, block: Block) -> None:
+        """Write every op of `block`, in order (`emit` skips the ones the launch does not need)."""
         for op in block.ops:
             self.emit(op)
 
@@ -592,12 +643,16 @@ class KernelWriter:
         raise NotImplementedError
 
     def declare(self, value: SSAValue, text: str, where: str) -> None:
+        """Declare `value` as a new C variable of its type initialized to `text`."""
         name = self.name_of(value)
         self.line(f"{c_type(value.type, where)} {name} = {text};")
 
     def affine_expr(
         self, expr: AffineExpr, operands: list[SSAValue], num_dims: int, op: Operation
     ) -> str:
+        """The C index expression of an affine map result `expr` applied to `operands` (the first
+        `num_dims` are its dimensions, the rest its symbols). Raises a located
+        `DiagnosticException` when the expression is not quasi-affine in them."""
         values = [self.analysis.expr_of(v) for v in operands]
         converted = affine_to_expr(expr, values[:num_dims], values[num_dims:])
         if converted is None:

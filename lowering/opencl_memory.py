@@ -33,6 +33,12 @@ class MemoryWriter(KernelWriter):
     """Writes `layout.load` / `layout.store`."""
 
     def access_target(self, op: LoadOp | StoreOp) -> tuple[BufferArg, BufferType, int]:
+        """The kernel parameter a load/store reaches through its chain of declared views: (the
+        parameter, the accessed view's type, the view's element offset in the parameter), and
+        records the access in this launch's reads or writes. Raises a located
+        `DiagnosticException` when the buffer is no parameter's view, changes the element type,
+        runs past the parameter, or is a texture view that does not start at offset 0 or does not
+        flatten to the parameter's image."""
         where = self.at(op)
         param, offset = trace_buffer(op.buffer, where)
         buffer = self.buffers.get(param)
@@ -62,16 +68,21 @@ class MemoryWriter(KernelWriter):
 
     @staticmethod
     def lanes_of(value_type: Attribute) -> int:
+        """The number of elements one access moves: a 1-D vector's length, 1 for a scalar."""
         if isinstance(value_type, VectorType):
             return value_type.get_shape()[0]
         return 1
 
     def global_flat(self, op: LoadOp | StoreOp, accessed: BufferType, offset: int) -> Expr:
+        """The element index, in its parameter, that a global-buffer access reaches: the access's
+        indices flattened row-major over the accessed view's shape, plus the view's offset,
+        simplified."""
         exprs = self.index_exprs(op)
         (flat,) = flatten_exprs(exprs, accessed.get_shape(), (), self.analysis.bounds)
         return simplify(flat + offset, self.analysis.bounds)
 
     def global_index(self, op: LoadOp | StoreOp, accessed: BufferType, offset: int) -> str:
+        """`global_flat` as a C index expression."""
         return self.index(self.global_flat(op, accessed, offset))
 
     def aligned(
@@ -103,6 +114,12 @@ class MemoryWriter(KernelWriter):
         return f"(int2)({self.index(x)}, {self.index(row)})", lane
 
     def emit_load(self, op: LoadOp) -> None:
+        """Write a `layout.load`. Global buffers: an indexed read, an aligned vector read, or
+        `vloadN`. Textures: a `vector<4xT>` load reads one whole texel (`read_imagef`/`read_imageh`,
+        reused when the same texel was already read in scope); a scalar load reads one lane of it
+        (inside an unrolled lane loop the texel is read once into a `float4` for the four copies).
+        Raises a located `DiagnosticException` for a vector texture load not provably at lane 0 or
+        a texture load of any other width."""
         where = self.at(op)
         buffer, accessed, offset = self.access_target(op)
         lanes = self.lanes_of(op.result.type)
@@ -168,6 +185,10 @@ class MemoryWriter(KernelWriter):
         return self.texel_exprs(load, accessed)[2]
 
     def emit_store(self, op: StoreOp) -> None:
+        """Write a `layout.store`. Global buffers: an indexed write, an aligned vector write, or
+        `vstoreN`. Textures: only a `vector<4xT>` store of one whole texel (`write_imagef`/
+        `write_imageh`); a narrower store, or one not provably at lane 0, raises a located
+        `DiagnosticException` (a texture store writes all four channels)."""
         where = self.at(op)
         buffer, accessed, offset = self.access_target(op)
         lanes = self.lanes_of(op.value.type)

@@ -71,6 +71,7 @@ class BandDim:
 
     @property
     def trip_count(self) -> int:
+        """The number of iterations, `ceil((upper - lower) / step)`; 0 for an empty range."""
         return max(0, -(-(self.upper - self.lower) // self.step))
 
 
@@ -293,6 +294,8 @@ class Segment:
 
 
 def stored_roots(op: Operation) -> set[SSAValue]:
+    """The storage roots (`buffer_root`: the buffer under every `layout.decl_buffer` view) of
+    every `layout.store` in `op`, nested ones included."""
     return {buffer_root(s.buffer) for s in op.walk() if isinstance(s, StoreOp)}
 
 

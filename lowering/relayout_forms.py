@@ -172,6 +172,9 @@ class Pack:
     transpose: tuple[int, ...] | None
 
     def packed_shape(self, shape: Shape) -> Shape:
+        """The shape of this `linalg.pack`'s result (before `transpose`) for a source of shape
+        `shape`: outer dimensions `ceil(shape[d] / tile)` for the tiled ones, permuted by
+        `outer_dims_perm`, followed by the tile sizes."""
         return packed_shape(shape, self.inner_dims_pos, self.tiles, self.outer_dims_perm)
 
 

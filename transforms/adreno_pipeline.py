@@ -92,16 +92,20 @@ def adreno_pipeline(
 
 @dataclass(frozen=True)
 class PhyslayoutAdrenoPass(ModulePass):
-    """The Adreno texture pipeline (module docstring).
+    """The Adreno texture pipeline: an NCHW graph to buffer-level texture kernels for
+    `-t opencl`, from `convert-layout` to `vectorize-texels` (module docstring).
 
     Options (passed on to the passes that take them):
-        desired-layouts (str, "conv2d=NCHW4c,OIHW4o,NCHW4c"): `convert-layout`'s layouts.
-        allow-padding (bool, true): `convert-layout` pads channel counts to the block.
-        max-image-width (int, 16384): image width limit (texels) of
-            `annotate-texture-scope`.
-        max-image-height (int, 16384): image height limit (rows) of `annotate-texture-scope`.
+        desired-layouts (str, "conv2d=NCHW4c,OIHW4o,NCHW4c"): `convert-layout`'s
+            `KIND=DATA,KERNEL,OUTPUT[;...]` layout strings per op kind.
+        allow-padding (bool, true): `convert-layout` pads channel counts that are not a
+            multiple of the block (else leaves the op, with a remark).
+        max-image-width (int, 16384): widest 2-D image (texels) `annotate-texture-scope`
+            lets a texture tensor need.
+        max-image-height (int, 16384): tallest 2-D image (rows) `annotate-texture-scope`
+            lets a texture tensor need.
         weights-in-global (bool, false): `annotate-texture-scope` keeps conv filters in
-            `global`.
+            `global` instead of `global.texture-weight`.
     """
 
     name = "physlayout-adreno"

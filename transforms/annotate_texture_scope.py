@@ -73,11 +73,16 @@ TEXTURE_WEIGHT: str = MemoryScope.TEXTURE_WEIGHT
 
 
 def remark(message: str) -> None:
+    """Print `remark: annotate-texture-scope: MESSAGE` on stderr (why a tensor stays in `global`);
+    the IR is the same with or without remarks."""
     print(f"remark: annotate-texture-scope: {message}", file=sys.stderr)
 
 
 @dataclass(frozen=True)
 class ImageLimits:
+    """The largest 2-D image, in texels (width) and rows (height), a texture-eligible tensor may
+    need; a tensor whose image exceeds either stays in `global`."""
+
     max_width: int
     max_height: int
 
@@ -120,10 +125,16 @@ def writes_texels(op: Operation) -> str | None:
 
 @dataclass
 class ScopeAnnotator:
+    """The scope decisions of one pass run (module docstring: demands, then decisions), with the
+    pass's image limits and `weights-in-global` choice."""
+
     limits: ImageLimits
     weights_in_global: bool
 
     def annotate(self, function: func.FuncOp) -> None:
+        """Annotate `function`: `layout.scope` on every op with a tensor result (`tensor.empty`
+        excepted) and `layout.operand_scopes` on every op with a tensor operand, `func.return`
+        included. Only attributes change; running it again writes the same ones."""
         scopes: dict[SSAValue, str] = {}
         for op in function.walk():
             if op is function:

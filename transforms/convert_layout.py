@@ -129,14 +129,17 @@ class Conv:
 
     @property
     def input(self) -> SSAValue:
+        """The convolution's data operand (NCHW, input #0)."""
         return self.op.inputs[0]
 
     @property
     def filter(self) -> SSAValue:
+        """The convolution's filter operand (FCHW, input #1)."""
         return self.op.inputs[1]
 
     @property
     def init(self) -> SSAValue:
+        """The convolution's output operand (`outs`), whose values the products accumulate onto."""
         return self.op.outputs[0]
 
 

@@ -127,14 +127,17 @@ class Access:
 
     @property
     def buffer(self) -> SSAValue:
+        """The buffer value the access names (a view, not resolved to its storage)."""
         return self.op.buffer
 
     @property
     def is_store(self) -> bool:
+        """True for a `layout.store`, False for a `layout.load`."""
         return isinstance(self.op, StoreOp)
 
     @property
     def kind(self) -> str:
+        """`"store"` or `"load"`, as diagnostics and remarks name the access."""
         return "store" if self.is_store else "load"
 
 

@@ -82,6 +82,7 @@ class Kernel:
 
     @property
     def top(self) -> InsertPoint:
+        """The end of the kernel's body block, where its statements are appended in order."""
         return InsertPoint.at_end(self.block)
 
     def constant(self, attr: Attribute) -> SSAValue:
@@ -98,9 +99,13 @@ class Kernel:
         return value
 
     def index(self, value: int) -> SSAValue:
+        """An `index` constant of `value` at the top of the kernel (one per value, as `constant`)."""
         return self.constant(IntegerAttr(value, IndexType()))
 
     def finish(self) -> func.FuncOp:
+        """Close the body with `func.return` and build the kernel: a `func.func` named `name` whose
+        parameters are those `param` added, in order, with no results (kernels write buffers).
+        Call it once, after the last statement."""
         self.block.add_op(func.ReturnOp())
         types = [a.type for a in self.block.args]
         return func.FuncOp(self.name, FunctionType.from_lists(types, []), Region(self.block))

@@ -103,6 +103,8 @@ from physlayout.transforms.legalize_kernels import (
 
 
 def fail(op: Operation, message: str) -> PassFailedException:
+    """The diagnostic for an op this pass refuses: `legalize-layout: 'OP' MESSAGE`. Returned, not
+    raised: `raise fail(op, ...)`."""
     return PassFailedException(f"legalize-layout: '{op.name}' {message}")
 
 
@@ -159,6 +161,11 @@ class HostBuilder:
     # Entry --------------------------------------------------------------------------------
 
     def build(self) -> func.FuncOp:
+        """The host function replacing `graph` (module docstring: calling convention, storage): its
+        parameters, one kernel call per op of the body (kernels collected in `kernels`), the copies
+        of results not written in place, and `func.return`. Host clones of scalar ops nobody uses
+        are dropped. Raises `PassFailedException` for a graph of several blocks, non-tensor
+        results, or any op `legalize` refuses."""
         entry = self.graph.body.blocks[0]
         terminator = entry.last_op
         if not isinstance(terminator, func.ReturnOp) or len(self.graph.body.blocks) != 1:
@@ -206,6 +213,10 @@ class HostBuilder:
     # Ops ----------------------------------------------------------------------------------
 
     def legalize(self, op: Operation) -> None:
+        """Add the kernel and host call(s) for one op of the graph body (module docstring lists them
+        per op); a scalar op is cloned into the host and `tensor.empty` only gets storage when
+        read. Raises `PassFailedException` naming the op for anything else, or for scopes
+        `annotate-texture-scope` left inconsistent."""
         problem = scope_problem(op)
         if problem is not None:
             raise PassFailedException(f"legalize-layout: {problem}")
@@ -245,6 +256,9 @@ class HostBuilder:
                            "pad/crop/copy, tensor.empty, constants and scalar ops)")
 
     def constant(self, op: arith.ConstantOp) -> None:
+        """Legalize a dense tensor `arith.constant`: a kernel that stores its elements into the
+        result's storage (a fill loop for a splat). Raises `PassFailedException` for a tensor
+        constant that is not dense."""
         value = op.value
         if not isinstance(value, DenseIntOrFPElementsAttr):
             raise fail(op, f"has an unsupported tensor constant {value}")
@@ -259,6 +273,10 @@ class HostBuilder:
         self._call(kernel, args)
 
     def transform(self, op: TransformOp) -> None:
+        """Legalize a `layout.transform`: a copy kernel over the source box into a second declaration
+        of the result's storage that carries the transform (and its pad value) as a pending layout,
+        for `apply-layout` to apply; sequential when the storage is a texture. Refuses rank-0
+        inputs."""
         shape = _shape(op.input)
         if not shape:
             raise fail(op, "of a rank-0 tensor cannot be legalized")
@@ -280,6 +298,10 @@ class HostBuilder:
         self._call(kernel, args)
 
     def generic(self, op: GenericOp) -> None:
+        """Legalize a `linalg.generic`: one kernel, a parallel nest over its parallel loops with its
+        reductions as inner loops. An output is read only when the body reads it; when the parallel
+        points do not cover the whole output (and its init is not `tensor.empty`), the init is
+        copied into the result first. Texture outputs iterate their texel lanes innermost."""
         loops = self._loops(op)
         count = len(op.inputs)
         inputs = [

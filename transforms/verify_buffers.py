@@ -316,6 +316,8 @@ class Dominance:
     )
 
     def position(self, op: Operation) -> int:
+        """The position of `op` among the ops of its block (0 for the first); orders two ops of one
+        block. `op` must be in a block."""
         block = op.parent_block()
         assert block is not None
         positions = self._positions.get(block)
@@ -452,6 +454,9 @@ class BufferVerifier:
         self.aliases = BufferAliases(self.root)
 
     def run(self) -> list[BufferProblem]:
+        """Check every buffer-typed value (block arguments and results), every `layout.decl_buffer`
+        and every `layout.load`/`layout.store` under `root`, in walk order; the problems found,
+        each naming its op (empty when the IR is valid). Call it once per verifier."""
         for op in self.root.walk():
             for region in op.regions:
                 for block in region.blocks:
