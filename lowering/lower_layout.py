@@ -3,11 +3,11 @@
 The output contains no `layout` op or type; `mlir-opt` parses and verifies it (custom and
 generic form) and, lowered to LLVM, `mlir-runner` runs it (see `lowering/mlir_runner.py`).
 
-Preparation: graph-level layout rewrites (`layout.transform`/`pad`/`crop` on tensors) are
-first lowered to upstream `linalg`/`tensor` ops by `lower-layout-rewrites`; a module that
-still has pending transforms is run through `apply-layout`, and one whose accessed buffers
-are not yet at their physical rank through `flatten-buffers` (so `lower-layout` alone does
-the whole RFC 0039 pipeline).
+It lowers and nothing else: buffers must already be physical, i.e. have no pending
+transform and be accessed at their physical rank; the `physlayout-memref` pipeline
+(`lowering/pipelines.py`: apply-layout, flatten-buffers, lower-layout) gets them there.
+Graph-level layout rewrites (`layout.transform`/`pad`/`crop` on tensors) are lowered to
+upstream `linalg`/`tensor` ops as `lower-layout-rewrites` does.
 
 What it rewrites:
 
@@ -44,8 +44,8 @@ What it rewrites:
   call `printMemrefF32`) becomes `memref.cast`.
 
 Refused, with a diagnostic naming the value or op: input that `verify-buffers` rejects
-(checked first: the lowered module has no buffers left to verify); a buffer still not at its physical rank
-after `flatten-buffers`; `!layout.ptr` values that are not the handle of an allocation or of
+(checked first: the lowered module has no buffers left to verify); a pending transform, or
+a buffer accessed before it is at its physical rank (run `physlayout-memref`); `!layout.ptr` values that are not the handle of an allocation or of
 a buffer (e.g. a `!layout.ptr` function argument); a declared buffer that does not fit in
 its storage; element-type changes other than `vector<N x T>` over `T` storage (upstream
 memref has no element-type cast, so e.g. an `f32` view of a `vector<4xf32>` function
@@ -66,6 +66,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from math import prod
+from typing import NoReturn
 
 from xdsl.context import Context
 from xdsl.dialects import affine, func, memref, vector
@@ -94,6 +95,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator, SymbolTable
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
+from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.dialects.buffer_layout import flattened_type
@@ -117,10 +119,11 @@ from physlayout.lowering.lower_layout_loops import (
 )
 from physlayout.lowering.lower_layout_rewrites import lower_layout_rewrites
 from physlayout.lowering.lower_layout_views import build_view, offset_parameter_type
-from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.buffer_aliases import parameters_at_offsets
-from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
+
+PREPARE = "physlayout-memref (or apply-layout,flatten-buffers)"
+"""What a module needs before `lower-layout` (named in its refusals)."""
 
 BRIDGE = "layout.bridge"
 """Internal marker on a `builtin.unrealized_conversion_cast` between a buffer and a memref."""
@@ -137,42 +140,50 @@ def _name(value: SSAValue) -> str:
 # Preparation ------------------------------------------------------------------------------
 
 
-def _value_types(module: ModuleOp) -> Iterable[Attribute]:
-    for op in module.walk():
-        yield from op.result_types
-        for region in op.regions:
-            for block in region.blocks:
-                yield from block.arg_types
-        if isinstance(op, func.FuncOp):
-            yield from op.function_type.inputs.data
-            yield from op.function_type.outputs.data
+def _pending_transform(op: Operation) -> SSAValue | None:
+    """A result or block argument of `op` whose buffer type still has a pending transform
+    (function declarations keep theirs: `apply-layout` leaves them as written)."""
+    values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
+    for value in values:
+        if isinstance(value.type, BufferType) and value.type.get_transforms():
+            return value
+    return None
 
 
-def _accessed_buffer_types(module: ModuleOp) -> set[BufferType]:
-    return {
-        op.buffer.type
-        for op in module.walk()
-        if isinstance(op, LoadOp | StoreOp) and isinstance(op.buffer.type, BufferType)
-    }
+def _refuse(op: Operation, module: ModuleOp, message: str) -> NoReturn:
+    """Raise `message` as this pass's diagnostic, pointing at `op` in the printed module."""
+    diagnostic = Diagnostic()
+    diagnostic.add_message(op, message)
+    diagnostic.raise_exception(module, _fail(message))
 
 
-def _is_physical(buffer_type: BufferType) -> bool:
-    return flattened_type(buffer_type).get_shape() == buffer_type.get_shape()
-
-
-def prepare_buffers(ctx: Context, module: ModuleOp) -> None:
-    """Run `apply-layout` when some buffer has a pending transform and `flatten-buffers`
-    when some accessed buffer is not at its physical rank; then check the result."""
-    if any(isinstance(t, BufferType) and t.get_transforms() for t in _value_types(module)):
-        ApplyLayoutPass().apply(ctx, module)
-    if not all(_is_physical(t) for t in _accessed_buffer_types(module)):
-        FlattenBuffersPass().apply(ctx, module)
-    for buffer_type in _accessed_buffer_types(module):
-        if not _is_physical(buffer_type):
-            raise _fail(
-                f"{buffer_type} is accessed but not flat after flatten-buffers (physical "
-                f"shape {list(flattened_type(buffer_type).get_shape())}); flatten-buffers "
-                "flattens function parameters and layout.decl_buffer results only"
+def refuse_unprepared_buffers(module: ModuleOp) -> None:
+    """`lower-layout` lowers only: refuse a module with a pending transform, or a buffer
+    accessed before it is flat (at its physical rank), naming the value and pointing at the
+    op. `physlayout-memref` (apply-layout, flatten-buffers, lower-layout) prepares them."""
+    ops = list(module.walk())
+    for op in ops:
+        pending = _pending_transform(op)
+        if pending is None:
+            continue
+        where = f"@{op.sym_name.data}" if isinstance(op, func.FuncOp) else f"'{op.name}'"
+        _refuse(
+            op,
+            module,
+            f"{_name(pending)} of type {pending.type} in {where} has a pending transform; "
+            f"run {PREPARE} first",
+        )
+    for op in ops:
+        if not isinstance(op, LoadOp | StoreOp) or not isinstance(op.buffer.type, BufferType):
+            continue
+        physical = flattened_type(op.buffer.type).get_shape()
+        if physical != op.buffer.type.get_shape():
+            _refuse(
+                op,
+                module,
+                f"'{op.name}' accesses {_name(op.buffer)} of type {op.buffer.type}, which is "
+                f"not flat (physical shape {list(physical)}); run {PREPARE} first "
+                "(flatten-buffers flattens function parameters and layout.decl_buffer results)",
             )
 
 
@@ -728,7 +739,7 @@ class LowerLayoutPass(ModulePass):
         refuse_invalid_buffers(self.name, op)
         if any(isinstance(o, TransformOp | PadOp | CropOp) for o in op.walk()):
             lower_layout_rewrites(op)
-        prepare_buffers(ctx, op)
+        refuse_unprepared_buffers(op)
         offsets = parameters_at_offsets(op)
         if self.affine_loops:
             PatternRewriteWalker(
