@@ -76,7 +76,24 @@ class DeclaredPipeline(ModulePass):
 
 
 @dataclass(frozen=True)
-class PhyslayoutBuffersPass(DeclaredPipeline):
+class BufferPipeline(DeclaredPipeline):
+    """A pipeline that starts with `physlayout-buffers` (whose options it takes)."""
+
+    rewrite_loops: bool = True
+    """`apply-layout{rewrite-loops}`."""
+    remarks: bool = False
+    """`apply-layout{remarks}`."""
+
+    def buffer_passes(self) -> tuple[ModulePass, ...]:
+        """`apply-layout{rewrite-loops remarks}`, `flatten-buffers`."""
+        return (
+            ApplyLayoutPass(rewrite_loops=self.rewrite_loops, remarks=self.remarks),
+            FlattenBuffersPass(),
+        )
+
+
+@dataclass(frozen=True)
+class PhyslayoutBuffersPass(BufferPipeline):
     """RFC 0039's buffer pipeline: apply the pending layouts, then flatten every buffer to
     its physical rank.
 
@@ -87,20 +104,12 @@ class PhyslayoutBuffersPass(DeclaredPipeline):
 
     name = "physlayout-buffers"
 
-    rewrite_loops: bool = True
-    """`apply-layout{rewrite-loops}`."""
-    remarks: bool = False
-    """`apply-layout{remarks}`."""
-
     def passes(self) -> tuple[ModulePass, ...]:
-        return (
-            ApplyLayoutPass(rewrite_loops=self.rewrite_loops, remarks=self.remarks),
-            FlattenBuffersPass(),
-        )
+        return self.buffer_passes()
 
 
 @dataclass(frozen=True)
-class PhyslayoutOpenCLPass(DeclaredPipeline):
+class PhyslayoutOpenCLPass(BufferPipeline):
     """Buffer-level kernels ready for `-t opencl`: `physlayout-buffers`, then
     `vectorize-texels` (texel lane loops become `vector<4xT>` code).
 
@@ -111,18 +120,12 @@ class PhyslayoutOpenCLPass(DeclaredPipeline):
 
     name = "physlayout-opencl"
 
-    rewrite_loops: bool = True
-    """`apply-layout{rewrite-loops}`."""
-    remarks: bool = False
-    """`apply-layout{remarks}`."""
-
     def passes(self) -> tuple[ModulePass, ...]:
-        buffers = PhyslayoutBuffersPass(self.rewrite_loops, self.remarks)
-        return (*buffers.passes(), VectorizeTexelsPass())
+        return (*self.buffer_passes(), VectorizeTexelsPass())
 
 
 @dataclass(frozen=True)
-class PhyslayoutMemrefPass(DeclaredPipeline):
+class PhyslayoutMemrefPass(BufferPipeline):
     """Buffer-level IR to upstream memref/affine IR: `physlayout-buffers`, then
     `lower-layout`.
 
@@ -135,16 +138,11 @@ class PhyslayoutMemrefPass(DeclaredPipeline):
 
     name = "physlayout-memref"
 
-    rewrite_loops: bool = True
-    """`apply-layout{rewrite-loops}`."""
-    remarks: bool = False
-    """`apply-layout{remarks}`."""
     affine_loops: bool = True
     """`lower-layout{affine-loops}`."""
 
     def passes(self) -> tuple[ModulePass, ...]:
-        buffers = PhyslayoutBuffersPass(self.rewrite_loops, self.remarks)
-        return (*buffers.passes(), LowerLayoutPass(self.affine_loops))
+        return (*self.buffer_passes(), LowerLayoutPass(self.affine_loops))
 
 
 @dataclass(frozen=True)

@@ -138,7 +138,7 @@ def test_legalized_host_runs_under_mlir_runner() -> None:
     IR that mlir-opt-22 verifies and mlir-runner-22 runs, with the graph evaluator's
     result (exactly: the same float operations in the same order)."""
     from physlayout.lowering.lower_layout import LowerLayoutPass
-    from physlayout.lowering.mlir_runner import (
+    from physlayout.runtime.mlir_runner import (
         MlirTools,
         add_harness,
         harness_values,

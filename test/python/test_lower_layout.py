@@ -32,14 +32,14 @@ from xdsl.printer import Printer
 
 from physlayout.dialects.layout import BufferType
 from physlayout.indexing.index_map import IndexMap
-from physlayout.lowering.mlir_runner import (
+from physlayout.lowering.pipelines import PhyslayoutMemrefPass
+from physlayout.runtime.mlir_runner import (
     MlirTools,
     add_harness,
     harness_values,
     parse_printed_memrefs,
     run_mlir,
 )
-from physlayout.lowering.pipelines import PhyslayoutMemrefPass
 from physlayout.semantics.evaluator import run_function
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 

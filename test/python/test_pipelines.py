@@ -1,6 +1,7 @@
 """The declared pipelines (`lowering/pipelines.py`): registered, their passes and options,
 `lower-layout` refusing what they prepare, and the device's image limits reaching a user's
-`--pipeline` (`runtime.opencl.device_pipeline`, no device needed)."""
+`--pipeline` (`runtime.opencl.device_pipeline`, no device needed); the runtime takes
+parameter layouts from the module it is given."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ from physlayout.lowering.pipelines import (
 )
 from physlayout.runtime.opencl import (
     DeviceLimits,
+    OpenCLRuntime,
     OpenCLRuntimeError,
+    compile_module,
     device_pipeline,
     parse_module,
 )
@@ -117,3 +120,43 @@ def test_device_limits_reach_a_user_pipeline() -> None:
 def test_bad_pipeline_is_a_diagnostic(spec: str) -> None:
     with pytest.raises(OpenCLRuntimeError, match="pipeline"):
         device_pipeline(spec, LIMITS)
+
+
+COPY_TRANSPOSED = """
+func.func @copy(%a: !layout.buffer<4x6xf32, transform = #layout.index_map<(i, j) -> (j, i)>>,
+                %b: !layout.buffer<4x6xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    scf.for %j = %c0 to %c6 step %c1 {
+      %v = layout.load %a[%i, %j] : !layout.buffer<4x6xf32, transform = #layout.index_map<(i, j) -> (j, i)>>, f32
+      layout.store %v, %b[%i, %j] : !layout.buffer<4x6xf32>, f32
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_runtime_reads_layouts_from_the_module_it_is_given(runtime: OpenCLRuntime) -> None:
+    """`compile_module` lowers a copy (`physlayout-opencl`) and takes each parameter's
+    layout from the module's own types; the module is left as given."""
+    import numpy as np
+
+    from physlayout.runtime.host import execute
+
+    module = parse_module(COPY_TRANSPOSED)
+    before = str(module)
+    compiled = compile_module(module, runtime, keep_stages=True)
+    assert str(module) == before and compiled.source is module
+    assert [name for name, _ in compiled.stages] == names(PhyslayoutOpenCLPass().passes())
+    transposed, plain = compiled.params["copy"]
+    assert transposed is not None and transposed.layout is not None
+    assert transposed.layout.shape == (6, 4) and plain is not None and plain.layout is None
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    b = np.zeros_like(a)
+    result = execute(compiled, "copy", [a, b])
+    np.testing.assert_array_equal(b, a)
+    np.testing.assert_array_equal(result.physical[0], a.T)

@@ -662,7 +662,7 @@ class Checker:
 
     def mlir_tools(self) -> Any:
         if not self._mlir_searched:
-            from physlayout.lowering.mlir_runner import MlirTools
+            from physlayout.runtime.mlir_runner import MlirTools
 
             self._mlir = MlirTools.find()
             self._mlir_searched = True
@@ -676,7 +676,7 @@ class Checker:
         if tools is None or tools.runner is None:
             report.add("mlir-runner", "skipped", "mlir-opt-22 / mlir-runner-22 not found")
             return
-        from physlayout.lowering.mlir_runner import (
+        from physlayout.runtime.mlir_runner import (
             add_harness,
             harness_values,
             parse_printed_memrefs,
