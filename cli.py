@@ -365,9 +365,8 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "run",
         help="lower FILE to OpenCL, run it and (with --check) compare with the numpy evaluator",
         description=(
-            "Lower FILE (apply-layout{rewrite-loops=true}, flatten-buffers, vectorize-texels, "
-            "-t opencl), run one function on an OpenCL device with LOGICAL numpy inputs and "
-            "print each launch's device time. Buffers not given with --input get seeded "
+            "Lower FILE (the physlayout-opencl pipeline, then -t opencl), run one function "
+            "on an OpenCL device with LOGICAL numpy inputs and print each launch's device time. Buffers not given with --input get seeded "
             "random values (uniform in [-1, 1) for floats), scalars get 1. Graph-level IR "
             "(functions over tensors) first goes through --pipeline; its results are named "
             "result0, result1, ... and --check compares them with the graph evaluator."
@@ -409,7 +408,8 @@ def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument(
         "--pipeline", default=GRAPH_PIPELINE,
         help="graph-level IR only: the xDSL pass pipeline that turns it into buffer-level "
-        f"kernels (default: {GRAPH_PIPELINE} with the device's image limits)",
+        f"kernels (default: {GRAPH_PIPELINE}); passes that take image limits get the "
+        "device's where the pipeline does not give them",
     )
 
 
@@ -492,13 +492,11 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
     function's tensor types, results named `result0`, `result1`, ...; `--check` compares
     them with the graph evaluator."""
     import numpy as np
-    from xdsl.passes import PassPipeline
     from xdsl.utils.exceptions import PassFailedException
 
     from physlayout.runtime.host import execute
-    from physlayout.runtime.opencl import OpenCLRuntime, compile_module
+    from physlayout.runtime.opencl import OpenCLRuntime, compile_module, device_pipeline
     from physlayout.semantics.graph_evaluator import run_graph
-    from physlayout.universe import get_all_passes
 
     entry = _entry_function(source, args.entry)
     names = [p.name_hint or str(p.index) for p in entry.body.blocks[0].args]
@@ -507,20 +505,9 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
     inputs = _inputs(entry, names, given, args.seed)
     lowered = source.clone()
     runtime = OpenCLRuntime(args.device)
-    spec = args.pipeline
-    if spec == GRAPH_PIPELINE:
-        limits = runtime.limits.image_limits()
-        spec = (
-            f"{GRAPH_PIPELINE}{{max-image-width={limits.max_width} "
-            f"max-image-height={limits.max_height}}}"
-        )
-    try:
-        pipeline = PassPipeline.parse_spec(get_all_passes(), spec)
-    except Exception as err:
-        raise DiagnosticException(f"--pipeline '{args.pipeline}': {err}") from None
+    pipeline = device_pipeline(args.pipeline, runtime.limits)
     try:
         pipeline.apply(make_context(), lowered)
-        lowered.verify()
     except VerifyException as err:
         raise PassFailedException(f"the graph pipeline produced invalid IR: {err}") from None
     compiled = compile_module(lowered, runtime)

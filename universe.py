@@ -55,8 +55,11 @@ PASSES: dict[str, tuple[str, str]] = {
     "convert-layout": ("transforms.convert_layout", "ConvertLayoutPass"),
     "annotate-texture-scope": ("transforms.annotate_texture_scope", "AnnotateTextureScopePass"),
     "realize-scopes": ("transforms.realize_scopes", "RealizeScopesPass"),
-    "physlayout-adreno": ("transforms.adreno_pipeline", "PhyslayoutAdrenoPass"),
     "legalize-layout": ("transforms.legalize_layout", "LegalizeLayoutPass"),
+    "physlayout-buffers": ("lowering.pipelines", "PhyslayoutBuffersPass"),
+    "physlayout-opencl": ("lowering.pipelines", "PhyslayoutOpenCLPass"),
+    "physlayout-memref": ("lowering.pipelines", "PhyslayoutMemrefPass"),
+    "physlayout-adreno": ("lowering.pipelines", "PhyslayoutAdrenoPass"),
 }
 """Pass name -> (module under physlayout, class name)."""
 

@@ -35,10 +35,10 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
 from physlayout.runtime.demo import conv_relu_conv, demo_source
 from physlayout.runtime.host import execute
 from physlayout.runtime.opencl import OpenCLRuntime, compile_module, parse_module
-from physlayout.transforms.adreno_pipeline import adreno_pipeline
 from physlayout.universe import make_context
 
 REPEATS = 5
@@ -59,9 +59,8 @@ def _compile(runtime: OpenCLRuntime) -> tuple[object, list[tuple[str, float]], M
         clock[0] = time.process_time()
 
     limits = runtime.limits.image_limits()
-    adreno_pipeline(
-        tick, max_image_width=limits.max_width, max_image_height=limits.max_height
-    ).apply(make_context(), lowered)
+    adreno = PhyslayoutAdrenoPass(max_image_width=limits.max_width, max_image_height=limits.max_height)
+    adreno.pipeline(tick).apply(make_context(), lowered)
     start = time.perf_counter()
     compiled = compile_module(lowered, runtime)
     times.append(("OpenCL build (wall)", time.perf_counter() - start))

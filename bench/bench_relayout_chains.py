@@ -33,9 +33,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from physlayout.lowering.lower_layout_rewrites import LowerLayoutRewritesPass
-from physlayout.lowering.mlir_graph_runner import run_graph_functions
-from physlayout.lowering.mlir_runner import MlirTools
 from physlayout.lowering.raise_layout_rewrites import RaiseLayoutRewritesPass
+from physlayout.runtime.mlir_runner import MlirTools, run_graph_functions
 from physlayout.semantics.evaluator_values import dtype_of
 from physlayout.semantics.graph_evaluator import run_graph
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass

@@ -1,4 +1,4 @@
-// Transform library used by physlayout.lowering.mlir_graph_runner: upstream one-shot
+// Transform library used by physlayout.runtime.mlir_runner: upstream one-shot
 // bufferization does not bufferize linalg.pack / linalg.unpack (mlir-opt-22), so before
 // bufferizing every pack becomes tensor.pad + tensor.expand_shape + linalg.transpose and
 // every unpack linalg.transpose + tensor.collapse_shape + tensor.extract_slice (+ a copy),

@@ -1,13 +1,13 @@
 """lower-layout: buffer-level IR -> upstream `memref` + `affine` (+ `arith`, `scf`, `vector`).
 
 The output contains no `layout` op or type; `mlir-opt` parses and verifies it (custom and
-generic form) and, lowered to LLVM, `mlir-runner` runs it (see `lowering/mlir_runner.py`).
+generic form) and, lowered to LLVM, `mlir-runner` runs it (see `runtime/mlir_runner.py`).
 
-Preparation: graph-level layout rewrites (`layout.transform`/`pad`/`crop` on tensors) are
-first lowered to upstream `linalg`/`tensor` ops by `lower-layout-rewrites`; a module that
-still has pending transforms is run through `apply-layout`, and one whose accessed buffers
-are not yet at their physical rank through `flatten-buffers` (so `lower-layout` alone does
-the whole RFC 0039 pipeline).
+It lowers and nothing else: buffers must already be physical, i.e. have no pending
+transform and be accessed at their physical rank; the `physlayout-memref` pipeline
+(`lowering/pipelines.py`: apply-layout, flatten-buffers, lower-layout) gets them there.
+Graph-level layout rewrites (`layout.transform`/`pad`/`crop` on tensors) are lowered to
+upstream `linalg`/`tensor` ops as `lower-layout-rewrites` does.
 
 What it rewrites:
 
@@ -44,8 +44,8 @@ What it rewrites:
   call `printMemrefF32`) becomes `memref.cast`.
 
 Refused, with a diagnostic naming the value or op: input that `verify-buffers` rejects
-(checked first: the lowered module has no buffers left to verify); a buffer still not at its physical rank
-after `flatten-buffers`; `!layout.ptr` values that are not the handle of an allocation or of
+(checked first: the lowered module has no buffers left to verify); a pending transform, or
+a buffer accessed before it is at its physical rank (run `physlayout-memref`); `!layout.ptr` values that are not the handle of an allocation or of
 a buffer (e.g. a `!layout.ptr` function argument); a declared buffer that does not fit in
 its storage; element-type changes other than `vector<N x T>` over `T` storage (upstream
 memref has no element-type cast, so e.g. an `f32` view of a `vector<4xf32>` function
@@ -63,16 +63,13 @@ releases only on return.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from math import prod
+from typing import NoReturn
 
 from xdsl.context import Context
-from xdsl.dialects import affine, func, memref, vector
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
-    AffineMapAttr,
-    FunctionType,
-    IndexType,
     MemRefType,
     ModuleOp,
     UnitAttr,
@@ -93,7 +90,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator, SymbolTable
-from xdsl.transforms.dead_code_elimination import is_trivially_dead
+from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.dialects.buffer_layout import flattened_type
@@ -108,20 +105,26 @@ from physlayout.dialects.layout import (
     scalar_type,
 )
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp
-from physlayout.indexing.bridges.arith import ExprEmitter, IndexAnalysis
-from physlayout.indexing.quasi_affine import Const, Dim, Expr, Mul
-from physlayout.indexing.simplify import simplify
-from physlayout.lowering.lower_layout_access import affine_access
+from physlayout.lowering.lower_layout_access import (
+    LowerLoadToAffineOrMemRef,
+    LowerStoreToAffineOrMemRef,
+)
 from physlayout.lowering.lower_layout_loops import (
     RaiseScfForToAffineFor,
     RaiseScfParallelToAffineParallel,
 )
 from physlayout.lowering.lower_layout_rewrites import lower_layout_rewrites
-from physlayout.lowering.lower_layout_views import build_view, offset_parameter_type
-from physlayout.transforms.apply_layout import ApplyLayoutPass
+from physlayout.lowering.lower_layout_views import (
+    LoweringState,
+    TypeOffsetParametersWithDynamicOffsets,
+    View,
+    build_view,
+)
 from physlayout.transforms.buffer_aliases import parameters_at_offsets
-from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
+
+PREPARE = "physlayout-memref (or apply-layout,flatten-buffers)"
+"""What a module needs before `lower-layout` (named in its refusals)."""
 
 BRIDGE = "layout.bridge"
 """Internal marker on a `builtin.unrealized_conversion_cast` between a buffer and a memref."""
@@ -138,42 +141,50 @@ def _name(value: SSAValue) -> str:
 # Preparation ------------------------------------------------------------------------------
 
 
-def _value_types(module: ModuleOp) -> Iterable[Attribute]:
-    for op in module.walk():
-        yield from op.result_types
-        for region in op.regions:
-            for block in region.blocks:
-                yield from block.arg_types
-        if isinstance(op, func.FuncOp):
-            yield from op.function_type.inputs.data
-            yield from op.function_type.outputs.data
+def _pending_transform(op: Operation) -> SSAValue | None:
+    """A result or block argument of `op` whose buffer type still has a pending transform
+    (function declarations keep theirs: `apply-layout` leaves them as written)."""
+    values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
+    for value in values:
+        if isinstance(value.type, BufferType) and value.type.get_transforms():
+            return value
+    return None
 
 
-def _accessed_buffer_types(module: ModuleOp) -> set[BufferType]:
-    return {
-        op.buffer.type
-        for op in module.walk()
-        if isinstance(op, LoadOp | StoreOp) and isinstance(op.buffer.type, BufferType)
-    }
+def _refuse(op: Operation, module: ModuleOp, message: str) -> NoReturn:
+    """Raise `message` as this pass's diagnostic, pointing at `op` in the printed module."""
+    diagnostic = Diagnostic()
+    diagnostic.add_message(op, message)
+    diagnostic.raise_exception(module, _fail(message))
 
 
-def _is_physical(buffer_type: BufferType) -> bool:
-    return flattened_type(buffer_type).get_shape() == buffer_type.get_shape()
-
-
-def prepare_buffers(ctx: Context, module: ModuleOp) -> None:
-    """Run `apply-layout` when some buffer has a pending transform and `flatten-buffers`
-    when some accessed buffer is not at its physical rank; then check the result."""
-    if any(isinstance(t, BufferType) and t.get_transforms() for t in _value_types(module)):
-        ApplyLayoutPass().apply(ctx, module)
-    if not all(_is_physical(t) for t in _accessed_buffer_types(module)):
-        FlattenBuffersPass().apply(ctx, module)
-    for buffer_type in _accessed_buffer_types(module):
-        if not _is_physical(buffer_type):
-            raise _fail(
-                f"{buffer_type} is accessed but not flat after flatten-buffers (physical "
-                f"shape {list(flattened_type(buffer_type).get_shape())}); flatten-buffers "
-                "flattens function parameters and layout.decl_buffer results only"
+def refuse_unprepared_buffers(module: ModuleOp) -> None:
+    """`lower-layout` lowers only: refuse a module with a pending transform, or a buffer
+    accessed before it is flat (at its physical rank), naming the value and pointing at the
+    op. `physlayout-memref` (apply-layout, flatten-buffers, lower-layout) prepares them."""
+    ops = list(module.walk())
+    for op in ops:
+        pending = _pending_transform(op)
+        if pending is None:
+            continue
+        where = f"@{op.sym_name.data}" if isinstance(op, func.FuncOp) else f"'{op.name}'"
+        _refuse(
+            op,
+            module,
+            f"{_name(pending)} of type {pending.type} in {where} has a pending transform; "
+            f"run {PREPARE} first",
+        )
+    for op in ops:
+        if not isinstance(op, LoadOp | StoreOp) or not isinstance(op.buffer.type, BufferType):
+            continue
+        physical = flattened_type(op.buffer.type).get_shape()
+        if physical != op.buffer.type.get_shape():
+            _refuse(
+                op,
+                module,
+                f"'{op.name}' accesses {_name(op.buffer)} of type {op.buffer.type}, which is "
+                f"not flat (physical shape {list(physical)}); run {PREPARE} first "
+                "(flatten-buffers flattens function parameters and layout.decl_buffer results)",
             )
 
 
@@ -186,33 +197,7 @@ def _mark_bridges(module: ModuleOp) -> None:
             op.attributes[BRIDGE] = UnitAttr()
 
 
-# Lowering state ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class View:
-    """How a buffer value is accessed after lowering: a memref, and how many of its scalars
-    make one buffer element (1 unless a vector buffer views scalar storage)."""
-
-    memref: SSAValue
-    lanes: int = 1
-
-
-@dataclass
-class LoweringState:
-    """What the lowering patterns share: the storage memref of each data handle, the view
-    of each declared buffer, and the storage each view is a view of."""
-
-    storage: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
-    views: dict[SSAValue, View] = field(default_factory=dict[SSAValue, View])
-    roots: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
-
-    def view_of(self, buffer: SSAValue) -> View:
-        return self.views.get(buffer, View(buffer))
-
-    def root_of(self, buffer: SSAValue) -> SSAValue:
-        view = self.view_of(buffer).memref
-        return self.roots.get(view, view)
+# Element types ---------------------------------------------------------------------------
 
 
 def _scalars(element_type: Attribute) -> int:
@@ -475,37 +460,6 @@ def _is_unranked_bridge(op: Operation) -> bool:
 
 
 @dataclass
-class TypeOffsetParametersWithDynamicOffsets(RewritePattern):
-    """A buffer parameter that some call may bind to a view at an element offset
-    (`parameters_at_offsets`) gets the type `memref<S x T, strided<[...], offset: ?>>`, so
-    the callee addresses it from its first element wherever it lies (MLIR's convention for
-    function arguments that are views)."""
-
-    offsets: set[tuple[str, int]]
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
-        name = op.sym_name.data
-        inputs = list(op.function_type.inputs.data)
-        changed = False
-        for index, input_type in enumerate(inputs):
-            if (name, index) not in self.offsets or not isinstance(input_type, MemRefType):
-                continue
-            new_type = offset_parameter_type(input_type.get_element_type(), input_type.get_shape())
-            if new_type == input_type:
-                continue
-            inputs[index] = new_type
-            if op.body.blocks:
-                arg = op.body.blocks[0].args[index]
-                hint = arg.name_hint
-                rewriter.replace_value_with_new_type(arg, new_type).name_hint = hint
-            changed = True
-        if changed:
-            op.function_type = FunctionType.from_lists(inputs, op.function_type.outputs.data)
-            rewriter.notify_op_modified(op)
-
-
-@dataclass
 class CastCallArgumentsToParameterTypes(RewritePattern):
     """A call argument that is a view at an offset (or of static offset 0) passed to a
     parameter of dynamic offset is `memref.cast` to the parameter's type."""
@@ -533,118 +487,6 @@ class CastCallArgumentsToParameterTypes(RewritePattern):
         if changed:
             op.operands = [*arguments, *op.operands[len(arguments) :]]
             rewriter.notify_op_modified(op)
-
-
-# Accesses ---------------------------------------------------------------------------------
-
-
-def _index_exprs(
-    access: LoadOp | StoreOp, lanes: int
-) -> tuple[list[Expr], IndexAnalysis]:
-    analysis = IndexAnalysis()
-    exprs = [simplify(analysis.expr_of(i), analysis.bounds) for i in access.indices]
-    if lanes != 1:
-        exprs[-1] = simplify(Mul(exprs[-1], Const(lanes)), analysis.bounds)
-    return exprs, analysis
-
-
-def _memref_indices(access: LoadOp | StoreOp, lanes: int) -> list[SSAValue]:
-    """The access's own index values (innermost scaled by `lanes`) for memref/vector ops."""
-    indices = list(access.indices)
-    if lanes != 1:
-        emitter = ExprEmitter(InsertPoint.before(access), {"i": indices[-1]}, {})
-        indices[-1] = emitter.emit(Mul(Dim("i"), Const(lanes)))
-    return indices
-
-
-def _erase_dead_index_math(values: Iterable[SSAValue], rewriter: PatternRewriter) -> None:
-    work = [v.owner for v in values if isinstance(v.owner, Operation)]
-    while work:
-        op = work.pop()
-        if op.parent is None or not all(isinstance(t, IndexType) for t in op.result_types):
-            continue
-        if not op.results or not is_trivially_dead(op):
-            continue
-        operands = list(op.operands)
-        rewriter.erase(op)
-        work.extend(v.owner for v in operands if isinstance(v.owner, Operation))
-
-
-@dataclass
-class LowerLoadToAffineOrMemRef(RewritePattern):
-    """`layout.load` -> `affine.load`/`affine.vector_load` with a dimension map, or
-    `memref.load`/`vector.load` on the index values when the indices are not affine."""
-
-    state: LoweringState
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: LoadOp, rewriter: PatternRewriter) -> None:
-        view = self.state.view_of(op.buffer)
-        value_type = op.result.type
-        exprs, analysis = _index_exprs(op, view.lanes)
-        access = affine_access(op, exprs, analysis.leaves)
-        old_indices = list(op.indices)
-        vector_value = isinstance(value_type, VectorType) and value_type != _element(view)
-        new: Operation
-        if access is not None:
-            amap = AffineMapAttr(access.map)
-            if vector_value:
-                new = affine.VectorLoadOp.build(
-                    operands=[view.memref, access.operands],
-                    result_types=[value_type],
-                    properties={"map": amap},
-                )
-            else:
-                new = affine.LoadOp(view.memref, access.operands, amap, value_type)
-        else:
-            indices = _memref_indices(op, view.lanes)
-            if vector_value:
-                assert isinstance(value_type, VectorType)
-                new = vector.LoadOp(view.memref, indices, value_type)
-            else:
-                new = memref.LoadOp.get(view.memref, indices)
-        rewriter.replace(op, new)
-        _erase_dead_index_math(old_indices, rewriter)
-
-
-@dataclass
-class LowerStoreToAffineOrMemRef(RewritePattern):
-    """`layout.store` -> `affine.store`/`affine.vector_store` with a dimension map, or
-    `memref.store`/`vector.store` on the index values when the indices are not affine."""
-
-    state: LoweringState
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: StoreOp, rewriter: PatternRewriter) -> None:
-        view = self.state.view_of(op.buffer)
-        value_type = op.value.type
-        exprs, analysis = _index_exprs(op, view.lanes)
-        access = affine_access(op, exprs, analysis.leaves)
-        old_indices = list(op.indices)
-        vector_value = isinstance(value_type, VectorType) and value_type != _element(view)
-        new: Operation
-        if access is not None:
-            amap = AffineMapAttr(access.map)
-            if vector_value:
-                new = affine.VectorStoreOp.build(
-                    operands=[op.value, view.memref, access.operands], properties={"map": amap}
-                )
-            else:
-                new = affine.StoreOp(op.value, view.memref, access.operands, amap)
-        else:
-            indices = _memref_indices(op, view.lanes)
-            if vector_value:
-                new = vector.StoreOp(op.value, view.memref, indices)
-            else:
-                new = memref.StoreOp.get(op.value, view.memref, indices)
-        rewriter.replace(op, new)
-        _erase_dead_index_math(old_indices, rewriter)
-
-
-def _element(view: View) -> Attribute:
-    memref_type = view.memref.type
-    assert isinstance(memref_type, MemRefType)
-    return memref_type.get_element_type()
 
 
 # Bridges ----------------------------------------------------------------------------------
@@ -729,7 +571,7 @@ class LowerLayoutPass(ModulePass):
         refuse_invalid_buffers(self.name, op)
         if any(isinstance(o, TransformOp | PadOp | CropOp) for o in op.walk()):
             lower_layout_rewrites(op)
-        prepare_buffers(ctx, op)
+        refuse_unprepared_buffers(op)
         offsets = parameters_at_offsets(op)
         if self.affine_loops:
             PatternRewriteWalker(

@@ -1,4 +1,7 @@
-"""Affine access maps for `lower-layout`: when an index tuple may feed `affine.load`.
+"""Accesses for `lower-layout`: when an index tuple may feed `affine.load`, and the
+patterns that lower `layout.load`/`layout.store` (`LowerLoadToAffineOrMemRef`,
+`LowerStoreToAffineOrMemRef`: affine accesses where `affine_access` finds a map, else
+`memref`/`vector` accesses on the index values).
 
 Upstream MLIR accepts an operand of an `affine.load`/`affine.store` map only when it is a
 valid affine dimension or symbol of the access's affine scope (here: the enclosing
@@ -21,16 +24,23 @@ use symbols.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects import affine, arith, func
-from xdsl.dialects.builtin import IndexType
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.dialects import affine, arith, func, memref, vector
+from xdsl.dialects.builtin import AffineMapAttr, IndexType, MemRefType, VectorType
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
+from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
+from physlayout.dialects.layout import LoadOp, StoreOp
+from physlayout.indexing.bridges.arith import ExprEmitter, IndexAnalysis
 from physlayout.indexing.index_map import IndexMap
-from physlayout.indexing.quasi_affine import Expr
+from physlayout.indexing.quasi_affine import Const, Dim, Expr, Mul
+from physlayout.indexing.simplify import simplify
+from physlayout.lowering.lower_layout_views import LoweringState, View
 
 NON_SCOPE_PARENTS: frozenset[str] = frozenset(
     {
@@ -110,3 +120,115 @@ def affine_access(
         return None
     affine_map = IndexMap(tuple(names), tuple(indices)).to_affine_map()
     return AffineAccess(affine_map, tuple(leaves[name] for name in names))
+
+
+# Access patterns --------------------------------------------------------------------------
+
+
+def _index_exprs(
+    access: LoadOp | StoreOp, lanes: int
+) -> tuple[list[Expr], IndexAnalysis]:
+    analysis = IndexAnalysis()
+    exprs = [simplify(analysis.expr_of(i), analysis.bounds) for i in access.indices]
+    if lanes != 1:
+        exprs[-1] = simplify(Mul(exprs[-1], Const(lanes)), analysis.bounds)
+    return exprs, analysis
+
+
+def _memref_indices(access: LoadOp | StoreOp, lanes: int) -> list[SSAValue]:
+    """The access's own index values (innermost scaled by `lanes`) for memref/vector ops."""
+    indices = list(access.indices)
+    if lanes != 1:
+        emitter = ExprEmitter(InsertPoint.before(access), {"i": indices[-1]}, {})
+        indices[-1] = emitter.emit(Mul(Dim("i"), Const(lanes)))
+    return indices
+
+
+def _erase_dead_index_math(values: Iterable[SSAValue], rewriter: PatternRewriter) -> None:
+    work = [v.owner for v in values if isinstance(v.owner, Operation)]
+    while work:
+        op = work.pop()
+        if op.parent is None or not all(isinstance(t, IndexType) for t in op.result_types):
+            continue
+        if not op.results or not is_trivially_dead(op):
+            continue
+        operands = list(op.operands)
+        rewriter.erase(op)
+        work.extend(v.owner for v in operands if isinstance(v.owner, Operation))
+
+
+@dataclass
+class LowerLoadToAffineOrMemRef(RewritePattern):
+    """`layout.load` -> `affine.load`/`affine.vector_load` with a dimension map, or
+    `memref.load`/`vector.load` on the index values when the indices are not affine."""
+
+    state: LoweringState
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: LoadOp, rewriter: PatternRewriter) -> None:
+        view = self.state.view_of(op.buffer)
+        value_type = op.result.type
+        exprs, analysis = _index_exprs(op, view.lanes)
+        access = affine_access(op, exprs, analysis.leaves)
+        old_indices = list(op.indices)
+        vector_value = isinstance(value_type, VectorType) and value_type != _element(view)
+        new: Operation
+        if access is not None:
+            amap = AffineMapAttr(access.map)
+            if vector_value:
+                new = affine.VectorLoadOp.build(
+                    operands=[view.memref, access.operands],
+                    result_types=[value_type],
+                    properties={"map": amap},
+                )
+            else:
+                new = affine.LoadOp(view.memref, access.operands, amap, value_type)
+        else:
+            indices = _memref_indices(op, view.lanes)
+            if vector_value:
+                assert isinstance(value_type, VectorType)
+                new = vector.LoadOp(view.memref, indices, value_type)
+            else:
+                new = memref.LoadOp.get(view.memref, indices)
+        rewriter.replace(op, new)
+        _erase_dead_index_math(old_indices, rewriter)
+
+
+@dataclass
+class LowerStoreToAffineOrMemRef(RewritePattern):
+    """`layout.store` -> `affine.store`/`affine.vector_store` with a dimension map, or
+    `memref.store`/`vector.store` on the index values when the indices are not affine."""
+
+    state: LoweringState
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: StoreOp, rewriter: PatternRewriter) -> None:
+        view = self.state.view_of(op.buffer)
+        value_type = op.value.type
+        exprs, analysis = _index_exprs(op, view.lanes)
+        access = affine_access(op, exprs, analysis.leaves)
+        old_indices = list(op.indices)
+        vector_value = isinstance(value_type, VectorType) and value_type != _element(view)
+        new: Operation
+        if access is not None:
+            amap = AffineMapAttr(access.map)
+            if vector_value:
+                new = affine.VectorStoreOp.build(
+                    operands=[op.value, view.memref, access.operands], properties={"map": amap}
+                )
+            else:
+                new = affine.StoreOp(op.value, view.memref, access.operands, amap)
+        else:
+            indices = _memref_indices(op, view.lanes)
+            if vector_value:
+                new = vector.StoreOp(op.value, view.memref, indices)
+            else:
+                new = memref.StoreOp.get(op.value, view.memref, indices)
+        rewriter.replace(op, new)
+        _erase_dead_index_math(old_indices, rewriter)
+
+
+def _element(view: View) -> Attribute:
+    memref_type = view.memref.type
+    assert isinstance(memref_type, MemRefType)
+    return memref_type.get_element_type()

@@ -21,18 +21,21 @@ expresses the block with the cheapest upstream op that is exact:
   `memref<S' x T, strided<[...], offset: ?>>`.
 
 All of these are views (no copy) and lower with `-expand-strided-metadata` and
-`-finalize-memref-to-llvm`.
+`-finalize-memref-to-llvm`. `TypeOffsetParametersWithDynamicOffsets` gives such parameters
+their type; `View`/`LoweringState` record the view of each lowered buffer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from math import prod
 
-from xdsl.dialects import memref
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
+    FunctionType,
     IntegerAttr,
     MemRefType,
     NoneAttr,
@@ -40,6 +43,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 
 def row_major_strides(shape: Sequence[int]) -> list[int]:
@@ -179,3 +183,63 @@ def build_view(
         view_type(element_type, target_shape, offset),
     )
     return [cast], cast.result
+
+
+@dataclass
+class TypeOffsetParametersWithDynamicOffsets(RewritePattern):
+    """A buffer parameter that some call may bind to a view at an element offset
+    (`parameters_at_offsets`) gets the type `memref<S x T, strided<[...], offset: ?>>`, so
+    the callee addresses it from its first element wherever it lies (MLIR's convention for
+    function arguments that are views)."""
+
+    offsets: set[tuple[str, int]]
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
+        name = op.sym_name.data
+        inputs = list(op.function_type.inputs.data)
+        changed = False
+        for index, input_type in enumerate(inputs):
+            if (name, index) not in self.offsets or not isinstance(input_type, MemRefType):
+                continue
+            new_type = offset_parameter_type(input_type.get_element_type(), input_type.get_shape())
+            if new_type == input_type:
+                continue
+            inputs[index] = new_type
+            if op.body.blocks:
+                arg = op.body.blocks[0].args[index]
+                hint = arg.name_hint
+                rewriter.replace_value_with_new_type(arg, new_type).name_hint = hint
+            changed = True
+        if changed:
+            op.function_type = FunctionType.from_lists(inputs, op.function_type.outputs.data)
+            rewriter.notify_op_modified(op)
+
+
+# Lowering state ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class View:
+    """How a buffer value is accessed after lowering: a memref, and how many of its scalars
+    make one buffer element (1 unless a vector buffer views scalar storage)."""
+
+    memref: SSAValue
+    lanes: int = 1
+
+
+@dataclass
+class LoweringState:
+    """What the lowering patterns share: the storage memref of each data handle, the view
+    of each declared buffer, and the storage each view is a view of."""
+
+    storage: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
+    views: dict[SSAValue, View] = field(default_factory=dict[SSAValue, View])
+    roots: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
+
+    def view_of(self, buffer: SSAValue) -> View:
+        return self.views.get(buffer, View(buffer))
+
+    def root_of(self, buffer: SSAValue) -> SSAValue:
+        view = self.view_of(buffer).memref
+        return self.roots.get(view, view)

@@ -23,9 +23,9 @@ from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
 from physlayout.dialects.layout_scopes import producer_scope
+from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
 from physlayout.runtime.host import execute
 from physlayout.runtime.opencl import OpenCLRuntime, compile_module, module_text, parse_module
-from physlayout.transforms.adreno_pipeline import adreno_pipeline
 from physlayout.universe import make_context
 
 EXAMPLE = "rfc_conv_relu_conv.mlir"
@@ -104,10 +104,8 @@ def run_demo(device: str | None = None, seed: int = 0, text: str | None = None) 
             print(f"kernels: {', '.join(k for k in kernels if k != 'main')}")
 
     lowered = source.clone()
-    pipeline = adreno_pipeline(
-        show, max_image_width=limits.max_width, max_image_height=limits.max_height
-    )
-    pipeline.apply(make_context(), lowered)
+    adreno = PhyslayoutAdrenoPass(max_image_width=limits.max_width, max_image_height=limits.max_height)
+    adreno.pipeline(show).apply(make_context(), lowered)
     compiled = compile_module(lowered, runtime)
     _banner("generated OpenCL C (-t opencl)")
     print(compiled.program.source)

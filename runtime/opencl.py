@@ -18,11 +18,14 @@ limits, so texture rules are checked against the real device.
 
 Compilation
 -----------
-`compile_module(module, runtime)` records, for every function parameter of the SOURCE
-module, its logical shape and pending layout (`PendingLayout.of`, before `apply-layout`
-consumes it), then runs `apply-layout{rewrite-loops=true}` (`remarks=true` on request),
-`flatten-buffers`, `vectorize-texels`, generates OpenCL C (`lowering/opencl.py`) with the
-device's image limits and builds it (one `cl.Program` per distinct source text, cached per runtime).
+`compile_module(module, runtime)` runs the declared `physlayout-opencl` pipeline
+(`lowering/pipelines.py`; `remarks=true` on request) on a copy of the module, generates
+OpenCL C (`lowering/opencl.py`) with the device's image limits and builds it (one
+`cl.Program` per distinct source text, cached per runtime). The layout of every function
+parameter (`ParamLayout`) is read from the module it was given: the parameter's type there
+(its logical shape and pending transforms, `PendingLayout.of`) and in the lowered copy;
+no source text is parsed again. `device_pipeline(spec, limits)` is a user's pass pipeline
+with the device's image limits filled in where it leaves them out.
 
 Data movement
 -------------
@@ -39,6 +42,7 @@ Running a function (a kernel or a host function) is `runtime/host.py`.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -49,15 +53,18 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IndexType, ModuleOp, VectorType
 from xdsl.parser import Parser
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import DiagnosticException
+from xdsl.universe import Universe
+from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
 from physlayout.dialects.buffer_layout import PendingLayout, flattened_type
 from physlayout.dialects.layout import BufferType, is_texture_scope
 from physlayout.lowering.opencl import ImageLimits, OpenCLProgram, generate_opencl
+from physlayout.lowering.pipelines import PhyslayoutOpenCLPass, verify_after
 from physlayout.semantics.evaluator_values import EvaluationError, dtype_of
-from physlayout.universe import make_context
+from physlayout.universe import get_all_passes, make_context
 
 ENV_VAR = "PHYSLAYOUT_OPENCL_DEVICE"
 POCL_PLATFORM = "Portable Computing Language"
@@ -384,18 +391,27 @@ def parse_module(text: str, name: str = "<input>") -> ModuleOp:
     return module
 
 
-def lowering_passes(remarks: bool = False) -> list[ModulePass]:
-    """The passes between the source module and the OpenCL target (`remarks`: apply-layout
-    says which loop nests it re-iterates, and why it keeps the others)."""
-    from physlayout.transforms.apply_layout import ApplyLayoutPass
-    from physlayout.transforms.flatten_buffers import FlattenBuffersPass
-    from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
-
-    return [
-        ApplyLayoutPass(rewrite_loops=True, remarks=remarks),
-        FlattenBuffersPass(),
-        VectorizeTexelsPass(),
-    ]
+def device_pipeline(spec: str, limits: DeviceLimits) -> PassPipeline:
+    """The pass pipeline `spec` (xDSL syntax, any registered pass) with the device's image
+    limits given to every pass that takes `max-image-width`/`max-image-height` (e.g.
+    `physlayout-adreno`, `annotate-texture-scope`, `verify-buffers`) where `spec` does not
+    give them. Raises a DiagnosticException naming `spec` when it does not parse."""
+    image = limits.image_limits()
+    device = {"max_image_width": (image.max_width,), "max_image_height": (image.max_height,)}
+    available = Universe.get_multiverse().all_passes | get_all_passes()
+    passes: list[ModulePass] = []
+    try:
+        for arg in parse_pipeline(spec):
+            if arg.name not in available:
+                raise ValueError(f"unknown pass '{arg.name}'")
+            pass_type = available[arg.name]()
+            fields = {f.name for f in dataclasses.fields(pass_type)}
+            given = arg.normalize_parameter_names().parameters
+            extra = {k: v for k, v in device.items() if k in fields and k not in given}
+            passes.append(pass_type.from_pass_spec(ArgSpec(arg.name, {**given, **extra})))
+    except (Exception, ArgSpecParseError) as err:  # ArgSpecParseError is a BaseException
+        raise OpenCLRuntimeError(f"pipeline '{spec}': {err}") from None
+    return PassPipeline(tuple(passes), verify_after)
 
 
 def module_text(module: ModuleOp) -> str:
@@ -441,13 +457,13 @@ def compile_module(
     (`remarks`: print the lowering passes' remarks to stderr)."""
     source = parse_module(module) if isinstance(module, str) else module
     lowered = source.clone()
-    ctx = make_context()
     stages: list[tuple[str, str]] = []
-    for one_pass in lowering_passes(remarks):
-        one_pass.apply(ctx, lowered)
-        lowered.verify()
-        if keep_stages:
-            stages.append((one_pass.name, module_text(lowered)))
+
+    def keep(previous: ModulePass | None, module: ModuleOp, _next: ModulePass | None) -> None:
+        if keep_stages and previous is not None:
+            stages.append((previous.name, module_text(module)))
+
+    PhyslayoutOpenCLPass(remarks=remarks).pipeline(keep).apply(make_context(), lowered)
     if not runtime.limits.image_support and _has_textures(lowered):
         raise OpenCLRuntimeError(f"device {runtime.describe()} has no image support")
     program = generate_opencl(lowered, runtime.limits.image_limits(), runtime.limits.fp16)

@@ -1,11 +1,11 @@
 // lower-layout accepts graph-level input: it runs lower-layout-rewrites first (the padded
 // NCHW -> NCHW4c transform becomes linalg.pack, its inverse with the crop one truncating
 // linalg.unpack, the shear the generic fallback). mlir-opt bufferizes the result and
-// mlir-runner runs it (python -m physlayout.lowering.mlir_graph_runner --print-pipeline
+// mlir-runner runs it (python -m physlayout.runtime.mlir_runner --graph --print-pipeline
 // prints the commands); the printed values are the numpy graph evaluator's.
 // REQUIRES: mlir-runner
 // RUN: xdsl-opt %s -p lower-layout | filecheck %s --check-prefix=IR
-// RUN: xdsl-opt %s -p lower-layout | %python -m physlayout.lowering.mlir_graph_runner | filecheck %s
+// RUN: xdsl-opt %s -p lower-layout | %python -m physlayout.runtime.mlir_runner --graph | filecheck %s
 
 // IR-NOT: = layout.
 // IR:     linalg.pack %{{.*}} padding_value(%{{.*}} : f32) inner_dims_pos = [1] inner_tiles = [4]

@@ -59,9 +59,9 @@ func.func @vector_view_to_call() {
 
 // -----
 
-// A cast whose two sides lower to different memrefs.
-func.func @wrong_cast(%b: !layout.buffer<16xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>>) -> memref<16xf32> {
-  %m = builtin.unrealized_conversion_cast %b : !layout.buffer<16xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>> to memref<16xf32>
+// A cast whose two sides lower to different memrefs (the buffer as apply-layout leaves it).
+func.func @wrong_cast(%b: !layout.buffer<4x4xf32>) -> memref<16xf32> {
+  %m = builtin.unrealized_conversion_cast %b : !layout.buffer<4x4xf32> to memref<16xf32>
   func.return %m : memref<16xf32>
 }
 // CHECK: lower-layout: cannot cast %b to memref<16xf32>: the buffer lowers to memref<4x4xf32>
@@ -87,6 +87,20 @@ func.func @unused_pointer(%p: !layout.ptr<f32>) {
 
 // -----
 
+// lower-layout lowers only: a buffer accessed before flatten-buffers is refused, pointing
+// at the access.
+func.func @not_flat(%a: !layout.buffer<4x4xf32>, %i: index) -> f32 {
+  %x = layout.load %a[%i, %i] : !layout.buffer<4x4xf32>, f32
+  func.return %x : f32
+}
+// CHECK: lower-layout: 'layout.load' accesses %a of type !layout.buffer<4x4xf32>, which is not flat (physical shape [16]); run physlayout-memref (or apply-layout,flatten-buffers) first (flatten-buffers flattens function parameters and layout.decl_buffer results)
+// CHECK-NEXT: "builtin.module"() ({
+// CHECK:      "layout.load"
+// CHECK-NEXT: ^^^^^^^^^^^^^
+// CHECK-NEXT: | 'layout.load' accesses %a
+
+// -----
+
 // flatten-buffers flattens parameters and declarations only; a buffer made from a memref
 // by a cast and accessed as 2-D is not flat.
 func.func @accessed_cast(%m: memref<4x4xf32>, %i: index) -> f32 {
@@ -94,12 +108,25 @@ func.func @accessed_cast(%m: memref<4x4xf32>, %i: index) -> f32 {
   %x = layout.load %b[%i, %i] : !layout.buffer<4x4xf32>, f32
   func.return %x : f32
 }
-// CHECK: lower-layout: !layout.buffer<4x4xf32> is accessed but not flat after flatten-buffers (physical shape [16]); flatten-buffers flattens function parameters and layout.decl_buffer results only
+// CHECK: lower-layout: 'layout.load' accesses %b of type !layout.buffer<4x4xf32>, which is not flat (physical shape [16]); run physlayout-memref (or apply-layout,flatten-buffers) first (flatten-buffers flattens function parameters and layout.decl_buffer results)
 
 // -----
 
-// Pending transforms are applied first, so their diagnostics are apply-layout's.
+// lower-layout does not apply layouts: a pending transform is refused (physlayout-memref
+// applies it; its diagnostics are then apply-layout's: see physlayout-memref.mlir).
 func.func @not_injective(%a: !layout.buffer<8xf32, transform = #layout.index_map<(i) -> (i floordiv 2)>>) {
   func.return
 }
-// CHECK: apply-layout: %a of type !layout.buffer<8xf32, transform = #layout.index_map<(i) -> (i floordiv 2)>>: index map (i) -> (i floordiv 2) is not injective on shape [8]: indices [0] and [1] both map to [0]
+// CHECK: lower-layout: %a of type !layout.buffer<8xf32, transform = #layout.index_map<(i) -> (i floordiv 2)>> in @not_injective has a pending transform; run physlayout-memref (or apply-layout,flatten-buffers) first
+
+// -----
+
+// A pending transform on a declared buffer, pointing at the declaration.
+func.func @pending_declaration() {
+  %p = layout.allocate [16] : !layout.ptr<f32>
+  %b = layout.decl_buffer %p : !layout.ptr<f32> -> !layout.buffer<16xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>>
+  func.return
+}
+// CHECK: lower-layout: %b of type !layout.buffer<16xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>> in 'layout.decl_buffer' has a pending transform; run physlayout-memref (or apply-layout,flatten-buffers) first
+// CHECK:      "layout.decl_buffer"
+// CHECK-NEXT: ^^^^^^^^^^^^^^^^^^^^

@@ -1,5 +1,5 @@
-// RUN: xdsl-opt %S/inputs/offset_calls.mlir -p lower-layout | filecheck %s
-// RUN: xdsl-opt %S/inputs/offset_calls.mlir -p lower-layout --print-op-generic | xdsl-opt | filecheck %s
+// RUN: xdsl-opt %S/inputs/offset_calls.mlir -p physlayout-memref | filecheck %s
+// RUN: xdsl-opt %S/inputs/offset_calls.mlir -p physlayout-memref --print-op-generic | xdsl-opt | filecheck %s
 
 // Buffers declared at an element offset passed to calls: a parameter that some call binds
 // to a view at an offset (directly, or through a host function's own parameter) gets a

@@ -2,12 +2,12 @@
 // Upstream interop for lower-layout.mlir: mlir-opt parses and verifies the output in custom
 // and in generic form (both print the same upstream IR, so one set of checks reads both),
 // reads the dimension maps as written, and lowers everything to the LLVM dialect.
-// RUN: xdsl-opt %S/lower-layout.mlir -p lower-layout | %mlir-opt --verify-each | filecheck %s
-// RUN: xdsl-opt %S/lower-layout.mlir -p lower-layout --print-op-generic | %mlir-opt --verify-each | filecheck %s
+// RUN: xdsl-opt %S/lower-layout.mlir -p 'physlayout-memref{rewrite-loops=false}' | %mlir-opt --verify-each | filecheck %s
+// RUN: xdsl-opt %S/lower-layout.mlir -p 'physlayout-memref{rewrite-loops=false}' --print-op-generic | %mlir-opt --verify-each | filecheck %s
 // RUN: xdsl-opt %S/lower-layout.mlir -p apply-layout,flatten-buffers,lower-layout | %mlir-opt --verify-each | filecheck %s
-// RUN: xdsl-opt %S/lower-layout.mlir -p 'lower-layout{affine-loops=false}' | %mlir-opt --verify-each | filecheck %s --check-prefix=SCF
-// RUN: xdsl-opt %S/lower-layout.mlir -p 'lower-layout{affine-loops=false}' --print-op-generic | %mlir-opt --verify-each | filecheck %s --check-prefix=SCF
-// RUN: xdsl-opt %S/lower-layout.mlir -p lower-layout | %mlir-opt -expand-strided-metadata -lower-affine -convert-scf-to-cf -convert-vector-to-llvm -arith-expand -finalize-memref-to-llvm -convert-func-to-llvm -convert-arith-to-llvm -convert-index-to-llvm -convert-cf-to-llvm -reconcile-unrealized-casts | filecheck %s --check-prefix=LLVM
+// RUN: xdsl-opt %S/lower-layout.mlir -p 'physlayout-memref{rewrite-loops=false affine-loops=false}' | %mlir-opt --verify-each | filecheck %s --check-prefix=SCF
+// RUN: xdsl-opt %S/lower-layout.mlir -p 'physlayout-memref{rewrite-loops=false affine-loops=false}' --print-op-generic | %mlir-opt --verify-each | filecheck %s --check-prefix=SCF
+// RUN: xdsl-opt %S/lower-layout.mlir -p 'physlayout-memref{rewrite-loops=false}' | %mlir-opt -expand-strided-metadata -lower-affine -convert-scf-to-cf -convert-vector-to-llvm -arith-expand -finalize-memref-to-llvm -convert-func-to-llvm -convert-arith-to-llvm -convert-index-to-llvm -convert-cf-to-llvm -reconcile-unrealized-casts | filecheck %s --check-prefix=LLVM
 
 // CHECK-LABEL: func.func @relu_nchw4c
 // CHECK:         affine.for %[[H:.*]] = 0 to 8 {

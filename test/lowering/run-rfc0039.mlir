@@ -2,9 +2,9 @@
 // The RFC 0039 examples (inputs/rfc0039_examples.mlir) lowered by physlayout, then by
 // mlir-opt to LLVM, run by mlir-runner; custom and generic output run alike. The printed
 // buffers are the physical layouts the RFC derives (numpy reference: test_lower_layout.py).
-// RUN: xdsl-opt %S/inputs/rfc0039_examples.mlir -p apply-layout,flatten-buffers,lower-layout | %python -m physlayout.lowering.mlir_runner | filecheck %s
-// RUN: xdsl-opt %S/inputs/rfc0039_examples.mlir -p lower-layout --print-op-generic | %python -m physlayout.lowering.mlir_runner | filecheck %s
-// RUN: xdsl-opt %S/inputs/rfc0039_examples.mlir -p lower-layout | %python -m physlayout.lowering.mlir_runner --harness vector_views --entry harness | filecheck %s --check-prefix=VEC
+// RUN: xdsl-opt %S/inputs/rfc0039_examples.mlir -p apply-layout,flatten-buffers,lower-layout | %python -m physlayout.runtime.mlir_runner | filecheck %s
+// RUN: xdsl-opt %S/inputs/rfc0039_examples.mlir -p physlayout-memref --print-op-generic | %python -m physlayout.runtime.mlir_runner | filecheck %s
+// RUN: xdsl-opt %S/inputs/rfc0039_examples.mlir -p physlayout-memref | %python -m physlayout.runtime.mlir_runner --harness vector_views --entry harness | filecheck %s --check-prefix=VEC
 
 // Example 1: row-major flat 1-D; x[2, 3] = 7 lands at 2*6 + 3 = 15.
 // CHECK:      rank = 1 offset = 0 sizes = [24] strides = [1] data =

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 def pytest_sessionstart(session: pytest.Session) -> None:
     if os.environ.get("PHYSLAYOUT_REQUIRE_TOOLS") != "1":
         return
-    from physlayout.lowering.mlir_runner import MlirTools
+    from physlayout.runtime.mlir_runner import MlirTools
     from physlayout.runtime.opencl import OpenCLRuntime
 
     tools = MlirTools.find()

@@ -12,19 +12,13 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 
+from physlayout.lowering.pipelines import PhyslayoutOpenCLPass
 from physlayout.semantics.evaluator import run_function
 from physlayout.semantics.graph_evaluator import run_graph
-from physlayout.transforms.apply_layout import ApplyLayoutPass
-from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass
-from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
 
-BUFFER_STAGES: list[ModulePass] = [
-    ApplyLayoutPass(rewrite_loops=True),
-    FlattenBuffersPass(),
-    VectorizeTexelsPass(),
-]
-"""The buffer-level passes after legalization (the OpenCL path); the host is evaluated
+BUFFER_STAGES: list[ModulePass] = list(PhyslayoutOpenCLPass().passes())
+"""The buffer-level passes after legalization (`physlayout-opencl`); the host is evaluated
 after each of them."""
 
 

@@ -19,9 +19,9 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 
 from physlayout.dialects.layout_scopes import producer_scope
+from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
 from physlayout.runtime.opencl import OpenCLRuntime, compile_module
 from physlayout.semantics.graph_evaluator import run_graph
-from physlayout.transforms.adreno_pipeline import adreno_passes, adreno_pipeline
 from physlayout.universe import get_all_passes, make_context
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +38,7 @@ CHAINS = "\n".join(
 
 def graph_stages(text: str, **options: Any) -> ModuleOp:
     module = parse(text)
-    PassPipeline(adreno_passes(**options)[:GRAPH_STAGES]).apply(make_context(), module)
+    PassPipeline(PhyslayoutAdrenoPass(**options).passes()[:GRAPH_STAGES]).apply(make_context(), module)
     module.verify()
     return module
 
@@ -85,19 +85,19 @@ def test_pipeline_is_declared_and_runs_from_python() -> None:
             names.append(previous.name)
 
     module = parse(CHAINS)
-    adreno_pipeline(record).apply(make_context(), module)
-    assert names == [p.name for p in adreno_passes()]
+    PhyslayoutAdrenoPass().pipeline(record).apply(make_context(), module)
+    assert names == [p.name for p in PhyslayoutAdrenoPass().passes()]
     assert not any(isinstance(v.type, TensorType) for op in module.walk() for v in op.results)
 
 
 def test_whole_pipeline_numerics_without_a_device() -> None:
-    passes = adreno_passes()[:GRAPH_STAGES]
+    passes = PhyslayoutAdrenoPass().passes()[:GRAPH_STAGES]
     check_legalized(CHAINS, passes, seed=4)
     check_legalized(RELAX.read_text(), passes, seed=6)
 
 
 def test_weights_in_global_numerics_without_a_device() -> None:
-    check_legalized(chain(8, 8), adreno_passes(weights_in_global=True)[:GRAPH_STAGES], seed=7)
+    check_legalized(chain(8, 8), PhyslayoutAdrenoPass(weights_in_global=True).passes()[:GRAPH_STAGES], seed=7)
 
 
 def test_whole_pipeline_on_opencl(runtime: OpenCLRuntime) -> None:
@@ -107,11 +107,8 @@ def test_whole_pipeline_on_opencl(runtime: OpenCLRuntime) -> None:
     source = parse(text)
     lowered = parse(text)
     limits = runtime.limits.image_limits()
-    adreno_pipeline(
-        None,
-        max_image_width=limits.max_width,
-        max_image_height=limits.max_height,
-    ).apply(make_context(), lowered)
+    adreno = PhyslayoutAdrenoPass(max_image_width=limits.max_width, max_image_height=limits.max_height)
+    adreno.apply(make_context(), lowered)
     compiled = compile_module(lowered, runtime)
     for function in functions(source):
         name = function.sym_name.data
@@ -141,7 +138,7 @@ def test_legalized_host_runs_under_mlir_runner() -> None:
     IR that mlir-opt-22 verifies and mlir-runner-22 runs, with the graph evaluator's
     result (exactly: the same float operations in the same order)."""
     from physlayout.lowering.lower_layout import LowerLayoutPass
-    from physlayout.lowering.mlir_runner import (
+    from physlayout.runtime.mlir_runner import (
         MlirTools,
         add_harness,
         harness_values,
@@ -154,7 +151,7 @@ def test_legalized_host_runs_under_mlir_runner() -> None:
     text = chain(8, 4)
     source = parse(text)
     lowered = parse(text)
-    PassPipeline((*adreno_passes(), LowerLayoutPass())).apply(make_context(), lowered)
+    PassPipeline((*PhyslayoutAdrenoPass().passes(), LowerLayoutPass())).apply(make_context(), lowered)
     stream = StringIO()
     Printer(stream=stream, print_generic_format=True).print_op(lowered)
     generic = stream.getvalue()

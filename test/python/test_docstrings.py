@@ -33,8 +33,6 @@ PENDING_MERGE_UNCHECKED_MODULES = frozenset(
         "physlayout.indexing.index_map",
         "physlayout.indexing.quasi_affine",
         "physlayout.lowering.lower_layout",
-        "physlayout.lowering.mlir_graph_runner",
-        "physlayout.lowering.mlir_runner",
         "physlayout.runtime.opencl",
         "physlayout.semantics.evaluator",
         "physlayout.semantics.evaluator_analysis",

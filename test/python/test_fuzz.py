@@ -40,7 +40,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.dialects.buffer_layout import PendingLayout
 from physlayout.indexing.index_map import IndexMap
-from physlayout.lowering.mlir_runner import MlirTools
+from physlayout.runtime.mlir_runner import MlirTools
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 
 SCALE = float(os.environ.get("PHYSLAYOUT_FUZZ_EXAMPLES", "1"))

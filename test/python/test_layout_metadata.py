@@ -29,7 +29,8 @@ from xdsl.passes import ModulePass
 from physlayout.dialects.buffer_layout import flattened_type, image_size
 from physlayout.dialects.layout import BufferType, DeclBufferOp
 from physlayout.lowering.opencl import generate_opencl
-from physlayout.runtime.opencl import ParamLayout, lowering_passes
+from physlayout.lowering.pipelines import PhyslayoutOpenCLPass
+from physlayout.runtime.opencl import ParamLayout
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.universe import make_context
@@ -229,8 +230,7 @@ def test_image_size_and_texel_coordinates_in_opencl(name: str) -> None:
     case = CASES[name]
     module = parse(_probe_module(case))
     ctx = make_context()
-    for one_pass in lowering_passes():
-        one_pass.apply(ctx, module)
+    PhyslayoutOpenCLPass().apply(ctx, module)
     program = generate_opencl(module)
     texture_arg = program.kernels["probe"].args[0]
     assert texture_arg.kind == "texture"
@@ -253,7 +253,7 @@ def test_runtime_uploads_to_the_texel(name: str) -> None:
     holds the probed element at [y, x * 4 + lane]."""
     case = CASES[name]
     source = _function(_probe_module(case), [])
-    lowered = _function(_probe_module(case), lowering_passes())
+    lowered = _function(_probe_module(case), [PhyslayoutOpenCLPass()])
     source_type = source.function_type.inputs.data[0]
     lowered_type = lowered.function_type.inputs.data[0]
     assert isinstance(source_type, BufferType) and isinstance(lowered_type, BufferType)

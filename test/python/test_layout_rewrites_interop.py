@@ -16,9 +16,9 @@ from graph_harness import apply, compare_before_after, functions, parse
 
 from physlayout.lowering.lower_layout import LowerLayoutPass
 from physlayout.lowering.lower_layout_rewrites import LowerLayoutRewritesPass
-from physlayout.lowering.mlir_graph_runner import run_graph_functions
-from physlayout.lowering.mlir_runner import MlirTools
+from physlayout.lowering.pipelines import PhyslayoutMemrefPass
 from physlayout.lowering.raise_layout_rewrites import RaiseLayoutRewritesPass
+from physlayout.runtime.mlir_runner import MlirTools, run_graph_functions
 from physlayout.semantics.graph_evaluator import EvaluationError, run_graph
 from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
@@ -222,7 +222,7 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
 def test_every_example_lowers_and_verifies_upstream(example: Path) -> None:
     assert TOOLS is not None
-    module = apply(parse(example.read_text()), [LowerLayoutPass()])
+    module = apply(parse(example.read_text()), [PhyslayoutMemrefPass()])
     assert not [op.name for op in module.walk() if op.name.startswith("layout.")]
     lowered = str(module)
     done = subprocess.run(

@@ -32,8 +32,8 @@ from xdsl.printer import Printer
 
 from physlayout.dialects.layout import BufferType
 from physlayout.indexing.index_map import IndexMap
-from physlayout.lowering.lower_layout import LowerLayoutPass
-from physlayout.lowering.mlir_runner import (
+from physlayout.lowering.pipelines import PhyslayoutMemrefPass
+from physlayout.runtime.mlir_runner import (
     MlirTools,
     add_harness,
     harness_values,
@@ -60,8 +60,7 @@ TRANSPOSE = IndexMap.parse("(i, j) -> (j, i)")
 
 def lowered(text: str) -> ModuleOp:
     module = parse(text)
-    LowerLayoutPass().apply(make_context(), module)
-    module.verify()
+    PhyslayoutMemrefPass(rewrite_loops=False).apply(make_context(), module)
     return module
 
 

@@ -30,7 +30,7 @@ from xdsl.utils.exceptions import PassFailedException
 from physlayout.indexing.bridges.affine import affine_to_expr
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
-from physlayout.lowering.mlir_runner import MlirTools
+from physlayout.runtime.mlir_runner import MlirTools
 from physlayout.semantics.evaluator import run_function
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.normalize_memrefs import (

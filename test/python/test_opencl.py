@@ -15,12 +15,12 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from physlayout.lowering.opencl import generate_opencl
 from physlayout.lowering.opencl_parallel import parallel_band
+from physlayout.lowering.pipelines import PhyslayoutOpenCLPass
 from physlayout.runtime.opencl import (
     CompiledModule,
     OpenCLRuntime,
     OpenCLRuntimeError,
     compile_module,
-    lowering_passes,
     make_context,
     parse_module,
     select_device,
@@ -518,8 +518,7 @@ def test_device_selection_by_spec_and_environment(
 
 def _lowered(text: str):
     module = parse_module(text)
-    for one_pass in lowering_passes():
-        one_pass.apply(make_context(), module)
+    PhyslayoutOpenCLPass().apply(make_context(), module)
     return module
 
 

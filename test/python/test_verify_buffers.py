@@ -368,6 +368,7 @@ def pipeline(chain: tuple[str, ...]) -> list[tuple[str, ModulePass]]:
     """The available passes of `chain`, with graph-level and other registered passes before
     it and `lower-layout` after it."""
     known = {c.partition("{")[0] for c in chain} | {"verify-buffers", "lower-layout"}
+    known |= {"physlayout-memref"}  # ends with lower-layout: no buffer left to check after it
     others = [p for p in PASSES if p not in known and p not in GRAPH_LEVEL_FIRST]
     specs = [*GRAPH_LEVEL_FIRST, *others, *chain, "lower-layout"]
     return [p for spec in specs if (p := _instantiate(spec)) is not None]

@@ -24,7 +24,7 @@ item-9 feature (a deliberately invalid alias).
 
 Pipelines (`BUFFER_PIPELINES`, `GRAPH_PIPELINES`; steps share their prefixes): every
 physlayout pass alone, `apply-layout` with and without `rewrite-loops` followed by
-`flatten-buffers`, the pipeline of `physlayout run` (`runtime.opencl.lowering_passes`)
+`flatten-buffers`, the pipeline of `physlayout run` (`physlayout-opencl`)
 followed by the OpenCL target, `apply-layout,flatten-buffers,lower-layout`, and the graph
 passes (which must leave buffer-level modules alone, as the buffer-level passes must leave
 tensors). A pass documented as idempotent is run a second time on its output, which must
@@ -203,15 +203,15 @@ BUFFER_PIPELINES: tuple[Pipeline, ...] = (
     Pipeline("fold-layout-rewrites", None, _passes(FoldLayoutRewritesPass)),
     Pipeline("flow-layout-rewrites", None, _passes(FlowLayoutRewritesPass)),
 )
-"""`opencl-pipeline` is `runtime.opencl.lowering_passes()` (checked at import below)."""
+"""`opencl-pipeline` is the passes of `physlayout-opencl` (checked at import below)."""
 
 
 def _check_opencl_pipeline() -> None:
-    from physlayout.runtime.opencl import lowering_passes
+    from physlayout.lowering.pipelines import PhyslayoutOpenCLPass
 
     names = [
         p.name + ("{rewrite-loops=true}" if getattr(p, "rewrite_loops", False) else "")
-        for p in lowering_passes()
+        for p in PhyslayoutOpenCLPass().passes()
     ]
     expected = ["apply-layout{rewrite-loops=true}", "flatten-buffers", "vectorize-texels"]
     assert names == expected, f"physlayout run's lowering passes changed: {names}"
@@ -662,7 +662,7 @@ class Checker:
 
     def mlir_tools(self) -> Any:
         if not self._mlir_searched:
-            from physlayout.lowering.mlir_runner import MlirTools
+            from physlayout.runtime.mlir_runner import MlirTools
 
             self._mlir = MlirTools.find()
             self._mlir_searched = True
@@ -676,7 +676,7 @@ class Checker:
         if tools is None or tools.runner is None:
             report.add("mlir-runner", "skipped", "mlir-opt-22 / mlir-runner-22 not found")
             return
-        from physlayout.lowering.mlir_runner import (
+        from physlayout.runtime.mlir_runner import (
             add_harness,
             harness_values,
             parse_printed_memrefs,

@@ -1,21 +1,31 @@
 """Run lowered physlayout IR with upstream MLIR: `mlir-opt` to the LLVM dialect, then
-`mlir-runner`.
+`mlir-runner`. One driver for both levels:
+
+- buffer level (what `lower-layout` / `physlayout-memref` emits: affine, memref views,
+  vector accesses, scf, arith with floor division, func): `TO_LLVM`;
+- graph level (tensors, `linalg`, `tensor`, `linalg.pack`/`unpack`, e.g. the output of
+  `lower-layout-rewrites`): first `BUFFERIZE` (pack/unpack lowered by upstream's transform
+  ops in `lowering/lower-pack-unpack.mlir`, one-shot bufferization across function
+  boundaries, linalg to loops), then `TO_LLVM`.
 
 ```sh
-xdsl-opt -p apply-layout,flatten-buffers,lower-layout examples/nhwc_relu_nchw4c.mlir \\
-  | python -m physlayout.lowering.mlir_runner            # runs @main, prints its output
-python -m physlayout.lowering.mlir_runner --print-pipeline  # the shell pipeline it runs
+xdsl-opt -p physlayout-memref examples/nhwc_relu_nchw4c.mlir \
+  | python -m physlayout.runtime.mlir_runner             # runs @main, prints its output
+xdsl-opt -p lower-layout-rewrites graph.mlir | python -m physlayout.runtime.mlir_runner --graph
+python -m physlayout.runtime.mlir_runner [--graph] --print-pipeline   # the shell pipeline
 ```
 
-`TO_LLVM` is the `mlir-opt` pipeline for what `lower-layout` emits (affine, memref views,
-vector accesses, scf, arith with floor division, func). `MlirTools.find()` locates
-`mlir-opt-22`/`mlir-runner-22` (or unversioned names) and the runner's support libraries
-(`printMemrefF32` lives there; the caller declares it with `llvm.emit_c_interface`).
+`MlirTools.find()` locates `mlir-opt-22`/`mlir-runner-22` (or unversioned names) and the
+runner's support libraries (`printMemrefF32` lives there; the caller declares it with
+`llvm.emit_c_interface`); `run_mlir(text, entry, graph=...)` runs one module.
 
-`add_harness(text, kernel)` adds a `@main` that fills every `f32` memref argument of
-`kernel` with `harness_values(shape, k)`, passes `1` for `index` arguments, calls the kernel
-and prints each memref argument with `printMemrefF32`; `parse_printed_memrefs` reads the
-printed arrays back, so tests can compare them with the numpy evaluator exactly.
+Harnesses: `add_harness(text, kernel)` adds a `@main` that fills every `f32` memref argument
+of `kernel` with `harness_values(shape, k)`, passes `1` for `index` arguments, calls the
+kernel and prints each memref argument; `run_graph_functions(text, [(name, inputs), ...])`
+adds a `@main` that passes the f32 arrays `inputs` as dense constants to each `@name` and
+prints every (f32 tensor) result. `parse_printed_memrefs` reads printed arrays back, so
+tests compare upstream execution with the numpy evaluators exactly (use values that print
+exactly, e.g. small integers).
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import resources
 from math import prod
 from pathlib import Path
 from typing import Any
@@ -40,6 +51,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     MemRefType,
+    TensorType,
     UnitAttr,
     UnrankedMemRefType,
     f32,
@@ -68,6 +80,17 @@ TO_LLVM: tuple[str, ...] = (
 )
 """`mlir-opt` passes from lowered physlayout IR to the LLVM dialect."""
 
+TRANSFORM_LIBRARY = Path(str(resources.files("physlayout.lowering") / "lower-pack-unpack.mlir"))
+"""The transform library that lowers `linalg.pack`/`unpack` before bufferization."""
+
+BUFFERIZE: tuple[str, ...] = (
+    f"--transform-preload-library=transform-library-paths={TRANSFORM_LIBRARY}",
+    "--transform-interpreter",
+    "--one-shot-bufferize=bufferize-function-boundaries",
+    "--convert-linalg-to-loops",
+)
+"""`mlir-opt` passes from graph-level upstream IR to the buffer level `TO_LLVM` takes."""
+
 RUNNER_LIBS: tuple[str, ...] = ("libmlir_c_runner_utils", "libmlir_runner_utils")
 """Support libraries `mlir-runner` loads (`printMemrefF32` and friends)."""
 
@@ -94,9 +117,10 @@ class MlirTools:
         libs = _find_libs(runner) if runner else ()
         return MlirTools(opt, runner if libs else None, libs)
 
-    def opt_command(self) -> list[str]:
-        """The `mlir-opt` command line that lowers memref/affine IR to the LLVM dialect."""
-        return [self.opt, *TO_LLVM]
+    def opt_command(self, graph: bool = False) -> list[str]:
+        """The `mlir-opt` command line that lowers memref/affine IR (`graph`: tensor IR,
+        bufferized first) to the LLVM dialect."""
+        return [self.opt, *(BUFFERIZE if graph else ()), *TO_LLVM]
 
     def runner_command(self, entry: str = "main") -> list[str]:
         """The `mlir-runner` command line that runs `@entry` with the runtime support libraries."""
@@ -110,9 +134,9 @@ class MlirTools:
             "-shared-libs=" + ",".join(self.libs),
         ]
 
-    def shell_pipeline(self, entry: str = "main") -> str:
+    def shell_pipeline(self, entry: str = "main", graph: bool = False) -> str:
         """The equivalent shell pipeline (reads lowered IR on stdin)."""
-        return " ".join(self.opt_command()) + " | " + " ".join(self.runner_command(entry))
+        return " ".join(self.opt_command(graph)) + " | " + " ".join(self.runner_command(entry))
 
 
 def _find_libs(runner: str) -> tuple[str, ...]:
@@ -142,13 +166,18 @@ def _run(command: Sequence[str], text: str, what: str, timeout: float) -> str:
 
 
 def run_mlir(
-    text: str, entry: str = "main", tools: MlirTools | None = None, timeout: float = 300
+    text: str,
+    entry: str = "main",
+    tools: MlirTools | None = None,
+    timeout: float = 300,
+    graph: bool = False,
 ) -> str:
-    """Lower `text` (upstream-parsable MLIR) to LLVM and run `entry`; return its stdout."""
+    """Lower `text` (upstream-parsable MLIR; `graph`: tensor IR, bufferized first) to LLVM
+    and run `entry`; return its stdout."""
     tools = tools or MlirTools.find()
     if tools is None:
         raise MlirRunError("mlir-opt not found")
-    llvm = _run(tools.opt_command(), text, "mlir-opt", timeout)
+    llvm = _run(tools.opt_command(graph), text, "mlir-opt", timeout)
     return _run(tools.runner_command(entry), llvm, "mlir-runner", timeout)
 
 
@@ -292,10 +321,127 @@ def add_harness(text: str, kernel: str, entry: str = "main") -> str:
     return text[:end] + stream.getvalue() + text[end:]
 
 
+# Graph harness ----------------------------------------------------------------------------
+
+
+def _tensor_text(type_: TensorType) -> str:
+    return "tensor<" + "".join(f"{e}x" for e in type_.get_shape()) + "f32>"
+
+
+def _memref_text(type_: TensorType) -> str:
+    return "memref<" + "".join(f"{e}x" for e in type_.get_shape()) + "f32>"
+
+
+def _nested(values: Any) -> str:
+    if isinstance(values, list):
+        return "[" + ", ".join(_nested(v) for v in values) + "]"  # pyright: ignore[reportUnknownVariableType]
+    return repr(float(values))
+
+
+def _dense(values: np.ndarray[Any, Any]) -> str:
+    """A dense literal of `values` (each f32 written as the exact decimal of its double)."""
+    return f"dense<{_nested(values.tolist())}>"
+
+
+Call = tuple[str, Sequence[np.ndarray[Any, Any]]]
+"""A function to run and its arguments."""
+
+
+def graph_harness(text: str, calls: Sequence[Call]) -> str:
+    """`text` with a `@main` that calls each function on its arguments (dense constants)
+    and prints every result, in order. Arguments and results must be static f32 tensors."""
+    module = Parser(make_context(allow_unregistered=True), text).parse_module()
+    functions = {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
+    if "main" in functions:
+        raise MlirRunError("the module already has a function @main")
+    lines = ["func.func @main() attributes {llvm.emit_c_interface} {"]
+    for index, (name, inputs) in enumerate(calls):
+        callee = functions.get(name)
+        if callee is None:
+            raise MlirRunError(f"no function @{name} to run")
+        lines += _call_lines(f"c{index}_", callee, inputs)
+    lines += ["  func.return", "}"]
+    if "printMemrefF32" not in functions:
+        lines.append("func.func private @printMemrefF32(memref<*xf32>)")
+    added = "\n".join(lines) + "\n"
+    if not _explicit_module(text):
+        return text + "\n" + added
+    end = text.rstrip().rfind("}")
+    return text[:end] + added + text[end:]
+
+
+def _explicit_module(text: str) -> bool:
+    """Whether `text` is one `builtin.module` op (else its ops are top level)."""
+    code = [line.strip() for line in text.splitlines()]
+    first = next((line for line in code if line and not line.startswith("//")), "")
+    return first.startswith(("builtin.module", "module", '"builtin.module"'))
+
+
+def _f32_tensor(type_: Any) -> TensorType:
+    if not isinstance(type_, TensorType) or not isinstance(type_.get_element_type(), Float32Type):
+        raise MlirRunError(f"the graph harness only passes f32 tensors, not {type_}")
+    return type_
+
+
+def _call_lines(
+    prefix: str, callee: func.FuncOp, inputs: Sequence[np.ndarray[Any, Any]]
+) -> list[str]:
+    name = callee.sym_name.data
+    arg_types = [_f32_tensor(t) for t in callee.function_type.inputs.data]
+    result_types = [_f32_tensor(t) for t in callee.function_type.outputs.data]
+    if len(inputs) != len(arg_types):
+        raise MlirRunError(f"@{name} takes {len(arg_types)} arguments, got {len(inputs)}")
+    lines: list[str] = []
+    names: list[str] = []
+    for k, (type_, value) in enumerate(zip(arg_types, inputs, strict=True)):
+        array = np.asarray(value, dtype=np.float32).reshape(tuple(type_.get_shape()))
+        lines.append(f"  %{prefix}a{k} = arith.constant {_dense(array)} : {_tensor_text(type_)}")
+        names.append(f"%{prefix}a{k}")
+    signature = ", ".join(_tensor_text(t) for t in arg_types)
+    outputs = ", ".join(_tensor_text(t) for t in result_types)
+    call = f"func.call @{name}({', '.join(names)}) : ({signature}) -> ({outputs})"
+    if not result_types:
+        return [*lines, f"  {call}"]
+    count = len(result_types)
+    lines.append(f"  %{prefix}r:{count} = {call}" if count > 1 else f"  %{prefix}r = {call}")
+    for k, type_ in enumerate(result_types):
+        value = f"%{prefix}r#{k}" if count > 1 else f"%{prefix}r"
+        memref = _memref_text(type_)
+        lines.append(
+            f"  %{prefix}m{k} = bufferization.to_buffer {value} : {_tensor_text(type_)} to {memref}"
+        )
+        lines.append(f"  %{prefix}u{k} = memref.cast %{prefix}m{k} : {memref} to memref<*xf32>")
+        lines.append(f"  func.call @printMemrefF32(%{prefix}u{k}) : (memref<*xf32>) -> ()")
+    return lines
+
+
+def run_graph_functions(
+    text: str, calls: Sequence[Call], tools: MlirTools | None = None
+) -> list[list[np.ndarray[Any, Any]]]:
+    """Run each function of `text` on its arguments with upstream MLIR (one process);
+    returns the printed results per call."""
+    printed = parse_printed_memrefs(run_mlir(graph_harness(text, calls), tools=tools, graph=True))
+    results: list[list[np.ndarray[Any, Any]]] = []
+    position = 0
+    module = Parser(make_context(allow_unregistered=True), text).parse_module()
+    counts = {
+        op.sym_name.data: len(op.function_type.outputs.data)
+        for op in module.ops
+        if isinstance(op, func.FuncOp)
+    }
+    for name, _ in calls:
+        results.append(printed[position : position + counts[name]])
+        position += counts[name]
+    return results
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Run lowered physlayout IR with mlir-runner.")
     parser.add_argument("file", nargs="?", help="lowered MLIR (default: stdin)")
     parser.add_argument("--entry", default="main", help="function to run (default: main)")
+    parser.add_argument(
+        "--graph", action="store_true", help="graph-level IR (tensors): bufferize it first"
+    )
     parser.add_argument("--harness", metavar="KERNEL", help="add a @main that runs KERNEL")
     parser.add_argument("--print-pipeline", action="store_true", help="print the command")
     options = parser.parse_args(argv)
@@ -304,13 +450,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("mlir-opt not found", file=sys.stderr)
         return 2
     if options.print_pipeline:
-        print(tools.shell_pipeline(options.entry))
+        print(tools.shell_pipeline(options.entry, options.graph))
         return 0
     text = Path(options.file).read_text() if options.file else sys.stdin.read()
     try:
         if options.harness:
             text = add_harness(text, options.harness, options.entry)
-        print(run_mlir(text, options.entry, tools), end="")
+        print(run_mlir(text, options.entry, tools, graph=options.graph), end="")
     except DiagnosticException as err:
         print(err, file=sys.stderr)
         return 1

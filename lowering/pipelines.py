@@ -1,0 +1,196 @@
+"""The pass pipelines physlayout declares, each once, from source IR to a target.
+
+    physlayout-buffers{rewrite-loops remarks}
+        apply-layout{rewrite-loops remarks}, flatten-buffers
+    physlayout-opencl{rewrite-loops remarks}          (then `-t opencl`)
+        physlayout-buffers, vectorize-texels
+    physlayout-memref{rewrite-loops remarks affine-loops}   (then mlir-opt / mlir-runner)
+        physlayout-buffers, lower-layout{affine-loops}
+    physlayout-adreno{desired-layouts allow-padding max-image-width max-image-height
+                      weights-in-global remarks}           (graph level, then `-t opencl`)
+        convert-layout{desired-layouts allow-padding}, flow-layout-rewrites,
+        fold-layout-rewrites, annotate-texture-scope{max-image-* weights-in-global},
+        realize-scopes, legalize-layout, physlayout-opencl{rewrite-loops=true remarks}, dce
+
+Each is a registered `ModulePass` (`xdsl-opt -p 'physlayout-memref{rewrite-loops=false}'`)
+whose options reach the passes that take them; from Python, `passes()` lists its passes and
+`pipeline(callback)` gives the `PassPipeline` (the callback runs between passes, e.g. to
+print each stage). The module is verified after every pass, so a pass that produced invalid
+IR is named. The pipelines live beside the lowerings because they end at a target; `physlayout
+run`, the demo, the benchmarks and the tests all run these and no hand-made pass list.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline, PassPipelineCallbackType
+from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+from xdsl.utils.exceptions import PassFailedException, VerifyException
+
+from physlayout.lowering.lower_layout import LowerLayoutPass
+from physlayout.transforms.annotate_texture_scope import AnnotateTextureScopePass
+from physlayout.transforms.apply_layout import ApplyLayoutPass
+from physlayout.transforms.convert_layout import DEFAULT_LAYOUTS, ConvertLayoutPass
+from physlayout.transforms.flatten_buffers import FlattenBuffersPass
+from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
+from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
+from physlayout.transforms.legalize_layout import LegalizeLayoutPass
+from physlayout.transforms.realize_scopes import RealizeScopesPass
+from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
+
+
+def verify_after(previous: ModulePass | None, module: ModuleOp, _next: ModulePass | None) -> None:
+    """A pipeline callback: verify the module after each pass, naming the pass on failure."""
+    if previous is None:
+        return
+    try:
+        module.verify()
+    except VerifyException as err:
+        raise PassFailedException(f"{previous.name} produced invalid IR: {err}") from None
+
+
+class DeclaredPipeline(ModulePass):
+    """A pass that runs a declared list of passes (its options configure them)."""
+
+    @abstractmethod
+    def passes(self) -> tuple[ModulePass, ...]:
+        """The passes of the pipeline, in order."""
+
+    def pipeline(self, callback: PassPipelineCallbackType | None = None) -> PassPipeline:
+        """The pipeline as an xDSL `PassPipeline` that verifies the module after each pass,
+        then calls `callback(previous, module, next)` (if given)."""
+
+        def both(previous: ModulePass | None, module: ModuleOp, next_: ModulePass | None) -> None:
+            verify_after(previous, module, next_)
+            if callback is not None:
+                callback(previous, module, next_)
+
+        return PassPipeline(self.passes(), both)
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.pipeline().apply(ctx, op)
+
+
+@dataclass(frozen=True)
+class BufferPipeline(DeclaredPipeline):
+    """A pipeline that starts with `physlayout-buffers` (whose options it takes)."""
+
+    rewrite_loops: bool = True
+    """`apply-layout{rewrite-loops}`."""
+    remarks: bool = False
+    """`apply-layout{remarks}`."""
+
+    def buffer_passes(self) -> tuple[ModulePass, ...]:
+        """`apply-layout{rewrite-loops remarks}`, `flatten-buffers`."""
+        return (
+            ApplyLayoutPass(rewrite_loops=self.rewrite_loops, remarks=self.remarks),
+            FlattenBuffersPass(),
+        )
+
+
+@dataclass(frozen=True)
+class PhyslayoutBuffersPass(BufferPipeline):
+    """RFC 0039's buffer pipeline: apply the pending layouts, then flatten every buffer to
+    its physical rank.
+
+    Options:
+        rewrite-loops (bool, true): `apply-layout` re-iterates loop nests in physical order.
+        remarks (bool, false): `apply-layout` says which nests it re-iterates, and why not.
+    """
+
+    name = "physlayout-buffers"
+
+    def passes(self) -> tuple[ModulePass, ...]:
+        return self.buffer_passes()
+
+
+@dataclass(frozen=True)
+class PhyslayoutOpenCLPass(BufferPipeline):
+    """Buffer-level kernels ready for `-t opencl`: `physlayout-buffers`, then
+    `vectorize-texels` (texel lane loops become `vector<4xT>` code).
+
+    Options:
+        rewrite-loops (bool, true): `apply-layout` re-iterates loop nests in physical order.
+        remarks (bool, false): `apply-layout` says which nests it re-iterates, and why not.
+    """
+
+    name = "physlayout-opencl"
+
+    def passes(self) -> tuple[ModulePass, ...]:
+        return (*self.buffer_passes(), VectorizeTexelsPass())
+
+
+@dataclass(frozen=True)
+class PhyslayoutMemrefPass(BufferPipeline):
+    """Buffer-level IR to upstream memref/affine IR: `physlayout-buffers`, then
+    `lower-layout`.
+
+    Options:
+        rewrite-loops (bool, true): `apply-layout` re-iterates loop nests in physical order.
+        remarks (bool, false): `apply-layout` says which nests it re-iterates, and why not.
+        affine-loops (bool, true): `lower-layout` raises `scf` loops around accesses to
+            `affine` loops.
+    """
+
+    name = "physlayout-memref"
+
+    affine_loops: bool = True
+    """`lower-layout{affine-loops}`."""
+
+    def passes(self) -> tuple[ModulePass, ...]:
+        return (*self.buffer_passes(), LowerLayoutPass(self.affine_loops))
+
+
+@dataclass(frozen=True)
+class PhyslayoutAdrenoPass(DeclaredPipeline):
+    """The Adreno texture pipeline, from an NCHW graph (functions over tensors) to
+    buffer-level kernels and a host function ready for `-t opencl`, from `convert-layout`
+    to `vectorize-texels`.
+
+    Options (passed on to the passes that take them):
+        desired-layouts (str, "conv2d=NCHW4c,OIHW4o,NCHW4c"): `convert-layout`'s
+            `KIND=DATA,KERNEL,OUTPUT[;...]` layout strings per op kind.
+        allow-padding (bool, true): `convert-layout` pads channel counts that are not a
+            multiple of the block (else leaves the op, with a remark).
+        max-image-width (int, 16384): widest 2-D image (texels) `annotate-texture-scope`
+            lets a texture tensor need.
+        max-image-height (int, 16384): tallest 2-D image (rows) `annotate-texture-scope`
+            lets a texture tensor need.
+        weights-in-global (bool, false): `annotate-texture-scope` keeps conv filters in
+            `global` instead of `global.texture-weight`.
+        remarks (bool, false): `apply-layout` says which nests it re-iterates, and why not.
+    """
+
+    name = "physlayout-adreno"
+
+    desired_layouts: str = DEFAULT_LAYOUTS
+    """`convert-layout`'s `KIND=DATA,KERNEL,OUTPUT[;...]` layouts."""
+    allow_padding: bool = True
+    """`convert-layout` pads channel counts that are not a multiple of the block."""
+    max_image_width: int = 16384
+    """Image width limit (texels) of `annotate-texture-scope`."""
+    max_image_height: int = 16384
+    """Image height limit (rows) of `annotate-texture-scope`."""
+    weights_in_global: bool = False
+    """`annotate-texture-scope` keeps conv filters in `global`."""
+    remarks: bool = False
+    """`apply-layout{remarks}`."""
+
+    def passes(self) -> tuple[ModulePass, ...]:
+        return (
+            ConvertLayoutPass(self.desired_layouts, self.allow_padding),
+            FlowLayoutRewritesPass(),
+            FoldLayoutRewritesPass(),
+            AnnotateTextureScopePass(
+                self.max_image_width, self.max_image_height, self.weights_in_global
+            ),
+            RealizeScopesPass(),
+            LegalizeLayoutPass(),
+            *PhyslayoutOpenCLPass(rewrite_loops=True, remarks=self.remarks).passes(),
+            DeadCodeElimination(),
+        )
+

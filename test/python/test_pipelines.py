@@ -1,0 +1,162 @@
+"""The declared pipelines (`lowering/pipelines.py`): registered, their passes and options,
+`lower-layout` refusing what they prepare, and the device's image limits reaching a user's
+`--pipeline` (`runtime.opencl.device_pipeline`, no device needed); the runtime takes
+parameter layouts from the module it is given."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from xdsl.passes import ModulePass
+from xdsl.universe import Universe
+from xdsl.utils.arg_spec import parse_pipeline
+from xdsl.utils.exceptions import PassFailedException
+
+from physlayout.lowering.lower_layout import LowerLayoutPass
+from physlayout.lowering.pipelines import (
+    PhyslayoutAdrenoPass,
+    PhyslayoutBuffersPass,
+    PhyslayoutMemrefPass,
+    PhyslayoutOpenCLPass,
+)
+from physlayout.runtime.opencl import (
+    DeviceLimits,
+    OpenCLRuntime,
+    OpenCLRuntimeError,
+    compile_module,
+    device_pipeline,
+    parse_module,
+)
+from physlayout.transforms.annotate_texture_scope import AnnotateTextureScopePass
+from physlayout.transforms.apply_layout import ApplyLayoutPass
+from physlayout.transforms.flatten_buffers import FlattenBuffersPass
+from physlayout.transforms.verify_buffers import VerifyBuffersPass
+from physlayout.universe import make_context
+
+ROOT = Path(__file__).resolve().parents[2]
+RFC = ROOT / "test/lowering/inputs/rfc0039_examples.mlir"
+
+
+def names(passes: tuple[ModulePass, ...]) -> list[str]:
+    return [p.name for p in passes]
+
+
+def test_pipelines_are_registered() -> None:
+    passes = Universe.get_multiverse().all_passes
+    for cls in (PhyslayoutBuffersPass, PhyslayoutOpenCLPass, PhyslayoutMemrefPass, PhyslayoutAdrenoPass):
+        assert passes[cls.name]() is cls
+
+
+def test_pipeline_passes_and_options() -> None:
+    assert names(PhyslayoutBuffersPass().passes()) == ["apply-layout", "flatten-buffers"]
+    assert names(PhyslayoutOpenCLPass().passes()) == [
+        "apply-layout", "flatten-buffers", "vectorize-texels"
+    ]
+    (spec,) = parse_pipeline("physlayout-memref{rewrite-loops=false affine-loops=false remarks=true}")
+    memref = PhyslayoutMemrefPass.from_pass_spec(spec).passes()
+    assert memref == (
+        ApplyLayoutPass(rewrite_loops=False, remarks=True),
+        FlattenBuffersPass(),
+        LowerLayoutPass(affine_loops=False),
+    )
+    adreno = PhyslayoutAdrenoPass(max_image_width=8, weights_in_global=True).passes()
+    assert names(adreno) == [
+        "convert-layout", "flow-layout-rewrites", "fold-layout-rewrites",
+        "annotate-texture-scope", "realize-scopes", "legalize-layout",
+        "apply-layout", "flatten-buffers", "vectorize-texels", "dce",
+    ]
+    assert AnnotateTextureScopePass(8, 16384, True) in adreno
+    assert ApplyLayoutPass(rewrite_loops=True) in adreno
+
+
+def test_memref_pipeline_is_apply_flatten_lower() -> None:
+    """`physlayout-memref{rewrite-loops=false}` == the three passes by hand."""
+    by_hand = parse_module(RFC.read_text())
+    ctx = make_context()
+    for one_pass in (ApplyLayoutPass(), FlattenBuffersPass(), LowerLayoutPass()):
+        one_pass.apply(ctx, by_hand)
+    declared = parse_module(RFC.read_text())
+    PhyslayoutMemrefPass(rewrite_loops=False).apply(ctx, declared)
+    assert str(declared) == str(by_hand)
+
+
+def test_lower_layout_lowers_only() -> None:
+    """Pending transforms are refused, not applied behind the user's back."""
+    module = parse_module(RFC.read_text())
+    before = str(module)
+    with pytest.raises(PassFailedException, match="pending transform; run physlayout-memref"):
+        LowerLayoutPass().apply(make_context(), module)
+    assert str(module) == before
+
+
+LIMITS = DeviceLimits(True, 123, 456)
+
+
+def _pass(spec: str, name: str) -> ModulePass:
+    return next(p for p in device_pipeline(spec, LIMITS).passes if p.name == name)
+
+
+def test_device_limits_reach_a_user_pipeline() -> None:
+    """Every pass that takes image limits gets the device's, unless the spec gives them."""
+    adreno = _pass("physlayout-adreno{max-image-width=8 weights-in-global=true}", "physlayout-adreno")
+    assert adreno == PhyslayoutAdrenoPass(
+        max_image_width=8, max_image_height=456, weights_in_global=True
+    )
+    assert _pass("physlayout-adreno", "physlayout-adreno") == PhyslayoutAdrenoPass(
+        max_image_width=123, max_image_height=456
+    )
+    assert _pass("annotate-texture-scope,dce", "annotate-texture-scope") == (
+        AnnotateTextureScopePass(123, 456)
+    )
+    verify = _pass("verify-buffers{max_image_height=7}", "verify-buffers")
+    assert verify == VerifyBuffersPass(max_image_width=123, max_image_height=7)
+    assert _pass("legalize-layout", "legalize-layout").name == "legalize-layout"
+    no_images = device_pipeline("physlayout-adreno", DeviceLimits(False, 0, 0)).passes[0]
+    assert no_images == PhyslayoutAdrenoPass(max_image_width=0, max_image_height=0)
+
+
+@pytest.mark.parametrize("spec", ["nope", "physlayout-adreno{max-image-width=wide}", "dce{"])
+def test_bad_pipeline_is_a_diagnostic(spec: str) -> None:
+    with pytest.raises(OpenCLRuntimeError, match="pipeline"):
+        device_pipeline(spec, LIMITS)
+
+
+COPY_TRANSPOSED = """
+func.func @copy(%a: !layout.buffer<4x6xf32, transform = #layout.index_map<(i, j) -> (j, i)>>,
+                %b: !layout.buffer<4x6xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    scf.for %j = %c0 to %c6 step %c1 {
+      %v = layout.load %a[%i, %j] : !layout.buffer<4x6xf32, transform = #layout.index_map<(i, j) -> (j, i)>>, f32
+      layout.store %v, %b[%i, %j] : !layout.buffer<4x6xf32>, f32
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_runtime_reads_layouts_from_the_module_it_is_given(runtime: OpenCLRuntime) -> None:
+    """`compile_module` lowers a copy (`physlayout-opencl`) and takes each parameter's
+    layout from the module's own types; the module is left as given."""
+    import numpy as np
+
+    from physlayout.runtime.host import execute
+
+    module = parse_module(COPY_TRANSPOSED)
+    before = str(module)
+    compiled = compile_module(module, runtime, keep_stages=True)
+    assert str(module) == before and compiled.source is module
+    assert [name for name, _ in compiled.stages] == names(PhyslayoutOpenCLPass().passes())
+    transposed, plain = compiled.params["copy"]
+    assert transposed is not None and transposed.layout is not None
+    assert transposed.layout.shape == (6, 4) and plain is not None and plain.layout is None
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    b = np.zeros_like(a)
+    result = execute(compiled, "copy", [a, b])
+    np.testing.assert_array_equal(b, a)
+    np.testing.assert_array_equal(result.physical[0], a.T)
