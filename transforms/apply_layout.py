@@ -31,10 +31,10 @@ order) is rewritten to its transformed layout:
   (load, then store); the new order runs (i=13) first". Remarks never change the IR.
 
 Refused, with a diagnostic: input that `verify-buffers` rejects (checked first: the
-rewrite erases dead declarations, which would hide an invalid alias), a map that is not injective on the buffer's shape (proven with
-isl, the colliding indices are named), padding without `pad_value`, two different pending
-transforms over one allocation, and vector accesses whose lanes the map does not keep
-contiguous.
+rewrite erases dead declarations, which would hide an invalid alias), a map that is not
+injective on the buffer's shape (proven with isl, the colliding indices are named), padding
+without `pad_value`, two different pending transforms over one allocation, and vector
+accesses whose lanes the map does not keep contiguous.
 
 Guarantees: the pending transforms are consumed, so a second run changes nothing.
 

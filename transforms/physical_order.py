@@ -13,15 +13,16 @@ picked or why it kept the logical order; the remarks never change the plan.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from physlayout.dialects.buffer_layout import PendingLayout
 from physlayout.dialects.layout import StoreOp
 from physlayout.transforms.buffer_aliases import describe_value
 from physlayout.transforms.dependence import (
+    LayoutOf,
     access_lanes,
     aliased_parameters,
     enclosing_function,
@@ -30,9 +31,6 @@ from physlayout.transforms.dependence import (
 )
 from physlayout.transforms.diagnostics import emit_remark
 from physlayout.transforms.loop_nests import LoopNest, is_loop, loop_nest_at
-
-LayoutOf = Callable[[Attribute], PendingLayout | None]
-"""The pending layout of a buffer type (None without one)."""
 
 
 @dataclass(frozen=True)
