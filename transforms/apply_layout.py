@@ -65,6 +65,7 @@ from xdsl.dialects.builtin import ModuleOp, VectorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -492,11 +493,12 @@ class ApplyLayoutPass(ModulePass):
                 RewriteLoopNestInPhysicalOrder(layouts, plan), apply_recursively=False
             ).rewrite_module(op)
         PatternRewriteWalker(
-            GreedyApplierWithMemoizedDce(
+            GreedyRewritePatternApplier(
                 [
                     FillPaddingOfParameters(layouts, plan.covered),
                     FillPaddingAfterDeclaration(layouts, plan.covered),
-                ]
+                ],
+                dce_enabled=False,
             ),
             apply_recursively=False,
         ).rewrite_module(op)
