@@ -44,6 +44,7 @@ def _lazy(module: str, name: str) -> Callable[[], type]:
 
 PASSES: dict[str, tuple[str, str]] = {
     "apply-layout": ("transforms.apply_layout", "ApplyLayoutPass"),
+    "normalize-memref-layouts": ("transforms.normalize_memrefs", "NormalizeMemRefLayoutsPass"),
     "flatten-buffers": ("transforms.flatten_buffers", "FlattenBuffersPass"),
     "verify-buffers": ("transforms.verify_buffers", "VerifyBuffersPass"),
     "vectorize-texels": ("transforms.vectorize_texels", "VectorizeTexelsPass"),

@@ -238,8 +238,12 @@ class LoweringState:
     roots: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
 
     def view_of(self, buffer: SSAValue) -> View:
+        """The memref view lowered for `buffer` (the buffer itself, offset 0, when none was
+        recorded: a value that already is a memref)."""
         return self.views.get(buffer, View(buffer))
 
     def root_of(self, buffer: SSAValue) -> SSAValue:
+        """The memref of the storage `buffer`'s view lies in (its allocation or function
+        parameter), through any chain of views."""
         view = self.view_of(buffer).memref
         return self.roots.get(view, view)

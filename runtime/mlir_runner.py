@@ -436,6 +436,8 @@ def run_graph_functions(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m physlayout.runtime.mlir_runner`: run a lowered module's entry function with
+    `mlir-runner-22` and print its output; returns the process exit status."""
     parser = argparse.ArgumentParser(description="Run lowered physlayout IR with mlir-runner.")
     parser.add_argument("file", nargs="?", help="lowered MLIR (default: stdin)")
     parser.add_argument("--entry", default="main", help="function to run (default: main)")

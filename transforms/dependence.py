@@ -37,10 +37,9 @@ on these access relations:
 - a storage allocated inside the nest is fresh in every iteration, so private to it.
 
 Refused outright: a call, any op other than `layout.load`/`layout.store` that may touch
-memory (effects unknown to xDSL, regions other than structured control flow), accesses
-already in physical indices (apply-layout's padding stores), and, when the reordered nest
-also stores the pad value on the padding of the buffer it re-iterates (`writes_padding_of`),
-any access to that storage through another view (the padding stores run in between).
+memory (effects unknown to xDSL, regions other than structured control flow), and, when the
+reordered nest also stores the pad value on the padding of the buffer it re-iterates
+(`writes_padding_of`), any access to that storage through another view (the padding stores run in between).
 Loop-carried SSA values (`iter_args`) are the caller's business: `reorder_hazard` only sees
 memory. The analysis solves one small isl problem per pair of accesses to a written
 storage (quadratic in the accesses of one storage, independent of the loop extents).
@@ -75,7 +74,6 @@ from physlayout.transforms.buffer_aliases import (
     BufferAliases,
     Storage,
 )
-from physlayout.transforms.loop_nests import PHYSICAL_ACCESS
 
 LayoutOf = Callable[[Attribute], PendingLayout | None]
 """The pending layout of a buffer type (None without one)."""
@@ -153,8 +151,6 @@ def collect_accesses(scope: Operation, analysis: IndexAnalysis) -> list[Access] 
     for op in scope.walk():
         if op is scope:
             continue
-        if isinstance(op, LoadOp | StoreOp) and PHYSICAL_ACCESS in op.attributes:
-            return f"its body already accesses {_name(op.buffer)} in physical indices"
         if isinstance(op, LoadOp | StoreOp):
             indices = tuple(simplify(analysis.expr_of(i), analysis.bounds) for i in op.indices)
             accesses.append(Access(op, indices, access_lanes(op)))

@@ -7,14 +7,17 @@ group's extent is the product of its extents. Texture-scope buffers without sepa
 use their scope's default (`global.texture`: before the last two axes, `-nhwc`: 2,
 `-weight`: 1), so they become 2-D images; other buffers without separators become 1-D.
 
-How: next to each such buffer (a function parameter or a `layout.decl_buffer` result) the
-pass declares a flattened alias over the same data handle (`layout.data` of a parameter,
-or the declaration's own handle and offset) and moves every `layout.load`/`layout.store` to
-the alias with flattened, simplified indices. Function parameters therefore keep their
-logical type (callers are unchanged); an allocation whose extents were the buffer's shape
-gets the flattened extents (it is the physical allocation). A flattened buffer carries the
-separators `[1, .., k]`, and a buffer without accesses is left alone, so a second run
-changes nothing.
+How: next to each such buffer the pass declares a flattened alias over the same data handle
+(`FlattenParameterThroughAlias`: a `layout.data` of a function parameter at entry;
+`FlattenDeclaredBufferThroughAlias`: the declaration's own handle and offset, right after
+it), and `MoveAccessToFlatAlias` moves every `layout.load`/`layout.store` of the buffer to
+that alias (found in the IR next to the buffer's data or declaration, never one of the
+input's own aliases) with flattened, simplified indices. One walk in order does it all (a
+buffer is defined before its accesses are visited); a second walk erases the declarations
+left dead. Function parameters therefore keep their logical type (callers are unchanged);
+an allocation whose extents were the buffer's shape gets the flattened extents (it is the
+physical allocation). A flattened buffer carries the separators `[1, .., k]`, and a buffer
+without accesses is left alone, so a second run changes nothing.
 
 Refused with a diagnostic: input that `verify-buffers` rejects (checked first: the greedy
 rewrite erases dead declarations, which would hide an invalid alias), buffers that still
@@ -31,6 +34,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -49,10 +53,11 @@ from physlayout.dialects.layout import (
     StoreOp,
     check_axis_separators,
 )
-from physlayout.indexing.bridges.arith import ExprEmitter, IndexAnalysis
+from physlayout.indexing.bridges.arith import IndexAnalysis
 from physlayout.indexing.quasi_affine import Dim
 from physlayout.indexing.shapes import flatten_exprs
 from physlayout.transforms.dead_code import GreedyApplierWithMemoizedDce
+from physlayout.transforms.loop_nests import RewritingEmitter
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 
@@ -73,8 +78,7 @@ def _needs_flattening(buffer: SSAValue) -> BufferType | None:
         return None
     if buffer_type.get_transforms():
         raise PassFailedException(
-            f"flatten-buffers: {buffer_type} still has a pending transform; run "
-            "apply-layout first"
+            f"flatten-buffers: {buffer_type} still has a pending transform; run apply-layout first"
         )
     error = check_axis_separators(flattening_separators(buffer_type), buffer_type.rank)
     if error is not None:
@@ -82,35 +86,67 @@ def _needs_flattening(buffer: SSAValue) -> BufferType | None:
     return buffer_type
 
 
-def _move_accesses_to_alias(
-    buffer: SSAValue, buffer_type: BufferType, alias: SSAValue, rewriter: PatternRewriter
-) -> None:
-    """Re-point every access of `buffer` to the flat `alias`, flattening its indices."""
-    shape = buffer_type.get_shape()
-    separators = flattening_separators(buffer_type)
-    for access in _accesses(buffer):
-        analysis = IndexAnalysis()
-        exprs = [analysis.expr_of(index) for index in access.indices]
-        bounds = dict(analysis.bounds)
-        for expr, extent in zip(exprs, shape, strict=True):
-            if isinstance(expr, Dim):
-                low, high = bounds.get(expr.name, (0, extent - 1))
-                bounds[expr.name] = (max(low, 0), min(high, extent - 1))
-        flat = flatten_exprs(exprs, shape, separators, bounds)
-        emitter = ExprEmitter(InsertPoint.before(access), analysis.leaves, bounds)
-        indices = [emitter.emit(e) for e in flat]
-        if isinstance(access, LoadOp):
-            new: Operation = LoadOp(alias, indices, access.result.type)
-        else:
-            new = StoreOp(access.value, alias, indices)
-        new.attributes.update(access.attributes)
-        rewriter.replace(access, new)
+def _flat_alias_of_parameter(
+    parameter: SSAValue, flat_type: BufferType, written: frozenset[Operation]
+) -> SSAValue | None:
+    """The flat alias `FlattenParameterThroughAlias` declared for `parameter`: a
+    `layout.decl_buffer` of `flat_type` right after a `layout.data` of the parameter, not
+    in the input (`written`)."""
+    for use in parameter.uses:
+        data = use.operation
+        if not isinstance(data, DataOp) or data in written:
+            continue
+        alias = data.next_op
+        if (
+            isinstance(alias, DeclBufferOp)
+            and alias.ptr is data.ptr
+            and alias.buffer.type == flat_type
+        ):
+            return alias.buffer
+    return None
+
+
+def _flat_alias_of_declaration(
+    decl: DeclBufferOp, flat_type: BufferType, written: frozenset[Operation]
+) -> SSAValue | None:
+    """The flat alias `FlattenDeclaredBufferThroughAlias` declared for `decl`: the
+    `layout.decl_buffer` of `flat_type` right after it, over the same handle and offset,
+    not in the input (`written`)."""
+    alias = decl.next_op
+    if (
+        isinstance(alias, DeclBufferOp)
+        and alias not in written
+        and alias.ptr is decl.ptr
+        and alias.elem_offset == decl.elem_offset
+        and alias.buffer.type == flat_type
+    ):
+        return alias.buffer
+    return None
+
+
+def _flat_alias(
+    buffer: SSAValue, buffer_type: BufferType, written: frozenset[Operation]
+) -> SSAValue | None:
+    flat_type = flattened_type(buffer_type)
+    owner = buffer.owner
+    if isinstance(owner, DeclBufferOp):
+        return _flat_alias_of_declaration(owner, flat_type, written)
+    return _flat_alias_of_parameter(buffer, flat_type, written)
+
+
+def declarations_written(module: Operation) -> frozenset[Operation]:
+    """The `layout.data` and `layout.decl_buffer` ops of the input: aliases the user wrote,
+    which the pass never takes for the flat aliases it declares."""
+    return frozenset(op for op in module.walk() if isinstance(op, DataOp | DeclBufferOp))
 
 
 @dataclass
 class FlattenParameterThroughAlias(RewritePattern):
-    """An accessed, non-flat buffer parameter gets a flat alias declared over its handle at
-    function entry; its accesses move to the alias."""
+    """Each accessed, non-flat buffer parameter of a `func.func` gets a flat alias declared
+    over its handle at function entry (`MoveAccessToFlatAlias` then moves its accesses)."""
+
+    written: frozenset[Operation]
+    """The aliases of the input (`declarations_written`)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
@@ -119,37 +155,76 @@ class FlattenParameterThroughAlias(RewritePattern):
         entry: Block = op.body.blocks[0]
         for arg in entry.args:
             buffer_type = _needs_flattening(arg)
-            if buffer_type is None:
+            if buffer_type is None or _flat_alias(arg, buffer_type, self.written) is not None:
                 continue
             data = DataOp(arg)
             alias = DeclBufferOp(data.ptr, flattened_type(buffer_type))
             first = entry.first_op
             point = InsertPoint.before(first) if first else InsertPoint.at_end(entry)
             rewriter.insert([data, alias], point)
-            _move_accesses_to_alias(arg, buffer_type, alias.buffer, rewriter)
 
 
 @dataclass
 class FlattenDeclaredBufferThroughAlias(RewritePattern):
     """An accessed, non-flat `layout.decl_buffer` gets a flat alias over the same handle and
-    offset; its accesses move to the alias and its allocation becomes physical."""
+    offset (`MoveAccessToFlatAlias` then moves its accesses); an allocation whose extents
+    were the buffer's shape gets the flat extents (it is the physical allocation)."""
+
+    written: frozenset[Operation]
+    """The aliases of the input (`declarations_written`)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: DeclBufferOp, rewriter: PatternRewriter) -> None:
         buffer_type = _needs_flattening(op.buffer)
-        if buffer_type is None:
+        if buffer_type is None or _flat_alias(op.buffer, buffer_type, self.written) is not None:
             return
         flat_type = flattened_type(buffer_type)
-        alias = DeclBufferOp(op.ptr, flat_type, op.elem_offset.data)
-        rewriter.insert(alias, InsertPoint.after(op))
-        _move_accesses_to_alias(op.buffer, buffer_type, alias.buffer, rewriter)
+        rewriter.insert(DeclBufferOp(op.ptr, flat_type, op.elem_offset.data), InsertPoint.after(op))
         allocation = op.ptr.owner
         if isinstance(allocation, AllocateOp) and allocation.get_extents() == (
             buffer_type.get_shape()
         ):
             rewriter.replace(
-                allocation, AllocateOp(flat_type.get_shape(), allocation.ptr.type)  # type: ignore[arg-type]
+                allocation,
+                AllocateOp(flat_type.get_shape(), allocation.ptr.type),  # type: ignore[arg-type]
             )
+
+
+@dataclass
+class MoveAccessToFlatAlias(RewritePattern):
+    """`layout.load`/`layout.store` on a non-flat buffer that has a flat alias ->
+    the same access on the alias, at the flattened, simplified indices."""
+
+    written: frozenset[Operation]
+    """The aliases of the input (`declarations_written`)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: LoadOp | StoreOp, rewriter: PatternRewriter) -> None:
+        buffer_type = op.buffer.type
+        if not isinstance(buffer_type, BufferType) or is_flat(buffer_type):
+            return
+        alias = _flat_alias(op.buffer, buffer_type, self.written)
+        if alias is None:
+            return
+        shape = buffer_type.get_shape()
+        analysis = IndexAnalysis()
+        exprs = [analysis.expr_of(index) for index in op.indices]
+        bounds = dict(analysis.bounds)
+        for expr, extent in zip(exprs, shape, strict=True):
+            if isinstance(expr, Dim):
+                low, high = bounds.get(expr.name, (0, extent - 1))
+                bounds[expr.name] = (max(low, 0), min(high, extent - 1))
+        flat = flatten_exprs(exprs, shape, flattening_separators(buffer_type), bounds)
+        emitter = RewritingEmitter(
+            InsertPoint.before(op), analysis.leaves, bounds, rewriter=rewriter
+        )
+        indices = [emitter.emit(e) for e in flat]
+        if isinstance(op, LoadOp):
+            new: Operation = LoadOp(alias, indices, op.result.type)
+        else:
+            new = StoreOp(op.value, alias, indices)
+        new.attributes.update(op.attributes)
+        rewriter.replace(op, new)
 
 
 @dataclass(frozen=True)
@@ -160,8 +235,16 @@ class FlattenBuffersPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         refuse_invalid_buffers(self.name, op)
+        written = declarations_written(op)
         PatternRewriteWalker(
-            GreedyApplierWithMemoizedDce(
-                [FlattenParameterThroughAlias(), FlattenDeclaredBufferThroughAlias()]
-            )
+            GreedyRewritePatternApplier(
+                [
+                    FlattenParameterThroughAlias(written),
+                    FlattenDeclaredBufferThroughAlias(written),
+                    MoveAccessToFlatAlias(written),
+                ],
+                dce_enabled=False,
+            ),
+            apply_recursively=False,
         ).rewrite_module(op)
+        PatternRewriteWalker(GreedyApplierWithMemoizedDce([])).rewrite_module(op)

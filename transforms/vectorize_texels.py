@@ -7,7 +7,7 @@ vector code, inlined where the loop was (a one-dimensional `scf.parallel %l = 0 
 without reductions is a lane loop too, checked and rewritten as that `scf.for`):
 
 - a `layout.load` / `layout.store` whose innermost index is `base + %l` (as a quasi-affine
-  expression: `indexing/index_exprs`), all other indices free of `%l`, becomes a
+  expression: `indexing/bridges/arith`), all other indices free of `%l`, becomes a
   `vector<4xT>` access at `base` (lane 0). That covers the flat 2-D texture buffers of
   `flatten-buffers` (column `x * 4 + %l`) and N-d buffers before flattening (innermost
   index `%l`);

@@ -1,6 +1,7 @@
-"""apply-layout's memref normalization (`normalize_memrefs`): numeric equivalence before and
-after the pass (numpy evaluator), refusals, idempotence, property tests over random layout
-maps, and linear running time in the number of functions."""
+"""Memref layout normalization (`normalize-memref-layouts`, also apply-layout's last step):
+numeric equivalence before and after the pass (numpy evaluator), refusals, idempotence,
+property tests over random layout maps, and linear running time in the number of
+functions."""
 
 from __future__ import annotations
 
@@ -33,12 +34,8 @@ from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.runtime.mlir_runner import MlirTools
 from physlayout.semantics.evaluator import run_function
 from physlayout.transforms.apply_layout import ApplyLayoutPass
-from physlayout.transforms.normalize_memrefs import (
-    AccessRewriting,
-    MemRefNormalizations,
-    is_layout_mapped,
-    normalize_memref_layouts,
-)
+from physlayout.transforms.memref_layout_maps import MemRefNormalizations, is_layout_mapped
+from physlayout.transforms.normalize_memrefs import AccessRewriting, normalize_memref_layouts
 from physlayout.universe import make_context
 
 
