@@ -66,7 +66,11 @@ from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, scalar_
 from physlayout.dialects.layout_scopes import CopyOp
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim
-from physlayout.semantics.evaluator_arith import VALUE_OPS, constant_value
+from physlayout.semantics.evaluator_arith import (
+    constant_value,
+    evaluate_value_op,
+    has_value_semantics,
+)
 from physlayout.semantics.evaluator_values import Array, EvaluationError, dtype_of
 from physlayout.semantics.graph_upstream import UPSTREAM_OPS, extract
 
@@ -179,9 +183,8 @@ def _body_op(
         value = op.properties.get("value")
         if isinstance(value, IntegerAttr | FloatAttr):
             return [constant_value(op, value)]
-    fn = VALUE_OPS.get(op.name)
     if (
-        fn is None
+        not has_value_semantics(op)
         or len(op.results) != 1
         or any(isinstance(v.type, ShapedType) for v in op.operands)
     ):
@@ -191,7 +194,7 @@ def _body_op(
     known = [v for v in operands if v is not None]
     if len(known) != len(operands):
         return [None]
-    return [np.asarray(fn(op, known, None))]
+    return [np.asarray(evaluate_value_op(op, known))]
 
 
 def _known(values: Sequence[Array | None]) -> list[Array]:
@@ -276,10 +279,11 @@ class GraphEvaluator:
             return [undefined_array(_static_shape(op, type_), _tensor_dtype(type_))]
         if op.name == "arith.constant":
             return [self._constant(op)]
-        fn = VALUE_OPS.get(op.name)
-        if fn is None or any(isinstance(v.type, ShapedType) for v in (*op.operands, *op.results)):
+        if not has_value_semantics(op) or any(
+            isinstance(v.type, ShapedType) for v in (*op.operands, *op.results)
+        ):
             raise EvaluationError(f"'{op.name}' is not supported by the graph evaluator")
-        return [np.asarray(fn(op, args, None))]
+        return [np.asarray(evaluate_value_op(op, args))]
 
     @staticmethod
     def _constant(op: Operation) -> Array:
