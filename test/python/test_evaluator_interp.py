@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from graph_harness import parse as parse_graph
 from test_evaluator import parse
 from xdsl.dialects import affine, arith, func, math, memref, scf, vector
 from xdsl.interpreter import Interpreter, InterpreterFunctions
@@ -18,6 +19,7 @@ from physlayout.semantics.evaluator_memory import LayoutFunctions, MemRefFunctio
 from physlayout.semantics.evaluator_scf import FuncFunctions, ScfFunctions
 from physlayout.semantics.evaluator_values import EvaluationError
 from physlayout.semantics.evaluator_vector import VectorFunctions
+from physlayout.semantics.graph_evaluator import GRAPH_FUNCTIONS, run_graph
 
 SMALL = """
 func.func @poly(%x: f32, %n: index) -> f32 {
@@ -105,3 +107,37 @@ func.func @f(%x: i32) -> i32 {
     lines = notes.splitlines()
     at = next(i for i, line in enumerate(lines) if '"math.ctpop"' in line)
     assert "unsupported operation 'math.ctpop'" in "\n".join(lines[at + 1 : at + 3])
+
+
+GRAPH = """
+func.func @f(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %e = tensor.empty() : tensor<3x2xf32>
+  %t = linalg.transpose ins(%x : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>) permutation = [1, 0]
+  %c = layout.copy %t {scope = "global.texture"} : tensor<3x2xf32> -> tensor<3x2xf32>
+  func.return %c : tensor<3x2xf32>
+}
+"""
+
+
+def test_graph_functions_run_a_graph_module():
+    module = parse_graph(GRAPH)
+    interpreter = Interpreter(module)
+    for functions in GRAPH_FUNCTIONS:
+        interpreter.register_implementations(functions())
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    (result,) = interpreter.call_op("f", (x,))
+    np.testing.assert_array_equal(result, x.T)
+    np.testing.assert_array_equal(run_graph(module, "f", [x])[0], x.T)
+
+
+def test_graph_unknown_op_gives_located_evaluation_error():
+    module = parse_graph(
+        """
+func.func @f(%x: i32) -> i32 {
+  %r = math.ctpop %x : i32
+  func.return %r : i32
+}"""
+    )
+    with pytest.raises(EvaluationError, match=r"unsupported operation 'math\.ctpop'") as info:
+        run_graph(module, "f", [3])
+    assert '"math.ctpop"' in "\n".join(getattr(info.value, "__notes__", []))
