@@ -1,6 +1,6 @@
-"""Value semantics of `arith`, `math` and the register-level `vector` ops for the evaluator.
+"""Reference semantics of `arith` and `math` (`ArithFunctions`, `MathFunctions`).
 
-Every function here maps the operand arrays of one op (lane axes first, then the vector axes
+Each op's value function maps the operand arrays of one op (lane axes first, then the vector axes
 of its type) to its result array. Integers are held in the signed numpy dtype of their width
 (`index` as int64, `i1` as bool) and wrap around; unsigned ops reinterpret the bits. Floats
 keep their width (f32 stays float32). Results of undefined behaviour (shift amounts of at
@@ -10,20 +10,24 @@ integer division by zero on an active lane is an error.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import cache
+from math import erf
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    DenseArrayBase,
-    DenseIntOrFPElementsAttr,
-    FloatAttr,
-    IntegerAttr,
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, ModuleOp
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    impl,
+    register_impls,
 )
 from xdsl.ir import Attribute, Operation
 
+from physlayout.semantics.evaluator_frame import impl_of, simt
 from physlayout.semantics.evaluator_values import (
     Array,
     EvaluationError,
@@ -37,7 +41,7 @@ from physlayout.semantics.evaluator_values import (
     wrap,
 )
 
-ValueFn = Callable[[Operation, list[Array], Array | None], Array]
+ValueFn = Callable[[Operation, Sequence[Array], Array | None], Array]
 """Computes the single result of an op from its operand arrays and the active-lane mask."""
 
 
@@ -91,7 +95,7 @@ def _mask_for(mask: Array, ndim: int) -> Array:
 def _bits_op(fn: Callable[[Array, Array], Array]) -> ValueFn:
     """A sign-agnostic integer op computed on the unsigned reading of the operands."""
 
-    def run(op: Operation, args: list[Array], mask: Array | None) -> Array:
+    def run(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
         type_ = _result_type(op)
         return wrap(fn(as_unsigned(args[0], type_), as_unsigned(args[1], type_)), type_)
 
@@ -99,7 +103,7 @@ def _bits_op(fn: Callable[[Array, Array], Array]) -> ValueFn:
 
 
 def _signed_op(fn: Callable[[Array, Array], Array], divides: bool = False) -> ValueFn:
-    def run(op: Operation, args: list[Array], mask: Array | None) -> Array:
+    def run(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
         type_ = _result_type(op)
         lhs, rhs = as_signed(args[0], type_), as_signed(args[1], type_)
         if divides:
@@ -110,7 +114,7 @@ def _signed_op(fn: Callable[[Array, Array], Array], divides: bool = False) -> Va
 
 
 def _unsigned_op(fn: Callable[[Array, Array], Array], divides: bool = False) -> ValueFn:
-    def run(op: Operation, args: list[Array], mask: Array | None) -> Array:
+    def run(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
         type_ = _result_type(op)
         lhs, rhs = as_unsigned(args[0], type_), as_unsigned(args[1], type_)
         if divides:
@@ -135,7 +139,7 @@ def _ceil_div(a: Array, b: Array) -> Array:
 def _shift(kind: str) -> ValueFn:
     """`shli`, `shrsi` or `shrui`; amounts of at least the bit width give 0 (or the sign)."""
 
-    def run(op: Operation, args: list[Array], mask: Array | None) -> Array:
+    def run(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
         type_ = _result_type(op)
         width = bit_width(type_)
         amount = as_unsigned(args[1], type_).astype(np.uint64)
@@ -175,7 +179,7 @@ def _predicate(op: Operation) -> int:
     return attr.value.data
 
 
-def _cmpi(op: Operation, args: list[Array], mask: Array | None) -> Array:
+def _cmpi(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
     predicate = _predicate(op)
     if predicate not in _CMPI:
         raise EvaluationError(f"'{op.name}': unknown predicate {predicate}")
@@ -185,7 +189,7 @@ def _cmpi(op: Operation, args: list[Array], mask: Array | None) -> Array:
     return np.asarray(compare(read(args[0], type_), read(args[1], type_)))
 
 
-def _cmpf(op: Operation, args: list[Array], mask: Array | None) -> Array:
+def _cmpf(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
     a, b = args
     predicate = _predicate(op)
     unordered = np.isnan(a) | np.isnan(b)
@@ -212,7 +216,7 @@ def _cmpf(op: Operation, args: list[Array], mask: Array | None) -> Array:
     raise EvaluationError(f"'{op.name}': unknown predicate {predicate}")
 
 
-def _select(op: Operation, args: list[Array], mask: Array | None) -> Array:
+def _select(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
     cond, a, b = args
     extra = len(vector_shape(_result_type(op))) - len(vector_shape(_operand_type(op)))
     return np.where(with_trailing(cond, extra), a, b)
@@ -221,8 +225,8 @@ def _select(op: Operation, args: list[Array], mask: Array | None) -> Array:
 # Floats -----------------------------------------------------------------------------------
 
 
-def _float_op(fn: Callable[..., Any]) -> ValueFn:
-    def run(op: Operation, args: list[Array], mask: Array | None) -> Array:
+def float_op(fn: Callable[..., Any]) -> ValueFn:
+    def run(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
         return np.asarray(fn(*args)).astype(dtype_of(_result_type(op)), copy=False)
 
     return run
@@ -249,14 +253,14 @@ def _signed_zero_fix(pick_negative: bool) -> Callable[[Array, Array, Array], Arr
 def _extremum(fn: Callable[[Array, Array], Array], minimum: bool) -> ValueFn:
     fix = _signed_zero_fix(minimum)
 
-    def run(op: Operation, args: list[Array], mask: Array | None) -> Array:
+    def run(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
         a, b = args
         return np.asarray(fix(a, b, fn(a, b))).astype(dtype_of(_result_type(op)), copy=False)
 
     return run
 
 
-def _fma(a: Array, b: Array, c: Array) -> Array:
+def fused_multiply_add(a: Array, b: Array, c: Array) -> Array:
     """Fused multiply-add: f16/f32 computed exactly in float64, then rounded once."""
     if a.dtype.itemsize < 8:
         wide = a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)
@@ -264,7 +268,7 @@ def _fma(a: Array, b: Array, c: Array) -> Array:
     return a * b + c
 
 
-_erf = np.vectorize(math.erf, otypes=[np.float64])
+_erf = np.vectorize(erf, otypes=[np.float64])
 
 
 def _round_half_away(a: Array) -> Array:
@@ -282,7 +286,7 @@ def _rsqrt(a: Array) -> Array:
 def _int_to_int(signed: bool) -> ValueFn:
     """extsi/extui/trunci/index_cast(ui): read the source (un)signed, wrap to the result."""
 
-    def run(op: Operation, args: list[Array], mask: Array | None) -> Array:
+    def run(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
         source = _operand_type(op)
         if signed:
             return wrap(as_signed(args[0], source).astype(np.int64), _result_type(op))
@@ -292,7 +296,7 @@ def _int_to_int(signed: bool) -> ValueFn:
 
 
 def _int_to_float(signed: bool) -> ValueFn:
-    def run(op: Operation, args: list[Array], mask: Array | None) -> Array:
+    def run(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
         read = as_signed if signed else as_unsigned
         return read(args[0], _operand_type(op)).astype(dtype_of(_result_type(op)))
 
@@ -300,7 +304,7 @@ def _int_to_float(signed: bool) -> ValueFn:
 
 
 def _float_to_int(signed: bool) -> ValueFn:
-    def run(op: Operation, args: list[Array], mask: Array | None) -> Array:
+    def run(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
         value = np.trunc(args[0].astype(np.float64))
         value = np.where(np.isfinite(value), value, 0)
         as_int = value.astype(np.int64) if signed else value.astype(np.uint64)
@@ -309,11 +313,11 @@ def _float_to_int(signed: bool) -> ValueFn:
     return run
 
 
-def _cast_float(op: Operation, args: list[Array], mask: Array | None) -> Array:
+def _cast_float(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
     return args[0].astype(dtype_of(_result_type(op)))
 
 
-def _bitcast(op: Operation, args: list[Array], mask: Array | None) -> Array:
+def _bitcast(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
     source, result = dtype_of(_operand_type(op)), dtype_of(_result_type(op))
     if source.itemsize != result.itemsize or np.bool_ in (source.type, result.type):
         if source == result:
@@ -322,196 +326,8 @@ def _bitcast(op: Operation, args: list[Array], mask: Array | None) -> Array:
     return np.ascontiguousarray(args[0]).view(result)
 
 
-# Vector register ops ----------------------------------------------------------------------
-
-
-def _static_positions(op: Operation) -> tuple[int, ...]:
-    attr = op.properties.get("static_position")
-    if not isinstance(attr, DenseArrayBase):
-        raise EvaluationError(f"'{op.name}': missing static_position")
-    positions = tuple(int(p) for p in attr.get_values())
-    if any(p == DYNAMIC_INDEX for p in positions):
-        raise EvaluationError(f"'{op.name}': dynamic positions are not supported")
-    return positions
-
-
-def _vector_broadcast(op: Operation, args: list[Array], mask: Array | None) -> Array:
-    source = vector_shape(_operand_type(op))
-    result = vector_shape(_result_type(op))
-    value = args[0]
-    lane_shape = value.shape[: value.ndim - len(source)]
-    value = value.reshape(lane_shape + (1,) * (len(result) - len(source)) + source)
-    return np.broadcast_to(value, lane_shape + result)
-
-
-def _vector_extract(op: Operation, args: list[Array], mask: Array | None) -> Array:
-    positions = _static_positions(op)
-    rank = len(vector_shape(_operand_type(op)))
-    return args[0][(Ellipsis, *positions) + (slice(None),) * (rank - len(positions))]
-
-
-def _vector_insert(op: Operation, args: list[Array], mask: Array | None) -> Array:
-    source, dest = args
-    positions = _static_positions(op)
-    dest_shape = vector_shape(_result_type(op))
-    source_rank = len(vector_shape(_operand_type(op)))
-    lanes = np.broadcast_shapes(
-        dest.shape[: dest.ndim - len(dest_shape)], source.shape[: source.ndim - source_rank]
-    )
-    result = np.broadcast_to(dest, lanes + dest_shape).copy()
-    result[(Ellipsis, *positions) + (slice(None),) * source_rank] = source
-    return result
-
-
-def _reduce_all(
-    kind: str, value: Array, type_: Attribute, axes: tuple[int, ...], op_name: str
-) -> Array:
-    """Reduce `value` over `axes` with a `vector.kind` combining kind."""
-    if kind == "add":
-        return (
-            wrap(np.sum(value, axis=axes), type_)
-            if is_integer_like(type_)
-            else np.sum(value, axis=axes, dtype=value.dtype)
-        )
-    if kind == "mul":
-        return (
-            wrap(np.prod(value, axis=axes), type_)
-            if is_integer_like(type_)
-            else np.prod(value, axis=axes, dtype=value.dtype)
-        )
-    signed_kinds: dict[str, Callable[..., Any]] = {
-        "minsi": np.min,
-        "maxsi": np.max,
-    }
-    if kind in signed_kinds:
-        return wrap(signed_kinds[kind](as_signed(value, type_), axis=axes), type_)
-    if kind in ("minui", "maxui"):
-        fn = np.min if kind == "minui" else np.max
-        return wrap(fn(as_unsigned(value, type_), axis=axes), type_)
-    float_kinds: dict[str, Callable[..., Any]] = {
-        "minnumf": np.fmin.reduce,
-        "maxnumf": np.fmax.reduce,
-        "minimumf": np.minimum.reduce,
-        "maximumf": np.maximum.reduce,
-    }
-    if kind in float_kinds:
-        return np.asarray(float_kinds[kind](value, axis=axes))
-    bit_kinds: dict[str, Callable[..., Any]] = {
-        "and": np.bitwise_and.reduce,
-        "or": np.bitwise_or.reduce,
-        "xor": np.bitwise_xor.reduce,
-    }
-    if kind in bit_kinds:
-        return wrap(bit_kinds[kind](as_unsigned(value, type_), axis=axes), type_)
-    raise EvaluationError(f"'{op_name}': unsupported combining kind '{kind}'")
-
-
-def _vector_reduction(op: Operation, args: list[Array], mask: Array | None) -> Array:
-    kind_attr = op.properties.get("kind")
-    kind = str(getattr(kind_attr, "data", ""))
-    rank = len(vector_shape(_operand_type(op)))
-    type_ = _result_type(op)
-    axes = tuple(range(-rank, 0))
-    result = _reduce_all(kind, args[0], type_, axes, op.name)
-    if len(args) == 1:
-        return result
-    pair = np.stack(np.broadcast_arrays(result, args[1]), axis=-1)
-    return _reduce_all(kind, pair, type_, (-1,), op.name)
-
-
-# The table --------------------------------------------------------------------------------
-
-VALUE_OPS: dict[str, ValueFn] = {
-    # integer arithmetic
-    "arith.addi": _bits_op(np.add),
-    "arith.subi": _bits_op(np.subtract),
-    "arith.muli": _bits_op(np.multiply),
-    "arith.andi": _bits_op(np.bitwise_and),
-    "arith.ori": _bits_op(np.bitwise_or),
-    "arith.xori": _bits_op(np.bitwise_xor),
-    "arith.divsi": _signed_op(_trunc_div, divides=True),
-    "arith.remsi": _signed_op(np.fmod, divides=True),
-    "arith.floordivsi": _signed_op(np.floor_divide, divides=True),
-    "arith.ceildivsi": _signed_op(_ceil_div, divides=True),
-    "arith.divui": _unsigned_op(np.floor_divide, divides=True),
-    "arith.remui": _unsigned_op(np.remainder, divides=True),
-    "arith.ceildivui": _unsigned_op(_ceil_div, divides=True),
-    "arith.minsi": _signed_op(np.minimum),
-    "arith.maxsi": _signed_op(np.maximum),
-    "arith.minui": _unsigned_op(np.minimum),
-    "arith.maxui": _unsigned_op(np.maximum),
-    "arith.shli": _shift("shli"),
-    "arith.shrsi": _shift("shrsi"),
-    "arith.shrui": _shift("shrui"),
-    "arith.cmpi": _cmpi,
-    "arith.cmpf": _cmpf,
-    "arith.select": _select,
-    # floats
-    "arith.addf": _float_op(np.add),
-    "arith.subf": _float_op(np.subtract),
-    "arith.mulf": _float_op(np.multiply),
-    "arith.divf": _float_op(np.divide),
-    "arith.remf": _float_op(np.fmod),
-    "arith.negf": _float_op(np.negative),
-    "arith.maximumf": _extremum(np.maximum, minimum=False),
-    "arith.minimumf": _extremum(np.minimum, minimum=True),
-    "arith.maxnumf": _extremum(np.fmax, minimum=False),
-    "arith.minnumf": _extremum(np.fmin, minimum=True),
-    # conversions
-    "arith.index_cast": _int_to_int(signed=True),
-    "arith.index_castui": _int_to_int(signed=False),
-    "arith.extsi": _int_to_int(signed=True),
-    "arith.extui": _int_to_int(signed=False),
-    "arith.trunci": _int_to_int(signed=True),
-    "arith.sitofp": _int_to_float(signed=True),
-    "arith.uitofp": _int_to_float(signed=False),
-    "arith.fptosi": _float_to_int(signed=True),
-    "arith.fptoui": _float_to_int(signed=False),
-    "arith.extf": _cast_float,
-    "arith.truncf": _cast_float,
-    "arith.bitcast": _bitcast,
-    # math
-    "math.exp": _float_op(np.exp),
-    "math.exp2": _float_op(np.exp2),
-    "math.expm1": _float_op(np.expm1),
-    "math.log": _float_op(np.log),
-    "math.log2": _float_op(np.log2),
-    "math.log10": _float_op(np.log10),
-    "math.log1p": _float_op(np.log1p),
-    "math.sqrt": _float_op(np.sqrt),
-    "math.rsqrt": _float_op(_rsqrt),
-    "math.cbrt": _float_op(np.cbrt),
-    "math.tanh": _float_op(np.tanh),
-    "math.sinh": _float_op(np.sinh),
-    "math.cosh": _float_op(np.cosh),
-    "math.sin": _float_op(np.sin),
-    "math.cos": _float_op(np.cos),
-    "math.tan": _float_op(np.tan),
-    "math.asin": _float_op(np.arcsin),
-    "math.acos": _float_op(np.arccos),
-    "math.atan": _float_op(np.arctan),
-    "math.atan2": _float_op(np.arctan2),
-    "math.absf": _float_op(np.abs),
-    "math.copysign": _float_op(np.copysign),
-    "math.fma": _float_op(_fma),
-    "math.powf": _float_op(np.power),
-    "math.floor": _float_op(np.floor),
-    "math.ceil": _float_op(np.ceil),
-    "math.trunc": _float_op(np.trunc),
-    "math.round": _float_op(_round_half_away),
-    "math.roundeven": _float_op(np.rint),
-    "math.erf": _float_op(_erf),
-    "math.absi": lambda op, args, mask: wrap(
-        np.abs(as_signed(args[0], _result_type(op))), _result_type(op)
-    ),
-    # vector registers
-    "vector.broadcast": _vector_broadcast,
-    "vector.extract": _vector_extract,
-    "vector.insert": _vector_insert,
-    "vector.reduction": _vector_reduction,
-    "vector.fma": _float_op(_fma),
-}
-"""Ops computed elementwise (or per vector) from their operand values: op name -> function."""
+def _abs_int(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
+    return wrap(np.abs(as_signed(args[0], _result_type(op))), _result_type(op))
 
 
 def float_reduction(kind: str, value: Array, valid: Array, axes: tuple[int, ...]) -> Array:
@@ -565,3 +381,143 @@ REDUCTION_KINDS: frozenset[str] = frozenset(
 
 def is_float_kind(kind: str) -> bool:
     return kind.endswith("f")
+
+
+# Interpreter functions --------------------------------------------------------------------
+
+
+def value_impl(op_type: type[Operation], fn: ValueFn, masked: bool = False) -> Any:
+    """The `@impl` of `op_type` whose single result is `fn` of the operands over the
+    current lanes; `masked` hands `fn` the mask of the active lanes (division uses it to
+    report division by zero on active lanes only), else None."""
+
+    def run(
+        self: InterpreterFunctions, interpreter: Interpreter, op: Operation, args: PythonValues
+    ) -> PythonValues:
+        return (fn(op, args, None),)
+
+    def run_masked(
+        self: InterpreterFunctions, interpreter: Interpreter, op: Operation, args: PythonValues
+    ) -> PythonValues:
+        return (fn(op, args, simt(interpreter).lanes.mask),)
+
+    return impl(op_type)(run_masked if masked else run)
+
+
+@register_impls
+class ArithFunctions(InterpreterFunctions):
+    """`arith`: integers wrap to their width, floats keep it (see the module docstring)."""
+
+    @impl(arith.ConstantOp)
+    def run_constant(
+        self, interpreter: Interpreter, op: arith.ConstantOp, args: PythonValues
+    ) -> PythonValues:
+        return (constant_value(op, op.value),)
+
+    run_addi = value_impl(arith.AddiOp, _bits_op(np.add))
+    run_subi = value_impl(arith.SubiOp, _bits_op(np.subtract))
+    run_muli = value_impl(arith.MuliOp, _bits_op(np.multiply))
+    run_andi = value_impl(arith.AndIOp, _bits_op(np.bitwise_and))
+    run_ori = value_impl(arith.OrIOp, _bits_op(np.bitwise_or))
+    run_xori = value_impl(arith.XOrIOp, _bits_op(np.bitwise_xor))
+    run_divsi = value_impl(arith.DivSIOp, _signed_op(_trunc_div, divides=True), masked=True)
+    run_remsi = value_impl(arith.RemSIOp, _signed_op(np.fmod, divides=True), masked=True)
+    run_floordivsi = value_impl(
+        arith.FloorDivSIOp, _signed_op(np.floor_divide, divides=True), masked=True
+    )
+    run_ceildivsi = value_impl(arith.CeilDivSIOp, _signed_op(_ceil_div, divides=True), masked=True)
+    run_divui = value_impl(arith.DivUIOp, _unsigned_op(np.floor_divide, divides=True), masked=True)
+    run_remui = value_impl(arith.RemUIOp, _unsigned_op(np.remainder, divides=True), masked=True)
+    run_ceildivui = value_impl(
+        arith.CeilDivUIOp, _unsigned_op(_ceil_div, divides=True), masked=True
+    )
+    run_minsi = value_impl(arith.MinSIOp, _signed_op(np.minimum))
+    run_maxsi = value_impl(arith.MaxSIOp, _signed_op(np.maximum))
+    run_minui = value_impl(arith.MinUIOp, _unsigned_op(np.minimum))
+    run_maxui = value_impl(arith.MaxUIOp, _unsigned_op(np.maximum))
+    run_shli = value_impl(arith.ShLIOp, _shift("shli"))
+    run_shrsi = value_impl(arith.ShRSIOp, _shift("shrsi"))
+    run_shrui = value_impl(arith.ShRUIOp, _shift("shrui"))
+    run_cmpi = value_impl(arith.CmpiOp, _cmpi)
+    run_cmpf = value_impl(arith.CmpfOp, _cmpf)
+    run_select = value_impl(arith.SelectOp, _select)
+    run_addf = value_impl(arith.AddfOp, float_op(np.add))
+    run_subf = value_impl(arith.SubfOp, float_op(np.subtract))
+    run_mulf = value_impl(arith.MulfOp, float_op(np.multiply))
+    run_divf = value_impl(arith.DivfOp, float_op(np.divide))
+    run_negf = value_impl(arith.NegfOp, float_op(np.negative))
+    run_maximumf = value_impl(arith.MaximumfOp, _extremum(np.maximum, minimum=False))
+    run_minimumf = value_impl(arith.MinimumfOp, _extremum(np.minimum, minimum=True))
+    run_maxnumf = value_impl(arith.MaxnumfOp, _extremum(np.fmax, minimum=False))
+    run_minnumf = value_impl(arith.MinnumfOp, _extremum(np.fmin, minimum=True))
+    run_index_cast = value_impl(arith.IndexCastOp, _int_to_int(signed=True))
+    run_extsi = value_impl(arith.ExtSIOp, _int_to_int(signed=True))
+    run_extui = value_impl(arith.ExtUIOp, _int_to_int(signed=False))
+    run_trunci = value_impl(arith.TruncIOp, _int_to_int(signed=True))
+    run_sitofp = value_impl(arith.SIToFPOp, _int_to_float(signed=True))
+    run_uitofp = value_impl(arith.UIToFPOp, _int_to_float(signed=False))
+    run_fptosi = value_impl(arith.FPToSIOp, _float_to_int(signed=True))
+    run_fptoui = value_impl(arith.FPToUIOp, _float_to_int(signed=False))
+    run_extf = value_impl(arith.ExtFOp, _cast_float)
+    run_truncf = value_impl(arith.TruncFOp, _cast_float)
+    run_bitcast = value_impl(arith.BitcastOp, _bitcast)
+
+
+@register_impls
+class MathFunctions(InterpreterFunctions):
+    """`math`: elementwise numpy functions in the operand's float type."""
+
+    run_exp = value_impl(math.ExpOp, float_op(np.exp))
+    run_exp2 = value_impl(math.Exp2Op, float_op(np.exp2))
+    run_expm1 = value_impl(math.ExpM1Op, float_op(np.expm1))
+    run_log = value_impl(math.LogOp, float_op(np.log))
+    run_log2 = value_impl(math.Log2Op, float_op(np.log2))
+    run_log10 = value_impl(math.Log10Op, float_op(np.log10))
+    run_log1p = value_impl(math.Log1pOp, float_op(np.log1p))
+    run_sqrt = value_impl(math.SqrtOp, float_op(np.sqrt))
+    run_rsqrt = value_impl(math.RsqrtOp, float_op(_rsqrt))
+    run_cbrt = value_impl(math.CbrtOp, float_op(np.cbrt))
+    run_tanh = value_impl(math.TanhOp, float_op(np.tanh))
+    run_sinh = value_impl(math.SinhOp, float_op(np.sinh))
+    run_cosh = value_impl(math.CoshOp, float_op(np.cosh))
+    run_sin = value_impl(math.SinOp, float_op(np.sin))
+    run_cos = value_impl(math.CosOp, float_op(np.cos))
+    run_tan = value_impl(math.TanOp, float_op(np.tan))
+    run_asin = value_impl(math.AsinOp, float_op(np.arcsin))
+    run_acos = value_impl(math.AcosOp, float_op(np.arccos))
+    run_atan = value_impl(math.AtanOp, float_op(np.arctan))
+    run_atan2 = value_impl(math.Atan2Op, float_op(np.arctan2))
+    run_absf = value_impl(math.AbsFOp, float_op(np.abs))
+    run_copysign = value_impl(math.CopySignOp, float_op(np.copysign))
+    run_fma = value_impl(math.FmaOp, float_op(fused_multiply_add))
+    run_powf = value_impl(math.PowFOp, float_op(np.power))
+    run_floor = value_impl(math.FloorOp, float_op(np.floor))
+    run_ceil = value_impl(math.CeilOp, float_op(np.ceil))
+    run_trunc = value_impl(math.TruncOp, float_op(np.trunc))
+    run_round = value_impl(math.RoundOp, float_op(_round_half_away))
+    run_roundeven = value_impl(math.RoundEvenOp, float_op(np.rint))
+    run_erf = value_impl(math.ErfOp, float_op(_erf))
+    run_absi = value_impl(math.AbsIOp, _abs_int)
+
+
+@cache
+def _scalar_interpreter() -> Interpreter:
+    interpreter = Interpreter(ModuleOp([]))
+    interpreter.register_implementations(ArithFunctions())
+    interpreter.register_implementations(MathFunctions())
+    return interpreter
+
+
+def has_value_semantics(op: Operation) -> bool:
+    """True when `ArithFunctions`/`MathFunctions` compute `op`'s result from its operands."""
+    return not isinstance(op, arith.ConstantOp) and impl_of(_scalar_interpreter(), op) is not None
+
+
+def evaluate_value_op(op: Operation, args: Sequence[Array]) -> Array:
+    """The single result of `op` (see `has_value_semantics`) on `args`, outside any lanes."""
+    interpreter = _scalar_interpreter()
+    found = impl_of(interpreter, op)
+    if found is None:
+        raise EvaluationError(f"'{op.name}' has no value semantics")
+    functions, run = found
+    return run(functions, interpreter, op, tuple(args)).values[0]

@@ -1,7 +1,9 @@
-"""Memory ops of the numpy reference evaluator: `layout`, `memref`, `affine` and `vector`
-accesses, views and allocations, and the conversion of function arguments and results.
+"""Reference semantics of the `layout` and `memref` memory ops over SIMT lanes.
 
-See `physlayout.semantics.evaluator` for the storage model.
+Loads gather and stores scatter at the active lanes (the last lane in row-major lane
+order wins when several write one element); allocations inside a parallel loop are
+private to each lane; memref view ops build strided `View`s of the same storage, checked
+to stay inside it. See `physlayout.semantics.evaluator` for the storage model.
 """
 
 from __future__ import annotations
@@ -10,9 +12,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from itertools import pairwise
 from math import prod
-from typing import Any, TypeAlias
+from typing import Any
 
 import numpy as np
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
@@ -21,58 +24,56 @@ from xdsl.dialects.builtin import (
     MemRefType,
     VectorType,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    impl,
+    register_impls,
+)
+from xdsl.ir import Attribute, Operation
 
+from physlayout.dialects import layout
 from physlayout.dialects.layout import BufferType, DeclBufferOp, PtrType
+from physlayout.semantics.evaluator_access import (
+    element_offsets,
+    gather,
+    is_scalar_access,
+    read_scalar,
+    scatter,
+    whole_view_offsets,
+    write_scalar,
+)
 from physlayout.semantics.evaluator_frame import (
-    Entry,
-    Frame,
-    Handler,
-    Step,
-    apply_map,
-    map_prop,
+    mem,
     name_of,
+    num,
     segments,
+    simt,
     uniform_int,
+    view,
 )
 from physlayout.semantics.evaluator_values import (
     Array,
     EvaluationError,
     Handle,
     Lanes,
-    LayoutMap,
-    Storage,
     View,
     active_values,
     any_active,
     check_view,
     dtype_of,
-    element_offsets,
     fills_padding,
-    gather,
-    is_scalar_access,
     layout_map_of,
     memory_element,
     new_storage,
-    read_scalar,
     row_major_strides,
-    scatter,
     uniform_value,
     vector_shape,
-    view_as_array,
-    whole_view_offsets,
     with_trailing,
-    wrap,
-    write_scalar,
 )
 
-ArgValue: TypeAlias = "np.ndarray[Any, Any] | np.generic[Any] | int | float | bool"
-"""A function argument on the Python side (numpy scalars are accepted for scalars)."""
-ResultValue: TypeAlias = "np.ndarray[Any, Any] | int | float | bool"
-"""A function result on the Python side."""
-
-
-# Memory access ------------------------------------------------------------------------
+# Memory access ----------------------------------------------------------------------------
 
 
 def access_width(value_type: Attribute, view: View) -> int:
@@ -84,6 +85,7 @@ def access_width(value_type: Attribute, view: View) -> int:
 
 
 def read(op: Operation, view: View, indices: Sequence[Array], lanes: Lanes) -> Array:
+    """The value `op` loads from `view` at `indices` (its result type gives the width)."""
     width = access_width(op.results[0].type, view)
     if is_scalar_access(view, indices, lanes):
         return read_scalar(view, indices, width, f"'{op.name}'")
@@ -91,18 +93,14 @@ def read(op: Operation, view: View, indices: Sequence[Array], lanes: Lanes) -> A
     return gather(view.storage, flat, lanes, tail, view.dtype)
 
 
-def write(
-    op: Operation,
-    value_ssa: SSAValue,
-    view: View,
-    indices: Sequence[Array],
-    frame: Frame,
-    lanes: Lanes,
-) -> None:
+def write(op: Operation, value: Any, view: View, indices: Sequence[Array], lanes: Lanes) -> None:
+    """Store `value` (operand 0 of `op`, whose type gives the width) to `view` at `indices`
+    for the active lanes."""
     if not any_active(lanes):
         return
-    value = frame.num(value_ssa, lanes)
-    width = access_width(value_ssa.type, view)
+    if isinstance(value, View | Handle):
+        raise EvaluationError(f"evaluator: {name_of(op.operands[0])} is not a number here")
+    width = access_width(op.operands[0].type, view)
     if is_scalar_access(view, indices, lanes):
         write_scalar(view, indices, width, value.astype(view.dtype), f"'{op.name}'")
         return
@@ -110,37 +108,20 @@ def write(
     scatter(view.storage, flat, value.astype(view.dtype), lanes, tail, view.dtype, f"'{op.name}'")
 
 
-def load(node: Step, frame: Frame, lanes: Lanes) -> None:
-    op = node.op
-    view = frame.view(node.operands[0], f"'{op.name}'")
-    indices = [frame.num(v, lanes) for v in node.operands[1:]]
-    frame.set(node.results[0], read(op, view, indices, lanes), lanes.depth)
+def load(interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+    """`layout.load`, `memref.load`, `vector.load`: buffer, then indices."""
+    indices = [num(op, args, i) for i in range(1, len(args))]
+    return (read(op, view(op, args, 0), indices, simt(interpreter).lanes),)
 
 
-def store(node: Step, frame: Frame, lanes: Lanes) -> None:
-    op = node.op
-    view = frame.view(node.operands[1], f"'{op.name}'")
-    indices = [frame.num(v, lanes) for v in node.operands[2:]]
-    write(op, node.operands[0], view, indices, frame, lanes)
+def store(interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+    """`layout.store`, `memref.store`, `vector.store`: value, buffer, then indices."""
+    indices = [num(op, args, i) for i in range(2, len(args))]
+    write(op, args[0], view(op, args, 1), indices, simt(interpreter).lanes)
+    return ()
 
 
-def affine_load(node: Step, frame: Frame, lanes: Lanes) -> None:
-    op = node.op
-    view = frame.view(node.operands[0], f"'{op.name}'")
-    operands = [frame.num(v, lanes) for v in node.operands[1:]]
-    indices = apply_map(map_prop(op, "map"), operands)
-    frame.set(node.results[0], read(op, view, indices, lanes), lanes.depth)
-
-
-def affine_store(node: Step, frame: Frame, lanes: Lanes) -> None:
-    op = node.op
-    view = frame.view(node.operands[1], f"'{op.name}'")
-    operands = [frame.num(v, lanes) for v in node.operands[2:]]
-    indices = apply_map(map_prop(op, "map"), operands)
-    write(op, node.operands[0], view, indices, frame, lanes)
-
-
-# layout ops ---------------------------------------------------------------------------
+# layout ops -------------------------------------------------------------------------------
 
 
 def allocated_elements(op: Operation) -> int:
@@ -159,50 +140,83 @@ def allocated_elements(op: Operation) -> int:
     return count
 
 
-def layout_allocate(node: Step, frame: Frame, lanes: Lanes) -> None:
-    op = node.op
-    ptr_type = node.results[0].type
-    if not isinstance(ptr_type, PtrType):
-        raise EvaluationError(f"'{op.name}': expected a !layout.ptr result")
-    lanes_per = prod(vector_shape(ptr_type.element_type))
-    storage = new_storage(
-        allocated_elements(op) * lanes_per,
-        dtype_of(ptr_type.element_type),
-        lanes,
-        name_of(node.results[0]),
-    )
-    frame.set(node.results[0], Handle(storage, lanes_per), lanes.depth)
+@register_impls
+class LayoutFunctions(InterpreterFunctions):
+    """`layout.allocate/decl_buffer/data/load/store` (the storage model of the evaluator)."""
 
+    @impl(layout.AllocateOp)
+    def run_allocate(
+        self, interpreter: Interpreter, op: layout.AllocateOp, args: PythonValues
+    ) -> PythonValues:
+        ptr_type = op.results[0].type
+        if not isinstance(ptr_type, PtrType):
+            raise EvaluationError(f"'{op.name}': expected a !layout.ptr result")
+        lanes_per = prod(vector_shape(ptr_type.element_type))
+        storage = new_storage(
+            allocated_elements(op) * lanes_per,
+            dtype_of(ptr_type.element_type),
+            simt(interpreter).lanes,
+            name_of(op.results[0]),
+        )
+        return (Handle(storage, lanes_per),)
 
-def layout_decl_buffer(node: Step, frame: Frame, lanes: Lanes) -> None:
-    op = node.op
-    handle = frame.mem(node.operands[0], f"'{op.name}'")
-    if not isinstance(handle, Handle):
-        raise EvaluationError(f"'{op.name}': operand is not a data handle")
-    buffer_type = node.results[0].type
-    if not isinstance(buffer_type, BufferType):
-        raise EvaluationError(f"'{op.name}': expected a !layout.buffer result")
-    offset_attr = op.properties.get("elem_offset")
-    offset = getattr(offset_attr, "data", 0)
-    vshape = vector_shape(buffer_type.element_type)
-    shape = buffer_type.get_shape()
-    layout_map = layout_map_of(buffer_type, f"'{op.name}'")
-    addressed = shape if layout_map is None else layout_map.layout.shape
-    view = View(
-        handle.storage,
-        handle.base + offset * handle.lanes,
-        shape,
-        row_major_strides(addressed, prod(vshape)),
-        vshape,
-        dtype_of(buffer_type.element_type),
-        name_of(node.results[0]),
-        base=handle.base,
-        layout=layout_map,
-    )
-    check_view(view, f"'{op.name}'", lanes)
-    if fills_padding(node.results[0]):
-        fill_padding(view, lanes, f"'{op.name}'")
-    frame.set(node.results[0], view, lanes.depth)
+    @impl(layout.DeclBufferOp)
+    def run_decl_buffer(
+        self, interpreter: Interpreter, op: layout.DeclBufferOp, args: PythonValues
+    ) -> PythonValues:
+        lanes = simt(interpreter).lanes
+        handle = mem(op, args, 0)
+        if not isinstance(handle, Handle):
+            raise EvaluationError(f"'{op.name}': operand is not a data handle")
+        buffer_type = op.results[0].type
+        if not isinstance(buffer_type, BufferType):
+            raise EvaluationError(f"'{op.name}': expected a !layout.buffer result")
+        offset = getattr(op.properties.get("elem_offset"), "data", 0)
+        vshape = vector_shape(buffer_type.element_type)
+        shape = buffer_type.get_shape()
+        layout_map = layout_map_of(buffer_type, f"'{op.name}'")
+        addressed = shape if layout_map is None else layout_map.layout.shape
+        result = View(
+            handle.storage,
+            handle.base + offset * handle.lanes,
+            shape,
+            row_major_strides(addressed, prod(vshape)),
+            vshape,
+            dtype_of(buffer_type.element_type),
+            name_of(op.results[0]),
+            base=handle.base,
+            layout=layout_map,
+        )
+        check_view(result, f"'{op.name}'", lanes)
+        if fills_padding(op.results[0]):
+            fill_padding(result, lanes, f"'{op.name}'")
+        return (result,)
+
+    @impl(layout.DataOp)
+    def run_data(
+        self, interpreter: Interpreter, op: layout.DataOp, args: PythonValues
+    ) -> PythonValues:
+        buffer = view(op, args, 0)
+        element = memory_element(op.results[0].type)
+        lanes_per = prod(vector_shape(element)) if element is not None else 1
+        if buffer.base is None:
+            raise EvaluationError(
+                f"'{op.name}': the handle of {buffer.name}, a parameter bound to a buffer at a "
+                "lane-dependent offset, is not supported"
+            )
+        return (Handle(buffer.storage, lanes_per, buffer.base),)
+
+    @impl(layout.LoadOp)
+    def run_load(
+        self, interpreter: Interpreter, op: layout.LoadOp, args: PythonValues
+    ) -> PythonValues:
+        return load(interpreter, op, args)
+
+    @impl(layout.StoreOp)
+    def run_store(
+        self, interpreter: Interpreter, op: layout.StoreOp, args: PythonValues
+    ) -> PythonValues:
+        return store(interpreter, op, args)
 
 
 def fill_padding(view: View, lanes: Lanes, what: str) -> None:
@@ -222,67 +236,216 @@ def fill_padding(view: View, lanes: Lanes, what: str) -> None:
     scatter(view.storage, flat, value, lanes, 2, view.dtype, what)
 
 
-def layout_data(node: Step, frame: Frame, lanes: Lanes) -> None:
-    op = node.op
-    view = frame.view(node.operands[0], f"'{op.name}'")
-    ptr_type = node.results[0].type
-    element = memory_element(ptr_type)
-    lanes_per = prod(vector_shape(element)) if element is not None else 1
-    if view.base is None:
-        raise EvaluationError(
-            f"'{op.name}': the handle of {view.name}, a parameter bound to a buffer at a "
-            "lane-dependent offset, is not supported"
+# memref ops -------------------------------------------------------------------------------
+
+
+@register_impls
+class MemRefFunctions(InterpreterFunctions):
+    """`memref.alloc/alloca/dealloc/load/store/cast/memory_space_cast/assume_alignment/
+    reinterpret_cast/subview/collapse_shape/expand_shape/copy/dim`."""
+
+    @impl(memref.AllocOp)
+    def run_alloc(
+        self, interpreter: Interpreter, op: memref.AllocOp, args: PythonValues
+    ) -> PythonValues:
+        return (_allocate(interpreter, op, args),)
+
+    @impl(memref.AllocaOp)
+    def run_alloca(
+        self, interpreter: Interpreter, op: memref.AllocaOp, args: PythonValues
+    ) -> PythonValues:
+        return (_allocate(interpreter, op, args),)
+
+    @impl(memref.DeallocOp)
+    def run_dealloc(
+        self, interpreter: Interpreter, op: memref.DeallocOp, args: PythonValues
+    ) -> PythonValues:
+        return ()
+
+    @impl(memref.LoadOp)
+    def run_load(
+        self, interpreter: Interpreter, op: memref.LoadOp, args: PythonValues
+    ) -> PythonValues:
+        return load(interpreter, op, args)
+
+    @impl(memref.StoreOp)
+    def run_store(
+        self, interpreter: Interpreter, op: memref.StoreOp, args: PythonValues
+    ) -> PythonValues:
+        return store(interpreter, op, args)
+
+    @impl(memref.CastOp)
+    def run_cast(
+        self, interpreter: Interpreter, op: memref.CastOp, args: PythonValues
+    ) -> PythonValues:
+        return (view(op, args, 0),)
+
+    @impl(memref.MemorySpaceCastOp)
+    def run_memory_space_cast(
+        self, interpreter: Interpreter, op: memref.MemorySpaceCastOp, args: PythonValues
+    ) -> PythonValues:
+        return (view(op, args, 0),)
+
+    @impl(memref.AssumeAlignmentOp)
+    def run_assume_alignment(
+        self, interpreter: Interpreter, op: memref.AssumeAlignmentOp, args: PythonValues
+    ) -> PythonValues:
+        source = view(op, args, 0)
+        return (source,) if op.results else ()
+
+    @impl(memref.ReinterpretCastOp)
+    def run_reinterpret_cast(
+        self, interpreter: Interpreter, op: memref.ReinterpretCastOp, args: PythonValues
+    ) -> PythonValues:
+        lanes = simt(interpreter).lanes
+        source = view(op, args, 0)
+        offsets, sizes, strides = _offsets_sizes_strides(op, args, lanes)
+        lanes_per = source.lanes
+        result = View(
+            source.storage,
+            0,
+            tuple(sizes),
+            tuple(s * lanes_per for s in strides),
+            source.vshape,
+            source.dtype,
+            name_of(op.results[0]),
         )
-    frame.set(node.results[0], Handle(view.storage, lanes_per, view.base), lanes.depth)
+        result = _with_offset(result, offsets[0] * lanes_per, lanes)
+        return (check_view(result, f"'{op.name}'", lanes),)
+
+    @impl(memref.SubviewOp)
+    def run_subview(
+        self, interpreter: Interpreter, op: memref.SubviewOp, args: PythonValues
+    ) -> PythonValues:
+        lanes = simt(interpreter).lanes
+        source = view(op, args, 0)
+        offsets, sizes, steps = _offsets_sizes_strides(op, args, lanes)
+        for axis, (start, size, step) in enumerate(zip(offsets, sizes, steps, strict=True)):
+            low, high = _active_range(start, lanes)
+            last = high + (size - 1) * step if size > 0 else high
+            if low < 0 or (size > 0 and last >= source.shape[axis]):
+                raise EvaluationError(
+                    f"'{op.name}': subview [{low}..{high} +{size} *{step}] leaves axis {axis} "
+                    f"of {source.name} (extent {source.shape[axis]})"
+                )
+        offset: int | Array = source.lane_offset(lanes)
+        for start, stride in zip(offsets, source.strides, strict=True):
+            offset = offset + start * stride
+        shape = list(sizes)
+        strides = [s * t for s, t in zip(source.strides, steps, strict=True)]
+        result_type = op.results[0].type
+        rank = len(result_type.get_shape()) if isinstance(result_type, MemRefType) else len(shape)
+        while len(shape) > rank and 1 in shape:
+            drop = shape.index(1)
+            del shape[drop]
+            del strides[drop]
+        result = replace(
+            source, shape=tuple(shape), strides=tuple(strides), name=name_of(op.results[0])
+        )
+        return (_with_offset(result, offset, lanes),)
+
+    @impl(memref.CollapseShapeOp)
+    def run_collapse_shape(
+        self, interpreter: Interpreter, op: memref.CollapseShapeOp, args: PythonValues
+    ) -> PythonValues:
+        source = view(op, args, 0)
+        shape: list[int] = []
+        strides: list[int] = []
+        for group in _reassociation(op):
+            dims = [d for d in group if source.shape[d] != 1]
+            for outer, inner in pairwise(dims):
+                if source.strides[outer] != source.strides[inner] * source.shape[inner]:
+                    raise EvaluationError(
+                        f"'{op.name}': axes {list(group)} of {source.name} are not contiguous"
+                    )
+            shape.append(prod(source.shape[d] for d in group))
+            strides.append(source.strides[dims[-1]] if dims else source.lanes)
+        result = replace(
+            source, shape=tuple(shape), strides=tuple(strides), name=name_of(op.results[0])
+        )
+        return (result,)
+
+    @impl(memref.ExpandShapeOp)
+    def run_expand_shape(
+        self, interpreter: Interpreter, op: memref.ExpandShapeOp, args: PythonValues
+    ) -> PythonValues:
+        lanes = simt(interpreter).lanes
+        source = view(op, args, 0)
+        sizes = [num(op, args, i) for i in range(1, len(args))]
+        output = _uniform_ints(op, _mixed(op, "static_output_shape", sizes, lanes), "output shape")
+        strides = [0] * len(output)
+        for axis, group in enumerate(_reassociation(op)):
+            if prod(output[d] for d in group) != source.shape[axis]:
+                raise EvaluationError(
+                    f"'{op.name}': output extents {[output[d] for d in group]} do not "
+                    f"multiply to extent {source.shape[axis]} of {source.name}"
+                )
+            step = source.strides[axis]
+            for d in reversed(group):
+                strides[d] = step
+                step *= output[d]
+        result = replace(
+            source, shape=tuple(output), strides=tuple(strides), name=name_of(op.results[0])
+        )
+        return (result,)
+
+    @impl(memref.CopyOp)
+    def run_copy(
+        self, interpreter: Interpreter, op: memref.CopyOp, args: PythonValues
+    ) -> PythonValues:
+        lanes = simt(interpreter).lanes
+        source = view(op, args, 0)
+        target = view(op, args, 1)
+        if source.shape != target.shape or source.vshape != target.vshape:
+            raise EvaluationError(
+                f"'{op.name}': shapes {list(source.shape)} and {list(target.shape)} differ"
+            )
+        if not any_active(lanes):
+            return ()
+        flat, tail = whole_view_offsets(source, lanes)
+        values = gather(source.storage, flat, lanes, tail, source.dtype)
+        flat, tail = whole_view_offsets(target, lanes)
+        what = f"'{op.name}'"
+        scatter(target.storage, flat, values.astype(target.dtype), lanes, tail, target.dtype, what)
+        return ()
+
+    @impl(memref.DimOp)
+    def run_dim(
+        self, interpreter: Interpreter, op: memref.DimOp, args: PythonValues
+    ) -> PythonValues:
+        source = view(op, args, 0)
+        axis = uniform_int(op, num(op, args, 1), simt(interpreter).lanes, "dimension")
+        if not 0 <= axis < source.rank:
+            raise EvaluationError(f"'{op.name}': no axis {axis} in {source.name}")
+        return (np.asarray(source.shape[axis], dtype=np.int64),)
 
 
-# memref ops ---------------------------------------------------------------------------
-
-
-def memref_alloc(node: Step, frame: Frame, lanes: Lanes) -> None:
-    op = node.op
-    memref_type = node.results[0].type
+def _allocate(interpreter: Interpreter, op: Operation, args: PythonValues) -> View:
+    """A zero-filled row-major buffer for `memref.alloc`/`alloca` (dynamic extents from
+    `args`, which must be the same in all lanes)."""
+    lanes = simt(interpreter).lanes
+    memref_type = op.results[0].type
     if not isinstance(memref_type, MemRefType):
         raise EvaluationError(f"'{op.name}': expected a memref result")
-    dynamic = iter(node.operands)
+    dynamic = iter(range(len(args)))
     shape: list[int] = []
     for extent in memref_type.get_shape():
         if extent >= 0:
             shape.append(extent)
             continue
-        size = next(dynamic, None)
-        if size is None:
+        index = next(dynamic, None)
+        if index is None:
             raise EvaluationError(f"'{op.name}': missing dynamic size")
-        shape.append(uniform_int(op, frame.num(size, lanes), lanes, "dynamic size"))
+        shape.append(uniform_int(op, num(op, args, index), lanes, "dynamic size"))
     element = memref_type.get_element_type()
     vshape = vector_shape(element)
-    name = name_of(node.results[0])
+    name = name_of(op.results[0])
     storage = new_storage(prod(shape) * prod(vshape), dtype_of(element), lanes, name)
-    view = View(
-        storage,
-        0,
-        tuple(shape),
-        row_major_strides(shape, prod(vshape)),
-        vshape,
-        dtype_of(element),
-        name,
-    )
-    frame.set(node.results[0], view, lanes.depth)
+    strides = row_major_strides(shape, prod(vshape))
+    return View(storage, 0, tuple(shape), strides, vshape, dtype_of(element), name)
 
 
-def memref_same_view(node: Step, frame: Frame, lanes: Lanes) -> None:
-    op = node.op
-    if node.results:
-        frame.set(node.results[0], frame.view(node.operands[0], f"'{op.name}'"), lanes.depth)
-
-
-def _mixed(
-    op: Operation,
-    prop: str,
-    operands: Sequence[SSAValue],
-    frame: Frame,
-    lanes: Lanes,
-) -> list[int | Array]:
+def _mixed(op: Operation, prop: str, operands: Sequence[Array], lanes: Lanes) -> list[int | Array]:
     """Static values of `prop` with DYNAMIC_INDEX entries taken from `operands` (as ints when
     they are the same in all active lanes, else as lane arrays)."""
     attr = op.properties.get(prop)
@@ -294,10 +457,9 @@ def _mixed(
         if int(value) != DYNAMIC_INDEX:
             values.append(int(value))
             continue
-        operand = next(dynamic, None)
-        if operand is None:
+        array = next(dynamic, None)
+        if array is None:
             raise EvaluationError(f"'{op.name}': missing dynamic operand for {prop}")
-        array = frame.num(operand, lanes)
         uniform = uniform_value(array, lanes)
         values.append(array if uniform is None else int(uniform))
     return values
@@ -314,21 +476,21 @@ def _uniform_ints(op: Operation, values: list[int | Array], prop: str) -> list[i
 
 
 def _offsets_sizes_strides(
-    op: Operation, frame: Frame, lanes: Lanes
+    op: Operation, args: PythonValues, lanes: Lanes
 ) -> tuple[list[int | Array], list[int], list[int]]:
     """The mixed static/dynamic offsets (lane-dependent allowed), sizes and strides of a
     subview or reinterpret_cast."""
     counts = segments(op)
-    operands = list(op.operands[1:])
+    operands = [num(op, args, i) for i in range(1, len(args))]
     groups = [
         operands[: counts[1]],
         operands[counts[1] : counts[1] + counts[2]],
         operands[counts[1] + counts[2] :],
     ]
-    sizes = _mixed(op, "static_sizes", groups[1], frame, lanes)
-    strides = _mixed(op, "static_strides", groups[2], frame, lanes)
+    sizes = _mixed(op, "static_sizes", groups[1], lanes)
+    strides = _mixed(op, "static_strides", groups[2], lanes)
     return (
-        _mixed(op, "static_offsets", groups[0], frame, lanes),
+        _mixed(op, "static_offsets", groups[0], lanes),
         _uniform_ints(op, sizes, "sizes"),
         _uniform_ints(op, strides, "strides"),
     )
@@ -354,129 +516,6 @@ def _active_range(value: int | Array, lanes: Lanes) -> tuple[int, int]:
     return (int(values.min()), int(values.max()))
 
 
-def memref_reinterpret_cast(node: Step, frame: Frame, lanes: Lanes) -> None:
-    op = node.op
-    source = frame.view(node.operands[0], f"'{op.name}'")
-    offsets, sizes, strides = _offsets_sizes_strides(op, frame, lanes)
-    lanes_per = source.lanes
-    view = View(
-        source.storage,
-        0,
-        tuple(sizes),
-        tuple(s * lanes_per for s in strides),
-        source.vshape,
-        source.dtype,
-        name_of(node.results[0]),
-    )
-    view = _with_offset(view, offsets[0] * lanes_per, lanes)
-    frame.set(node.results[0], check_view(view, f"'{op.name}'", lanes), lanes.depth)
-
-
-def memref_subview(node: Step, frame: Frame, lanes: Lanes) -> None:
-    op = node.op
-    source = frame.view(node.operands[0], f"'{op.name}'")
-    offsets, sizes, steps = _offsets_sizes_strides(op, frame, lanes)
-    for axis, (start, size, step) in enumerate(zip(offsets, sizes, steps, strict=True)):
-        low, high = _active_range(start, lanes)
-        last = high + (size - 1) * step if size > 0 else high
-        if low < 0 or (size > 0 and last >= source.shape[axis]):
-            raise EvaluationError(
-                f"'{op.name}': subview [{low}..{high} +{size} *{step}] leaves axis {axis} of "
-                f"{source.name} (extent {source.shape[axis]})"
-            )
-    offset: int | Array = source.lane_offset(lanes)
-    for start, stride in zip(offsets, source.strides, strict=True):
-        offset = offset + start * stride
-    shape = list(sizes)
-    strides = [s * t for s, t in zip(source.strides, steps, strict=True)]
-    result_type = node.results[0].type
-    rank = len(result_type.get_shape()) if isinstance(result_type, MemRefType) else len(shape)
-    while len(shape) > rank and 1 in shape:
-        drop = shape.index(1)
-        del shape[drop]
-        del strides[drop]
-    view = replace(
-        source, shape=tuple(shape), strides=tuple(strides), name=name_of(node.results[0])
-    )
-    frame.set(node.results[0], _with_offset(view, offset, lanes), lanes.depth)
-
-
-def memref_collapse_shape(node: Step, frame: Frame, lanes: Lanes) -> None:
-    op = node.op
-    source = frame.view(node.operands[0], f"'{op.name}'")
-    shape: list[int] = []
-    strides: list[int] = []
-    for group in _reassociation(op):
-        dims = [d for d in group if source.shape[d] != 1]
-        for outer, inner in pairwise(dims):
-            if source.strides[outer] != source.strides[inner] * source.shape[inner]:
-                raise EvaluationError(
-                    f"'{op.name}': axes {list(group)} of {source.name} are not contiguous"
-                )
-        shape.append(prod(source.shape[d] for d in group))
-        strides.append(source.strides[dims[-1]] if dims else source.lanes)
-    view = replace(
-        source, shape=tuple(shape), strides=tuple(strides), name=name_of(node.results[0])
-    )
-    frame.set(node.results[0], view, lanes.depth)
-
-
-def memref_expand_shape(node: Step, frame: Frame, lanes: Lanes) -> None:
-    op = node.op
-    source = frame.view(node.operands[0], f"'{op.name}'")
-    output = _uniform_ints(
-        op, _mixed(op, "static_output_shape", node.operands[1:], frame, lanes), "output shape"
-    )
-    strides = [0] * len(output)
-    for axis, group in enumerate(_reassociation(op)):
-        if prod(output[d] for d in group) != source.shape[axis]:
-            raise EvaluationError(
-                f"'{op.name}': output extents {[output[d] for d in group]} do not "
-                f"multiply to extent {source.shape[axis]} of {source.name}"
-            )
-        step = source.strides[axis]
-        for d in reversed(group):
-            strides[d] = step
-            step *= output[d]
-    view = replace(
-        source, shape=tuple(output), strides=tuple(strides), name=name_of(node.results[0])
-    )
-    frame.set(node.results[0], view, lanes.depth)
-
-
-def memref_copy(node: Step, frame: Frame, lanes: Lanes) -> None:
-    op = node.op
-    source = frame.view(node.operands[0], f"'{op.name}'")
-    target = frame.view(node.operands[1], f"'{op.name}'")
-    if source.shape != target.shape or source.vshape != target.vshape:
-        raise EvaluationError(
-            f"'{op.name}': shapes {list(source.shape)} and {list(target.shape)} differ"
-        )
-    if not any_active(lanes):
-        return
-    flat, tail = whole_view_offsets(source, lanes)
-    values = gather(source.storage, flat, lanes, tail, source.dtype)
-    flat, tail = whole_view_offsets(target, lanes)
-    scatter(
-        target.storage,
-        flat,
-        values.astype(target.dtype),
-        lanes,
-        tail,
-        target.dtype,
-        f"'{op.name}'",
-    )
-
-
-def memref_dim(node: Step, frame: Frame, lanes: Lanes) -> None:
-    op = node.op
-    source = frame.view(node.operands[0], f"'{op.name}'")
-    axis = uniform_int(op, frame.num(node.operands[1], lanes), lanes, "dimension")
-    if not 0 <= axis < source.rank:
-        raise EvaluationError(f"'{op.name}': no axis {axis} in {source.name}")
-    frame.set(node.results[0], np.asarray(source.shape[axis], dtype=np.int64), 0)
-
-
 def _reassociation(op: Operation) -> list[list[int]]:
     attr = op.properties.get("reassociation")
     if not isinstance(attr, ArrayAttr):
@@ -486,132 +525,3 @@ def _reassociation(op: Operation) -> list[list[int]]:
         members = getattr(group, "data", ())
         groups.append([int(m.value.data) for m in members if isinstance(m, IntegerAttr)])
     return groups
-
-
-def convert_arg(value: Any, arg: SSAValue, index: int) -> Entry:
-    """The evaluator value of a Python argument for block argument `arg`."""
-    type_ = arg.type
-    label = f"%{arg.name_hint}" if arg.name_hint else f"argument #{index}"
-    if isinstance(type_, BufferType | MemRefType):
-        return _buffer_arg(value, type_, label)
-    if isinstance(type_, PtrType):
-        array = _contiguous(value, dtype_of(type_.element_type), label)
-        storage = Storage(array.reshape(-1), label)
-        return Handle(storage, prod(vector_shape(type_.element_type)))
-    return _scalar_arg(value, type_, label)
-
-
-def _contiguous(value: Any, dtype: np.dtype[Any], label: str) -> Array:
-    if not isinstance(value, np.ndarray):
-        raise EvaluationError(f"{label}: expected a numpy array, got {type(value).__name__}")
-    array: Array = value
-    if array.dtype != dtype:
-        raise EvaluationError(f"{label}: expected dtype {dtype}, got {array.dtype}")
-    if not array.flags.c_contiguous:
-        raise EvaluationError(f"{label}: the array must be C-contiguous")
-    return array
-
-
-def _buffer_arg(value: Any, type_: BufferType | MemRefType, label: str) -> View:
-    element = type_.element_type if isinstance(type_, BufferType) else type_.get_element_type()
-    shape = type_.get_shape()
-    vshape = vector_shape(element)
-    array = _contiguous(value, dtype_of(element), label)
-    expected = tuple("?" if e < 0 else e for e in shape) + vshape
-    actual = array.shape
-    if len(actual) != len(expected) or any(
-        e != "?" and e != a for e, a in zip(expected, actual, strict=True)
-    ):
-        raise EvaluationError(
-            f"{label}: expected an array of shape {expected} for {type_}, got {actual}"
-        )
-    logical = tuple(actual[: len(shape)])
-    lanes = prod(vshape)
-    layout_map = layout_map_of(type_, label)
-    if layout_map is None:
-        storage = Storage(array.reshape(-1), label)
-        return View(
-            storage, 0, logical, row_major_strides(logical, lanes), vshape, array.dtype, label
-        )
-    return _mapped_arg(array, layout_map, vshape, label)
-
-
-def _mapped_arg(array: Array, layout_map: LayoutMap, vshape: tuple[int, ...], label: str) -> View:
-    """A mapped view over new physical storage holding the logical `array` (padding holds
-    the pad value, as the OpenCL runtime uploads it); `write_back` copies it back."""
-    layout = layout_map.layout
-    lanes = prod(vshape)
-    pad = layout.pad_value if layout.pad_value is not None else 0
-    data = np.full((prod(layout.shape), lanes), pad).astype(array.dtype)
-    data[layout_map.logical_positions] = array.reshape(-1, lanes)
-    data = data.reshape(-1)
-    data.flags.writeable = array.flags.writeable
-    strides = row_major_strides(layout.shape, lanes)
-    return View(
-        Storage(data, label), 0, layout.logical_shape, strides, vshape, array.dtype, label,
-        layout=layout_map,
-    )
-
-
-def write_back(value: Any, entry: Entry) -> None:
-    """Copy the logical contents of a mapped argument view back into the caller's array."""
-    if not isinstance(entry, View) or entry.layout is None:
-        return
-    if isinstance(value, np.ndarray) and value.flags.writeable:
-        np.copyto(value, view_as_array(entry))
-
-
-def _scalar_arg(value: Any, type_: Attribute, label: str) -> Array:
-    dtype = dtype_of(type_)
-    array = np.asarray(value)
-    if array.shape != vector_shape(type_):
-        raise EvaluationError(
-            f"{label}: expected shape {vector_shape(type_)} for {type_}, got {array.shape}"
-        )
-    if dtype.kind in "biu":
-        if array.dtype.kind not in "biu":
-            raise EvaluationError(f"{label}: expected an integer for {type_}, got {value!r}")
-        return wrap(array.astype(np.int64) if array.dtype != np.uint64 else array, type_)
-    if array.dtype.kind not in "biuf":
-        raise EvaluationError(f"{label}: expected a number for {type_}, got {value!r}")
-    return array.astype(dtype)
-
-
-def convert_result(entry: Entry) -> ResultValue:
-    if isinstance(entry, View):
-        return view_as_array(entry)
-    if isinstance(entry, Handle):
-        return entry.storage.data
-    if entry.ndim == 0:
-        return entry.item()
-    return np.array(entry)
-
-
-MEMORY_HANDLERS: dict[str, Handler] = {
-    "affine.load": affine_load,
-    "affine.vector_load": affine_load,
-    "affine.store": affine_store,
-    "affine.vector_store": affine_store,
-    "layout.allocate": layout_allocate,
-    "layout.decl_buffer": layout_decl_buffer,
-    "layout.data": layout_data,
-    "layout.load": load,
-    "layout.store": store,
-    "memref.load": load,
-    "memref.store": store,
-    "vector.load": load,
-    "vector.store": store,
-    "memref.alloc": memref_alloc,
-    "memref.alloca": memref_alloc,
-    "memref.dealloc": lambda node, frame, lanes: None,
-    "memref.cast": memref_same_view,
-    "memref.memory_space_cast": memref_same_view,
-    "memref.assume_alignment": memref_same_view,
-    "memref.reinterpret_cast": memref_reinterpret_cast,
-    "memref.subview": memref_subview,
-    "memref.collapse_shape": memref_collapse_shape,
-    "memref.expand_shape": memref_expand_shape,
-    "memref.copy": memref_copy,
-    "memref.dim": memref_dim,
-}
-"""Handlers of the memory ops, by op name."""

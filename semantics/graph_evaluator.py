@@ -36,6 +36,11 @@ body is evaluated, and the yielded values are scattered into the outputs at thei
 reduction accumulates in the same order as a scalar loop nest). Every index is bounds
 checked: an access outside an operand is an `EvaluationError`, not numpy wrap-around.
 
+Each op's meaning is an `@impl` of the interpreter functions in `GRAPH_FUNCTIONS`
+(`GraphFunctions`, `LinalgFunctions`, `TensorFunctions`, `GraphArithFunctions`, `math`,
+`GraphFuncFunctions`), run on an `xdsl.interpreter.Interpreter` by the block runner of
+`evaluator_frame` (without lanes). Any other op raises an `EvaluationError` naming it.
+
 Arguments are numpy arrays of the tensor's shape and dtype (f16/f32/f64, iN as intN, i1 as
 bool, index as int64) or Python/numpy scalars; results are numpy arrays (tensors) or
 Python scalars.
@@ -48,6 +53,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     DenseIntOrFPElementsAttr,
@@ -57,18 +63,46 @@ from xdsl.dialects.builtin import (
     ShapedType,
     TensorType,
 )
-from xdsl.dialects.func import CallOp, FuncOp
+from xdsl.dialects.func import FuncOp
+from xdsl.dialects.linalg import ops as linalg_ops
 from xdsl.dialects.linalg.abstract_ops import NamedOperation
-from xdsl.dialects.linalg.ops import FillOp, GenericOp, IndexOp
+from xdsl.dialects.linalg.ops import FillOp, GenericOp, IndexOp, TransposeOp
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    impl,
+    impl_callable,
+    register_impls,
+)
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, scalar_value
 from physlayout.dialects.layout_scopes import CopyOp
+from physlayout.dialects.linalg_pack import PackOp, UnPackOp
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim
-from physlayout.semantics.evaluator_arith import VALUE_OPS, constant_value
-from physlayout.semantics.evaluator_values import Array, EvaluationError, dtype_of
-from physlayout.semantics.graph_upstream import UPSTREAM_OPS, extract
+from physlayout.semantics.evaluator_arith import (
+    ArithFunctions,
+    MathFunctions,
+    constant_value,
+    evaluate_value_op,
+    has_value_semantics,
+)
+from physlayout.semantics.evaluator_frame import lookup
+from physlayout.semantics.evaluator_scf import FuncFunctions
+from physlayout.semantics.evaluator_values import Array, EvaluationError, Handle, View, dtype_of
+from physlayout.semantics.graph_upstream import (
+    UpstreamFn,
+    extract,
+    extract_op,
+    extract_slice,
+    pack,
+    pad,
+    reshape,
+    transpose,
+    unpack,
+)
 
 __all__ = [
     "EvaluationError",
@@ -179,9 +213,8 @@ def _body_op(
         value = op.properties.get("value")
         if isinstance(value, IntegerAttr | FloatAttr):
             return [constant_value(op, value)]
-    fn = VALUE_OPS.get(op.name)
     if (
-        fn is None
+        not has_value_semantics(op)
         or len(op.results) != 1
         or any(isinstance(v.type, ShapedType) for v in op.operands)
     ):
@@ -191,11 +224,177 @@ def _body_op(
     known = [v for v in operands if v is not None]
     if len(known) != len(operands):
         return [None]
-    return [np.asarray(fn(op, known, None))]
+    return [np.asarray(evaluate_value_op(op, known))]
 
 
 def _known(values: Sequence[Array | None]) -> list[Array]:
     return [v for v in values if v is not None]
+
+
+# Interpreter functions --------------------------------------------------------------------
+
+
+def _outer(interpreter: Interpreter) -> Callable[[SSAValue], Array | None]:
+    """Reads values defined outside the op being run (for linalg bodies)."""
+
+    def read(value: SSAValue) -> Array | None:
+        found = lookup(interpreter, value)
+        return None if found is None or isinstance(found, View | Handle) else found
+
+    return read
+
+
+def _check_hints(interpreter: Interpreter) -> bool:
+    return interpreter.get_data(GraphFunctions, "check_hints", lambda: True)
+
+
+@register_impls
+class GraphFunctions(InterpreterFunctions):
+    """The graph layout rewrites `layout.transform/pad/crop` and `layout.copy`."""
+
+    @impl(TransformOp)
+    def run_transform(
+        self, interpreter: Interpreter, op: TransformOp, args: PythonValues
+    ) -> PythonValues:
+        return (apply_rewrite(op, args[0]),)
+
+    @impl(PadOp)
+    def run_pad(self, interpreter: Interpreter, op: PadOp, args: PythonValues) -> PythonValues:
+        return (apply_rewrite(op, args[0]),)
+
+    @impl(CropOp)
+    def run_crop(self, interpreter: Interpreter, op: CropOp, args: PythonValues) -> PythonValues:
+        if _check_hints(interpreter):
+            check_cropped_value(op, args[0])
+        return (apply_rewrite(op, args[0]),)
+
+    @impl(CopyOp)
+    def run_copy(self, interpreter: Interpreter, op: CopyOp, args: PythonValues) -> PythonValues:
+        return (np.array(args[0]),)
+
+
+def _named_impl(op_type: type[Operation]) -> Any:
+    """The `@impl` of a named linalg op: its generic form."""
+
+    def run(
+        self: InterpreterFunctions, interpreter: Interpreter, op: Operation, args: PythonValues
+    ) -> PythonValues:
+        assert isinstance(op, NamedOperation)
+        generic = generic_form(op)
+        try:
+            return tuple(run_generic(generic, args, _outer(interpreter)))
+        finally:
+            generic.erase()
+
+    return impl(op_type)(run)
+
+
+def _upstream_impl(op_type: type[Operation], fn: UpstreamFn) -> Any:
+    """The `@impl` of an upstream relayout op computed by `fn` (`graph_upstream`)."""
+
+    def run(
+        self: InterpreterFunctions, interpreter: Interpreter, op: Operation, args: PythonValues
+    ) -> PythonValues:
+        return (fn(op, args, _outer(interpreter)),)
+
+    return impl(op_type)(run)
+
+
+@register_impls
+class LinalgFunctions(InterpreterFunctions):
+    """`linalg.generic`, `linalg.fill`, the other named ops (through their generic form),
+    and the relayout ops `linalg.pack/unpack/transpose`."""
+
+    @impl(GenericOp)
+    def run_generic(
+        self, interpreter: Interpreter, op: GenericOp, args: PythonValues
+    ) -> PythonValues:
+        return tuple(run_generic(op, args, _outer(interpreter)))
+
+    @impl(FillOp)
+    def run_fill(self, interpreter: Interpreter, op: FillOp, args: PythonValues) -> PythonValues:
+        shape = _static_shape(op, op.res[0].type)
+        return (np.full(shape, args[0], dtype=_tensor_dtype(op.res[0].type)),)
+
+    run_pack = _upstream_impl(PackOp, pack)
+    run_unpack = _upstream_impl(UnPackOp, unpack)
+    run_transpose = _upstream_impl(TransposeOp, transpose)
+    run_add = _named_impl(linalg_ops.AddOp)
+    run_sub = _named_impl(linalg_ops.SubOp)
+    run_mul = _named_impl(linalg_ops.MulOp)
+    run_max = _named_impl(linalg_ops.MaxOp)
+    run_min = _named_impl(linalg_ops.MinOp)
+    run_exp = _named_impl(linalg_ops.ExpOp)
+    run_log = _named_impl(linalg_ops.LogOp)
+    run_sqrt = _named_impl(linalg_ops.SqrtOp)
+    run_select = _named_impl(linalg_ops.SelectOp)
+    run_copy = _named_impl(linalg_ops.CopyOp)
+    run_matmul = _named_impl(linalg_ops.MatmulOp)
+    run_quantized_matmul = _named_impl(linalg_ops.QuantizedMatmulOp)
+    run_conv_2d_nchw_fchw = _named_impl(linalg_ops.Conv2DNchwFchwOp)
+    run_conv_2d_ngchw_fgchw = _named_impl(linalg_ops.Conv2DNgchwFgchwOp)
+    run_conv_2d_ngchw_gfchw = _named_impl(linalg_ops.Conv2DNgchwGfchwOp)
+    run_conv_2d_nhwc_fhwc = _named_impl(linalg_ops.Conv2DNhwc_FhwcOp)
+    run_conv_2d_nhwc_hwcf = _named_impl(linalg_ops.Conv2DNhwc_HwcfOp)
+    run_conv_2d_nhwgc_gfhwc = _named_impl(linalg_ops.Conv2DNhwgcGfhwcOp)
+    run_pooling_nchw_max = _named_impl(linalg_ops.PoolingNchwMaxOp)
+
+
+@register_impls
+class TensorFunctions(InterpreterFunctions):
+    """`tensor.empty` (undefined contents: NaN or the minimum) and the relayout ops
+    `tensor.expand_shape/collapse_shape/pad/extract_slice/extract`."""
+
+    @impl(tensor.EmptyOp)
+    def run_empty(
+        self, interpreter: Interpreter, op: tensor.EmptyOp, args: PythonValues
+    ) -> PythonValues:
+        type_ = op.results[0].type
+        return (undefined_array(_static_shape(op, type_), _tensor_dtype(type_)),)
+
+    run_expand_shape = _upstream_impl(tensor.ExpandShapeOp, reshape)
+    run_collapse_shape = _upstream_impl(tensor.CollapseShapeOp, reshape)
+    run_pad = _upstream_impl(tensor.PadOp, pad)
+    run_extract_slice = _upstream_impl(tensor.ExtractSliceOp, extract_slice)
+    run_extract = _upstream_impl(tensor.ExtractOp, extract_op)
+
+
+@register_impls
+class GraphArithFunctions(ArithFunctions):
+    """`arith` on scalars, with dense and splat tensor constants."""
+
+    @impl(arith.ConstantOp)
+    def run_constant(
+        self, interpreter: Interpreter, op: arith.ConstantOp, args: PythonValues
+    ) -> PythonValues:
+        value = op.value
+        type_ = op.results[0].type
+        if isinstance(value, DenseIntOrFPElementsAttr) and isinstance(type_, TensorType):
+            return (dense_array(value, type_),)
+        if isinstance(value, IntegerAttr | FloatAttr):
+            return (constant_value(op, value),)
+        raise EvaluationError(f"'arith.constant': unsupported value {value}")
+
+
+@register_impls
+class GraphFuncFunctions(FuncFunctions):
+    """`func` for graphs: a function is refused when it applies `arith`/`math` to tensors."""
+
+    @impl_callable(FuncOp)
+    def call_func(self, interpreter: Interpreter, op: FuncOp, args: PythonValues) -> PythonValues:
+        _check_values(op)
+        return FuncFunctions.call_func(self, interpreter, op, args)
+
+
+GRAPH_FUNCTIONS: tuple[type[InterpreterFunctions], ...] = (
+    GraphArithFunctions,
+    MathFunctions,
+    GraphFunctions,
+    LinalgFunctions,
+    TensorFunctions,
+    GraphFuncFunctions,
+)
+"""The interpreter functions of the graph evaluator."""
 
 
 # The evaluator ----------------------------------------------------------------------------
@@ -210,6 +409,10 @@ class GraphEvaluator:
         self.functions: dict[str, FuncOp] = {
             op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)
         }
+        self.interpreter = Interpreter(module)
+        for functions in GRAPH_FUNCTIONS:
+            self.interpreter.register_implementations(functions())
+        self.interpreter.set_data(GraphFunctions, "check_hints", check_hints)
 
     def run(self, name: str, args: Sequence[Any]) -> list[Any]:
         """Evaluate function `name` on `args`; returns its results."""
@@ -222,118 +425,69 @@ class GraphEvaluator:
         values = [
             _argument(name, k, arg, t) for k, (arg, t) in enumerate(zip(args, inputs, strict=True))
         ]
-        results = self._call(func, values)
+        with np.errstate(all="ignore"):
+            results = self.interpreter.call_op(func, tuple(values))
         return [
             r if r.ndim or isinstance(t, ShapedType) else r.item()
             for r, t in zip(results, func.function_type.outputs.data, strict=True)
         ]
 
-    def _call(self, func: FuncOp, args: Sequence[Array]) -> list[Array]:
-        if not func.body.blocks:
-            raise EvaluationError(f"function '{func.sym_name.data}' has no body")
-        block = func.body.blocks[0]
-        env: dict[SSAValue, Array] = dict(zip(block.args, args, strict=True))
-        for op in block.ops:
-            if op.name == "func.return":
-                return [env[v] for v in op.operands]
-            env.update(zip(op.results, self._op(op, env), strict=True))
-        raise EvaluationError(f"function '{func.sym_name.data}' does not end in func.return")
 
-    def _op(self, op: Operation, env: dict[SSAValue, Array]) -> list[Array]:
-        args = [env[v] for v in op.operands]
-        match op:
-            case CropOp():
-                if self.check_hints:
-                    check_cropped_value(op, args[0])
-                return [apply_rewrite(op, args[0])]
-            case TransformOp() | PadOp():
-                return [apply_rewrite(op, args[0])]
-            case GenericOp():
-                return self._generic(op, args, env)
-            case CopyOp():
-                return [np.array(args[0])]
-            case NamedOperation() if not isinstance(op, FillOp):
-                generic = generic_form(op)
-                try:
-                    return self._generic(generic, args, env)
-                finally:
-                    generic.erase()
-            case FillOp():
-                shape = _static_shape(op, op.res[0].type)
-                return [np.full(shape, args[0], dtype=_tensor_dtype(op.res[0].type))]
-            case CallOp():
-                callee = self.functions.get(op.callee.string_value())
-                if callee is None:
-                    raise EvaluationError(f"'func.call': unknown function {op.callee}")
-                return self._call(callee, args)
-            case _:
-                pass
-        upstream = UPSTREAM_OPS.get(op.name)
-        if upstream is not None:
-            return [upstream(op, args, env.get)]
-        if op.name == "tensor.empty":
-            type_ = op.results[0].type
-            return [undefined_array(_static_shape(op, type_), _tensor_dtype(type_))]
-        if op.name == "arith.constant":
-            return [self._constant(op)]
-        fn = VALUE_OPS.get(op.name)
-        if fn is None or any(isinstance(v.type, ShapedType) for v in (*op.operands, *op.results)):
+def _check_values(func: FuncOp) -> None:
+    """Scalar `arith`/`math` ops only: the graph evaluator does not run them on tensors."""
+    for op in func.walk():
+        if isinstance(op, arith.ConstantOp) or not has_value_semantics(op):
+            continue
+        tensors = any(isinstance(v.type, ShapedType) for v in (*op.operands, *op.results))
+        if tensors and op.parent_op() is func:
             raise EvaluationError(f"'{op.name}' is not supported by the graph evaluator")
-        return [np.asarray(fn(op, args, None))]
 
-    @staticmethod
-    def _constant(op: Operation) -> Array:
-        value = op.properties.get("value")
-        type_ = op.results[0].type
-        if isinstance(value, DenseIntOrFPElementsAttr) and isinstance(type_, TensorType):
-            return dense_array(value, type_)
-        if isinstance(value, IntegerAttr | FloatAttr):
-            return constant_value(op, value)
-        raise EvaluationError(f"'arith.constant': unsupported value {value}")
 
-    def _generic(
-        self, op: GenericOp, args: Sequence[Array], env: dict[SSAValue, Array]
-    ) -> list[Array]:
-        maps = [
-            IndexMap.from_affine_map(m.data) if isinstance(m, AffineMapAttr) else None
-            for m in op.indexing_maps.data
+def run_generic(
+    op: GenericOp, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]
+) -> list[Array]:
+    """The results of `linalg.generic` `op` on `args` (see the module docstring); `outer`
+    reads values defined outside its body."""
+    maps = [
+        IndexMap.from_affine_map(m.data) if isinstance(m, AffineMapAttr) else None
+        for m in op.indexing_maps.data
+    ]
+    if any(m is None for m in maps) or len(maps) != len(args):
+        raise EvaluationError("'linalg.generic': expected one indexing map per operand")
+    imaps = [m for m in maps if m is not None]
+    for operand in op.operands:
+        if isinstance(operand.type, ShapedType):
+            _static_shape(op, operand.type)
+    extents = _loop_extents(op, imaps, args)
+    kinds = [str(t.data) for t in op.iterator_types.data]
+    parallel = [m for m, kind in enumerate(kinds) if kind == "parallel"]
+    sequential = [m for m, kind in enumerate(kinds) if kind != "parallel"]
+    space = tuple(extents[m] for m in parallel)
+    grids = np.indices(space, dtype=np.int64, sparse=True) if space else ()
+    loops: list[Array | int] = [0] * len(extents)
+    for axis, m in enumerate(parallel):
+        loops[m] = grids[axis]
+    num_inputs = len(op.inputs)
+    outputs = [np.array(a) for a in args[num_inputs:]]
+    block = op.body.blocks[0]
+    for point in itertools.product(*(range(extents[m]) for m in sequential)):
+        for m, value in zip(sequential, point, strict=True):
+            loops[m] = value
+        values = [
+            _gather(op, k, a, imaps[k], loops, space) for k, a in enumerate(args[:num_inputs])
         ]
-        if any(m is None for m in maps) or len(maps) != len(args):
-            raise EvaluationError("'linalg.generic': expected one indexing map per operand")
-        imaps = [m for m in maps if m is not None]
-        for operand in op.operands:
-            if isinstance(operand.type, ShapedType):
-                _static_shape(op, operand.type)
-        extents = _loop_extents(op, imaps, args)
-        kinds = [str(t.data) for t in op.iterator_types.data]
-        parallel = [m for m, kind in enumerate(kinds) if kind == "parallel"]
-        sequential = [m for m, kind in enumerate(kinds) if kind != "parallel"]
-        space = tuple(extents[m] for m in parallel)
-        grids = np.indices(space, dtype=np.int64, sparse=True) if space else ()
-        loops: list[Array | int] = [0] * len(extents)
-        for axis, m in enumerate(parallel):
-            loops[m] = grids[axis]
-        num_inputs = len(op.inputs)
-        outputs = [np.array(a) for a in args[num_inputs:]]
-        block = op.body.blocks[0]
-        for point in itertools.product(*(range(extents[m]) for m in sequential)):
-            for m, value in zip(sequential, point, strict=True):
-                loops[m] = value
-            values = [
-                _gather(op, k, a, imaps[k], loops, space) for k, a in enumerate(args[:num_inputs])
-            ]
-            places = [
-                _indices(op, num_inputs + k, imaps[num_inputs + k], loops, out.shape, space)
-                for k, out in enumerate(outputs)
-            ]
-            values += [
-                np.broadcast_to(out[idx], space) for out, idx in zip(outputs, places, strict=True)
-            ]
-            yielded = evaluate_body(block, values, lambda dim: np.asarray(loops[dim]), env.get)
-            for out, idx, value in zip(outputs, places, yielded, strict=True):
-                assert value is not None
-                out[idx] = np.broadcast_to(value, space)
-        return outputs
+        places = [
+            _indices(op, num_inputs + k, imaps[num_inputs + k], loops, out.shape, space)
+            for k, out in enumerate(outputs)
+        ]
+        values += [
+            np.broadcast_to(out[idx], space) for out, idx in zip(outputs, places, strict=True)
+        ]
+        yielded = evaluate_body(block, values, lambda dim: np.asarray(loops[dim]), outer)
+        for out, idx, value in zip(outputs, places, yielded, strict=True):
+            assert value is not None
+            out[idx] = np.broadcast_to(value, space)
+    return outputs
 
 
 def generic_form(op: NamedOperation) -> GenericOp:

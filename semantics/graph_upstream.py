@@ -50,7 +50,7 @@ def _result_shape(op: Operation) -> tuple[int, ...]:
     return _static(op, tuple(type_.get_shape()), "extents")
 
 
-def _pack(op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]) -> Array:
+def pack(op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]) -> Array:
     assert isinstance(op, PackOp)
     imap = op.index_map()
     if imap is None:
@@ -62,7 +62,7 @@ def _pack(op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Arra
         raise EvaluationError(f"'linalg.pack': {err}") from None
 
 
-def _unpack(
+def unpack(
     op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]
 ) -> Array:
     assert isinstance(op, UnPackOp)
@@ -75,7 +75,7 @@ def _unpack(
         raise EvaluationError(f"'linalg.unpack': {err}") from None
 
 
-def _transpose(
+def transpose(
     op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]
 ) -> Array:
     assert isinstance(op, TransposeOp)
@@ -85,7 +85,7 @@ def _transpose(
     return np.array(np.transpose(args[0], perm))
 
 
-def _reshape(
+def reshape(
     op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]
 ) -> Array:
     shape = _result_shape(op)
@@ -94,7 +94,7 @@ def _reshape(
     return np.array(np.reshape(args[0], shape))
 
 
-def _pad(op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]) -> Array:
+def pad(op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]) -> Array:
     assert isinstance(op, tensor.PadOp)
     low = _static(op, tuple(op.static_low.get_values()), "pad widths")
     high = _static(op, tuple(op.static_high.get_values()), "pad widths")
@@ -121,7 +121,7 @@ def pad_scalar(
     return np.asarray(found).item()
 
 
-def _extract_slice(
+def extract_slice(
     op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]
 ) -> Array:
     assert isinstance(op, tensor.ExtractSliceOp)
@@ -158,20 +158,7 @@ def extract(op: Operation, source: Array, indices: Sequence[Array]) -> Array:
     return np.asarray(source[tuple(checked)])
 
 
-def _extract(
+def extract_op(
     op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]
 ) -> Array:
     return extract(op, args[0], args[1:])
-
-
-UPSTREAM_OPS: dict[str, UpstreamFn] = {
-    "linalg.pack": _pack,
-    "linalg.unpack": _unpack,
-    "linalg.transpose": _transpose,
-    "tensor.expand_shape": _reshape,
-    "tensor.collapse_shape": _reshape,
-    "tensor.pad": _pad,
-    "tensor.extract_slice": _extract_slice,
-    "tensor.extract": _extract,
-}
-"""The upstream relayout ops the graph evaluator runs, by name."""
