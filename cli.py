@@ -99,7 +99,16 @@ class PhyslayoutOptMain(xDSLOptMain):
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
     ) -> ModuleOp | None:
         self.line_offset = start_offset
-        module = super().parse_chunk(chunk, file_extension, start_offset)
+        try:
+            module = super().parse_chunk(chunk, file_extension, start_offset)
+        except ParseError as err:
+            if not self.args.parsing_diagnostics:
+                raise
+            # Printed MLIR-style (`loc: error: message`, source line, caret), as without
+            # --parsing-diagnostics, instead of xDSL's raw span dump.
+            err.span = dataclasses.replace(err.span, line_offset=start_offset)
+            print(_mlir_style(str(err)))
+            return None
         attach_locations(self.locations, start_offset)
         if module is not None and not self.args.disable_verify:
             verify_with_locations(module, self.locations, start_offset)

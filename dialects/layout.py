@@ -65,7 +65,7 @@ from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import MemoryAllocEffect, MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
-from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from physlayout.indexing.index_map import IndexMap, validate_axis_separators
@@ -194,7 +194,15 @@ class IndexMapAttr(Data[tuple[IndexMap, tuple[int, ...]]]):
         if parser.parse_optional_punctuation("<") is None:
             parser.raise_error("expected '<' in index_map attribute")
         parser._resume_from(start)  # pyright: ignore[reportPrivateUsage]
-        body = parser._parse_dialect_symbol_body()  # pyright: ignore[reportPrivateUsage]
+        try:
+            body = parser._parse_dialect_symbol_body()  # pyright: ignore[reportPrivateUsage]
+        except ParseError as err:  # xDSL: "Unbalanced '>' in dialect symbol body"
+            parser.raise_error(
+                f"invalid index map: unbalanced brackets ({err.msg}): every '(' needs its "
+                "')' before the closing '>'",
+                err.span.start,
+                err.span.end,
+            )
         try:
             return IndexMap.parse_with_separators(body)
         except ValueError as err:
