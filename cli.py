@@ -282,7 +282,12 @@ def verify_with_locations(
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as err:
-            message = str(err).split("\n")[0].removeprefix("Operation does not verify: ")
+            # The message up to xDSL's annotated IR (after an empty line); a constraint
+            # failure ("operand 'x' at position 0 does not verify:") continues on the next
+            # lines with the reason, joined here into one line.
+            lines = str(err).split("\n\n")[0].split("\n")
+            message = " ".join(line.strip() for line in lines if line.strip())
+            message = message.removeprefix("Operation does not verify: ")
             if not message.startswith(f"'{op.name}'"):
                 message = f"'{op.name}' op {message}"
             span = locations.get(op)

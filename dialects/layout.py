@@ -33,11 +33,13 @@ from collections.abc import Sequence
 from math import prod
 
 from xdsl.dialects.builtin import (
+    AnyFloat,
     ArrayAttr,
     FloatAttr,
     IndexType,
     IntAttr,
     IntegerAttr,
+    IntegerType,
     NoneAttr,
     VectorType,
 )
@@ -226,7 +228,7 @@ def buffer_type_problem(
         return f"buffer extents must be static and positive, got [{shown}]"
     if prod(shape) > MAX_ELEMENTS:
         return f"buffer of {prod(shape)} elements exceeds the index range (at most {MAX_ELEMENTS})"
-    problem = memory_scope_problem(scope)
+    problem = memory_scope_problem(scope) or element_type_problem(element_type)
     if problem is not None:
         return problem
     rank = len(shape)
@@ -253,8 +255,19 @@ def buffer_type_problem(
     if not transforms:
         return "pad_value is only meaningful with a pending transform"
     if not isinstance(pad, FloatAttr | IntegerAttr) or pad.type != scalar_type(element_type):
-        return f"pad_value must be a constant of type {scalar_type(element_type)}"
+        return f"pad_value must be a constant of type {scalar_type(element_type)}, got {pad}"
     return None
+
+
+def element_type_problem(element_type: Attribute) -> str | None:
+    """Why `element_type` cannot be the element type of a buffer or ptr, or None: elements
+    are integers, floats, `index`, or vectors of them."""
+    if isinstance(scalar_type(element_type), IntegerType | IndexType | AnyFloat):
+        return None
+    return (
+        "element type must be an integer, float or index type, or a vector of one, "
+        f"got {element_type}"
+    )
 
 
 @irdl_attr_definition
@@ -364,7 +377,15 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         start = parser.pos
         parser.parse_punctuation("<")
-        shape, element_type = parser.parse_ranked_shape()
+        try:
+            shape, element_type = parser.parse_ranked_shape()
+        except ParseError as err:
+            parser.raise_error(
+                f"{err.msg.rstrip('.')}: !layout.buffer expects positive integer extents and an element "
+                "type, e.g. !layout.buffer<4x8xf32>",
+                err.span.start,
+                err.span.end,
+            )
         transforms: list[IndexMapAttr] = []
         separators: list[int] = []
         scope: str = MemoryScope.GLOBAL
@@ -459,6 +480,11 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
         """The memory scope of the data."""
         return self.scope.data
 
+    def verify(self) -> None:
+        problem = element_type_problem(self.element_type)
+        if problem is not None:
+            raise VerifyException(problem)
+
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         start = parser.pos
@@ -470,7 +496,7 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
             parser.parse_punctuation("=")
             scope = parser.parse_str_literal()
         parser.parse_punctuation(">")
-        problem = memory_scope_problem(scope)
+        problem = memory_scope_problem(scope) or element_type_problem(element_type)
         if problem is not None:
             parser.raise_error(problem, start, parser.pos)
         return [element_type, MemoryScopeAttr(MemoryScope(scope))]
@@ -563,6 +589,11 @@ class AllocateOp(IRDLOperation):
             raise VerifyException(
                 f"allocation extents must be positive, got {list(self.get_extents())}"
             )
+        if prod(self.get_extents()) > MAX_ELEMENTS:
+            raise VerifyException(
+                f"allocation of {prod(self.get_extents())} elements exceeds the index range "
+                f"(at most {MAX_ELEMENTS})"
+            )
 
     @classmethod
     def parse(cls, parser: Parser) -> AllocateOp:
@@ -635,7 +666,7 @@ class DeclBufferOp(IRDLOperation):
         unresolved = parser.parse_unresolved_operand()
         offset = 0
         if parser.parse_optional_keyword("offset") is not None:
-            offset = parser.parse_integer(allow_negative=False)
+            offset = parser.parse_integer()  # negative: refused by the verifier
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         ptr = parser.resolve_operand(unresolved, parser.parse_type())
