@@ -41,7 +41,8 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from physlayout.transforms.diagnostics import source_locator
+from physlayout.transforms.diagnostics import diagnostic_text, source_locator
+from physlayout.transforms.verify_buffers import InvalidBuffersError
 from physlayout.universe import make_context
 
 
@@ -117,7 +118,13 @@ class PhyslayoutOptMain(xDSLOptMain):
     def apply_passes(self, prog: ModuleOp) -> None:
         try:
             with source_locator(self._source_of):
-                super().apply_passes(prog)
+                try:
+                    super().apply_passes(prog)
+                except DiagnosticException as err:
+                    located = located_diagnostic(err)
+                    if located is None:
+                        raise
+                    raise located from None
         except (ParseError, DiagnosticException):
             raise
         except Exception as err:  # any other exception becomes a diagnostic
@@ -150,7 +157,7 @@ class PhyslayoutOptMain(xDSLOptMain):
             return 1
         try:
             super().run()
-        except LocatedVerifyError as err:
+        except (LocatedVerifyError, LocatedPassError) as err:
             print(err, file=sys.stderr)
             return 1
         except (ParseError, DiagnosticException) as err:
@@ -270,6 +277,39 @@ def attach_locations(
 
 class LocatedVerifyError(VerifyException):
     """A verifier failure reported MLIR-style at the operation's source location."""
+
+
+class LocatedPassError(DiagnosticException):
+    """A pass failure reported MLIR-style at the source location of the op it concerns."""
+
+
+def located_diagnostic(err: DiagnosticException) -> LocatedPassError | None:
+    """A pass failure reported at the source lines of the ops it concerns (see
+    `transforms.diagnostics`), without xDSL's dump of the whole module: each problem of an
+    `InvalidBuffersError`, or the op a failing rewrite pattern was applied to. None when the
+    failure concerns no op."""
+    if isinstance(err, InvalidBuffersError):
+        lines = [f"error: {line}" for line in err.header]
+        lines += [diagnostic_text("error", p.op, p.message) for p in err.problems]
+        return LocatedPassError("\n".join(lines))
+    op = failing_op(err)
+    if op is None:
+        return None
+    return LocatedPassError(diagnostic_text("error", op, str(err)))
+
+
+def failing_op(err: BaseException) -> Operation | None:
+    """The op a rewrite pattern was applied to when it raised `err` (xDSL's walker reports
+    such a failure through `Operation.emit_error`, which stays on the traceback), or None."""
+    tb = err.__traceback__
+    found: Operation | None = None
+    while tb is not None:
+        frame = tb.tb_frame
+        target = frame.f_locals.get("self")
+        if frame.f_code.co_name == "emit_error" and isinstance(target, Operation):
+            found = target
+        tb = tb.tb_next
+    return found
 
 
 def verify_with_locations(
@@ -429,8 +469,11 @@ def _run_command(args: argparse.Namespace) -> int:
     except LocatedVerifyError as err:
         print(err, file=sys.stderr)
         return 1
-    except (ParseError, DiagnosticException) as err:
+    except ParseError as err:
         print(_diagnostic_text(err), file=sys.stderr)
+        return 1
+    except DiagnosticException as err:
+        print(located_diagnostic(err) or _diagnostic_text(err), file=sys.stderr)
         return 1
     except OSError as err:
         print(f"error: {err}", file=sys.stderr)
