@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import inspect
 import os
+import re
 import sys
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from io import StringIO
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
@@ -37,8 +39,15 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation
 from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.arg_spec import parse_spec
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    VerifyException,
+)
 from xdsl.utils.lexer import Span
+from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from physlayout.transforms.diagnostics import diagnostic_text, source_locator
@@ -132,6 +141,15 @@ class PhyslayoutOptMain(xDSLOptMain):
             raise DiagnosticException(
                 f"{names or 'pass pipeline'}: {_unexpected(err)}"
             ) from None
+
+    def check_target_options(self) -> None:
+        """Build the `-t` target once, so a bad target option is refused before any input
+        is read (xDSL would raise a bare ValueError only after the passes have run)."""
+        spec = parse_spec(self.args.target)
+        factory = self.available_targets.get(spec.name)
+        if factory is not None and not inspect.signature(factory).parameters:
+            target_class = cast(Callable[[], type[Target]], factory)()
+            target_class.from_spec(spec)
 
     def _source_of(self, op: Operation) -> tuple[str, str] | None:
         """`file:line:col` of a parsed op and its source line (for pass warnings)."""
@@ -363,7 +381,37 @@ def _mlir_style(text: str) -> str:
 
 def opt_main(args: Sequence[str] | None = None) -> None:
     """Entry point of `physlayout-opt`."""
-    PhyslayoutOptMain(args=args).run()
+    try:
+        driver = PhyslayoutOptMain(args=args)
+        driver.check_target_options()
+    except ArgSpecParseError as err:  # `pass-pipeline:1:C: error: ...`, the spec and a caret
+        print(_mlir_style(str(err).partition("\n")[2]), file=sys.stderr)
+        sys.exit(1)
+    except Exception as err:  # a bad -p pipeline or -t option: reported, never a traceback
+        print(f"error: {option_error_text(err)}", file=sys.stderr)
+        sys.exit(1)
+    driver.run()
+
+
+_UNKNOWN_OPTIONS = re.compile(
+    r"Provided arguments \[(.*)\] not found in expected arguments \[(.*)\]"
+)
+_BAD_VALUE = re.compile(r"Incompatible types: given \((.*?),?\), expected <class '(\w+)'>")
+
+
+def option_error_text(err: Exception) -> str:
+    """The message for a pass pipeline or target spec that xDSL refuses, with option names
+    spelled as on the command line (`rewrite-loops`, not `rewrite_loops`)."""
+    text = " ".join(line.strip() for line in str(err).strip().splitlines() if line.strip())
+    if found := _UNKNOWN_OPTIONS.search(text):
+        given = found.group(1).replace('"', "").replace("_", "-")
+        expected = found.group(2).replace('"', "").replace("_", "-")
+        text = f"unknown option {given}; the options are {expected or 'none'}"
+    elif found := _BAD_VALUE.search(text):
+        kinds = {"bool": "true or false", "int": "an integer", "str": "a string"}
+        kind = kinds.get(found.group(2), found.group(2))
+        text = f"option value {found.group(1)} is not {kind}"
+    return f"invalid pass pipeline or target option: {text}"
 
 
 def main(argv: Sequence[str] | None = None) -> None:

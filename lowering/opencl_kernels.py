@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, func, scf
-from xdsl.dialects.builtin import Float16Type, IndexType, VectorType
+from xdsl.dialects.builtin import Float16Type, IndexType, MemRefType, TensorType, VectorType
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.utils.exceptions import DiagnosticException
@@ -306,6 +306,18 @@ class KernelWriter:
             params.append((arg, name))
             if isinstance(arg.type, BufferType):
                 self._buffer_param(arg, name, where)
+            elif isinstance(arg.type, MemRefType):
+                raise fail(
+                    where,
+                    f"{arg.type}: the OpenCL target takes buffer-level IR (!layout.buffer), "
+                    "so use it instead of lower-layout, not after it",
+                )
+            elif isinstance(arg.type, TensorType):
+                raise fail(
+                    where,
+                    f"{arg.type}: graph-level IR (tensors) must first become buffer-level "
+                    "kernels (e.g. -p physlayout-adreno)",
+                )
             elif isinstance(arg.type, PtrType | VectorType) or c_type(arg.type, where) == "bool":
                 raise fail(where, f"unsupported kernel parameter type {arg.type}")
         return params

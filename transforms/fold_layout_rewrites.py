@@ -89,6 +89,7 @@ from physlayout.dialects.layout_graph import (
 from physlayout.indexing.index_map import IndexMap, transformed_shape
 from physlayout.indexing.quasi_affine import Dim, simplify
 from physlayout.semantics.graph_evaluator import EvaluationError, apply_rewrite, dense_array
+from physlayout.transforms.diagnostics import require_options
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 LayoutRewrite = TransformOp | PadOp | CropOp
@@ -390,6 +391,7 @@ class FoldLayoutRewritesPass(ModulePass):
     """The largest constant (in elements) a rewrite is folded into."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_options(self.name, 0, max_constant_elements=self.max_constant_elements)
         refuse_invalid_buffers(self.name, op)
         fold_layout_rewrites(op, self.max_constant_elements)
 

@@ -109,6 +109,7 @@ from physlayout.transforms.buffer_aliases import (
     describe_value,
     is_function_parameter,
 )
+from physlayout.transforms.diagnostics import require_options
 
 DEFAULT_MAX_IMAGE_WIDTH = 16384
 DEFAULT_MAX_IMAGE_HEIGHT = 16384
@@ -631,6 +632,9 @@ class VerifyBuffersPass(ModulePass):
     memory)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_options(
+            self.name, max_image_width=self.max_image_width, max_image_height=self.max_image_height
+        )
         verify_buffers(
             op, self.max_image_width, self.max_image_height, self.allow_partial_texel_writes
         )

@@ -15,13 +15,13 @@ func.func @misaligned_vector_view(%A: !layout.buffer<16xf32>, %i: index) {
 func.func @memref_parameter(%m: memref<16xf32>) {
   func.return
 }
-// CHECK: {{^}}opencl: @memref_parameter: parameter %m: type memref<16xf32> is not supported{{$}}
+// CHECK: {{^}}opencl: @memref_parameter: parameter %m: memref<16xf32>: the OpenCL target takes buffer-level IR (!layout.buffer), so use it instead of lower-layout, not after it{{$}}
 
 // -----
 func.func @tensor_parameter(%x: tensor<16xf32>) {
   func.return
 }
-// CHECK: {{^}}opencl: @tensor_parameter: parameter %x: type tensor<16xf32> is not supported{{$}}
+// CHECK: {{^}}opencl: @tensor_parameter: parameter %x: tensor<16xf32>: graph-level IR (tensors) must first become buffer-level kernels (e.g. -p physlayout-adreno){{$}}
 
 // -----
 func.func @while_loop(%a: !layout.buffer<16xf32>) {
