@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import inspect
 import os
+import re
 import sys
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from io import StringIO
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
@@ -37,11 +39,19 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation
 from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.arg_spec import parse_spec
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    VerifyException,
+)
 from xdsl.utils.lexer import Span
+from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from physlayout.transforms.diagnostics import source_locator
+from physlayout.transforms.diagnostics import diagnostic_text, source_locator
+from physlayout.transforms.verify_buffers import InvalidBuffersError
 from physlayout.universe import make_context
 
 
@@ -99,7 +109,16 @@ class PhyslayoutOptMain(xDSLOptMain):
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
     ) -> ModuleOp | None:
         self.line_offset = start_offset
-        module = super().parse_chunk(chunk, file_extension, start_offset)
+        try:
+            module = super().parse_chunk(chunk, file_extension, start_offset)
+        except ParseError as err:
+            if not self.args.parsing_diagnostics:
+                raise
+            # Printed MLIR-style (`loc: error: message`, source line, caret), as without
+            # --parsing-diagnostics, instead of xDSL's raw span dump.
+            err.span = dataclasses.replace(err.span, line_offset=start_offset)
+            print(_mlir_style(str(err)))
+            return None
         attach_locations(self.locations, start_offset)
         if module is not None and not self.args.disable_verify:
             verify_with_locations(module, self.locations, start_offset)
@@ -108,7 +127,13 @@ class PhyslayoutOptMain(xDSLOptMain):
     def apply_passes(self, prog: ModuleOp) -> None:
         try:
             with source_locator(self._source_of):
-                super().apply_passes(prog)
+                try:
+                    super().apply_passes(prog)
+                except DiagnosticException as err:
+                    located = located_diagnostic(err)
+                    if located is None:
+                        raise
+                    raise located from None
         except (ParseError, DiagnosticException):
             raise
         except Exception as err:  # any other exception becomes a diagnostic
@@ -116,6 +141,15 @@ class PhyslayoutOptMain(xDSLOptMain):
             raise DiagnosticException(
                 f"{names or 'pass pipeline'}: {_unexpected(err)}"
             ) from None
+
+    def check_target_options(self) -> None:
+        """Build the `-t` target once, so a bad target option is refused before any input
+        is read (xDSL would raise a bare ValueError only after the passes have run)."""
+        spec = parse_spec(self.args.target)
+        factory = self.available_targets.get(spec.name)
+        if factory is not None and not inspect.signature(factory).parameters:
+            target_class = cast(Callable[[], type[Target]], factory)()
+            target_class.from_spec(spec)
 
     def _source_of(self, op: Operation) -> tuple[str, str] | None:
         """`file:line:col` of a parsed op and its source line (for pass warnings)."""
@@ -141,7 +175,7 @@ class PhyslayoutOptMain(xDSLOptMain):
             return 1
         try:
             super().run()
-        except LocatedVerifyError as err:
+        except (LocatedVerifyError, LocatedPassError) as err:
             print(err, file=sys.stderr)
             return 1
         except (ParseError, DiagnosticException) as err:
@@ -263,6 +297,39 @@ class LocatedVerifyError(VerifyException):
     """A verifier failure reported MLIR-style at the operation's source location."""
 
 
+class LocatedPassError(DiagnosticException):
+    """A pass failure reported MLIR-style at the source location of the op it concerns."""
+
+
+def located_diagnostic(err: DiagnosticException) -> LocatedPassError | None:
+    """A pass failure reported at the source lines of the ops it concerns (see
+    `transforms.diagnostics`), without xDSL's dump of the whole module: each problem of an
+    `InvalidBuffersError`, or the op a failing rewrite pattern was applied to. None when the
+    failure concerns no op."""
+    if isinstance(err, InvalidBuffersError):
+        lines = [f"error: {line}" for line in err.header]
+        lines += [diagnostic_text("error", p.op, p.message) for p in err.problems]
+        return LocatedPassError("\n".join(lines))
+    op = failing_op(err)
+    if op is None:
+        return None
+    return LocatedPassError(diagnostic_text("error", op, str(err)))
+
+
+def failing_op(err: BaseException) -> Operation | None:
+    """The op a rewrite pattern was applied to when it raised `err` (xDSL's walker reports
+    such a failure through `Operation.emit_error`, which stays on the traceback), or None."""
+    tb = err.__traceback__
+    found: Operation | None = None
+    while tb is not None:
+        frame = tb.tb_frame
+        target = frame.f_locals.get("self")
+        if frame.f_code.co_name == "emit_error" and isinstance(target, Operation):
+            found = target
+        tb = tb.tb_next
+    return found
+
+
 def verify_with_locations(
     module: ModuleOp,
     locations: dict[Operation, Span[str] | Span[bytes]],
@@ -273,7 +340,12 @@ def verify_with_locations(
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as err:
-            message = str(err).split("\n")[0].removeprefix("Operation does not verify: ")
+            # The message up to xDSL's annotated IR (after an empty line); a constraint
+            # failure ("operand 'x' at position 0 does not verify:") continues on the next
+            # lines with the reason, joined here into one line.
+            lines = str(err).split("\n\n")[0].split("\n")
+            message = " ".join(line.strip() for line in lines if line.strip())
+            message = message.removeprefix("Operation does not verify: ")
             if not message.startswith(f"'{op.name}'"):
                 message = f"'{op.name}' op {message}"
             span = locations.get(op)
@@ -309,7 +381,37 @@ def _mlir_style(text: str) -> str:
 
 def opt_main(args: Sequence[str] | None = None) -> None:
     """Entry point of `physlayout-opt`."""
-    PhyslayoutOptMain(args=args).run()
+    try:
+        driver = PhyslayoutOptMain(args=args)
+        driver.check_target_options()
+    except ArgSpecParseError as err:  # `pass-pipeline:1:C: error: ...`, the spec and a caret
+        print(_mlir_style(str(err).partition("\n")[2]), file=sys.stderr)
+        sys.exit(1)
+    except Exception as err:  # a bad -p pipeline or -t option: reported, never a traceback
+        print(f"error: {option_error_text(err)}", file=sys.stderr)
+        sys.exit(1)
+    driver.run()
+
+
+_UNKNOWN_OPTIONS = re.compile(
+    r"Provided arguments \[(.*)\] not found in expected arguments \[(.*)\]"
+)
+_BAD_VALUE = re.compile(r"Incompatible types: given \((.*?),?\), expected <class '(\w+)'>")
+
+
+def option_error_text(err: Exception) -> str:
+    """The message for a pass pipeline or target spec that xDSL refuses, with option names
+    spelled as on the command line (`rewrite-loops`, not `rewrite_loops`)."""
+    text = " ".join(line.strip() for line in str(err).strip().splitlines() if line.strip())
+    if found := _UNKNOWN_OPTIONS.search(text):
+        given = found.group(1).replace('"', "").replace("_", "-")
+        expected = found.group(2).replace('"', "").replace("_", "-")
+        text = f"unknown option {given}; the options are {expected or 'none'}"
+    elif found := _BAD_VALUE.search(text):
+        kinds = {"bool": "true or false", "int": "an integer", "str": "a string"}
+        kind = kinds.get(found.group(2), found.group(2))
+        text = f"option value {found.group(1)} is not {kind}"
+    return f"invalid pass pipeline or target option: {text}"
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -420,8 +522,11 @@ def _run_command(args: argparse.Namespace) -> int:
     except LocatedVerifyError as err:
         print(err, file=sys.stderr)
         return 1
-    except (ParseError, DiagnosticException) as err:
+    except ParseError as err:
         print(_diagnostic_text(err), file=sys.stderr)
+        return 1
+    except DiagnosticException as err:
+        print(located_diagnostic(err) or _diagnostic_text(err), file=sys.stderr)
         return 1
     except OSError as err:
         print(f"error: {err}", file=sys.stderr)

@@ -172,6 +172,11 @@ class AllocateOp(IRDLOperation):
             raise VerifyException(
                 f"allocation extents must be positive, got {list(self.get_extents())}"
             )
+        if self.num_elements() > MAX_ELEMENTS:
+            raise VerifyException(
+                f"allocation of {self.num_elements()} elements exceeds the index range "
+                f"(at most {MAX_ELEMENTS})"
+            )
 
     @classmethod
     def parse(cls, parser: Parser) -> AllocateOp:
@@ -244,7 +249,7 @@ class DeclBufferOp(IRDLOperation):
         unresolved = parser.parse_unresolved_operand()
         offset = 0
         if parser.parse_optional_keyword("offset") is not None:
-            offset = parser.parse_integer(allow_negative=False)
+            offset = parser.parse_integer()  # negative: refused by the verifier
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         ptr = parser.resolve_operand(unresolved, parser.parse_type())

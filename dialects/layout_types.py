@@ -17,11 +17,13 @@ from collections.abc import Sequence
 from math import prod
 
 from xdsl.dialects.builtin import (
+    AnyFloat,
     ArrayAttr,
     FloatAttr,
     IndexType,
     IntAttr,
     IntegerAttr,
+    IntegerType,
     NoneAttr,
     VectorType,
 )
@@ -38,7 +40,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from physlayout.indexing.index_map import IndexMap
@@ -170,7 +172,15 @@ class IndexMapAttr(Data[tuple[IndexMap, tuple[int, ...]]]):
         if parser.parse_optional_punctuation("<") is None:
             parser.raise_error("expected '<' in index_map attribute")
         parser._resume_from(start)  # pyright: ignore[reportPrivateUsage]
-        body = parser._parse_dialect_symbol_body()  # pyright: ignore[reportPrivateUsage]
+        try:
+            body = parser._parse_dialect_symbol_body()  # pyright: ignore[reportPrivateUsage]
+        except ParseError as err:  # xDSL: "Unbalanced '>' in dialect symbol body"
+            parser.raise_error(
+                f"invalid index map: unbalanced brackets ({err.msg}): every '(' needs its "
+                "')' before the closing '>'",
+                err.span.start,
+                err.span.end,
+            )
         try:
             return IndexMap.parse_with_separators(body)
         except ValueError as err:
@@ -194,7 +204,7 @@ def buffer_type_problem(
         return f"buffer extents must be static and positive, got [{shown}]"
     if prod(shape) > MAX_ELEMENTS:
         return f"buffer of {prod(shape)} elements exceeds the index range (at most {MAX_ELEMENTS})"
-    problem = memory_scope_problem(scope)
+    problem = memory_scope_problem(scope) or element_type_problem(element_type)
     if problem is not None:
         return problem
     rank = len(shape)
@@ -221,8 +231,19 @@ def buffer_type_problem(
     if not transforms:
         return "pad_value is only meaningful with a pending transform"
     if not isinstance(pad, FloatAttr | IntegerAttr) or pad.type != scalar_type(element_type):
-        return f"pad_value must be a constant of type {scalar_type(element_type)}"
+        return f"pad_value must be a constant of type {scalar_type(element_type)}, got {pad}"
     return None
+
+
+def element_type_problem(element_type: Attribute) -> str | None:
+    """Why `element_type` cannot be the element type of a buffer or ptr, or None: elements
+    are integers, floats, `index`, or vectors of them."""
+    if isinstance(scalar_type(element_type), IntegerType | IndexType | AnyFloat):
+        return None
+    return (
+        "element type must be an integer, float or index type, or a vector of one, "
+        f"got {element_type}"
+    )
 
 
 @irdl_attr_definition
@@ -332,7 +353,15 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         start = parser.pos
         parser.parse_punctuation("<")
-        shape, element_type = parser.parse_ranked_shape()
+        try:
+            shape, element_type = parser.parse_ranked_shape()
+        except ParseError as err:
+            parser.raise_error(
+                f"{err.msg.rstrip('.')}: !layout.buffer expects positive integer extents and an element "
+                "type, e.g. !layout.buffer<4x8xf32>",
+                err.span.start,
+                err.span.end,
+            )
         transforms: list[IndexMapAttr] = []
         separators: list[int] = []
         scope: str = MemoryScope.GLOBAL
@@ -427,6 +456,11 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
         """The memory scope of the data."""
         return self.scope.data
 
+    def verify(self) -> None:
+        problem = element_type_problem(self.element_type)
+        if problem is not None:
+            raise VerifyException(problem)
+
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         start = parser.pos
@@ -438,7 +472,7 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
             parser.parse_punctuation("=")
             scope = parser.parse_str_literal()
         parser.parse_punctuation(">")
-        problem = memory_scope_problem(scope)
+        problem = memory_scope_problem(scope) or element_type_problem(element_type)
         if problem is not None:
             parser.raise_error(problem, start, parser.pos)
         return [element_type, MemoryScopeAttr(MemoryScope(scope))]

@@ -48,7 +48,6 @@ AXIS_SEPARATOR = _AxisSeparator()
 Shape: TypeAlias = Sequence[int]
 
 
-
 def check_shape(shape: Shape, rank: int | None = None, what: str = "shape") -> tuple[int, ...]:
     """Validate a shape (positive integer extents, optionally of a given rank)."""
     if isinstance(shape, str) or not isinstance(shape, Sequence | np.ndarray):
@@ -74,6 +73,11 @@ def validate_axis_separators(axis_separators: Sequence[int], rank: int) -> tuple
         raise ValueError(f"axis separators must be integers, got {seps!r}")
     result = tuple(int(s) for s in seps)
     for index, sep in enumerate(result):
+        if rank < 2:
+            raise ValueError(
+                f"axis separator {sep} cannot split rank {rank}: separators stand between "
+                "two axes (rank >= 2)"
+            )
         if not 1 <= sep <= rank - 1:
             raise ValueError(
                 f"axis separator {sep} is out of range 1..{rank - 1} for rank {rank} "

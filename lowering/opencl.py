@@ -89,6 +89,7 @@ from physlayout.lowering.opencl_kernels import (
 )
 from physlayout.lowering.opencl_memory import MemoryWriter
 from physlayout.transforms.buffer_aliases import parameters_at_offsets
+from physlayout.transforms.diagnostics import require_options
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 __all__ = ["ImageLimits", "KernelArg", "KernelInfo", "Launch", "OpenCLProgram", "OpenCLTarget",
@@ -197,5 +198,8 @@ class OpenCLTarget(Target):
     fp16: bool = False
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        require_options(
+            self.name, max_image_width=self.max_image_width, max_image_height=self.max_image_height
+        )
         limits = ImageLimits(self.max_image_width, self.max_image_height)
         output.write(generate_opencl(module, limits, self.fp16).source)

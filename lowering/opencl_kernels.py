@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, func, scf
-from xdsl.dialects.builtin import Float16Type, IndexType, VectorType
+from xdsl.dialects.builtin import Float16Type, IndexType, MemRefType, TensorType, VectorType
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.utils.exceptions import DiagnosticException
@@ -328,6 +328,18 @@ class KernelWriter:
             params.append((arg, name))
             if isinstance(arg.type, BufferType):
                 self._buffer_param(arg, name, where)
+            elif isinstance(arg.type, MemRefType):
+                raise fail(
+                    where,
+                    f"{arg.type}: the OpenCL target takes buffer-level IR (!layout.buffer), "
+                    "so use it instead of lower-layout, not after it",
+                )
+            elif isinstance(arg.type, TensorType):
+                raise fail(
+                    where,
+                    f"{arg.type}: graph-level IR (tensors) must first become buffer-level "
+                    "kernels (e.g. -p physlayout-adreno)",
+                )
             elif isinstance(arg.type, PtrType | VectorType) or c_type(arg.type, where) == "bool":
                 raise fail(where, f"unsupported kernel parameter type {arg.type}")
         return params
@@ -339,7 +351,11 @@ class KernelWriter:
             raise fail(where, f"{buffer_type} still has a pending transform; run apply-layout")
         if isinstance(buffer_type.element_type, VectorType):
             raise fail(where, f"buffers of vectors ({buffer_type}) are not supported")
-        c_type(buffer_type.element_type, where)
+        if c_type(buffer_type.element_type, where) == "bool":
+            raise fail(
+                where,
+                f"{buffer_type}: OpenCL C forbids bool in kernel arguments; store i8 elements",
+            )
         if buffer_type.num_elements() > _MAX_ELEMENTS:
             raise fail(where, f"{buffer_type} has more than 2^31 - 1 elements")
         texture = is_texture_scope(buffer_type.get_scope())

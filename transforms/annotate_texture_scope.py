@@ -65,6 +65,7 @@ from physlayout.dialects.layout_scopes import (
     set_scope,
 )
 from physlayout.semantics.graph_evaluator import generic_form
+from physlayout.transforms.diagnostics import require_options
 from physlayout.transforms.flow_layout_rewrites import FROZEN
 from physlayout.transforms.legalize_kernels import texel_lane_loop
 
@@ -268,6 +269,9 @@ class AnnotateTextureScopePass(ModulePass):
     """Keep conv filters in `global` instead of `global.texture-weight`."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_options(
+            self.name, max_image_width=self.max_image_width, max_image_height=self.max_image_height
+        )
         annotator = ScopeAnnotator(
             ImageLimits(self.max_image_width, self.max_image_height), self.weights_in_global
         )

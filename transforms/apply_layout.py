@@ -190,7 +190,8 @@ def _check_contiguous_lanes(op: LoadOp | StoreOp, layout: PendingLayout) -> None
         return
     raise PassFailedException(
         f"{_PASS}: vector access '{op.name}' on {op.buffer.type} needs the innermost "
-        f"axis kept contiguous, but the transform maps it by {index_map}"
+        f"axis kept contiguous, but the transform maps it by {index_map} (the last output "
+        f"must be '{inner}' itself, and no other output may use '{inner}')"
     )
 
 

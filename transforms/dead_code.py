@@ -38,6 +38,7 @@ class GreedyApplierWithMemoizedDce(GreedyRewritePatternApplier):
     def __init__(self, patterns: Sequence[RewritePattern]):
         super().__init__(list(patterns), dce_enabled=False)
         self._effects: dict[Operation, Effects] = {}
+        self._watched: PatternRewriter | None = None
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         self._watch(rewriter)
@@ -47,7 +48,12 @@ class GreedyApplierWithMemoizedDce(GreedyRewritePatternApplier):
         super().match_and_rewrite(op, rewriter)
 
     def _watch(self, rewriter: PatternRewriter) -> None:
-        """Forget every memoized effect when the rewriter changes the IR."""
+        """Forget every memoized effect when the rewriter changes the IR (one handler per
+        rewriter: a walk reuses its rewriter for every op, and a handler added per op would
+        make every change cost as much as the ops already visited)."""
+        if rewriter is self._watched:
+            return
+        self._watched = rewriter
 
         def forget(*_: Operation | Block | Sequence[SSAValue | None]) -> None:
             self._effects.clear()

@@ -20,6 +20,7 @@ from typing import TextIO
 
 from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import Operation
+from xdsl.utils.exceptions import PassFailedException
 
 Locator = Callable[[Operation], tuple[str, str] | None]
 """Finds the source of an op: ``(FILE:LINE:COL, source line with a caret line)``."""
@@ -70,3 +71,14 @@ def format_remark(pass_name: str, op: Operation, message: str) -> str:
 def emit_remark(pass_name: str, op: Operation, message: str, stream: TextIO | None = None) -> None:
     """Print a remark about `op` to `stream` (default: stderr)."""
     print(format_remark(pass_name, op, message), file=stream or sys.stderr)
+
+
+def require_options(pass_name: str, minimum: int = 1, **options: int) -> None:
+    """Refuse integer options below `minimum` (image limits, sizes): a PassFailedException
+    naming the option as written on the command line (`max-image-width`)."""
+    for name, value in options.items():
+        if value < minimum:
+            raise PassFailedException(
+                f"{pass_name}: option {name.replace('_', '-')} must be at least {minimum}, "
+                f"got {value}"
+            )

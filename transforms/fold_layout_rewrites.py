@@ -91,6 +91,7 @@ from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim
 from physlayout.indexing.simplify import simplify
 from physlayout.semantics.graph_evaluator import EvaluationError, apply_rewrite, dense_array
+from physlayout.transforms.diagnostics import require_options
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 LayoutRewrite = TransformOp | PadOp | CropOp
@@ -392,6 +393,7 @@ class FoldLayoutRewritesPass(ModulePass):
     """The largest constant (in elements) a rewrite is folded into."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_options(self.name, 0, max_constant_elements=self.max_constant_elements)
         refuse_invalid_buffers(self.name, op)
         fold_layout_rewrites(op, self.max_constant_elements)
 

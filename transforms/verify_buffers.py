@@ -65,7 +65,7 @@ at offset 0 counts with that transformed size (`apply-layout` resizes it).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -111,6 +111,7 @@ from physlayout.transforms.buffer_aliases import (
     describe_value,
     is_function_parameter,
 )
+from physlayout.transforms.diagnostics import require_options
 
 DEFAULT_MAX_IMAGE_WIDTH = 16384
 DEFAULT_MAX_IMAGE_HEIGHT = 16384
@@ -590,14 +591,27 @@ def refuse_invalid_buffers(
     _raise_problems(root, problems, [f"{pass_name}: the input has invalid buffers (see verify-buffers)"])
 
 
+class InvalidBuffersError(VerifyException):
+    """The `VerifyException` of `verify_buffers` and `refuse_invalid_buffers`: its text is
+    the header (if any) and one line per problem; `problems` keeps the ops, so a driver can
+    report each problem at its op's source line."""
+
+    header: tuple[str, ...]
+    problems: tuple[BufferProblem, ...]
+
+    def __init__(self, header: Sequence[str], problems: Sequence[BufferProblem]):
+        super().__init__("\n".join([*header, *(p.message for p in problems)]))
+        self.header = tuple(header)
+        self.problems = tuple(problems)
+
+
 def _raise_problems(root: Operation, problems: list[BufferProblem], header: list[str]) -> None:
     if not problems:
         return
     diagnostic = Diagnostic()
     for problem in problems:
         diagnostic.add_message(problem.op, problem.message)
-    lines = [*header, *(p.message for p in problems)]
-    diagnostic.raise_exception(root, VerifyException("\n".join(lines)))
+    diagnostic.raise_exception(root, InvalidBuffersError(header, problems))
 
 
 @dataclass(frozen=True)
@@ -625,6 +639,9 @@ class VerifyBuffersPass(ModulePass):
     memory)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_options(
+            self.name, max_image_width=self.max_image_width, max_image_height=self.max_image_height
+        )
         verify_buffers(
             op, self.max_image_width, self.max_image_height, self.allow_partial_texel_writes
         )
