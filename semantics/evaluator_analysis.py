@@ -105,6 +105,8 @@ class Tracer:
         self.params = params or {}
 
     def root(self, value: SSAValue) -> Root:
+        """The storage `value` addresses: a parameter's root, an allocation, or unknown,
+        followed through views and casts (at most 10,000 steps: a longer chain is unknown)."""
         for _ in range(10_000):
             if value in self.params:
                 return self.params[value]

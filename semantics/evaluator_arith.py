@@ -226,6 +226,8 @@ def _select(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
 
 
 def float_op(fn: Callable[..., Any]) -> ValueFn:
+    """An op's meaning from the numpy function `fn` of its operands, the result cast to the
+    op's result dtype (floating-point ops and math functions)."""
     def run(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
         return np.asarray(fn(*args)).astype(dtype_of(_result_type(op)), copy=False)
 
@@ -380,6 +382,7 @@ REDUCTION_KINDS: frozenset[str] = frozenset(
 
 
 def is_float_kind(kind: str) -> bool:
+    """Whether a reduction kind names a floating-point combiner (`addf`, `maximumf`, ...)."""
     return kind.endswith("f")
 
 

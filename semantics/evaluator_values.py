@@ -267,10 +267,13 @@ class Storage:
 
     @property
     def private_depth(self) -> int:
+        """How many lane axes lead the data: 0 for storage shared by every lane, k for an
+        allocation made under k nested parallel lanes (one copy per lane)."""
         return self.data.ndim - 1
 
     @property
     def size(self) -> int:
+        """The number of scalars of one copy of the storage (its last axis)."""
         return self.data.shape[-1]
 
 
@@ -407,6 +410,7 @@ class View:
 
     @property
     def rank(self) -> int:
+        """The number of axes of the view's (logical) shape."""
         return len(self.shape)
 
     @property
@@ -426,6 +430,7 @@ class View:
 
     @property
     def lanes(self) -> int:
+        """Scalars per element: the product of the element's vector shape (1 for scalars)."""
         return prod(self.vshape)
 
     def lane_offset(self, lanes: Lanes) -> int | Array:

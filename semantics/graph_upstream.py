@@ -51,6 +51,7 @@ def _result_shape(op: Operation) -> tuple[int, ...]:
 
 
 def pack(op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]) -> Array:
+    """`linalg.pack`: the source relaid out by the op's index map into the result's tiled shape, padding filled with the op's padding value."""
     assert isinstance(op, PackOp)
     imap = op.index_map()
     if imap is None:
@@ -65,6 +66,7 @@ def pack(op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array
 def unpack(
     op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]
 ) -> Array:
+    """`linalg.unpack`: the inverse relayout of `linalg.pack`, dropping the padding."""
     assert isinstance(op, UnPackOp)
     imap = op.index_map()
     if imap is None:
@@ -78,6 +80,7 @@ def unpack(
 def transpose(
     op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]
 ) -> Array:
+    """`linalg.transpose`: the input with its axes permuted by the op's permutation."""
     assert isinstance(op, TransposeOp)
     if not op.res:
         raise EvaluationError("'linalg.transpose' on buffers is not supported")
@@ -88,6 +91,7 @@ def transpose(
 def reshape(
     op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]
 ) -> Array:
+    """`tensor.expand_shape`/`collapse_shape`: the row-major elements in the result's static shape."""
     shape = _result_shape(op)
     if int(np.prod(shape)) != args[0].size:
         raise EvaluationError(f"'{op.name}': cannot reshape {args[0].shape} into {shape}")
@@ -95,6 +99,7 @@ def reshape(
 
 
 def pad(op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]) -> Array:
+    """`tensor.pad` with static widths and a constant pad value (`pad_scalar`)."""
     assert isinstance(op, tensor.PadOp)
     low = _static(op, tuple(op.static_low.get_values()), "pad widths")
     high = _static(op, tuple(op.static_high.get_values()), "pad widths")
@@ -124,6 +129,7 @@ def pad_scalar(
 def extract_slice(
     op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]
 ) -> Array:
+    """`tensor.extract_slice` with static offsets, sizes and strides (rank-reducing slices drop their unit axes)."""
     assert isinstance(op, tensor.ExtractSliceOp)
     offsets = _static(op, tuple(op.static_offsets.get_values()), "offsets")
     sizes = _static(op, tuple(op.static_sizes.get_values()), "sizes")
@@ -161,4 +167,5 @@ def extract(op: Operation, source: Array, indices: Sequence[Array]) -> Array:
 def extract_op(
     op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]
 ) -> Array:
+    """`tensor.extract`: the element of the tensor operand at the index operands."""
     return extract(op, args[0], args[1:])

@@ -20,6 +20,9 @@ is a parallel loop of extent 4 (one texel), that loop becomes an inner `scf.for 
 `vector<4xT>` store (image writes set all four channels). A `layout.transform` into a texture
 is a `scf.for` nest: `apply-layout{rewrite-loops=true}` re-iterates it in physical order,
 lanes innermost.
+
+Kernels are new, detached IR built with an xDSL `Builder`; `legalize-layout` adds them to the
+module.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from xdsl.builder import Builder
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
     AnyFloat,
@@ -42,7 +46,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp
 from xdsl.dialects.linalg.ops import YieldOp as LinalgYieldOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.dialects.buffer_layout import TEXEL_LANES
@@ -93,7 +97,7 @@ class Kernel:
                 raise PassFailedException(f"legalize-layout: cannot materialize constant {attr}")
             op = arith.ConstantOp(attr)
             first = self.block.first_op
-            Rewriter.insert_op(op, InsertPoint.before(first) if first else self.top)
+            Builder(InsertPoint.before(first) if first else self.top).insert(op)
             value = op.result
             self._constants[attr] = value
         return value
@@ -130,7 +134,7 @@ def _parallel(
         [kernel.index(1)] * len(extents),
         Region(body),
     )
-    Rewriter.insert_op(loop, point)
+    Builder(point).insert(loop)
     return list(body.args), InsertPoint.before(body.ops.last)  # type: ignore[arg-type]
 
 
@@ -146,7 +150,7 @@ def _for(
     body = Block(arg_types=[IndexType(), *(v.type for v in inits)])
     body.args[0].name_hint = name
     loop = scf.ForOp(kernel.index(0), kernel.index(extent), kernel.index(1), list(inits), Region(body))
-    Rewriter.insert_op(loop, point)
+    Builder(point).insert(loop)
     return loop, body.args[0], list(body.args[1:]), body
 
 
@@ -191,7 +195,7 @@ def wants_lane_loop(buffer_type: Attribute, shape: Sequence[int]) -> bool:
 
 
 def _insert(op: Operation, point: InsertPoint) -> Operation:
-    Rewriter.insert_op(op, point)
+    Builder(point).insert(op)
     return op
 
 
