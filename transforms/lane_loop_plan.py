@@ -167,7 +167,7 @@ class LaneLoopPlan:
     def lane_name(self) -> str:
         return self.analysis.leaf(self.lane).name
 
-    def _inside(self, value: SSAValue) -> bool:
+    def inside(self, value: SSAValue) -> bool:
         """True for values defined in the loop body (the lane included)."""
         if isinstance(value, BlockArgument):
             return self.loop.is_ancestor(value.block)
@@ -486,7 +486,7 @@ class LaneLoopPlan:
                 for expr in access.exprs:
                     for name in expr.dims():
                         leaf = self.analysis.leaves[name]
-                        if leaf is not self.lane and self._inside(leaf):
+                        if leaf is not self.lane and self.inside(leaf):
                             raise _Refused
 
 

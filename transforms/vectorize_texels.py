@@ -64,10 +64,16 @@ compute exactly the scalar ops lane by lane); a second run changes nothing (no l
 are left to match, and loops whose body already holds vectors are refused). The pass
 works before or after `flatten-buffers`; the OpenCL target runs it after flattening.
 
+Before vectorizing, a lane loop whose masked if is taken by lanes known only at run time
+(5 or 6 channels: whole texels and one remainder texel per row) is versioned into a
+whole-texel copy without the if and the masked loop (`remainder_texels`).
+
 Structure: `lane_loop_plan` decides (`LaneLoopPlan`, read-only), `lane_vectorizer` emits
-(`LaneVectorizer`); this module holds the two patterns (`VectorizeLaneLoop` for `scf.for`,
-`VectorizeParallelLaneLoop` for `scf.parallel`) and the pass, which walks the loops once,
-innermost and last first, every change through the walker's `PatternRewriter`.
+(`LaneVectorizer`), `remainder_texels` versions (`VersionRemainderTexels`); this module
+holds the two vectorizing patterns (`VectorizeLaneLoop` for `scf.for`,
+`VectorizeParallelLaneLoop` for `scf.parallel`) and the pass: one walk that versions, then
+one that vectorizes, each over the loops present when it starts, innermost and last first,
+every change through the walker's `PatternRewriter`.
 """
 
 from __future__ import annotations
@@ -91,6 +97,7 @@ from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from physlayout.transforms.lane_loop_plan import LaneLoop, LaneLoopPlan
 from physlayout.transforms.lane_vectorizer import LaneVectorizer
+from physlayout.transforms.remainder_texels import VersionRemainderTexels
 
 
 def _vectorize(loop: LaneLoop, rewriter: PatternRewriter) -> None:
@@ -146,14 +153,16 @@ class VectorizeTexelsPass(ModulePass):
     name = "vectorize-texels"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        # One walk over the loops that exist now, innermost and last first (a lane loop
-        # nested in another is vectorized first, which then leaves the outer one alone);
-        # the loops the vectorizer emits are not revisited.
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(
-                [VectorizeLaneLoop(), VectorizeParallelLaneLoop()], dce_enabled=False
-            ),
-            walk_regions_first=True,
-            walk_reverse=True,
-            apply_recursively=False,
-        ).rewrite_module(op)
+        # Two walks, each over the loops that exist when it starts, innermost and last
+        # first (a lane loop nested in another is vectorized first, which then leaves the
+        # outer one alone); the loops a walk emits are not revisited by that walk.
+        for patterns in (
+            [VersionRemainderTexels()],
+            [VectorizeLaneLoop(), VectorizeParallelLaneLoop()],
+        ):
+            PatternRewriteWalker(
+                GreedyRewritePatternApplier(list[RewritePattern](patterns), dce_enabled=False),
+                walk_regions_first=True,
+                walk_reverse=True,
+                apply_recursively=False,
+            ).rewrite_module(op)
