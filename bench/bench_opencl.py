@@ -8,9 +8,10 @@
    a generated texture -> texture copy (`x + -0.0`, the identity on every float) against a
    hand-written one (`opencl_baselines.TEXTURE_COPY`) of the same image.
 
-Times are OpenCL profiling events (median of REPEATS launches after a warm-up; the copy
-kernel is timed before and after the generated kernels and the faster median is used, so
-the ratios are conservative); numpy is timed with `time.perf_counter` (median). Results go to a section of bench/RESULTS.md
+Times are OpenCL profiling events: every kernel (generated and hand-written) is timed in
+ROUNDS alternating rounds of REPEATS launches after a warm-up (`interleaved_medians`), the
+median over rounds, so a change of the machine's load between blocks of launches does not
+enter the ratios; numpy is timed with `time.perf_counter` (median). Results go to a section of bench/RESULTS.md
 (other sections are kept). Usage: `python bench/bench_opencl.py [--device SPEC] [--no-write]`.
 """
 
@@ -19,19 +20,18 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from typing import Any
 
 import numpy as np
-from opencl_baselines import (
-    copy4_seconds,
-    median_event_seconds,
-    texture_copy_seconds,
-)
+import pyopencl as cl
+from opencl_baselines import COPY4, interleaved_medians, texture_copy_kernel
 from results import write_section
 
 from physlayout.runtime.opencl import OpenCLRuntime, compile_module
 
 N, C, H, W = 1, 64, 512, 512
-REPEATS = 15
+REPEATS = 5
+ROUNDS = 7
 SECTION = "## OpenCL: generated layout transform and texture relu (bench_opencl.py)"
 
 NCHW4C = "#layout.index_map<(n, c, h, w) -> (n, c floordiv 4, h, w, c mod 4)>"
@@ -82,23 +82,38 @@ func.func @relu(%a: !layout.buffer<{N}x{H}x{W}x{C}xf32{LAYOUT}>, %b: !layout.buf
 }}
 """
 
-def _generated(runtime: OpenCLRuntime, text: str, name: str, arrays: list[np.ndarray]) -> float:
-    """Median device seconds of the (single-launch) generated kernel `name`."""
+Launch = tuple[Any, tuple[int, ...]]
+
+
+def _generated(
+    runtime: OpenCLRuntime, text: str, name: str, arrays: list[np.ndarray], keep: list[Any]
+) -> Launch:
+    """The (single-launch) generated kernel `name` with its arguments uploaded from `arrays`
+    (storages appended to `keep`) and its global size."""
     compiled = compile_module(text, runtime)
     info = compiled.program.kernels[name]
     (launch,) = info.launches
-    kernel = getattr(compiled.cl_program, launch.kernel)
+    kernel = cl.Kernel(compiled.cl_program, launch.kernel)
     layouts = compiled.params[name]
-    storages = []  # keep the device memory alive while the kernel runs
     for position, (array, layout) in enumerate(zip(arrays, layouts, strict=True)):
         assert layout is not None
         storage = runtime.allocate(layout.kind, layout.physical_shape, layout.dtype)
         storage.upload(layout.to_physical(array))
-        storages.append(storage)
+        keep.append(storage)
         kernel.set_arg(position, storage.memory)
-    seconds = median_event_seconds(runtime, kernel, launch.global_size, REPEATS)
-    del storages
-    return seconds
+    return kernel, tuple(launch.global_size)
+
+
+def _copy4(runtime: OpenCLRuntime, elements: int, keep: list[Any]) -> Launch:
+    """The hand-written float4 copy of `elements` floats (buffers appended to `keep`)."""
+    mf = cl.mem_flags
+    a = cl.Buffer(runtime.context, mf.READ_WRITE, elements * 4)
+    b = cl.Buffer(runtime.context, mf.READ_WRITE, elements * 4)
+    cl.enqueue_fill_buffer(runtime.queue, a, np.float32(1), 0, elements * 4).wait()
+    keep += [a, b]
+    kernel = cl.Kernel(runtime.build(COPY4), "copy4")
+    kernel.set_args(a, b)
+    return kernel, (elements // 4,)
 
 
 def _numpy_seconds(x: np.ndarray) -> float:
@@ -118,40 +133,53 @@ def run(device: str | None) -> list[str]:
     x = rng.uniform(-1, 1, (N, C, H, W)).astype(np.float32)
     y = np.zeros_like(x)
     fmt = {"N": N, "C": C, "H": H, "W": W, "MAP": NCHW4C}
-    copy4_first = copy4_seconds(runtime, elements, REPEATS)
-    to_global = _generated(runtime, TRANSFORM.format(**fmt, SCOPE=""), "nchw_to_nchw4c", [x, y])
-    to_texture = _generated(
+    keep: list[Any] = []
+    launches: dict[str, Launch] = {"copy4": _copy4(runtime, elements, keep)}
+    launches["to_global"] = _generated(
+        runtime, TRANSFORM.format(**fmt, SCOPE=""), "nchw_to_nchw4c", [x, y], keep
+    )
+    launches["to_texture"] = _generated(
         runtime,
         TRANSFORM.format(**fmt, SCOPE=', scope = "global.texture"'),
         "nchw_to_nchw4c",
         [x, y],
+        keep,
     )
-    copy4 = min(copy4_first, copy4_seconds(runtime, elements, REPEATS))
-    numpy = _numpy_seconds(x)
     a = rng.uniform(-1, 1, (N, H, W, C)).astype(np.float32)
     b = np.zeros_like(a)
     texture_layout = (
         ", transform = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h, w, c mod 4)>, "
         'scope = "global.texture"'
     )
-    relu_texture = _generated(runtime, RELU.format(**fmt, LAYOUT=texture_layout), "relu", [a, b])
+    launches["relu_texture"] = _generated(
+        runtime, RELU.format(**fmt, LAYOUT=texture_layout), "relu", [a, b], keep
+    )
     copy_text = RELU.replace("arith.maximumf %v, %zero", "arith.addf %v, %negzero").replace(
         "%zero = arith.constant 0.0 : f32", "%negzero = arith.constant -0.0 : f32"
     )
-    texture_copy_generated = _generated(
-        runtime, copy_text.format(**fmt, LAYOUT=texture_layout), "relu", [a, b]
+    launches["texture_copy_generated"] = _generated(
+        runtime, copy_text.format(**fmt, LAYOUT=texture_layout), "relu", [a, b], keep
     )
-    relu_global = _generated(runtime, RELU.format(**fmt, LAYOUT=""), "relu", [a, b])
+    launches["relu_global"] = _generated(
+        runtime, RELU.format(**fmt, LAYOUT=""), "relu", [a, b], keep
+    )
     # the NCHW4c image of an N x H x W x C tensor: W texels wide, N * C/4 * H rows
-    texture_copy = texture_copy_seconds(runtime, W, N * C // 4 * H, REPEATS)
+    copy_kernel, copy_size, images = texture_copy_kernel(runtime, W, N * C // 4 * H)
+    keep += images
+    launches["texture_copy"] = (copy_kernel, copy_size)
+    times = interleaved_medians(runtime, launches, ROUNDS, REPEATS)
+    copy4, to_global, to_texture = times["copy4"], times["to_global"], times["to_texture"]
+    relu_texture, relu_global = times["relu_texture"], times["relu_global"]
+    texture_copy_generated, texture_copy = times["texture_copy_generated"], times["texture_copy"]
+    numpy = _numpy_seconds(x)
 
     def gbs(seconds: float) -> str:
         return f"{moved / seconds / 1e9:.2f} GB/s"
 
     lines = [
         f"Device: {runtime.describe()}; tensor N={N} C={C} H={H} W={W} float32 "
-        f"({elements * 4 / 2**20:.0f} MiB each way); median of {REPEATS} launches (OpenCL "
-        "profiling events), numpy median of wall-clock runs. Bandwidth = bytes read + written "
+        f"({elements * 4 / 2**20:.0f} MiB each way); OpenCL profiling events, median over "
+        f"{ROUNDS} rounds (each kernel in turn) of the median of {REPEATS} launches; numpy median of wall-clock runs. Bandwidth = bytes read + written "
         "per second.",
         "",
         "| kernel | time | bandwidth | vs float4 copy | vs numpy transpose+copy |",

@@ -1,7 +1,7 @@
 """Hand-written OpenCL baselines shared by the benchmarks (not tests).
 
 - `copy4_seconds`: a float4 buffer copy (the bandwidth bound of global-buffer kernels);
-- `texture_copy_seconds`: an RGBA float image -> image copy, one `read_imagef` and one
+- `texture_copy_kernel`: an RGBA float image -> image copy, one `read_imagef` and one
   `write_imagef` per texel (the bound of texture kernels on the same device: on PoCL's
   CPU device images are emulated in software, so this is far below `copy4`);
 - `texture_conv_seconds`: an NCHW4c texture convolution written as the Adreno RFC kernels
@@ -11,6 +11,9 @@
   OIHW4o as [O/4 rows, I*KH*KW texels]).
 
 All times are OpenCL profiling events, median of `repeats` launches after one warm-up.
+`interleaved_medians` times several kernels in alternating rounds: on a shared machine the
+load changes between blocks of launches, so comparing kernels timed in separate blocks
+gives ratios that vary from run to run by more than the kernels differ.
 """
 
 from __future__ import annotations
@@ -86,6 +89,21 @@ def median_event_seconds(
     return statistics.median(times)
 
 
+def interleaved_medians(
+    runtime: OpenCLRuntime,
+    kernels: dict[str, tuple[Any, tuple[int, ...]]],
+    rounds: int = 7,
+    repeats: int = 5,
+) -> dict[str, float]:
+    """Device seconds of each kernel (name -> (kernel, global size)): `rounds` rounds that
+    each time every kernel in turn (median of `repeats` launches); the median over rounds."""
+    samples: dict[str, list[float]] = {name: [] for name in kernels}
+    for _ in range(rounds):
+        for name, (kernel, size) in kernels.items():
+            samples[name].append(median_event_seconds(runtime, kernel, size, repeats))
+    return {name: statistics.median(times) for name, times in samples.items()}
+
+
 def copy4_seconds(runtime: OpenCLRuntime, elements: int, repeats: int = 15) -> float:
     """A float4 copy of `elements` floats (a multiple of 4) from one buffer to another."""
     program = runtime.build(COPY4)
@@ -112,14 +130,17 @@ def _image(runtime: OpenCLRuntime, width: int, height: int, data: np.ndarray | N
     )
 
 
-def texture_copy_seconds(runtime: OpenCLRuntime, width: int, height: int, repeats: int = 15) -> float:
-    """An image -> image copy of `width` x `height` RGBA float texels."""
+def texture_copy_kernel(
+    runtime: OpenCLRuntime, width: int, height: int
+) -> tuple[Any, tuple[int, int], list[Any]]:
+    """The image -> image copy of `width` x `height` RGBA float texels with its arguments
+    set, its global size, and its images (keep them alive while the kernel runs)."""
     program = runtime.build(TEXTURE_COPY)
-    data = np.ones((height, width, 4), dtype=np.float32)
+    data = np.random.default_rng(0).uniform(-1, 1, (height, width, 4)).astype(np.float32)
     a, b = _image(runtime, width, height, data), _image(runtime, width, height)
     kernel = cl.Kernel(program, "texture_copy")
     kernel.set_args(a, b)
-    return median_event_seconds(runtime, kernel, (width, height), repeats)
+    return kernel, (width, height), [a, b]
 
 
 def texture_conv(

@@ -394,10 +394,15 @@ def parse_module(text: str, name: str = "<input>") -> ModuleOp:
 def device_pipeline(spec: str, limits: DeviceLimits) -> PassPipeline:
     """The pass pipeline `spec` (xDSL syntax, any registered pass) with the device's image
     limits given to every pass that takes `max-image-width`/`max-image-height` (e.g.
-    `physlayout-adreno`, `annotate-texture-scope`, `verify-buffers`) where `spec` does not
-    give them. Raises a DiagnosticException naming `spec` when it does not parse."""
+    `physlayout-adreno`, `annotate-texture-scope`, `verify-buffers`), and whether it has
+    cl_khr_fp16 to every pass that takes `fp16`, where `spec` does not give them. Raises a
+    DiagnosticException naming `spec` when it does not parse."""
     image = limits.image_limits()
-    device = {"max_image_width": (image.max_width,), "max_image_height": (image.max_height,)}
+    device: dict[str, tuple[int | bool, ...]] = {
+        "max_image_width": (image.max_width,),
+        "max_image_height": (image.max_height,),
+        "fp16": (limits.fp16,),
+    }
     available = Universe.get_multiverse().all_passes | get_all_passes()
     passes: list[ModulePass] = []
     try:

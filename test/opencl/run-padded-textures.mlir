@@ -16,20 +16,42 @@
 // CHECK:      %b {{.*}} OK
 // CHECK:      check: passed
 
-// Every kernel writes each texel with one write_imagef.
+// Every kernel writes each texel with one write_imagef. Kernels with whole texels and a
+// remainder texel per row (5 and 6 channels, the conv's 6 output channels) have two
+// versions, whole texels without padding lanes and the masked remainder: one write each.
 // SOURCE-LABEL: __kernel void relu_c6(
+// SOURCE:       if (v{{[0-9]+}}) {
+// SOURCE-NOT:   if (
+// SOURCE:       write_imagef(
+// SOURCE-NEXT:  } else {
 // SOURCE:       write_imagef(
 // SOURCE-NOT:   write_imagef(
 // SOURCE-LABEL: __kernel void relu_ones(
+// SOURCE:       if (v{{[0-9]+}}) {
+// SOURCE-NOT:   if (
+// SOURCE:       write_imagef(
+// SOURCE-NEXT:  } else {
 // SOURCE:       write_imagef(
 // SOURCE-NOT:   write_imagef(
 // SOURCE-LABEL: __kernel void tex_to_tex_c6(
+// SOURCE:       if (v{{[0-9]+}}) {
+// SOURCE-NOT:   if (
+// SOURCE:       write_imagef(
+// SOURCE-NEXT:  } else {
 // SOURCE:       write_imagef(
 // SOURCE-NOT:   write_imagef(
 // SOURCE-LABEL: __kernel void relu_c5(
+// SOURCE:       if (v{{[0-9]+}}) {
+// SOURCE-NOT:   if (
+// SOURCE:       write_imagef(
+// SOURCE-NEXT:  } else {
 // SOURCE:       write_imagef(
 // SOURCE-NOT:   write_imagef(
 // SOURCE-LABEL: __kernel void conv_c6(
+// SOURCE:       if (v{{[0-9]+}}) {
+// SOURCE-NOT:   if (
+// SOURCE:       write_imagef(
+// SOURCE-NEXT:  } else {
 // SOURCE:       write_imagef(
 // SOURCE-NOT:   write_imagef(
 // SOURCE-LABEL: __kernel void relu_c3_physical(

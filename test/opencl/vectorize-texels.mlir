@@ -205,8 +205,19 @@ func.func @refuse_bounds(%a: !layout.buffer<8xf32>, %b: !layout.buffer<8xf32>) {
 // channels in 2 texels, lanes with x * 4 + l >= 6 are padding. Both branches run for all
 // lanes; the condition is evaluated per lane; the input load is not proven in bounds for
 // padding lanes (a[y * 6 + c] reaches 19 > 17), so each lane loads only when it takes the
-// else branch; the two stores become ONE whole-texel store selecting per lane.
+// else branch; the two stores become ONE whole-texel store selecting per lane. That
+// masked form runs only for the remainder texel: the loop is versioned on "no lane is
+// padding" (the per-lane test evaluated before it), whose version is plain vector code.
 // CHECK-LABEL: func.func @masked_padding
+// CHECK-COUNT-4: arith.cmpi sge
+// CHECK-COUNT-4: arith.xori
+// CHECK:         scf.if %whole_texel {
+// CHECK-NOT:       scf.if
+// CHECK-NOT:       arith.select
+// CHECK:           %[[WV:.*]] = layout.load %{{.*}}[%{{.*}}] : !layout.buffer<18xf32>, vector<4xf32>
+// CHECK:           %[[WR:.*]] = arith.maximumf %[[WV]], %{{.*}} : vector<4xf32>
+// CHECK:           layout.store %[[WR]], %{{.*}}[%{{.*}}, %{{.*}}] : !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+// CHECK-NEXT:    } else {
 // CHECK-COUNT-4: arith.cmpi sge
 // CHECK:         %[[L0:.*]] = scf.if %[[C0:.*]] -> (f32) {
 // CHECK-NEXT:      %[[Z:.*]] = arith.constant 0.000000e+00 : f32
@@ -257,6 +268,10 @@ func.func @masked_padding(%a: !layout.buffer<18xf32>, %b: !layout.buffer<3x8xf32
 // The input is a padded texture too: its texel is in bounds for every lane, so it is one
 // speculated whole-texel load (no guard); the results of the if select per lane.
 // CHECK-LABEL: func.func @masked_results
+// CHECK:         scf.if %whole_texel {
+// CHECK-NOT:       arith.select
+// CHECK:           layout.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+// CHECK-NEXT:    } else {
 // CHECK-NOT:     scf.if
 // CHECK:         %[[V:.*]] = layout.load %{{.*}}[%{{.*}}, %{{.*}}] : !layout.buffer<3x8xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
 // CHECK:         %[[R:.*]] = math.exp %[[V]] : vector<4xf32>
@@ -298,6 +313,11 @@ func.func @masked_results(%a: !layout.buffer<3x8xf32, axis_separators = [1], sco
 // are loaded per lane under the lane's condition; the activation is lane-invariant and in
 // bounds (one scalar load).
 // CHECK-LABEL: func.func @masked_reduction
+// CHECK:         scf.if %whole_texel {
+// CHECK-NOT:       scf.if
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<4xf32>) {
+// CHECK:           layout.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : !layout.buffer<1x8xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+// CHECK-NEXT:    } else {
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<4xf32>) {
 // CHECK-NEXT:      %[[A:.*]] = layout.load %{{.*}}[%{{.*}}] : !layout.buffer<3xf32>, f32
 // CHECK-COUNT-4:   scf.if %{{.*}} -> (f32) {

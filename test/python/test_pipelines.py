@@ -116,6 +116,20 @@ def test_device_limits_reach_a_user_pipeline() -> None:
     assert no_images == PhyslayoutAdrenoPass(max_image_width=0, max_image_height=0)
 
 
+def test_device_fp16_reaches_the_scope_choice() -> None:
+    """A device with cl_khr_fp16 lets `annotate-texture-scope` make f16 tensors textures,
+    through `physlayout-adreno` too, unless the spec says otherwise; without it they stay
+    global (the pass's default)."""
+    fp16 = DeviceLimits(True, 123, 456, True)
+    adreno = device_pipeline("physlayout-adreno", fp16).passes[0]
+    assert isinstance(adreno, PhyslayoutAdrenoPass) and adreno.fp16
+    annotate = next(p for p in adreno.passes() if isinstance(p, AnnotateTextureScopePass))
+    assert annotate == AnnotateTextureScopePass(123, 456, False, True)
+    refused = device_pipeline("annotate-texture-scope{fp16=false}", fp16).passes[0]
+    assert refused == AnnotateTextureScopePass(123, 456, False, False)
+    assert not _pass("physlayout-adreno", "physlayout-adreno").fp16
+
+
 @pytest.mark.parametrize("spec", ["nope", "physlayout-adreno{max-image-width=wide}", "dce{"])
 def test_bad_pipeline_is_a_diagnostic(spec: str) -> None:
     with pytest.raises(OpenCLRuntimeError, match="pipeline"):

@@ -1,0 +1,64 @@
+// f16 through the Adreno passes to OpenCL C, pinned as text (PoCL here has no cl_khr_fp16,
+// so these kernels cannot run in the tests; test_opencl_fp16.py runs them where a device
+// has it). With annotate-texture-scope{fp16=true} the activations and weights are `half`
+// textures, read with read_imageh and written with write_imageh, one half4 texel per
+// access; with the default fp16=false every f16 tensor stays in global (a remark each) and
+// no kernel takes an image.
+// RUN: xdsl-opt %s -p 'convert-layout,flow-layout-rewrites,fold-layout-rewrites,annotate-texture-scope{fp16=true},realize-scopes,legalize-layout,apply-layout{rewrite-loops=true},flatten-buffers,vectorize-texels,dce' -t 'opencl{fp16=true}' | filecheck %s
+// RUN: xdsl-opt %s -p 'convert-layout,flow-layout-rewrites,fold-layout-rewrites,annotate-texture-scope,realize-scopes,legalize-layout,apply-layout{rewrite-loops=true},flatten-buffers,vectorize-texels,dce' -t 'opencl{fp16=true}' 2>/dev/null | filecheck %s --check-prefix=GLOBAL
+// RUN: xdsl-opt %s -p 'convert-layout,flow-layout-rewrites,fold-layout-rewrites,annotate-texture-scope' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
+
+// CHECK:       #pragma OPENCL EXTENSION cl_khr_fp16 : enable
+// CHECK-LABEL: __kernel void main_transform_x(__global const half* src, __write_only image2d_t dst) {
+// CHECK:         half [[A:v[0-9]+]] = src[p1 * 144 + p2 * 6 + p3];
+// CHECK-NEXT:    half4 [[B:v[0-9]+]] = (half4)([[A]]);
+// CHECK:         [[T:v[0-9]+]].s3 = {{.*}};
+// CHECK-NEXT:    write_imageh(dst, (int2)(p3, p1 * 6 + p2), [[T]]);
+// CHECK-NEXT:  }
+// CHECK-LABEL: __kernel void main_transform_w(__global const half* src, __write_only image2d_t dst) {
+// CHECK:         write_imageh(dst, (int2)(p1 * 9 + p2 * 3 + p3, 0), {{.*}});
+// CHECK-LABEL: __kernel void main_generic_init(__write_only image2d_t init) {
+// CHECK:         half4 [[Z:v[0-9]+]] = (half4)(((half)0.0f));
+// CHECK-NEXT:    write_imageh(init, (int2)(d3, d2), [[Z]]);
+// CHECK-LABEL: __kernel void main_generic_conv(
+// CHECK-NEXT:      __read_only image2d_t x,
+// CHECK-NEXT:      __read_only image2d_t w,
+// CHECK-NEXT:      __read_only image2d_t init,
+// CHECK-NEXT:      __write_only image2d_t conv) {
+// CHECK:         half4 [[ACC:v[0-9]+]] = read_imageh(init, px_sampler, (int2)(d3, d2));
+// CHECK:         half4 [[X:texel[0-9]+]] = read_imageh(x, px_sampler, (int2)(d3, b3 * 6 + d2));
+// CHECK-NEXT:    half [[XL:v[0-9]+]] = [[X]].s0;
+// CHECK-NEXT:    half4 [[W:v[0-9]+]] = read_imageh(w, px_sampler, (int2)(b3 * 36, 0));
+// CHECK-NEXT:    half4 [[XB:v[0-9]+]] = (half4)([[XL]]);
+// CHECK-NEXT:    half4 {{v[0-9]+}} = [[XB]] * [[W]];
+// CHECK:         write_imageh(conv, (int2)(d3, d2), {{.*}});
+// CHECK-LABEL: __kernel void main_transform_conv(__read_only image2d_t src, __write_only image2d_t dst) {
+// CHECK-LABEL: __kernel void main_generic_relu(__read_only image2d_t conv, __global half* result0) {
+// CHECK:         half [[V:v[0-9]+]] = px_lane_half(read_imageh(conv, px_sampler, (int2)(d2, d1)), d3);
+// CHECK-NEXT:    half [[R:r]] = ([[V]] >= ((half)0.0f) || [[V]] != [[V]]) ? [[V]] : ((half)0.0f);
+// CHECK-NEXT:    result0[d1 * 16 + d2 * 4 + d3] = [[R]];
+// CHECK-NEXT:  }
+// CHECK:       // host function @main launches: main_transform_x, main_transform_w, main_generic_init, main_generic_conv, main_transform_conv, main_generic_relu
+
+// GLOBAL-NOT:   image2d_t
+// GLOBAL:       __kernel void main_transform_x(__global const half* src, __global half* dst) {
+// GLOBAL-NOT:   image2d_t
+// GLOBAL:       __kernel void main_generic_relu(__global const half* conv, __global half* result0) {
+// GLOBAL-NOT:   image2d_t
+
+// REMARK: remark: annotate-texture-scope: %x (tensor<1x2x6x6x4xf16>) stays in global: f16 textures (half images) need cl_khr_fp16, and fp16=false
+// REMARK: remark: annotate-texture-scope: %w (tensor<1x8x3x3x4xf16>) stays in global: f16 textures (half images) need cl_khr_fp16, and fp16=false
+
+func.func @main(%x: tensor<1x8x6x6xf16>, %w: tensor<4x8x3x3xf16>) -> tensor<1x4x4x4xf16> {
+  %zero = arith.constant 0.0 : f16
+  %e1 = tensor.empty() : tensor<1x4x4x4xf16>
+  %init = linalg.fill ins(%zero : f16) outs(%e1 : tensor<1x4x4x4xf16>) -> tensor<1x4x4x4xf16>
+  %conv = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x6x6xf16>, tensor<4x8x3x3xf16>) outs(%init : tensor<1x4x4x4xf16>) -> tensor<1x4x4x4xf16>
+  %e2 = tensor.empty() : tensor<1x4x4x4xf16>
+  %relu = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%conv : tensor<1x4x4x4xf16>) outs(%e2 : tensor<1x4x4x4xf16>) {
+  ^bb0(%v: f16, %o: f16):
+    %r = arith.maximumf %v, %zero : f16
+    linalg.yield %r : f16
+  } -> tensor<1x4x4x4xf16>
+  func.return %relu : tensor<1x4x4x4xf16>
+}
