@@ -26,15 +26,13 @@ import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from io import StringIO
-from typing import IO, Any, cast
+from typing import IO, cast
 
-from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     FileLineColLoc,
     IntAttr,
     ModuleOp,
     StringAttr,
-    TensorType,
     UnknownLoc,
 )
 from xdsl.ir import Operation
@@ -52,7 +50,6 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from physlayout.transforms.diagnostics import diagnostic_text, source_locator
 from physlayout.transforms.verify_buffers import InvalidBuffersError
-from physlayout.universe import make_context
 
 
 class LocatingParser(Parser):
@@ -139,7 +136,7 @@ class PhyslayoutOptMain(xDSLOptMain):
         except Exception as err:  # any other exception becomes a diagnostic
             names = ",".join(p.name for p in self.pipeline.passes)
             raise DiagnosticException(
-                f"{names or 'pass pipeline'}: {_unexpected(err)}"
+                f"{names or 'pass pipeline'}: {unexpected_error_text(err)}"
             ) from None
 
     def check_target_options(self) -> None:
@@ -179,10 +176,10 @@ class PhyslayoutOptMain(xDSLOptMain):
             print(err, file=sys.stderr)
             return 1
         except (ParseError, DiagnosticException) as err:
-            print(_diagnostic_text(err), file=sys.stderr)
+            print(report_text(err), file=sys.stderr)
             return 1
         except Exception as err:  # reported, never a traceback
-            print(f"error: {_unexpected(err)}", file=sys.stderr)
+            print(f"error: {unexpected_error_text(err)}", file=sys.stderr)
             return 1
         self._deliver()
         return 0
@@ -221,8 +218,9 @@ def _same_file(output: str | None, source: str | None) -> bool:
     return os.path.exists(source) and os.path.samefile(output, source)
 
 
-def _unexpected(err: BaseException) -> str:
-    """The text of a non-diagnostic exception."""
+def unexpected_error_text(err: BaseException) -> str:
+    """The message reported for an exception that is not a diagnostic (a RecursionError, a
+    MemoryError, xDSL's NotImplementedError, a bug), so that it never ends in a traceback."""
     if isinstance(err, RecursionError):
         return "the input is nested too deeply to process (recursion limit reached)"
     if isinstance(err, MemoryError):
@@ -242,7 +240,7 @@ def parse_module_reporting(parser: Parser, implicit_module: bool = True) -> Modu
         raise
     except Exception as err:  # becomes a located diagnostic
         span = parser._current_token.span  # pyright: ignore[reportPrivateUsage]
-        raise ParseError(span, _unexpected(err)) from None
+        raise ParseError(span, unexpected_error_text(err)) from None
 
 
 STACK_BYTES = 512 * 1024 * 1024
@@ -357,7 +355,7 @@ def verify_with_locations(
     module.verify()
 
 
-def _diagnostic_text(err: Exception) -> str:
+def report_text(err: Exception) -> str:
     """A diagnostic as MLIR prints it: `loc: error: message` and the source line for parse
     errors; `error: message` (plus xDSL's annotated IR, where it added one) otherwise."""
     text = str(err)
@@ -419,7 +417,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="physlayout", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="run the embedded example pipeline and print each stage")
-    _add_run_parser(sub)
+    from physlayout.cli_run import add_run_parser, run_command
+
+    add_run_parser(sub)
     from physlayout.viz.command import add_viz_parser
 
     add_viz_parser(sub)
@@ -432,7 +432,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         run_demo()
     elif args.command == "run":
-        sys.exit(run_with_deep_stack(lambda: _run_command(args)))
+        sys.exit(run_with_deep_stack(lambda: run_command(args)))
     elif args.command == "viz":
         sys.exit(run_with_deep_stack(lambda: _viz_command(args)))
     elif args.command == "passes":
@@ -441,359 +441,17 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 def _viz_command(args: argparse.Namespace) -> int:
     """`physlayout viz` (physlayout.viz.command), its errors reported like `run`'s."""
+    from physlayout.cli_run import parse_located
     from physlayout.viz.command import viz_command
 
     try:
-        return viz_command(args, _parse_located)
+        return viz_command(args, parse_located)
     except LocatedVerifyError as err:
         print(err, file=sys.stderr)
     except (ParseError, DiagnosticException) as err:
-        print(_diagnostic_text(err), file=sys.stderr)
+        print(report_text(err), file=sys.stderr)
     except (OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
     except Exception as err:  # reported, never a traceback
-        print(f"error: {_unexpected(err)}", file=sys.stderr)
+        print(f"error: {unexpected_error_text(err)}", file=sys.stderr)
     return 1
-
-
-# `physlayout run` ---------------------------------------------------------------------------
-
-GRAPH_PIPELINE = "physlayout-adreno"
-"""The default pipeline of `physlayout run` for graph-level IR."""
-
-
-def _add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
-    run = sub.add_parser(
-        "run",
-        help="lower FILE to OpenCL, run it and (with --check) compare with the numpy evaluator",
-        description=(
-            "Lower FILE (the physlayout-opencl pipeline, then -t opencl), run one function "
-            "on an OpenCL device with LOGICAL numpy inputs and print each launch's device time. Buffers not given with --input get seeded "
-            "random values (uniform in [-1, 1) for floats), scalars get 1. Graph-level IR "
-            "(functions over tensors) first goes through --pipeline; its results are named "
-            "result0, result1, ... and --check compares them with the graph evaluator."
-        ),
-    )
-    run.add_argument(
-        "file", help="an .mlir file with buffer-level kernels or graph-level functions (tensors)"
-    )
-    run.add_argument(
-        "--entry", help="function to run (default: @main, else the one function no other calls)"
-    )
-    run.add_argument(
-        "--input", action="append", default=[], metavar="NAME=FILE.npy|NUMBER",
-        help="value of the parameter %%NAME (logical layout)",
-    )
-    run.add_argument(
-        "--output", action="append", default=[], metavar="NAME=FILE.npy",
-        help="save parameter %%NAME after the run (logical layout)",
-    )
-    run.add_argument(
-        "--check", action="store_true",
-        help="also run the source IR with the numpy evaluator and compare every buffer",
-    )
-    run.add_argument(
-        "--rtol", type=float, default=1e-5,
-        help="allowed max|opencl - numpy| / max|numpy| per buffer (0: exact; default 1e-5)",
-    )
-    run.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
-    run.add_argument(
-        "--device", default=None,
-        help="PLATFORM[:INDEX] (default: $PHYSLAYOUT_OPENCL_DEVICE, else a GPU, else PoCL)",
-    )
-    run.add_argument("--print-opencl", action="store_true", help="print the generated OpenCL C")
-    run.add_argument(
-        "--remarks", action="store_true",
-        help="print apply-layout's remarks (stderr): which loop nests it re-iterates in "
-        "physical order, and why it keeps the others in logical order",
-    )
-    run.add_argument(
-        "--pipeline", default=GRAPH_PIPELINE,
-        help="graph-level IR only: the xDSL pass pipeline that turns it into buffer-level "
-        f"kernels (default: {GRAPH_PIPELINE}); passes that take image limits get the "
-        "device's where the pipeline does not give them",
-    )
-
-
-def _run_command(args: argparse.Namespace) -> int:
-    """`physlayout run`: the exit status (0 ok, 1 error or failed check)."""
-    try:
-        return _run_checked(args)
-    except LocatedVerifyError as err:
-        print(err, file=sys.stderr)
-        return 1
-    except ParseError as err:
-        print(_diagnostic_text(err), file=sys.stderr)
-        return 1
-    except DiagnosticException as err:
-        print(located_diagnostic(err) or _diagnostic_text(err), file=sys.stderr)
-        return 1
-    except OSError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    except Exception as err:  # reported, never a traceback
-        print(f"error: {_unexpected(err)}", file=sys.stderr)
-        return 1
-
-
-def _run_checked(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from physlayout.runtime.host import execute
-    from physlayout.runtime.opencl import OpenCLRuntime, compile_module
-    from physlayout.transforms.legalize_layout import is_graph_function
-
-    with open(args.file) as stream:
-        source = _parse_located(stream.read(), args.file)
-    if any(isinstance(op, func.FuncOp) and is_graph_function(op) for op in source.ops):
-        return _run_graph(args, source)
-    runtime = OpenCLRuntime(args.device)
-    compiled = compile_module(source, runtime, remarks=args.remarks)
-    if args.print_opencl:
-        print(compiled.program.source)
-    entry = _entry_function(source, args.entry)
-    params = list(entry.body.blocks[0].args)
-    names = [p.name_hint or str(p.index) for p in params]
-    given = _named_values(args.input, "--input", names)
-    inputs = _inputs(entry, names, given, args.seed)
-    reference = [v.copy() if isinstance(v, np.ndarray) else v for v in inputs]
-    result = execute(compiled, entry.sym_name.data, inputs)
-    _print_times(runtime, compiled, entry.sym_name.data, result)
-    for name, path in _named_values(args.output, "--output", names).items():
-        np.save(path, inputs[names.index(name)])
-    if not args.check:
-        return 0
-    from physlayout.semantics.evaluator import run_function
-
-    run_function(source, entry.sym_name.data, reference)
-    failed = False
-    for name, got, want in zip(names, inputs, reference, strict=True):
-        if not isinstance(got, np.ndarray):
-            continue
-        ok, line = _compare(got, want, args.rtol)
-        failed |= not ok
-        print(f"  %{name:<10} {line}")
-    print("check: " + ("FAILED" if failed else "passed") + f" (rtol {args.rtol:g})")
-    return 1 if failed else 0
-
-
-def _print_times(runtime: Any, compiled: Any, entry: str, result: Any) -> None:
-    print(f"device: {runtime.describe()}")
-    launches = {
-        launch.kernel: launch
-        for info in compiled.program.kernels.values()
-        for launch in info.launches
-    }
-    print(f"@{entry}: {len(result.times)} launch(es), "
-          f"{result.total_seconds * 1e3:.3f} ms device time")
-    for time in result.times:
-        size = list(launches[time.kernel].global_size)
-        print(f"  {time.kernel:<24} {time.seconds * 1e3:9.3f} ms  global size {size}")
-
-
-def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
-    """`physlayout run` on graph-level IR: the graph pipeline (default `physlayout-adreno`),
-    then the buffer pipeline and OpenCL; inputs and results are LOGICAL arrays of the graph
-    function's tensor types, results named `result0`, `result1`, ...; `--check` compares
-    them with the graph evaluator."""
-    import numpy as np
-    from xdsl.utils.exceptions import PassFailedException
-
-    from physlayout.runtime.host import execute
-    from physlayout.runtime.opencl import OpenCLRuntime, compile_module, device_pipeline
-    from physlayout.semantics.graph_evaluator import run_graph
-
-    entry = _entry_function(source, args.entry)
-    names = [p.name_hint or str(p.index) for p in entry.body.blocks[0].args]
-    outputs = [f"result{j}" for j in range(len(entry.function_type.outputs.data))]
-    given = _named_values(args.input, "--input", names)
-    inputs = _inputs(entry, names, given, args.seed)
-    lowered = source.clone()
-    runtime = OpenCLRuntime(args.device)
-    pipeline = device_pipeline(args.pipeline, runtime.limits)
-    try:
-        pipeline.apply(make_context(), lowered)
-    except VerifyException as err:
-        raise PassFailedException(f"the graph pipeline produced invalid IR: {err}") from None
-    compiled = compile_module(lowered, runtime)
-    if args.print_opencl:
-        print(compiled.program.source)
-    results = [
-        np.zeros(tuple(t.get_shape()) or (1,), dtype=_tensor_dtype(t))
-        for t in entry.function_type.outputs.data
-        if isinstance(t, TensorType)
-    ]
-    host_args = [
-        np.array(x).reshape(np.shape(x) or (1,)) if isinstance(t, TensorType) else x
-        for x, t in zip(inputs, entry.function_type.inputs.data, strict=True)
-    ]
-    result = execute(compiled, entry.sym_name.data, [*host_args, *results])
-    _print_times(runtime, compiled, entry.sym_name.data, result)
-    shaped = [
-        r.reshape(tuple(t.get_shape()))
-        for r, t in zip(results, entry.function_type.outputs.data, strict=True)
-        if isinstance(t, TensorType)
-    ]
-    values = dict(zip([*names, *outputs], [*inputs, *shaped], strict=True))
-    for name, path in _named_values(args.output, "--output", list(values)).items():
-        np.save(path, values[name])
-    if not args.check:
-        return 0
-    reference = run_graph(source, entry.sym_name.data, inputs)
-    failed = False
-    for name, got, want in zip(outputs, shaped, reference, strict=True):
-        ok, line = _compare(got, want, args.rtol)
-        failed |= not ok
-        print(f"  %{name:<10} {line}")
-    print("check: " + ("FAILED" if failed else "passed") + f" (rtol {args.rtol:g}, graph evaluator)")
-    return 1 if failed else 0
-
-
-def _tensor_dtype(type_: TensorType) -> Any:
-    from physlayout.runtime.opencl import numpy_dtype
-
-    return numpy_dtype(type_.get_element_type(), f"tensor {type_}")
-
-
-def _parse_located(text: str, name: str) -> ModuleOp:
-    """Parse and verify `text`; a verifier failure is reported at the op's source line."""
-    parser = LocatingParser(make_context(), text, name)
-    module = parse_module_reporting(parser)
-    attach_locations(parser.locations)
-    verify_with_locations(module, parser.locations)
-    return module
-
-
-def _entry_function(module: ModuleOp, name: str | None) -> func.FuncOp:
-    functions = [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
-    by_name = {f.sym_name.data: f for f in functions}
-    if name is not None:
-        if name not in by_name:
-            raise DiagnosticException(f"no function @{name} (have {sorted(by_name)})")
-        return by_name[name]
-    if "main" in by_name:
-        return by_name["main"]
-    called = {
-        op.callee.root_reference.data for op in module.walk() if isinstance(op, func.CallOp)
-    }
-    roots = [f for f in functions if f.sym_name.data not in called]
-    if len(roots) != 1:
-        raise DiagnosticException(
-            "cannot choose the function to run: use --entry with one of "
-            f"{sorted(by_name)}"
-        )
-    return roots[0]
-
-
-def _named_values(pairs: Sequence[str], flag: str, names: Sequence[str]) -> dict[str, str]:
-    values: dict[str, str] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        name = name.removeprefix("%")
-        if not sep or not value:
-            raise DiagnosticException(f"{flag} expects NAME=VALUE, got '{pair}'")
-        if name not in names:
-            raise DiagnosticException(f"{flag}: no parameter %{name} (have {list(names)})")
-        values[name] = value
-    return values
-
-
-def _inputs(
-    function: func.FuncOp, names: Sequence[str], given: dict[str, str], seed: int
-) -> list[Any]:
-    import numpy as np
-
-    from physlayout.dialects.layout import BufferType
-    from physlayout.runtime.opencl import numpy_dtype
-
-    rng = np.random.default_rng(seed)
-    values: list[Any] = []
-    for name, arg_type in zip(names, function.function_type.inputs.data, strict=True):
-        text = given.get(name)
-        if not isinstance(arg_type, BufferType | TensorType):
-            dtype = numpy_dtype(arg_type, f"parameter %{name}")
-            values.append(_scalar_input(name, text, dtype, arg_type))
-            continue
-        element = (
-            arg_type.element_type
-            if isinstance(arg_type, BufferType)
-            else arg_type.get_element_type()
-        )
-        dtype = numpy_dtype(element, f"parameter %{name}")
-        shape = tuple(arg_type.get_shape())
-        if text is not None:
-            array = _load_array(name, text, dtype)
-            if tuple(array.shape) != shape:
-                raise DiagnosticException(
-                    f"--input {name}: {text} has shape {list(array.shape)}, expected {list(shape)}"
-                )
-            # np.array, not np.ascontiguousarray: that one turns a 0-d array into shape [1].
-            values.append(np.array(array, dtype=dtype, order="C"))
-        elif np.issubdtype(dtype, np.floating):
-            values.append(rng.uniform(-1.0, 1.0, shape).astype(dtype))
-        else:
-            values.append(rng.integers(-8, 8, shape).astype(dtype))
-    return values
-
-
-def _load_array(name: str, path: str, dtype: Any) -> Any:
-    """The numeric array in the .npy file `path` (given as `--input name=path`), checked to
-    convert to `dtype` (a diagnostic otherwise)."""
-    import numpy as np
-
-    try:
-        array = np.load(path, allow_pickle=False)
-    except ValueError as err:
-        raise DiagnosticException(
-            f"--input {name}: cannot read {path} as a .npy array: {err}"
-        ) from None
-    if not isinstance(array, np.ndarray):
-        raise DiagnosticException(f"--input {name}: {path} is not a .npy file holding one array")
-    wanted = np.dtype(dtype)
-    if array.dtype.kind not in "biuf" or (wanted.kind in "biu" and array.dtype.kind == "f"):
-        raise DiagnosticException(
-            f"--input {name}: {path} holds {array.dtype} values, which do not convert to {wanted}"
-        )
-    return array
-
-
-def _scalar_input(name: str, text: str | None, dtype: Any, arg_type: Any) -> Any:
-    """The value of scalar parameter `name`: `text` (a number, or a .npy file holding one
-    value), else 1."""
-    import numpy as np
-
-    if text is None:
-        return dtype(1)
-    if text.endswith(".npy"):
-        array = _load_array(name, text, dtype)
-        if array.size != 1:
-            raise DiagnosticException(
-                f"--input {name}: {text} has shape {list(array.shape)}, expected one value "
-                f"for the {arg_type} parameter"
-            )
-        return dtype(array.reshape(()).item())
-    integral = np.issubdtype(dtype, np.integer) or dtype is np.bool_
-    try:
-        return dtype(int(text) if integral else float(text))
-    except ValueError:
-        kind = "an integer" if integral else "a number"
-        raise DiagnosticException(
-            f"--input {name}: expected {kind} (or a .npy file) for the {arg_type} parameter, "
-            f"got '{text}'"
-        ) from None
-
-
-def _compare(got: Any, want: Any, rtol: float) -> tuple[bool, str]:
-    import numpy as np
-
-    a = np.asarray(got, dtype=np.float64)
-    b = np.asarray(want, dtype=np.float64)
-    error = float(np.max(np.abs(a - b))) if a.size else 0.0
-    scale = float(np.max(np.abs(b))) if b.size else 0.0
-    relative = error / scale if scale > 0 else error
-    ok = bool(np.array_equal(a, b, equal_nan=True)) if rtol == 0 else relative <= rtol
-    shape = list(np.shape(got))
-    return ok, (
-        f"shape {shape}  max|opencl - numpy| = {error:.3g} (relative {relative:.3g})  "
-        + ("OK" if ok else "MISMATCH")
-    )
