@@ -111,7 +111,9 @@ class PhyslayoutBuffersPass(BufferPipeline):
 @dataclass(frozen=True)
 class PhyslayoutOpenCLPass(BufferPipeline):
     """Buffer-level kernels ready for `-t opencl`: `physlayout-buffers`, then
-    `vectorize-texels` (texel lane loops become `vector<4xT>` code).
+    `vectorize-texels` (texel lane loops become `vector<4xT>` code), then `dce` (the lane
+    loops' bounds and index constants left dead; without it a second run of the pipeline
+    would remove them in `flatten-buffers`, and the pipeline would not be idempotent).
 
     Options:
         rewrite-loops (bool, true): `apply-layout` re-iterates loop nests in physical order.
@@ -121,7 +123,7 @@ class PhyslayoutOpenCLPass(BufferPipeline):
     name = "physlayout-opencl"
 
     def passes(self) -> tuple[ModulePass, ...]:
-        return (*self.buffer_passes(), VectorizeTexelsPass())
+        return (*self.buffer_passes(), VectorizeTexelsPass(), DeadCodeElimination())
 
 
 @dataclass(frozen=True)
@@ -195,6 +197,5 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             RealizeScopesPass(),
             LegalizeLayoutPass(),
             *PhyslayoutOpenCLPass(rewrite_loops=True, remarks=self.remarks).passes(),
-            DeadCodeElimination(),
         )
 

@@ -51,7 +51,7 @@ def test_pipelines_are_registered() -> None:
 def test_pipeline_passes_and_options() -> None:
     assert names(PhyslayoutBuffersPass().passes()) == ["apply-layout", "flatten-buffers"]
     assert names(PhyslayoutOpenCLPass().passes()) == [
-        "apply-layout", "flatten-buffers", "vectorize-texels"
+        "apply-layout", "flatten-buffers", "vectorize-texels", "dce"
     ]
     (spec,) = parse_pipeline("physlayout-memref{rewrite-loops=false affine-loops=false remarks=true}")
     memref = PhyslayoutMemrefPass.from_pass_spec(spec).passes()
