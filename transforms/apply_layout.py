@@ -113,16 +113,19 @@ class Layouts:
 
     @staticmethod
     def of(module: ModuleOp) -> Layouts:
-        """Resolve the layouts of the types of every value of `module` (and of function
-        signatures), in order."""
+        """Resolve the layouts of the types of every value of `module`, in order, then of
+        the function signatures (a declaration's types have no value to name, so a failure
+        is reported at a value of the same type where there is one)."""
         by_type: dict[BufferType, PendingLayout] = {}
+        signatures: list[Attribute] = []
         for op in module.walk():
             values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
             for value in values:
                 _resolve(value.type, _describe(value), by_type)
             if isinstance(op, func.FuncOp):
-                for typ in [*op.function_type.inputs, *op.function_type.outputs]:
-                    _resolve(typ, "", by_type)
+                signatures.extend([*op.function_type.inputs, *op.function_type.outputs])
+        for typ in signatures:
+            _resolve(typ, "", by_type)
         return Layouts(by_type)
 
     def get(self, buffer_type: Attribute) -> PendingLayout | None:
