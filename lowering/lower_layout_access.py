@@ -157,6 +157,37 @@ def _erase_dead_index_math(values: Iterable[SSAValue], rewriter: PatternRewriter
         work.extend(v.owner for v in operands if isinstance(v.owner, Operation))
 
 
+@dataclass(frozen=True)
+class _LoweredAccess:
+    """Where a `layout.load`/`layout.store` goes: `memref` (the buffer's view) at `indices`,
+    through the dimension map `map` when the access is affine (`indices` are then the map's
+    operands; None: a `memref`/`vector` access on the index values). `vector`: the value
+    is a vector over scalar storage (a `vector_load`/`vector_store`)."""
+
+    memref: SSAValue
+    indices: Sequence[SSAValue]
+    map: AffineMapAttr | None
+    vector: bool
+
+
+def _lowered_access(op: LoadOp | StoreOp, view: View, value_type: Attribute) -> _LoweredAccess:
+    """Analyse `op`'s indices: an affine map where `affine_access` finds one, else the
+    access's own index values (the innermost scaled by the view's lanes)."""
+    vector_value = isinstance(value_type, VectorType) and value_type != _element(view)
+    exprs, analysis = _index_exprs(op, view.lanes)
+    access = affine_access(op, exprs, analysis.leaves)
+    if access is None:
+        return _LoweredAccess(view.memref, _memref_indices(op, view.lanes), None, vector_value)
+    return _LoweredAccess(view.memref, access.operands, AffineMapAttr(access.map), vector_value)
+
+
+def _replace_access(op: LoadOp | StoreOp, new: Operation, rewriter: PatternRewriter) -> None:
+    """Replace `op` by its lowered access `new`, then erase the index math left dead."""
+    old_indices = list(op.indices)
+    rewriter.replace(op, new)
+    _erase_dead_index_math(old_indices, rewriter)
+
+
 @dataclass
 class LowerLoadToAffineOrMemRef(RewritePattern):
     """`layout.load` -> `affine.load`/`affine.vector_load` with a dimension map, or
@@ -166,32 +197,23 @@ class LowerLoadToAffineOrMemRef(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: LoadOp, rewriter: PatternRewriter) -> None:
-        view = self.state.view_of(op.buffer)
         value_type = op.result.type
-        exprs, analysis = _index_exprs(op, view.lanes)
-        access = affine_access(op, exprs, analysis.leaves)
-        old_indices = list(op.indices)
-        vector_value = isinstance(value_type, VectorType) and value_type != _element(view)
+        to = _lowered_access(op, self.state.view_of(op.buffer), value_type)
         new: Operation
-        if access is not None:
-            amap = AffineMapAttr(access.map)
-            if vector_value:
-                new = affine.VectorLoadOp.build(
-                    operands=[view.memref, access.operands],
-                    result_types=[value_type],
-                    properties={"map": amap},
-                )
-            else:
-                new = affine.LoadOp(view.memref, access.operands, amap, value_type)
+        if to.map is not None and to.vector:
+            new = affine.VectorLoadOp.build(
+                operands=[to.memref, to.indices],
+                result_types=[value_type],
+                properties={"map": to.map},
+            )
+        elif to.map is not None:
+            new = affine.LoadOp(to.memref, to.indices, to.map, value_type)
+        elif to.vector:
+            assert isinstance(value_type, VectorType)
+            new = vector.LoadOp(to.memref, to.indices, value_type)
         else:
-            indices = _memref_indices(op, view.lanes)
-            if vector_value:
-                assert isinstance(value_type, VectorType)
-                new = vector.LoadOp(view.memref, indices, value_type)
-            else:
-                new = memref.LoadOp.get(view.memref, indices)
-        rewriter.replace(op, new)
-        _erase_dead_index_math(old_indices, rewriter)
+            new = memref.LoadOp.get(to.memref, to.indices)
+        _replace_access(op, new, rewriter)
 
 
 @dataclass
@@ -203,29 +225,19 @@ class LowerStoreToAffineOrMemRef(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: StoreOp, rewriter: PatternRewriter) -> None:
-        view = self.state.view_of(op.buffer)
-        value_type = op.value.type
-        exprs, analysis = _index_exprs(op, view.lanes)
-        access = affine_access(op, exprs, analysis.leaves)
-        old_indices = list(op.indices)
-        vector_value = isinstance(value_type, VectorType) and value_type != _element(view)
+        to = _lowered_access(op, self.state.view_of(op.buffer), op.value.type)
         new: Operation
-        if access is not None:
-            amap = AffineMapAttr(access.map)
-            if vector_value:
-                new = affine.VectorStoreOp.build(
-                    operands=[op.value, view.memref, access.operands], properties={"map": amap}
-                )
-            else:
-                new = affine.StoreOp(op.value, view.memref, access.operands, amap)
+        if to.map is not None and to.vector:
+            new = affine.VectorStoreOp.build(
+                operands=[op.value, to.memref, to.indices], properties={"map": to.map}
+            )
+        elif to.map is not None:
+            new = affine.StoreOp(op.value, to.memref, to.indices, to.map)
+        elif to.vector:
+            new = vector.StoreOp(op.value, to.memref, to.indices)
         else:
-            indices = _memref_indices(op, view.lanes)
-            if vector_value:
-                new = vector.StoreOp(op.value, view.memref, indices)
-            else:
-                new = memref.StoreOp.get(op.value, view.memref, indices)
-        rewriter.replace(op, new)
-        _erase_dead_index_math(old_indices, rewriter)
+            new = memref.StoreOp.get(op.value, to.memref, to.indices)
+        _replace_access(op, new, rewriter)
 
 
 def _element(view: View) -> Attribute:
