@@ -57,7 +57,7 @@ from physlayout.indexing.bridges.arith import IndexAnalysis
 from physlayout.indexing.quasi_affine import Dim
 from physlayout.indexing.shapes import flatten_exprs
 from physlayout.transforms.dead_code import GreedyApplierWithMemoizedDce
-from physlayout.transforms.loop_nests import RewritingEmitter
+from physlayout.transforms.loop_nests import RewritingEmitter, rebuild_access
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 
@@ -219,12 +219,7 @@ class MoveAccessToFlatAlias(RewritePattern):
             InsertPoint.before(op), analysis.leaves, bounds, rewriter=rewriter
         )
         indices = [emitter.emit(e) for e in flat]
-        if isinstance(op, LoadOp):
-            new: Operation = LoadOp(alias, indices, op.result.type)
-        else:
-            new = StoreOp(op.value, alias, indices)
-        new.attributes.update(op.attributes)
-        rewriter.replace(op, new)
+        rewriter.replace(op, rebuild_access(op, alias, indices))
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,8 @@ test for a transformed index: an index `p` of the transformed box has a preimage
 `x = inverse(p)` lies in the logical box and `map(x) == p` (the inverse is exact on the
 image, so both hold exactly on the image). Everything they create goes through the
 `PatternRewriter` they are given (`RewritingEmitter` for index arithmetic).
+`rebuild_access` re-creates a load or store on another buffer or at other indices, for
+the passes that move accesses (flatten-buffers, normalize-memref-layouts).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects import affine, arith, scf
+from xdsl.dialects import affine, arith, memref, scf
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr
@@ -23,6 +25,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 
+from physlayout.dialects.layout import LoadOp, StoreOp
 from physlayout.indexing.bridges.arith import ExprEmitter
 from physlayout.indexing.expr_range import expr_range
 from physlayout.indexing.index_map import IndexMap
@@ -44,6 +47,25 @@ class RewritingEmitter(ExprEmitter):
     def insert(self, op: Operation) -> None:
         """Insert `op` at the emitter's insertion point, through the rewriter."""
         self.rewriter.insert(op, self.insert_point)
+
+
+def rebuild_access(
+    op: LoadOp | StoreOp | memref.LoadOp | memref.StoreOp,
+    buffer: SSAValue,
+    indices: Sequence[SSAValue],
+) -> Operation:
+    """A new access of `op`'s kind on `buffer` at `indices`: the stored value, result
+    type, properties, attributes and result name of `op` are kept (`op` is untouched)."""
+    stored = [op.value] if isinstance(op, StoreOp | memref.StoreOp) else []
+    new = type(op).create(
+        operands=[*stored, buffer, *indices],
+        result_types=op.result_types,
+        properties=dict(op.properties),
+        attributes=dict(op.attributes),
+    )
+    for old, result in zip(op.results, new.results, strict=True):
+        result.name_hint = old.name_hint
+    return new
 
 
 # Recognizing loop nests ---------------------------------------------------------------------

@@ -89,7 +89,7 @@ from physlayout.indexing.bridges.affine import affine_to_expr as from_affine_exp
 from physlayout.indexing.bridges.arith import IndexAnalysis, constant_bounds_of
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.transforms.diagnostics import emit_warning
-from physlayout.transforms.loop_nests import RewritingEmitter
+from physlayout.transforms.loop_nests import RewritingEmitter, rebuild_access
 from physlayout.transforms.memref_layout_maps import (
     NORMALIZE_MEMREF_LAYOUTS,
     MemRefNormalization,
@@ -278,14 +278,7 @@ class IndexMemRefLoadThroughLayout(RewritePattern):
             return
         old_indices = list(op.indices)
         indices = self.rewriting.transformed_indices(op, norm, old_indices, rewriter)
-        new = memref.LoadOp.create(
-            operands=[op.memref, *indices],
-            result_types=[op.res.type],
-            properties=dict(op.properties),
-            attributes=dict(op.attributes),
-        )
-        new.res.name_hint = op.res.name_hint
-        rewriter.replace(op, new)
+        rewriter.replace(op, rebuild_access(op, op.memref, indices))
         _erase_dead_index_math(old_indices, rewriter)
 
 
@@ -304,12 +297,7 @@ class IndexMemRefStoreThroughLayout(RewritePattern):
             return
         old_indices = list(op.indices)
         indices = self.rewriting.transformed_indices(op, norm, old_indices, rewriter)
-        new = memref.StoreOp.create(
-            operands=[op.value, op.memref, *indices],
-            properties=dict(op.properties),
-            attributes=dict(op.attributes),
-        )
-        rewriter.replace(op, new)
+        rewriter.replace(op, rebuild_access(op, op.memref, indices))
         _erase_dead_index_math(old_indices, rewriter)
 
 
