@@ -88,7 +88,7 @@ from xdsl.pattern_rewriter import (
     attr_type_rewrite_pattern,
     op_type_rewrite_pattern,
 )
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator, SymbolTable
 from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import PassFailedException
@@ -521,10 +521,15 @@ class FoldBufferMemRefCast(RewritePattern):
 # Clean-up and checks ----------------------------------------------------------------------
 
 
-def _erase_handles(module: ModuleOp) -> None:
-    """Erase the (now unused) data handles and declarations, innermost last first."""
-    ops = [op for op in module.walk() if isinstance(op, DeclBufferOp | DataOp | AllocateOp)]
-    for op in reversed(ops):
+class EraseDeadHandles(RewritePattern):
+    """Erase a (now unused) data handle or declaration: `layout.allocate`, `layout.data`,
+    `layout.decl_buffer`. Run in a reverse walk, so that the handles using one are erased
+    before it; any other use left is refused (that op could not be lowered)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: DeclBufferOp | DataOp | AllocateOp, rewriter: PatternRewriter
+    ) -> None:
         for result in op.results:
             for use in result.uses:
                 if isinstance(use.operation, DeclBufferOp | DataOp | AllocateOp):
@@ -533,7 +538,7 @@ def _erase_handles(module: ModuleOp) -> None:
                     f"cannot lower '{use.operation.name}': it uses {_name(result)} of type "
                     f"{result.type}"
                 )
-        Rewriter.erase_op(op, safe_erase=False)
+        rewriter.erase(op, safe_erase=False)
 
 
 def check_no_layout_left(module: ModuleOp) -> None:
@@ -602,5 +607,7 @@ class LowerLayoutPass(ModulePass):
         PatternRewriteWalker(
             CastCallArgumentsToParameterTypes(), apply_recursively=False
         ).rewrite_module(op)
-        _erase_handles(op)
+        PatternRewriteWalker(
+            EraseDeadHandles(), apply_recursively=False, walk_reverse=True
+        ).rewrite_module(op)
         check_no_layout_left(op)

@@ -36,11 +36,12 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from physlayout.dialects.layout import LoadOp, StoreOp
-from physlayout.indexing.bridges.arith import ExprEmitter, IndexAnalysis
+from physlayout.indexing.bridges.arith import IndexAnalysis
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Const, Dim, Expr, Mul
 from physlayout.indexing.simplify import simplify
 from physlayout.lowering.lower_layout_views import LoweringState, View
+from physlayout.transforms.loop_nests import RewritingEmitter
 
 NON_SCOPE_PARENTS: frozenset[str] = frozenset(
     {
@@ -135,11 +136,14 @@ def _index_exprs(
     return exprs, analysis
 
 
-def _memref_indices(access: LoadOp | StoreOp, lanes: int) -> list[SSAValue]:
+def _memref_indices(
+    access: LoadOp | StoreOp, lanes: int, rewriter: PatternRewriter
+) -> list[SSAValue]:
     """The access's own index values (innermost scaled by `lanes`) for memref/vector ops."""
     indices = list(access.indices)
     if lanes != 1:
-        emitter = ExprEmitter(InsertPoint.before(access), {"i": indices[-1]}, {})
+        point = InsertPoint.before(access)
+        emitter = RewritingEmitter(point, {"i": indices[-1]}, {}, rewriter=rewriter)
         indices[-1] = emitter.emit(Mul(Dim("i"), Const(lanes)))
     return indices
 
@@ -170,14 +174,17 @@ class _LoweredAccess:
     vector: bool
 
 
-def _lowered_access(op: LoadOp | StoreOp, view: View, value_type: Attribute) -> _LoweredAccess:
+def _lowered_access(
+    op: LoadOp | StoreOp, view: View, value_type: Attribute, rewriter: PatternRewriter
+) -> _LoweredAccess:
     """Analyse `op`'s indices: an affine map where `affine_access` finds one, else the
-    access's own index values (the innermost scaled by the view's lanes)."""
+    access's own index values (the innermost scaled by the view's lanes, emitted through
+    `rewriter`)."""
     vector_value = isinstance(value_type, VectorType) and value_type != _element(view)
     exprs, analysis = _index_exprs(op, view.lanes)
     access = affine_access(op, exprs, analysis.leaves)
     if access is None:
-        return _LoweredAccess(view.memref, _memref_indices(op, view.lanes), None, vector_value)
+        return _LoweredAccess(view.memref, _memref_indices(op, view.lanes, rewriter), None, vector_value)
     return _LoweredAccess(view.memref, access.operands, AffineMapAttr(access.map), vector_value)
 
 
@@ -198,7 +205,7 @@ class LowerLoadToAffineOrMemRef(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: LoadOp, rewriter: PatternRewriter) -> None:
         value_type = op.result.type
-        to = _lowered_access(op, self.state.view_of(op.buffer), value_type)
+        to = _lowered_access(op, self.state.view_of(op.buffer), value_type, rewriter)
         new: Operation
         if to.map is not None and to.vector:
             new = affine.VectorLoadOp.build(
@@ -225,7 +232,7 @@ class LowerStoreToAffineOrMemRef(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: StoreOp, rewriter: PatternRewriter) -> None:
-        to = _lowered_access(op, self.state.view_of(op.buffer), op.value.type)
+        to = _lowered_access(op, self.state.view_of(op.buffer), op.value.type, rewriter)
         new: Operation
         if to.map is not None and to.vector:
             new = affine.VectorStoreOp.build(
