@@ -13,8 +13,8 @@ them into diagnostics.
 `flattened_type(buffer_type)` is the type after flattening to `len(axis_separators) + 1`
 axes, row-major within each separator group (RFC 0039 FlattenBuffer); texture buffers
 without separators use their scope's default (`default_axis_separators`) and are 2-D RGBA
-images of `image_size` texels of `TEXEL_LANES` channels. These are the one definition of
-texture layouts that flatten-buffers, verify-buffers, annotate-texture-scope,
+images of `image_size` texels of `TEXEL_LANES` channels, at most `ImageLimits` large.
+These are the one definition of texture layouts that flatten-buffers, verify-buffers, annotate-texture-scope,
 vectorize-texels, the OpenCL target and the runtime use.
 """
 
@@ -193,6 +193,16 @@ def image_size(buffer_type: BufferType) -> tuple[int, int]:
         raise ValueError(f"{buffer_type} is not a 2-D image of whole RGBA texels")
     rows, cols = flat
     return cols * lanes // TEXEL_LANES, rows
+
+
+@dataclass(frozen=True)
+class ImageLimits:
+    """The largest 2-D image a texture may need: `max_width` texels by `max_height` rows
+    (default 16384 x 16384, Adreno's limit). annotate-texture-scope keeps a tensor whose
+    image exceeds either in `global`; the OpenCL target refuses such a texture parameter."""
+
+    max_width: int = 16384
+    max_height: int = 16384
 
 
 def flattening_separators(buffer_type: BufferType) -> tuple[int, ...]:

@@ -75,13 +75,13 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.utils.target import Target
 
+from physlayout.dialects.buffer_layout import ImageLimits
 from physlayout.dialects.layout import DataOp, DeclBufferOp, LoadOp, StoreOp
 from physlayout.lowering.opencl_arith import ArithWriter
 from physlayout.lowering.opencl_c import HELPERS, NameTable
 from physlayout.lowering.opencl_control import ControlFlowWriter
 from physlayout.lowering.opencl_kernels import (
     SAMPLER,
-    ImageLimits,
     KernelArg,
     KernelInfo,
     Launch,

@@ -22,7 +22,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.utils.exceptions import DiagnosticException
 
-from physlayout.dialects.buffer_layout import flattened_type, image_size
+from physlayout.dialects.buffer_layout import ImageLimits, flattened_type, image_size
 from physlayout.dialects.layout import (
     AllocateOp,
     BufferType,
@@ -58,14 +58,6 @@ INDEX_OPS: frozenset[str] = frozenset(
 """Index ops printed from their quasi-affine expression."""
 
 _MAX_ELEMENTS = 2**31 - 1
-
-
-@dataclass(frozen=True)
-class ImageLimits:
-    """The largest 2-D image (in texels) the device accepts."""
-
-    max_width: int = 16384
-    max_height: int = 16384
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,7 @@ from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 
-from physlayout.dialects.buffer_layout import TEXEL_LANES
+from physlayout.dialects.buffer_layout import TEXEL_LANES, ImageLimits
 from physlayout.dialects.buffer_layout import image_size as buffer_image_size
 from physlayout.dialects.layout import BufferType, MemoryScope
 from physlayout.dialects.layout_graph import PadOp, TransformOp, static_shape
@@ -79,15 +79,6 @@ def remark(message: str) -> None:
     """Print `remark: annotate-texture-scope: MESSAGE` on stderr (why a tensor stays in `global`);
     the IR is the same with or without remarks."""
     print(f"remark: annotate-texture-scope: {message}", file=sys.stderr)
-
-
-@dataclass(frozen=True)
-class ImageLimits:
-    """The largest 2-D image, in texels (width) and rows (height), a texture-eligible tensor may
-    need; a tensor whose image exceeds either stays in `global`."""
-
-    max_width: int
-    max_height: int
 
 
 def image_size(value: SSAValue, scope: str) -> tuple[int, int] | None:
