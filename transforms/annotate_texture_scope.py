@@ -42,7 +42,6 @@ the same ones.
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from dataclasses import dataclass
 
@@ -67,7 +66,7 @@ from physlayout.dialects.layout_scopes import (
     set_scope,
 )
 from physlayout.semantics.graph_evaluator import generic_form
-from physlayout.transforms.diagnostics import require_options
+from physlayout.transforms.diagnostics import emit_remark, require_options
 from physlayout.transforms.flow_layout_rewrites import FROZEN
 from physlayout.transforms.legalize_kernels import texel_lane_loop
 
@@ -76,9 +75,9 @@ TEXTURE_WEIGHT: str = MemoryScope.TEXTURE_WEIGHT
 
 
 def remark(message: str) -> None:
-    """Print `remark: annotate-texture-scope: MESSAGE` on stderr (why a tensor stays in `global`);
-    the IR is the same with or without remarks."""
-    print(f"remark: annotate-texture-scope: {message}", file=sys.stderr)
+    """Print `remark: annotate-texture-scope: MESSAGE` on stderr (`emit_remark`, without a
+    location: why a tensor stays in `global`); the IR is the same with or without remarks."""
+    emit_remark(AnnotateTextureScopePass.name, None, message)
 
 
 def image_size(value: SSAValue, scope: str) -> tuple[int, int] | None:

@@ -63,13 +63,15 @@ def emit_warning(op: Operation | None, message: str) -> None:
     print(warning_text(op, message), file=sys.stderr)
 
 
-def format_remark(pass_name: str, op: Operation, message: str) -> str:
-    """The text of a remark of `pass_name` about `op`."""
+def format_remark(pass_name: str, op: Operation | None, message: str) -> str:
+    """The text of a remark of `pass_name` about `op` (None: a remark without a location)."""
     return diagnostic_text("remark", op, f"{pass_name}: {message}")
 
 
-def emit_remark(pass_name: str, op: Operation, message: str, stream: TextIO | None = None) -> None:
-    """Print a remark about `op` to `stream` (default: stderr)."""
+def emit_remark(
+    pass_name: str, op: Operation | None, message: str, stream: TextIO | None = None
+) -> None:
+    """Print a remark about `op` (None: without a location) to `stream` (default: stderr)."""
     print(format_remark(pass_name, op, message), file=stream or sys.stderr)
 
 
