@@ -24,7 +24,7 @@ use symbols.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import affine, arith, func, memref, vector
@@ -33,7 +33,6 @@ from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
-from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from physlayout.dialects.layout import LoadOp, StoreOp
 from physlayout.indexing.bridges.arith import IndexAnalysis
@@ -41,7 +40,7 @@ from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Const, Dim, Expr, Mul
 from physlayout.indexing.simplify import simplify
 from physlayout.lowering.lower_layout_views import LoweringState, View
-from physlayout.transforms.loop_nests import RewritingEmitter
+from physlayout.transforms.loop_nests import RewritingEmitter, erase_dead_index_math
 
 NON_SCOPE_PARENTS: frozenset[str] = frozenset(
     {
@@ -148,19 +147,6 @@ def _memref_indices(
     return indices
 
 
-def _erase_dead_index_math(values: Iterable[SSAValue], rewriter: PatternRewriter) -> None:
-    work = [v.owner for v in values if isinstance(v.owner, Operation)]
-    while work:
-        op = work.pop()
-        if op.parent is None or not all(isinstance(t, IndexType) for t in op.result_types):
-            continue
-        if not op.results or not is_trivially_dead(op):
-            continue
-        operands = list(op.operands)
-        rewriter.erase(op)
-        work.extend(v.owner for v in operands if isinstance(v.owner, Operation))
-
-
 @dataclass(frozen=True)
 class _LoweredAccess:
     """Where a `layout.load`/`layout.store` goes: `memref` (the buffer's view) at `indices`,
@@ -192,7 +178,7 @@ def _replace_access(op: LoadOp | StoreOp, new: Operation, rewriter: PatternRewri
     """Replace `op` by its lowered access `new`, then erase the index math left dead."""
     old_indices = list(op.indices)
     rewriter.replace(op, new)
-    _erase_dead_index_math(old_indices, rewriter)
+    erase_dead_index_math(old_indices, rewriter)
 
 
 @dataclass

@@ -8,13 +8,14 @@ test for a transformed index: an index `p` of the transformed box has a preimage
 `x = inverse(p)` lies in the logical box and `map(x) == p` (the inverse is exact on the
 image, so both hold exactly on the image). Everything they create goes through the
 `PatternRewriter` they are given (`RewritingEmitter` for index arithmetic).
-`rebuild_access` re-creates a load or store on another buffer or at other indices, for
-the passes that move accesses (flatten-buffers, normalize-memref-layouts).
+`rebuild_access` re-creates a load or store on another buffer or at other indices, and
+`erase_dead_index_math` erases the index arithmetic an access no longer uses, for the
+passes that move accesses (flatten-buffers, normalize-memref-layouts, lower-layout).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, memref, scf
@@ -24,6 +25,7 @@ from xdsl.ir.affine import AffineConstantExpr
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
+from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from physlayout.dialects.layout import LoadOp, StoreOp
 from physlayout.indexing.bridges.arith import ExprEmitter
@@ -66,6 +68,21 @@ def rebuild_access(
     for old, result in zip(op.results, new.results, strict=True):
         result.name_hint = old.name_hint
     return new
+
+
+def erase_dead_index_math(values: Iterable[SSAValue], rewriter: PatternRewriter) -> None:
+    """Erase, through `rewriter`, the pure `index` computations among the definers of
+    `values` (and, transitively, of their operands) that no longer have uses."""
+    pending = [v.owner for v in values if isinstance(v.owner, Operation)]
+    while pending:
+        op = pending.pop()
+        if op.parent is None or not is_trivially_dead(op):
+            continue
+        if not all(isinstance(r.type, IndexType) for r in op.results):
+            continue
+        operands = [v.owner for v in op.operands if isinstance(v.owner, Operation)]
+        rewriter.erase(op)
+        pending.extend(operands)
 
 
 # Recognizing loop nests ---------------------------------------------------------------------

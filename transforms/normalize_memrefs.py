@@ -67,7 +67,6 @@ from xdsl.dialects import affine, func, memref
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     FunctionType,
-    IndexType,
     MemRefType,
     ModuleOp,
 )
@@ -83,13 +82,16 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsolatedFromAbove
-from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from physlayout.indexing.bridges.affine import affine_to_expr as from_affine_expr
 from physlayout.indexing.bridges.arith import IndexAnalysis, constant_bounds_of
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.transforms.diagnostics import emit_warning
-from physlayout.transforms.loop_nests import RewritingEmitter, rebuild_access
+from physlayout.transforms.loop_nests import (
+    RewritingEmitter,
+    erase_dead_index_math,
+    rebuild_access,
+)
 from physlayout.transforms.memref_layout_maps import (
     NORMALIZE_MEMREF_LAYOUTS,
     MemRefNormalization,
@@ -202,61 +204,26 @@ class AccessRewriting:
         return [emitter.emit(e) for e in composed]
 
 
-def _erase_dead_index_math(values: Sequence[SSAValue], rewriter: PatternRewriter) -> None:
-    """Erase the pure `index` computations among the definers of `values` (and theirs)
-    that no longer have uses."""
-    pending = [v.owner for v in values if isinstance(v.owner, Operation)]
-    while pending:
-        op = pending.pop()
-        if op.parent is None or not is_trivially_dead(op):
-            continue
-        if not all(isinstance(r.type, IndexType) for r in op.results):
-            continue
-        operands = [v.owner for v in op.operands if isinstance(v.owner, Operation)]
-        rewriter.erase(op)
-        pending.extend(operands)
-
-
 @dataclass
-class ComposeAffineLoadWithLayout(RewritePattern):
-    """`affine.load %A[a(i)]` on a layout-mapped memref -> `affine.load %A[(layout o a)(i)]`
-    (operands unchanged; the memref's type is converted afterwards)."""
+class ComposeAffineAccessWithLayout(RewritePattern):
+    """`affine.load %A[a(i)]` / `affine.store %v, %A[a(i)]` on a layout-mapped memref -> the
+    same access at `%A[(layout o a)(i)]` (operands unchanged; the memref's type is converted
+    afterwards)."""
 
     rewriting: AccessRewriting
     plan: NormalizationPlan
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: affine.LoadOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(
+        self, op: affine.LoadOp | affine.StoreOp, rewriter: PatternRewriter
+    ) -> None:
         norm = self.rewriting.normalizations.get(op.memref.type)
         if norm is None or self.plan.target_of(op.memref) is None:
             return
         new_map = self.rewriting.composed_map(norm, op.map.data, op.indices)
-        new = affine.LoadOp.create(
+        new = type(op).create(
             operands=op.operands,
-            result_types=[op.result.type],
-            properties={**op.properties, "map": AffineMapAttr(new_map)},
-            attributes=dict(op.attributes),
-        )
-        new.result.name_hint = op.result.name_hint
-        rewriter.replace(op, new)
-
-
-@dataclass
-class ComposeAffineStoreWithLayout(RewritePattern):
-    """`affine.store %v, %A[a(i)]` on a layout-mapped memref ->
-    `affine.store %v, %A[(layout o a)(i)]`."""
-
-    rewriting: AccessRewriting
-    plan: NormalizationPlan
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: affine.StoreOp, rewriter: PatternRewriter) -> None:
-        norm = self.rewriting.normalizations.get(op.memref.type)
-        if norm is None or self.plan.target_of(op.memref) is None:
-            return
-        new_map = self.rewriting.composed_map(norm, op.map.data, op.indices)
-        new = affine.StoreOp.create(
-            operands=op.operands,
+            result_types=op.result_types,
             properties={**op.properties, "map": AffineMapAttr(new_map)},
             attributes=dict(op.attributes),
         )
@@ -264,41 +231,24 @@ class ComposeAffineStoreWithLayout(RewritePattern):
 
 
 @dataclass
-class IndexMemRefLoadThroughLayout(RewritePattern):
-    """`memref.load %A[x]` on a layout-mapped memref -> `memref.load %A[layout(x)]`, the
-    new indices computed with `arith` ops."""
+class IndexMemRefAccessThroughLayout(RewritePattern):
+    """`memref.load %A[x]` / `memref.store %v, %A[x]` on a layout-mapped memref -> the same
+    access at `%A[layout(x)]`, the new indices computed with `arith` ops."""
 
     rewriting: AccessRewriting
     plan: NormalizationPlan
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: memref.LoadOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(
+        self, op: memref.LoadOp | memref.StoreOp, rewriter: PatternRewriter
+    ) -> None:
         norm = self.rewriting.normalizations.get(op.memref.type)
         if norm is None or self.plan.target_of(op.memref) is None:
             return
         old_indices = list(op.indices)
         indices = self.rewriting.transformed_indices(op, norm, old_indices, rewriter)
         rewriter.replace(op, rebuild_access(op, op.memref, indices))
-        _erase_dead_index_math(old_indices, rewriter)
-
-
-@dataclass
-class IndexMemRefStoreThroughLayout(RewritePattern):
-    """`memref.store %v, %A[x]` on a layout-mapped memref -> `memref.store %v,
-    %A[layout(x)]`, the new indices computed with `arith` ops."""
-
-    rewriting: AccessRewriting
-    plan: NormalizationPlan
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: memref.StoreOp, rewriter: PatternRewriter) -> None:
-        norm = self.rewriting.normalizations.get(op.memref.type)
-        if norm is None or self.plan.target_of(op.memref) is None:
-            return
-        old_indices = list(op.indices)
-        indices = self.rewriting.transformed_indices(op, norm, old_indices, rewriter)
-        rewriter.replace(op, rebuild_access(op, op.memref, indices))
-        _erase_dead_index_math(old_indices, rewriter)
+        erase_dead_index_math(old_indices, rewriter)
 
 
 # Type rewriting -------------------------------------------------------------------------------
@@ -401,10 +351,8 @@ def normalize_memref_layouts(
     PatternRewriteWalker(
         GreedyRewritePatternApplier(
             [
-                ComposeAffineLoadWithLayout(rewriting, plan),
-                ComposeAffineStoreWithLayout(rewriting, plan),
-                IndexMemRefLoadThroughLayout(rewriting, plan),
-                IndexMemRefStoreThroughLayout(rewriting, plan),
+                ComposeAffineAccessWithLayout(rewriting, plan),
+                IndexMemRefAccessThroughLayout(rewriting, plan),
             ],
             dce_enabled=False,
         ),
