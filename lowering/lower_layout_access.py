@@ -170,7 +170,8 @@ def _lowered_access(
     exprs, analysis = _index_exprs(op, view.lanes)
     access = affine_access(op, exprs, analysis.leaves)
     if access is None:
-        return _LoweredAccess(view.memref, _memref_indices(op, view.lanes, rewriter), None, vector_value)
+        indices = _memref_indices(op, view.lanes, rewriter)
+        return _LoweredAccess(view.memref, indices, None, vector_value)
     return _LoweredAccess(view.memref, access.operands, AffineMapAttr(access.map), vector_value)
 
 
