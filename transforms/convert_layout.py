@@ -42,7 +42,6 @@ promise above); converted convs are frozen, so a second run changes nothing.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -78,16 +77,12 @@ from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.indexing.simplify import linear_terms, simplify
 from physlayout.semantics.graph_evaluator import generic_form
+from physlayout.transforms.diagnostics import emit_remark
 from physlayout.transforms.flow_layout_rewrites import FROZEN, loop_extents, loop_names
 
 DEFAULT_LAYOUTS = "conv2d=NCHW4c,OIHW4o,NCHW4c"
 OP_KINDS = {"conv2d": (("NCHW", "OIHW", "NCHW"), ("data", "kernel", "output"))}
 """Op kind -> (the logical layouts of its operands and result, their roles)."""
-
-
-def remark(message: str) -> None:
-    """Print an MLIR-style remark on stderr."""
-    print(f"remark: {message}", file=sys.stderr)
 
 
 def parse_desired_layouts(text: str) -> dict[str, tuple[str, str, str]]:
@@ -399,7 +394,9 @@ class ConvertConvToDesiredLayout(RewritePattern):
         try:
             plan = blocked_conv(conv, self.layouts, self.allow_padding)
         except _Unconverted as reason:
-            remark(f"convert-layout: {op.name} {_describe(op)} left unconverted: {reason}")
+            emit_remark(
+                "convert-layout", None, f"{op.name} {_describe(op)} left unconverted: {reason}"
+            )
             return
         except ValueError as err:
             raise PassFailedException(f"convert-layout: {op.name}: {err}") from None
@@ -410,7 +407,9 @@ class ConvertConvToDesiredLayout(RewritePattern):
         except VerifyException as err:
             for new in reversed(new_ops):
                 new.erase()
-            remark(f"convert-layout: {op.name} {_describe(op)} left unconverted: {err}")
+            emit_remark(
+                "convert-layout", None, f"{op.name} {_describe(op)} left unconverted: {err}"
+            )
             return
         rewriter.replace(op, new_ops, None)
 
