@@ -112,9 +112,8 @@ def table(rows: Sequence[Row]) -> list[str]:
 
 
 def growth(rows: Sequence[Row]) -> str:
-    """How the time per access grows between the two largest N (1.0: linear; the smallest
-    N also pays the start-up, about a second)."""
-    first, last = rows[max(len(rows) - 2, 0)], rows[-1]
+    """How the time per access grows from the smallest to the largest N (1.0: linear)."""
+    first, last = rows[0], rows[-1]
 
     def factor(name: str) -> str:
         low, high = getattr(first, name), getattr(last, name)
