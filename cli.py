@@ -17,6 +17,7 @@ source line the same way.
 from __future__ import annotations
 
 import argparse
+import bisect
 import dataclasses
 import inspect
 import os
@@ -37,6 +38,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation
 from xdsl.parser import Parser
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.traits import NoTerminator
 from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
@@ -83,10 +86,13 @@ class PhyslayoutOptMain(xDSLOptMain):
     """Line of the current `--split-input-file` chunk in the input file."""
     output: StringIO
     """Everything the driver writes; delivered to stdout or `-o` only after success."""
+    verified: ModuleOp | None
+    """The module `parse_chunk` verified last (the pipeline does not verify it again)."""
 
     def __init__(self, description: str = "physlayout modular optimizer driver",
                  args: Sequence[str] | None = None):
         self.locations = {}
+        self.verified = None
         self.line_offset = 0
         self.output = _KeptOpen()
         super().__init__(description, args)
@@ -119,7 +125,31 @@ class PhyslayoutOptMain(xDSLOptMain):
         attach_locations(self.locations, start_offset)
         if module is not None and not self.args.disable_verify:
             verify_with_locations(module, self.locations, start_offset)
+            self.verified = module
         return module
+
+    def setup_pipeline(self) -> None:
+        """xDSL's pipeline, whose verification before the first pass is skipped for a module
+        that `parse_chunk` has just verified (everything else the callback does is kept)."""
+        super().setup_pipeline()
+        stock = self.pipeline.callback
+        if stock is None:
+            return
+
+        def callback(
+            previous: ModulePass | None, module: ModuleOp, following: ModulePass | None
+        ) -> None:
+            if previous is not None or module is not self.verified:
+                stock(previous, module, following)
+                return
+            disabled = self.args.disable_verify
+            self.args.disable_verify = True
+            try:
+                stock(previous, module, following)
+            finally:
+                self.args.disable_verify = disabled
+
+        self.pipeline = PassPipeline(self.pipeline.passes, callback)
 
     def apply_passes(self, prog: ModuleOp) -> None:
         try:
@@ -283,12 +313,25 @@ def attach_locations(
 ) -> None:
     """Give every parsed op without a location its source position (`loc("file":L:C)`, as
     `mlir-opt` does), so passes can point at it in remarks; printed only with
-    `--print-debuginfo`."""
+    `--print-debuginfo`. Linear in the input: the newlines of each input are found once
+    (xDSL's `Span.get_location` counts them from the start of the input for every span)."""
+    newlines: dict[int, list[int]] = {}
     for op, span in locations.items():
         if not isinstance(op.location, UnknownLoc):
             continue
-        where = dataclasses.replace(span, line_offset=line_offset).get_location()
-        op.location = FileLineColLoc(StringAttr(where.file), IntAttr(where.line), IntAttr(where.col))
+        source = span.input
+        found = newlines.get(id(source))
+        if found is None:
+            newline = re.escape(source.newline)  # pyright: ignore[reportArgumentType, reportCallIssue]
+            found = [m.start() for m in re.finditer(newline, source.content)]  # pyright: ignore[reportArgumentType, reportCallIssue]
+            newlines[id(source)] = found
+        before = bisect.bisect_left(found, span.start)
+        line_start = found[before - 1] + 1 if before else 0
+        op.location = FileLineColLoc(
+            StringAttr(source.name),
+            IntAttr(before + 1 + line_offset),
+            IntAttr(span.start - line_start + 1),
+        )
 
 
 class LocatedVerifyError(VerifyException):
@@ -352,7 +395,33 @@ def verify_with_locations(
             span = dataclasses.replace(span, line_offset=line_offset)
             location, _, context = span.print_with_context().partition("\n")
             raise LocatedVerifyError(f"{location}: error: {message}\n{context.rstrip()}") from None
-    module.verify()
+    verify_structure(module)
+
+
+def verify_structure(module: ModuleOp) -> None:
+    """What `module.verify()` checks beyond each op's own verifier (after every op passed
+    `op.verify(verify_nested_ops=False)`): parent pointers, and no empty block in a
+    single-block region whose op needs a terminator; the same messages, without verifying
+    every op a second time."""
+    for op in module.walk():
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.ops:
+                    if child.parent is not block:
+                        raise ValueError(
+                            "Parent pointer of operation does not refer to containing region"
+                        )
+                if (
+                    block.first_op is None
+                    and len(region.blocks) == 1
+                    and not op.has_trait(NoTerminator)
+                ):
+                    raise VerifyException(
+                        f"Operation {op.name} contains empty block in single-block region "
+                        "that expects at least a terminator"
+                    )
+                if block.parent is not region:
+                    raise ValueError("Parent pointer of block does not refer to containing region")
 
 
 def report_text(err: Exception) -> str:

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import argparse
 import gc
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from results import machine, plot, write_section
+from results import cpu_seconds, machine, plot, write_section
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, builtin, func, memref
 from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
@@ -136,21 +134,6 @@ class Row:
         return None if self.mlir is None else self.xdsl / self.mlir
 
 
-def _time(command: Sequence[str], timeout: float) -> float | None:
-    """CPU time (user + system) of `command`, None if it failed or timed out. CPU time, not
-    wall time, so that other processes on the machine disturb the comparison less."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    try:
-        done = subprocess.run(command, capture_output=True, timeout=timeout, check=False)
-    except subprocess.TimeoutExpired:
-        return None
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        sys.stderr.write(done.stderr.decode(errors="replace")[-2000:])
-        return None
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
 def _tools() -> tuple[str, str | None]:
     here = Path(sys.executable).parent
     xdsl_opt = str(here / "xdsl-opt") if (here / "xdsl-opt").exists() else "xdsl-opt"
@@ -171,11 +154,11 @@ def run_case(
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"{case}.mlir"
         path.write_text(text)
-        xdsl = _time([xdsl_opt, str(path), "-p", "apply-layout", "-o", "/dev/null"], timeout)
-        parse_print = _time([xdsl_opt, str(path), "-o", "/dev/null"], timeout) if baseline else None
+        xdsl = cpu_seconds([xdsl_opt, str(path), "-p", "apply-layout", "-o", "/dev/null"], timeout)
+        parse_print = cpu_seconds([xdsl_opt, str(path), "-o", "/dev/null"], timeout) if baseline else None
         mlir = None
         if mlir_opt is not None:
-            mlir = _time([mlir_opt, str(path), "-normalize-memrefs", "-o", "/dev/null"], timeout)
+            mlir = cpu_seconds([mlir_opt, str(path), "-normalize-memrefs", "-o", "/dev/null"], timeout)
     if xdsl is None:
         raise SystemExit(f"xdsl-opt failed on {case}")
     normalize = normalize_cpu_time(module)

@@ -2,13 +2,17 @@
 section (a `## ` heading and what follows it up to the next one) and keeps the others.
 
 `write_section` is that one operation; `machine` describes the machine the numbers were
-taken on; `plot` writes a PNG with matplotlib when it is installed (`physlayout[viz]`).
+taken on; `cpu_seconds` times a command; `plot` writes a PNG with matplotlib when it is
+installed (`physlayout[viz]`).
 """
 
 from __future__ import annotations
 
 import os
 import platform
+import resource
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -49,6 +53,21 @@ def machine() -> str:
         f"Machine: {model or processor}, {os.cpu_count()} logical CPUs, "
         f"Python {platform.python_version()} (times vary with the load of the machine)."
     )
+
+
+def cpu_seconds(command: Sequence[str], timeout: float) -> float | None:
+    """CPU time (user + system) of `command`, None if it failed or timed out. CPU time, not
+    wall time, so that other processes on the machine disturb the comparison less."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        done = subprocess.run(command, capture_output=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return None
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr.decode(errors="replace")[-2000:])
+        return None
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def plot(

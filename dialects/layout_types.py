@@ -13,6 +13,7 @@ separator check (`check_axis_separators`) that the ops and passes share.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from math import prod
 
@@ -41,6 +42,7 @@ from xdsl.irdl import (
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.lexer import Input
 from xdsl.utils.str_enum import StrEnum
 
 from physlayout.indexing.index_map import IndexMap
@@ -351,6 +353,21 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        # A module repeats the same few buffer types in every access: a body text already
+        # parsed from the same input (same aliases) gives the same parameters.
+        body = _raw_body(parser)
+        parsed = _parsed_bodies(parser)
+        if body is not None and body[0] in parsed:
+            parser._resume_from(body[1] + 1)  # pyright: ignore[reportPrivateUsage]
+            return list(parsed[body[0]])
+        parameters, closing = cls._parse_body(parser)
+        if body is not None and closing == body[1]:
+            parsed[body[0]] = tuple(parameters)
+        return parameters
+
+    @classmethod
+    def _parse_body(cls, parser: AttrParser) -> tuple[list[Attribute], int]:
+        """The parameters of `<...>` and the position of its closing `>`."""
         start = parser.pos
         parser.parse_punctuation("<")
         try:
@@ -386,11 +403,12 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
                 scope = parser.parse_str_literal()
             else:
                 pad = parser.parse_attribute()
+        closing = parser.pos
         parser.parse_punctuation(">")
         problem = buffer_type_problem(shape, element_type, transforms, pad, separators, scope)
         if problem is not None:
             parser.raise_error(problem, start, parser.pos)
-        return [
+        parameters: list[Attribute] = [
             ArrayAttr(IntAttr(e) for e in shape),
             element_type,
             ArrayAttr(transforms),
@@ -398,6 +416,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
             ArrayAttr(IntAttr(s) for s in separators),
             MemoryScopeAttr(MemoryScope(scope)),
         ]
+        return parameters, closing
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")
@@ -421,6 +440,33 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
             )
         _print_scope(printer, self.get_scope())
         printer.print_string(">")
+
+
+_PARSED_BODIES: tuple[weakref.ref[Input[str]], dict[str, tuple[Attribute, ...]]] | None = None
+
+
+def _parsed_bodies(parser: AttrParser) -> dict[str, tuple[Attribute, ...]]:
+    """The `!layout.buffer` bodies parsed so far from the parser's input text (only the
+    latest input is remembered)."""
+    global _PARSED_BODIES
+    source = parser.lexer.input
+    if _PARSED_BODIES is None or _PARSED_BODIES[0]() is not source:
+        _PARSED_BODIES = (weakref.ref(source), {})
+    return _PARSED_BODIES[1]
+
+
+def _raw_body(parser: AttrParser) -> tuple[str, int] | None:
+    """The text between the current `<` and its matching `>`, and the position of that
+    `>` (scanned like a dialect symbol body, without moving the parser); None when the
+    brackets do not balance (the parse reports it)."""
+    if parser._current_token.text != "<":  # pyright: ignore[reportPrivateUsage]
+        return None
+    start = parser.pos + 1
+    try:
+        end = parser._raw_scan_balanced(start)  # pyright: ignore[reportPrivateUsage]
+    except ParseError:
+        return None
+    return parser.lexer.input.content[start:end], end
 
 
 def _parse_transforms(parser: AttrParser) -> list[IndexMapAttr]:

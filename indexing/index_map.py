@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import islpy as isl
@@ -166,8 +167,7 @@ class IndexMap:
         """
         if not isinstance(text, str):
             raise ValueError(f"index map text must be a string, got {text!r}")
-        names, outputs, separators = parse_map(text)
-        return IndexMap(names, outputs), separators
+        return _parse_with_separators(text)
 
     @staticmethod
     def from_func(
@@ -529,6 +529,14 @@ class IndexMap:
         )
 
 
+@lru_cache(maxsize=4096)
+def _parse_with_separators(text: str) -> tuple[IndexMap, tuple[int, ...]]:
+    """`IndexMap.parse_with_separators`, memoized: the map is immutable, and a module
+    repeats the same map text in every buffer type that carries it (errors are not cached)."""
+    names, outputs, separators = parse_map(text)
+    return IndexMap(names, outputs), separators
+
+
 def _positional_dim(expr: Expr, k: int, names: Sequence[str], bounds: Bounds) -> Expr:
     """Output `k` written as input `k` when it is the constant that input `k` always has
     on the box (an extent-1 input), so identities on the box print as identities."""
@@ -547,6 +555,7 @@ def clear_caches() -> None:
         padding_of,
         inverse_outputs,
         proofs.equivalent,
+        _parse_with_separators,
     ):
         cached.cache_clear()
     clear_simplify_cache()

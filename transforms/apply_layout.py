@@ -58,11 +58,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import cast
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import ModuleOp, VectorType
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, VectorType
+from xdsl.ir import Attribute, Block, Operation, ParametrizedAttribute, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -273,7 +274,7 @@ class ResizeAllocationToTransformedShape(RewritePattern):
         rewriter.replace(allocation, AllocateOp(layout.shape, allocation.ptr.type))  # type: ignore[arg-type]
 
 
-class ConsumePendingTransforms(TypeConversionPattern):
+class _ApplyPendingTransforms(TypeConversionPattern):
     """Every `!layout.buffer` type with pending transforms becomes its transformed type."""
 
     def __init__(self, layouts: Layouts):
@@ -286,6 +287,46 @@ class ConsumePendingTransforms(TypeConversionPattern):
         if layout is None:
             return None
         return layout.applied_type(typ)
+
+
+class ConsumePendingTransforms(RewritePattern):
+    """Every `!layout.buffer` type with pending transforms becomes its transformed type (a
+    type conversion, tried only on the ops that mention such a type: xDSL's conversion
+    rebuilds every attribute of every op it visits)."""
+
+    def __init__(self, layouts: Layouts):
+        self.layouts = layouts
+        self.conversion = _ApplyPendingTransforms(layouts)
+        self._pending: dict[Attribute, bool] = {}
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        mentioned = [
+            *(r.type for r in op.results),
+            *op.attributes.values(),
+            *op.properties.values(),
+            *(a.type for r in op.regions for b in r.blocks for a in b.args),
+        ]
+        if any(self._mentions_pending(attr) for attr in mentioned):
+            self.conversion.match_and_rewrite(op, rewriter)
+
+    def _mentions_pending(self, attr: Attribute) -> bool:
+        """Whether the conversion changes `attr`: it is, or contains (in the parameters,
+        arrays and dictionaries it recurses into), a type with a pending layout."""
+        known = self._pending.get(attr)
+        if known is not None:
+            return known
+        if self.layouts.get(attr) is not None:
+            found = True
+        elif isinstance(attr, ParametrizedAttribute):
+            found = any(self._mentions_pending(p) for p in attr.parameters)
+        elif isinstance(attr, ArrayAttr):
+            found = any(self._mentions_pending(a) for a in cast(ArrayAttr[Attribute], attr))
+        elif isinstance(attr, DictionaryAttr):
+            found = any(self._mentions_pending(a) for a in attr.data.values())
+        else:
+            found = False
+        self._pending[attr] = found
+        return found
 
 
 # Padding ----------------------------------------------------------------------------------

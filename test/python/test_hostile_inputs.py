@@ -124,3 +124,86 @@ def test_many_accesses_in_one_function(
     assert status == 0
     assert out.count("layout.load") == ACCESSES // 2
     assert out.count("layout.store") == ACCESSES // 2
+
+
+def test_locations_match_xdsl_spans(tmp_path: Path) -> None:
+    """`attach_locations` (newlines found once per input) gives every op the line and
+    column of xDSL's `Span.get_location`, with the chunk's line offset added."""
+    from xdsl.dialects.builtin import FileLineColLoc
+
+    from physlayout.cli import LocatingParser, attach_locations
+    from physlayout.universe import make_context
+
+    source = (
+        "func.func @f(%a: !layout.buffer<8xf32>, %i: index) {\n"
+        "  %x = layout.load %a[%i] : !layout.buffer<8xf32>, f32\n\n"
+        "      layout.store %x, %a[%i] : !layout.buffer<8xf32>, f32\n"
+        "  func.return\n}\n"
+    )
+    parser = LocatingParser(make_context(), source, "in.mlir")
+    parser.parse_module()
+    attach_locations(parser.locations, 7)
+    assert len(parser.locations) == 4
+    for op, span in parser.locations.items():
+        expected = span.get_location()
+        assert isinstance(op.location, FileLineColLoc)
+        assert (op.location.filename.data, op.location.line.data, op.location.column.data) == (
+            expected.file, expected.line + 7, expected.col
+        )
+
+
+def test_each_op_is_verified_once_before_the_passes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Parsing verifies every op once, at its source line; the pipeline does not verify the
+    module again before its first pass (it still does after every pass)."""
+    from physlayout.dialects.layout import LoadOp
+
+    calls: list[object] = []
+    verify = LoadOp.verify_
+    monkeypatch.setattr(LoadOp, "verify_", lambda op: calls.append(op) or verify(op))
+    source = (
+        "func.func @f(%a: !layout.buffer<8xf32>, %i: index) {\n"
+        + "".join(f"  %x{k} = layout.load %a[%i] : !layout.buffer<8xf32>, f32\n" for k in range(3))
+        + "  func.return\n}\n"
+    )
+    assert _opt(tmp_path, source, capsys=capsys)[0] == 0
+    assert len(calls) == 3
+    calls.clear()
+    assert _opt(tmp_path, source, "-p", "verify-buffers", capsys=capsys)[0] == 0
+    assert len(calls) == 6
+
+
+def test_empty_block_is_still_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = _opt(tmp_path, "func.func @f() {\n^bb0:\n}\n", capsys=capsys)
+    assert status == 1
+    assert err.strip() == (
+        "error: Operation func.func contains empty block in single-block region that "
+        "expects at least a terminator"
+    )
+
+
+ALIASED = (
+    "#m = #layout.index_map<(i) -> (i floordiv {k}, i mod {k})>\n"
+    "func.func @f(%a: !layout.buffer<16xf32, transform = #m>) {{\n  func.return\n}}\n"
+)
+
+
+def test_buffer_types_are_parsed_per_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A buffer type body parsed once is reused only within one input: the same text under
+    another alias table is another type, and a body that failed fails again alike."""
+    outputs = []
+    for k in (4, 2):
+        status, out, _ = _opt(
+            tmp_path, ALIASED.format(k=k), "-p", "apply-layout", capsys=capsys
+        )
+        assert status == 0
+        outputs.append(out)
+    assert "!layout.buffer<4x4xf32" in outputs[0]
+    assert "!layout.buffer<8x2xf32" in outputs[1]
+    bad = _one_buffer("16xf32, pad_value = 0.0 : f32")
+    errors = [_opt(tmp_path, bad, capsys=capsys) for _ in range(2)]
+    assert errors[0] == errors[1]
+    assert "pad_value is only meaningful with a pending transform" in errors[0][2]
