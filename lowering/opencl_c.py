@@ -59,6 +59,18 @@ HELPERS: dict[str, str] = {
         "  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n"
         "}"
     ),
+    "px_floordiv_long": (
+        "static inline long px_floordiv_long(long a, long b) {\n"
+        "  long q = a / b;\n"
+        "  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n"
+        "}"
+    ),
+    "px_ceildiv_long": (
+        "static inline long px_ceildiv_long(long a, long b) {\n"
+        "  long q = a / b;\n"
+        "  return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;\n"
+        "}"
+    ),
     "px_lane": (
         "static inline float px_lane(float4 v, int l) {\n"
         "  return l == 0 ? v.s0 : l == 1 ? v.s1 : l == 2 ? v.s2 : v.s3;\n"
@@ -345,7 +357,7 @@ def _signed(type_: Attribute, where: str) -> str:
     return name[1:] if name.startswith("u") else name
 
 
-def _read_signed(op: Operation, operands: list[str], where: str) -> list[str]:
+def signed_operands(op: Operation, operands: list[str], where: str) -> list[str]:
     """`operands` of an op that reads them as two's complement signed numbers, each cast to
     its signed C type when its type is spelled unsigned (`uiN` values); an `i1` true reads
     as -1."""
@@ -383,7 +395,7 @@ def op_expression(op: Operation, operands: list[str], where: str) -> str | None:
     result_type = op.results[0].type if op.results else None
     signed_cmpi = name == "arith.cmpi" and _predicate_name(op, _CMPI_NAMES).startswith("s")
     if name in _SIGNED_READS or signed_cmpi:
-        operands = _read_signed(op, operands, where)
+        operands = signed_operands(op, operands, where)
     if name in _BINARY:
         return f"{operands[0]} {_BINARY[name]} {operands[1]}"
     if name in _UNSIGNED_BINARY and result_type is not None:

@@ -82,6 +82,40 @@ def test_ui8_values_above_127_are_exact(runtime: OpenCLRuntime) -> None:
         np.testing.assert_array_equal(got, want)
 
 
+FLOOR_DIVISIONS = """
+func.func @fd(%a: !layout.buffer<8xi64>, %b: !layout.buffer<8xi64>, %c: !layout.buffer<8xi64>,
+              %u: !layout.buffer<8xui8>, %v: !layout.buffer<8xui8>, %k: i64, %q: ui8) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    %x = layout.load %a[%i] : !layout.buffer<8xi64>, i64
+    %f = arith.floordivsi %x, %k : i64
+    layout.store %f, %b[%i] : !layout.buffer<8xi64>, i64
+    %g = arith.ceildivsi %x, %k : i64
+    layout.store %g, %c[%i] : !layout.buffer<8xi64>, i64
+    %y = layout.load %u[%i] : !layout.buffer<8xui8>, ui8
+    %h = arith.floordivsi %y, %q : ui8
+    layout.store %h, %v[%i] : !layout.buffer<8xui8>, ui8
+  }
+  func.return
+}
+"""
+
+
+def test_floor_divisions_of_i64_and_ui8_are_exact(runtime: OpenCLRuntime) -> None:
+    """floordivsi/ceildivsi of i64 values beyond 2^31 (the `_long` helpers) and of ui8
+    values read as signed bytes."""
+    compiled = compile_module(FLOOR_DIVISIONS, runtime)
+    a = np.array([2**40 + 3, -(2**40) - 3, 7, -7, 2**33, -1, 0, 5 * 2**35 + 1], np.int64)
+    u = np.array([200, 255, 128, 127, 0, 1, 250, 3], np.uint8)
+    b, c, v = np.zeros(8, np.int64), np.zeros(8, np.int64), np.zeros(8, np.uint8)
+    execute(compiled, "fd", [a, b, c, u, v, -3, 253])
+    np.testing.assert_array_equal(b, a // -3)
+    np.testing.assert_array_equal(c, -(a // 3))
+    np.testing.assert_array_equal(v, (u.view(np.int8).astype(np.int64) // -3).astype(np.uint8))
+
+
 def test_unsigned_textures_are_refused(runtime: OpenCLRuntime) -> None:
     if not runtime.limits.image_support:
         pytest.skip("no image support")
