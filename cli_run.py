@@ -354,6 +354,10 @@ def _scalar_input(name: str, text: str | None, dtype: Any, arg_type: Any) -> Any
     integral = np.issubdtype(dtype, np.integer) or dtype is np.bool_
     try:
         return dtype(int(text) if integral else float(text))
+    except OverflowError:
+        raise DiagnosticException(
+            f"--input {name}: {text} is out of the range of the {arg_type} parameter"
+        ) from None
     except ValueError:
         kind = "an integer" if integral else "a number"
         raise DiagnosticException(

@@ -27,7 +27,10 @@ f16 (scalars, vectors, buffers and textures) is `half` and needs the device exte
 cl_khr_fp16: target option `fp16` (default false; the runtime passes whether the device
 reports it); without it any f16 value is refused with a diagnostic saying so. f16
 textures are `HALF_FLOAT` images read and written with `read_imageh`/`write_imageh`
-(`half4` texels).
+(`half4` texels). Likewise f64 is `double` and needs cl_khr_fp64 (the program then enables
+it with `#pragma OPENCL EXTENSION cl_khr_fp64 : enable`): target option `fp64` (default
+true; the runtime passes whether the device reports it); without it any f64 value is
+refused with a diagnostic naming the extension, so no program is built for the device.
 
 Texture rules (each refused with a diagnostic naming the parameter or the access): the
 element type is f32 or f16; the parameter obeys verify-buffers' texture rules 5-8
@@ -135,10 +138,11 @@ def _is_host(function: func.FuncOp) -> bool:
 
 
 def generate_opencl(
-    module: ModuleOp, limits: ImageLimits | None = None, fp16: bool = False
+    module: ModuleOp, limits: ImageLimits | None = None, fp16: bool = False, fp64: bool = True
 ) -> OpenCLProgram:
     """OpenCL C for every kernel of `module` and the launch plan of each; `fp16`: the device
-    has cl_khr_fp16 (f16 values and textures are refused without it).
+    has cl_khr_fp16 (f16 values and textures are refused without it); `fp64`: the device has
+    cl_khr_fp64 (f64 values are refused without it).
 
     Raises DiagnosticException for anything the target does not support or the texture
     rules forbid.
@@ -162,7 +166,7 @@ def generate_opencl(
             bodies.append(f"// host function @{name} launches: {', '.join(callees)}\n")
             continue
         offset_params = {index for callee, index in offsets if callee == name}
-        writer = _Writer(function, limits, helpers, kernel_names, offset_params, fp16)
+        writer = _Writer(function, limits, helpers, kernel_names, offset_params, fp16, fp64)
         lines, info = writer.write()
         bodies.append("\n".join(lines))
         kernels[name] = info
@@ -188,18 +192,20 @@ def generate_opencl(
 
 @dataclass(frozen=True)
 class OpenCLTarget(Target):
-    """`-t opencl{max-image-width=W max-image-height=H fp16=false}`: OpenCL C for the
-    kernels (`fp16=true`: the device has cl_khr_fp16)."""
+    """`-t opencl{max-image-width=W max-image-height=H fp16=false fp64=true}`: OpenCL C for
+    the kernels (`fp16=true`: the device has cl_khr_fp16; `fp64=false`: it lacks
+    cl_khr_fp64)."""
 
     name = "opencl"
 
     max_image_width: int = 16384
     max_image_height: int = 16384
     fp16: bool = False
+    fp64: bool = True
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         require_options(
             self.name, max_image_width=self.max_image_width, max_image_height=self.max_image_height
         )
         limits = ImageLimits(self.max_image_width, self.max_image_height)
-        output.write(generate_opencl(module, limits, self.fp16).source)
+        output.write(generate_opencl(module, limits, self.fp16, self.fp64).source)

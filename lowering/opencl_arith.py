@@ -7,7 +7,7 @@ from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import VectorType
 from xdsl.ir import Operation
 
-from physlayout.lowering.opencl_c import c_type, lane_suffix, op_expression
+from physlayout.lowering.opencl_c import c_type, lane_suffix, op_expression, signed_operands
 from physlayout.lowering.opencl_kernels import KernelWriter, fail
 from physlayout.lowering.opencl_parallel import is_pure_op
 
@@ -17,7 +17,8 @@ class ArithWriter(KernelWriter):
 
     def emit_pure(self, op: Operation) -> None:
         """Declare the C value of `op`, a pure op without regions and with one result: an index op
-        as its quasi-affine expression, `arith.floordivsi`/`ceildivsi` through the `px_` helpers,
+        as its quasi-affine expression, `arith.floordivsi`/`ceildivsi` through the `px_` helpers
+        (their `_long` forms for 64-bit integers),
         `affine.min`/`max`, `vector.extract`/`insert`/`reduction`, else the C operator or builtin of
         `opencl_c.op_expression`. Raises a located `DiagnosticException` for anything else (ops with
         regions, side effects or several results, vector selects and comparisons)."""
@@ -31,8 +32,11 @@ class ArithWriter(KernelWriter):
             return
         if op.name in ("arith.floordivsi", "arith.ceildivsi"):
             helper = "px_floordiv" if op.name == "arith.floordivsi" else "px_ceildiv"
+            if c_type(result.type, where) in ("long", "ulong"):
+                helper += "_long"
             self.helpers.add(helper)
-            operands = ", ".join(self.expr(v) for v in op.operands)
+            texts = signed_operands(op, [self.expr(v) for v in op.operands], where)
+            operands = ", ".join(texts)
             self.declare(result, f"{helper}({operands})", where)
             return
         if op.name in ("affine.min", "affine.max"):

@@ -5,8 +5,10 @@ the `-t opencl` target (`lowering/opencl.py`). Unsupported types and ops are rep
 with `DiagnosticException`s naming them.
 
 Semantics kept exact: `index` is `int` (buffers above 2^31 elements are refused by the
-target); `arith.divsi`/`arith.remsi` are C's truncating `/`/`%`; floor/ceil divisions and
-floor modulo of possibly negative values go through the `px_floordiv`/`px_ceildiv`/
+target), but `index` buffer elements are `long` (64 bits, as the evaluator's); `uiN` is
+`uchar`/`ushort`/`uint`/`ulong` and ops that read signed numbers (`divsi`, `cmpi slt`,
+`extsi`, `sitofp`, ...) cast such operands to the signed type of their width;
+`arith.divsi`/`arith.remsi` are C's truncating `/`/`%`; floor/ceil divisions and floor modulo of possibly negative values go through the `px_floordiv`/`px_ceildiv`/
 `px_mod` helpers; `arith.maximumf`/`minimumf` are `(a >= b || a != a) ? a : b` (NaN
 propagates, as numpy's `maximum`, which the evaluator uses; the comparison form also
 vectorizes well on CPUs, unlike `fmax`) and `maxnumf`/`minnumf` are `fmax`/`fmin` (IEEE
@@ -29,6 +31,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    Signedness,
     VectorType,
 )
 from xdsl.ir import Attribute, Operation
@@ -54,6 +57,18 @@ HELPERS: dict[str, str] = {
         "static inline int px_mod(int a, int b) {\n"
         "  int r = a % b;\n"
         "  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n"
+        "}"
+    ),
+    "px_floordiv_long": (
+        "static inline long px_floordiv_long(long a, long b) {\n"
+        "  long q = a / b;\n"
+        "  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n"
+        "}"
+    ),
+    "px_ceildiv_long": (
+        "static inline long px_ceildiv_long(long a, long b) {\n"
+        "  long q = a / b;\n"
+        "  return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;\n"
         "}"
     ),
     "px_lane": (
@@ -130,8 +145,14 @@ class NameTable:
 _VECTOR_WIDTHS = (2, 3, 4, 8, 16)
 
 
+_SIGNED_NAMES = {1: "bool", 8: "char", 16: "short", 32: "int", 64: "long"}
+_UNSIGNED_NAMES = {8: "uchar", 16: "ushort", 32: "uint", 64: "ulong"}
+
+
 def scalar_c_type(type_: Attribute) -> str | None:
-    """The OpenCL C name of a scalar type, or None when unsupported."""
+    """The OpenCL C name of a scalar type, or None when unsupported: `iN`/`siN` are the
+    signed C integers, `uiN` the unsigned ones (the host moves them as numpy's unsigned
+    dtypes), `index` is `int`."""
     if isinstance(type_, IndexType):
         return "int"
     if isinstance(type_, Float32Type):
@@ -141,10 +162,19 @@ def scalar_c_type(type_: Attribute) -> str | None:
     if isinstance(type_, Float16Type):
         return "half"  # cl_khr_fp16: generate_opencl refuses f16 on devices without it
     if isinstance(type_, IntegerType):
-        return {1: "bool", 8: "char", 16: "short", 32: "int", 64: "long"}.get(
-            type_.width.data
-        )
+        width = type_.width.data
+        if width > 1 and type_.signedness.data == Signedness.UNSIGNED:
+            return _UNSIGNED_NAMES.get(width)
+        return _SIGNED_NAMES.get(width)
     return None
+
+
+def storage_c_type(type_: Attribute, where: str) -> str:
+    """The C type of a buffer's elements in memory: `c_type`, but `index` elements are
+    `long`, 64 bits like the evaluator's (and the host's int64) index values."""
+    if isinstance(type_, IndexType):
+        return "long"
+    return c_type(type_, where)
 
 
 def c_type(type_: Attribute, where: str) -> str:
@@ -281,6 +311,14 @@ _CASTS = frozenset(
 
 _UNSIGNED_CASTS = frozenset({"arith.index_castui", "arith.extui", "arith.uitofp", "arith.fptoui"})
 
+_SIGNED_READS = frozenset(
+    {
+        "arith.divsi", "arith.remsi", "arith.shrsi", "arith.maxsi", "arith.minsi", "math.absi",
+        "arith.extsi", "arith.sitofp", "arith.index_cast",
+    }
+)  # fmt: skip
+"""Ops that read their operands as signed numbers (`uiN` operands are cast to signed C)."""
+
 _CMPI: dict[str, str] = {
     "eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
     "ult": "<", "ule": "<=", "ugt": ">", "uge": ">=",
@@ -308,7 +346,31 @@ def lane_suffix(position: int) -> str:
 
 def _unsigned(type_: Attribute, where: str) -> str:
     name = c_type(type_, where)
+    if name.startswith("u") or name == "bool":
+        return name
     return "unsigned int" if name == "int" else f"u{name}"
+
+
+def _signed(type_: Attribute, where: str) -> str:
+    """The signed C type of `type_`'s width (`uchar` -> `char`): what signed ops read."""
+    name = c_type(type_, where)
+    return name[1:] if name.startswith("u") else name
+
+
+def signed_operands(op: Operation, operands: list[str], where: str) -> list[str]:
+    """`operands` of an op that reads them as two's complement signed numbers, each cast to
+    its signed C type when its type is spelled unsigned (`uiN` values); an `i1` true reads
+    as -1."""
+    texts: list[str] = []
+    for value, text in zip(op.operands, operands, strict=True):
+        if c_type(value.type, where) == "bool":
+            text = f"(-(int){text})"
+        elif c_type(value.type, where).startswith("u"):
+            signed = _signed(value.type, where)
+            vector = isinstance(value.type, VectorType)
+            text = f"as_{signed}({text})" if vector else f"(({signed}){text})"
+        texts.append(text)
+    return texts
 
 
 def _predicate_name(op: Operation, table: list[str]) -> str:
@@ -331,6 +393,9 @@ def op_expression(op: Operation, operands: list[str], where: str) -> str | None:
     C expressions; None when the op is not in the supported table."""
     name = op.name
     result_type = op.results[0].type if op.results else None
+    signed_cmpi = name == "arith.cmpi" and _predicate_name(op, _CMPI_NAMES).startswith("s")
+    if name in _SIGNED_READS or signed_cmpi:
+        operands = signed_operands(op, operands, where)
     if name in _BINARY:
         return f"{operands[0]} {_BINARY[name]} {operands[1]}"
     if name in _UNSIGNED_BINARY and result_type is not None:
@@ -352,7 +417,10 @@ def op_expression(op: Operation, operands: list[str], where: str) -> str | None:
     if name == "arith.negf":
         return f"-{operands[0]}"
     if name in _CASTS and result_type is not None:
-        return f"({c_type(result_type, where)}){operands[0]}"
+        result = c_type(result_type, where)
+        if name == "arith.fptosi" and result.startswith("u"):
+            return f"({result})({_signed(result_type, where)}){operands[0]}"
+        return f"({result}){operands[0]}"
     if name in _UNSIGNED_CASTS and result_type is not None:
         source = op.operands[0].type
         if name in ("arith.uitofp", "arith.extui", "arith.index_castui"):

@@ -17,7 +17,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, func, scf
-from xdsl.dialects.builtin import Float16Type, IndexType, MemRefType, TensorType, VectorType
+from xdsl.dialects.builtin import (
+    Float16Type,
+    Float64Type,
+    IndexType,
+    MemRefType,
+    TensorType,
+    VectorType,
+)
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.utils.exceptions import DiagnosticException
@@ -35,7 +42,13 @@ from physlayout.indexing.bridges.affine import affine_to_expr
 from physlayout.indexing.bridges.arith import IndexAnalysis
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.indexing.simplify import simplify
-from physlayout.lowering.opencl_c import NameTable, c_type, constant_literal, index_c
+from physlayout.lowering.opencl_c import (
+    NameTable,
+    c_type,
+    constant_literal,
+    index_c,
+    storage_c_type,
+)
 from physlayout.lowering.opencl_parallel import (
     LOOPS,
     BandDim,
@@ -172,6 +185,8 @@ class KernelWriter:
     fp16: bool = False
     """The device has cl_khr_fp16 (`half`, `read_imageh`/`write_imageh`); without it any
     f16 value is refused."""
+    fp64: bool = True
+    """The device has cl_khr_fp64 (`double`); without it any f64 value is refused."""
     names: NameTable = field(default_factory=NameTable)
     c_names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
     buffers: dict[BlockArgument, BufferArg] = field(default_factory=dict[BlockArgument, BufferArg])
@@ -287,8 +302,9 @@ class KernelWriter:
 
     # Parameters -------------------------------------------------------------------------
 
-    def refuse_half(self, type_: Attribute, where: str) -> None:
-        """f16 needs cl_khr_fp16: a diagnostic when the device lacks it."""
+    def refuse_extension_types(self, type_: Attribute, where: str) -> None:
+        """f16 needs cl_khr_fp16 and f64 needs cl_khr_fp64: a diagnostic when the device lacks
+        the extension."""
         if isinstance(type_, BufferType):
             type_ = type_.element_type
         if isinstance(type_, VectorType):
@@ -300,20 +316,29 @@ class KernelWriter:
                 "write_imageh), which the device does not report (target option fp16=true "
                 "when it does)",
             )
+        if not self.fp64 and isinstance(type_, Float64Type):
+            raise fail(
+                where,
+                "type f64 needs the OpenCL extension cl_khr_fp64 (double), which the device "
+                "does not report (target option fp64=false says so)",
+            )
 
     def parameters(self) -> list[tuple[BlockArgument, str]]:
         """Check and name the function's parameters, in order: (block argument, C name) pairs. Buffer
         parameters are recorded in `buffers` (a texture's image shape checked against the limits).
-        Raises a located `DiagnosticException` for an f16 value on a device without cl_khr_fp16,
+        Raises a located `DiagnosticException` for an f16 (f64) value on a device without
+        cl_khr_fp16 (cl_khr_fp64),
         a pending transform, a buffer of vectors, more than 2^31 - 1 elements, a texture a call may
         bind at an offset, or a `!layout.ptr`, vector or `i1` parameter."""
         entry = self.function.body.blocks[0]
         params: list[tuple[BlockArgument, str]] = []
         for arg in entry.args:
-            self.refuse_half(arg.type, f"{self.where}: parameter %{arg.name_hint or arg.index}")
+            self.refuse_extension_types(
+                arg.type, f"{self.where}: parameter %{arg.name_hint or arg.index}"
+            )
         for op in self.function.body.walk():
             for result in op.results:
-                self.refuse_half(result.type, self.at(op))
+                self.refuse_extension_types(result.type, self.at(op))
         for arg in entry.args:
             where = f"{self.where}: parameter %{arg.name_hint or arg.index}"
             name = self.name_of(arg, "arg")
@@ -523,7 +548,7 @@ class KernelWriter:
             name,
             "texture" if buffer.texture else "global",
             arg.type,
-            c_type(arg.type.element_type, self.where),
+            storage_c_type(arg.type.element_type, self.where),
             buffer.flat_shape,
             arg in self.reads,
             arg in self.writes,
@@ -594,7 +619,7 @@ class KernelWriter:
                 qualifier = "__write_only" if arg in self.launch_writes else "__read_only"
                 parts.append(f"{qualifier} image2d_t {name}")
             else:
-                element = c_type(buffer.type.element_type, self.where)
+                element = storage_c_type(buffer.type.element_type, self.where)
                 const = "" if arg in self.launch_writes else "const "
                 parts.append(f"__global {const}{element}* {name}")
                 if buffer.offset_name is not None:

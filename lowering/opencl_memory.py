@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import Float16Type, VectorType
+from xdsl.dialects.builtin import Float16Type, IndexType, VectorType
 from xdsl.ir import Attribute, BlockArgument, SSAValue
 
 from physlayout.dialects.buffer_layout import TEXEL_LANES, flattened_type, flattening_separators
@@ -118,11 +118,19 @@ class MemoryWriter(KernelWriter):
         `vloadN`. Textures: a `vector<4xT>` load reads one whole texel (`read_imagef`/`read_imageh`,
         reused when the same texel was already read in scope); a scalar load reads one lane of it
         (inside an unrolled lane loop the texel is read once into a `float4` for the four copies).
-        Raises a located `DiagnosticException` for a vector texture load not provably at lane 0 or
+        Raises a located `DiagnosticException` for a load of `index` elements (64-bit values, but
+        the kernel's index arithmetic is 32-bit), a vector texture load not provably at lane 0 or
         a texture load of any other width."""
         where = self.at(op)
         buffer, accessed, offset = self.access_target(op)
         lanes = self.lanes_of(op.result.type)
+        if isinstance(accessed.element_type, IndexType):
+            raise fail(
+                where,
+                f"loads of index elements ({accessed}) are not supported: an element holds a "
+                "64-bit index, but kernels compute index values as 32-bit int (store i32 "
+                "elements and arith.index_cast them)",
+            )
         if not buffer.texture:
             index = self.global_index(op, accessed, offset)
             if lanes == 1:
@@ -186,7 +194,7 @@ class MemoryWriter(KernelWriter):
 
     def emit_store(self, op: StoreOp) -> None:
         """Write a `layout.store`. Global buffers: an indexed write, an aligned vector write, or
-        `vstoreN`. Textures: only a `vector<4xT>` store of one whole texel (`write_imagef`/
+        `vstoreN` (`index` values widen to the buffer's `long` elements). Textures: only a `vector<4xT>` store of one whole texel (`write_imagef`/
         `write_imageh`); a narrower store, or one not provably at lane 0, raises a located
         `DiagnosticException` (a texture store writes all four channels)."""
         where = self.at(op)
@@ -197,6 +205,9 @@ class MemoryWriter(KernelWriter):
             index = self.global_index(op, accessed, offset)
             if lanes == 1:
                 self.line(f"{buffer.name}[{index}] = {value};")
+            elif isinstance(accessed.element_type, IndexType):
+                # `long` elements: the `int` lanes widen exactly
+                self.line(f"vstore{lanes}(convert_long{lanes}({value}), 0, {buffer.name} + {index});")
             elif self.aligned(op, buffer, accessed, offset, lanes):
                 vector_type = c_type(op.value.type, where)
                 self.line(f"*(__global {vector_type}*)({buffer.name} + {index}) = {value};")

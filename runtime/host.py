@@ -61,8 +61,10 @@ from physlayout.runtime.opencl import (
 
 _SCALARS: dict[str, Any] = {
     "int": np.int32, "long": np.int64, "float": np.float32, "double": np.float64,
-    "short": np.int16, "char": np.int8, "bool": np.int8,
+    "short": np.int16, "char": np.int8, "uint": np.uint32, "ulong": np.uint64,
+    "ushort": np.uint16, "uchar": np.uint8, "half": np.float16,
 }  # fmt: skip
+"""The numpy type of each C type a scalar kernel argument may have."""
 
 
 
@@ -258,7 +260,7 @@ class _Executor:
                     position += 1
                     kernel.set_arg(position, np.int32(value.offset))
             else:
-                kernel.set_arg(position, _SCALARS[arg.c_type](value))
+                kernel.set_arg(position, _c_scalar(value, arg, info.name))
             position += 1
         runtime = self.compiled.runtime
         local = runtime.local_size(kernel, launch.global_size)
@@ -266,6 +268,21 @@ class _Executor:
         event.wait()
         seconds = (event.profile.end - event.profile.start) * 1e-9
         self.result.times.append(KernelTime(info.name, launch.kernel, seconds))
+
+
+def _c_scalar(value: Any, arg: KernelArg, function: str) -> Any:
+    """`value` as the C type of scalar argument `arg`; an integer that does not fit it (an
+    `index` value beyond the kernels' 32-bit `int`) is refused, never wrapped."""
+    scalar = _SCALARS[arg.c_type]
+    if np.issubdtype(scalar, np.integer):
+        limits = np.iinfo(scalar)
+        if not limits.min <= int(value) <= limits.max:
+            raise OpenCLRuntimeError(
+                f"@{function}: argument %{arg.name}: {value} does not fit the kernel's "
+                f"{arg.c_type} ({arg.type} values are {arg.c_type} in OpenCL kernels)"
+            )
+        return scalar(int(value))
+    return scalar(value)
 
 
 def _declare(op: DeclBufferOp, handle: Value, where: str) -> DeviceView:

@@ -20,7 +20,9 @@ Compilation
 -----------
 `compile_module(module, runtime)` runs the declared `physlayout-opencl` pipeline
 (`lowering/pipelines.py`; `remarks=true` on request) on a copy of the module, generates
-OpenCL C (`lowering/opencl.py`) with the device's image limits and builds it (one
+OpenCL C (`lowering/opencl.py`) with the device's image limits and whether it has
+cl_khr_fp16 and cl_khr_fp64 (f16 or f64 values on a device without the extension are
+refused before anything is built) and builds it (one
 `cl.Program` per distinct source text, cached per runtime). The layout of every function
 parameter (`ParamLayout`) is read from the module it was given: the parameter's type there
 (its logical shape and pending transforms, `PendingLayout.of`) and in the lowered copy;
@@ -51,7 +53,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IndexType, ModuleOp, VectorType
+from xdsl.dialects.builtin import ModuleOp, VectorType
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
@@ -96,6 +98,8 @@ class DeviceLimits:
     max_image_height: int
     fp16: bool = False
     """The device reports cl_khr_fp16 (f16 values, HALF_FLOAT images)."""
+    fp64: bool = False
+    """The device reports cl_khr_fp64 (f64 values)."""
 
     def image_limits(self) -> ImageLimits:
         """The device's 2-D image limits (0 x 0 without image support)."""
@@ -216,11 +220,13 @@ class OpenCLRuntime:
             self.context, properties=cl.command_queue_properties.PROFILING_ENABLE
         )
         device = self.device
+        extensions = device.extensions.split()
         self.limits = DeviceLimits(
             bool(device.image_support),
             int(device.image2d_max_width),
             int(device.image2d_max_height),
-            "cl_khr_fp16" in device.extensions.split(),
+            "cl_khr_fp16" in extensions,
+            "cl_khr_fp64" in extensions,
         )
 
     def describe(self) -> str:
@@ -251,11 +257,17 @@ class OpenCLRuntime:
 
     def allocate(self, kind: str, physical_shape: Sequence[int], dtype: Any) -> DeviceStorage:
         """Device memory for a buffer of `physical_shape`: an RGBA image for kind "texture" (shape
-        [rows, cols], cols a multiple of 4), else a plain buffer."""
+        [rows, cols], cols a multiple of 4, `dtype` float32 or float16: other element types
+        are refused), else a plain buffer."""
         cl = _cl()
         mf = cl.mem_flags
         dtype = np.dtype(dtype)
         if kind == "texture":
+            if dtype.kind != "f" or dtype.itemsize not in (2, 4):
+                raise OpenCLRuntimeError(
+                    f"a texture holds f32 or f16 texels (RGBA FLOAT or HALF_FLOAT images), "
+                    f"not {dtype} values"
+                )
             rows, cols = physical_shape
             width, height = cols // 4, rows
             channels = cl.channel_type.HALF_FLOAT if dtype == np.float16 else cl.channel_type.FLOAT
@@ -308,10 +320,9 @@ class DeviceStorage:
 # Layouts of parameters --------------------------------------------------------------------
 
 def numpy_dtype(type_: Any, where: str) -> Any:
-    """The numpy scalar type of an element type on the device: the evaluator's
-    (`dtype_of`), but `index` is OpenCL's 32-bit `int`; vector element types have none."""
-    if isinstance(type_, IndexType):
-        return np.int32
+    """The numpy scalar type of an element type on the device: the evaluator's (`dtype_of`:
+    `index` is int64, as the kernels' `long` index elements, `uiN` is unsigned); vector
+    element types have none."""
     try:
         if not isinstance(type_, VectorType):
             return dtype_of(type_).type
@@ -395,13 +406,15 @@ def device_pipeline(spec: str, limits: DeviceLimits) -> PassPipeline:
     """The pass pipeline `spec` (xDSL syntax, any registered pass) with the device's image
     limits given to every pass that takes `max-image-width`/`max-image-height` (e.g.
     `physlayout-adreno`, `annotate-texture-scope`, `verify-buffers`), and whether it has
-    cl_khr_fp16 to every pass that takes `fp16`, where `spec` does not give them. Raises a
+    cl_khr_fp16 (cl_khr_fp64) to every pass that takes `fp16` (`fp64`), where `spec` does not
+    give them. Raises a
     DiagnosticException naming `spec` when it does not parse."""
     image = limits.image_limits()
     device: dict[str, tuple[int | bool, ...]] = {
         "max_image_width": (image.max_width,),
         "max_image_height": (image.max_height,),
         "fp16": (limits.fp16,),
+        "fp64": (limits.fp64,),
     }
     available = Universe.get_multiverse().all_passes | get_all_passes()
     passes: list[ModulePass] = []
@@ -471,7 +484,8 @@ def compile_module(
     PhyslayoutOpenCLPass(remarks=remarks).pipeline(keep).apply(make_context(), lowered)
     if not runtime.limits.image_support and _has_textures(lowered):
         raise OpenCLRuntimeError(f"device {runtime.describe()} has no image support")
-    program = generate_opencl(lowered, runtime.limits.image_limits(), runtime.limits.fp16)
+    limits = runtime.limits
+    program = generate_opencl(lowered, limits.image_limits(), limits.fp16, limits.fp64)
     cl_program = runtime.build(program.source) if program.kernels else None
     return CompiledModule(
         source, lowered, program, cl_program, runtime, _param_layouts(source, lowered), stages

@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
     MemRefType,
+    Signedness,
     VectorType,
 )
 from xdsl.ir import Attribute, SSAValue
@@ -110,8 +111,9 @@ def is_integer_like(type_: Attribute) -> bool:
 def dtype_of(type_: Attribute) -> np.dtype[Any]:
     """The numpy dtype that holds values of `type_` (or of its vector elements).
 
-    `index` is int64; `i1` is bool; `iN` is the signed integer of N bits; f16/f32/f64 are
-    the IEEE float types.
+    `index` is int64; `i1` is bool; `iN` and `siN` are the signed integer of N bits, `uiN`
+    (N > 1) the unsigned one, so a `ui8` holding 200 reads as 200; f16/f32/f64 are the IEEE
+    float types.
     """
     scalar = scalar_of(type_)
     if isinstance(scalar, IndexType):
@@ -120,6 +122,8 @@ def dtype_of(type_: Attribute) -> np.dtype[Any]:
         width = scalar.width.data
         if width not in _INT_DTYPES:
             raise EvaluationError(f"evaluator: unsupported integer width i{width}")
+        if width > 1 and scalar.signedness.data == Signedness.UNSIGNED:
+            return _UINT_DTYPES[width]
         return _INT_DTYPES[width]
     if isinstance(scalar, Float16Type):
         return np.dtype(np.float16)
@@ -139,6 +143,8 @@ def as_signed(x: Array, type_: Attribute) -> Array:
     """`x` (of integer-like `type_`) read as two's complement signed numbers (`i1` true is -1)."""
     if x.dtype == np.bool_:
         return -x.astype(np.int8)
+    if x.dtype.kind == "u":
+        return x.view(_INT_DTYPES[x.dtype.itemsize * 8])
     return x
 
 

@@ -41,6 +41,14 @@ included, gives the same result):
   lane-invariant load: when some lane takes it); other branch ops must be safe to run for
   every lane (no integer division or remainder by a non-constant).
 
+The innermost dimension of a multi-dimensional `scf.parallel` without reductions that runs
+`0 to 4 step 1` is a lane loop too when, split off as a nested one-dimensional
+`scf.parallel` (an equivalent nest), it obeys the rules and reads or writes some texture at
+`4 * x + %l` (what `legalize-layout` emits for an elementwise op between a texture and a
+global buffer): the split nest replaces it, vectorized, so each iteration reads one whole
+texel instead of each lane reading its own. Nests without such a texture access keep that
+dimension (it stays an OpenCL work-item dimension).
+
 Index arithmetic that depends on `%l` may only feed load/store indices and masked-if
 conditions; the new indices are emitted from the quasi-affine expressions with `%l = 0`
 (or `%l = k` for gathers and per-lane conditions).
@@ -70,8 +78,9 @@ whole-texel copy without the if and the masked loop (`remainder_texels`).
 
 Structure: `lane_loop_plan` decides (`LaneLoopPlan`, read-only), `lane_vectorizer` emits
 (`LaneVectorizer`), `remainder_texels` versions (`VersionRemainderTexels`); this module
-holds the two vectorizing patterns (`VectorizeLaneLoop` for `scf.for`,
-`VectorizeParallelLaneLoop` for `scf.parallel`) and the pass: one walk that versions, then
+holds the vectorizing patterns (`VectorizeLaneLoop` for `scf.for`,
+`VectorizeParallelLaneLoop` for `scf.parallel`, `SplitTexelLaneDimension` for the innermost
+dimension of a larger `scf.parallel`) and the pass: one walk that versions, then
 one that vectorizes, each over the loops present when it starts, innermost and last first,
 every change through the walker's `PatternRewriter`.
 """
@@ -83,7 +92,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -93,8 +102,11 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
+from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
+from physlayout.dialects.buffer_layout import TEXEL_LANES
+from physlayout.dialects.layout import BufferType
 from physlayout.transforms.lane_loop_plan import LaneLoop, LaneLoopPlan
 from physlayout.transforms.lane_vectorizer import LaneVectorizer
 from physlayout.transforms.remainder_texels import VersionRemainderTexels
@@ -146,6 +158,65 @@ class VectorizeParallelLaneLoop(RewritePattern):
         _vectorize(op, rewriter)
 
 
+def _split_lane_dimension(op: scf.ParallelOp) -> scf.ParallelOp | None:
+    """A new, detached loop nest equal to `op`, an `scf.parallel` of two or more dimensions
+    without reductions whose innermost one is `0 to 4 step 1`: the other dimensions around a
+    one-dimensional `scf.parallel` over that one, holding the body (None for other loops)."""
+    if len(op.lowerBound) < 2 or op.initVals or op.res:
+        return None
+    terminator = op.body.block.last_op
+    if not isinstance(terminator, scf.ReduceOp) or terminator.operands:
+        return None
+    bounds = (op.lowerBound[-1], op.upperBound[-1], op.step[-1])
+    if [const_evaluate_operand(b) for b in bounds] != [0, TEXEL_LANES, 1]:
+        return None
+    copy = op.clone()
+    body = copy.body.block
+    lane_block = Block(arg_types=[IndexType()])
+    for body_op in list(body.ops)[:-1]:
+        body_op.detach()
+        lane_block.add_op(body_op)
+    lane_block.add_op(scf.ReduceOp())
+    outer_block = Block(arg_types=[IndexType()] * (len(body.args) - 1))
+    for old, new in zip(body.args, [*outer_block.args, *lane_block.args], strict=True):
+        new.name_hint = old.name_hint
+        old.replace_all_uses_with(new)
+    lane_loop = scf.ParallelOp([bounds[0]], [bounds[1]], [bounds[2]], Region(lane_block))
+    outer_block.add_ops([lane_loop, scf.ReduceOp()])
+    copy.erase()
+    return scf.ParallelOp(
+        list(op.lowerBound[:-1]), list(op.upperBound[:-1]), list(op.step[:-1]),
+        Region(outer_block),
+    )
+
+
+class SplitTexelLaneDimension(RewritePattern):
+    """An `scf.parallel` whose innermost dimension runs over the four lanes of texels that it
+    reads or writes whole (a contiguous access of a texture buffer at `4 * x + %l`) -> the
+    other dimensions around that dimension as a lane loop, vectorized: one texel read or
+    write per iteration instead of one per lane (`legalize-layout` emits such nests for an
+    elementwise op between a texture and a global buffer of the same logical shape)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: scf.ParallelOp, rewriter: PatternRewriter) -> None:
+        outer = _split_lane_dimension(op)
+        if outer is None:
+            return
+        lane_loop = outer.body.block.first_op
+        assert isinstance(lane_loop, scf.ParallelOp)
+        plan = LaneLoopPlan.of(lane_loop)
+        if plan is None or not any(
+            access.kind == "contiguous"
+            and isinstance(access.op.buffer.type, BufferType)
+            and access.op.buffer.type.get_scope().is_texture
+            for access in plan.accesses.values()
+        ):
+            outer.erase()
+            return
+        rewriter.replace(op, outer, [])
+        _vectorize(lane_loop, rewriter)
+
+
 @dataclass(frozen=True)
 class VectorizeTexelsPass(ModulePass):
     """Rewrite `scf.for %l = 0 to 4` loops over texel lanes into `vector<4xT>` code."""
@@ -158,7 +229,7 @@ class VectorizeTexelsPass(ModulePass):
         # outer one alone); the loops a walk emits are not revisited by that walk.
         for patterns in (
             [VersionRemainderTexels()],
-            [VectorizeLaneLoop(), VectorizeParallelLaneLoop()],
+            [VectorizeLaneLoop(), VectorizeParallelLaneLoop(), SplitTexelLaneDimension()],
         ):
             PatternRewriteWalker(
                 GreedyRewritePatternApplier(list[RewritePattern](patterns), dce_enabled=False),

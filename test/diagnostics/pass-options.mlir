@@ -36,7 +36,7 @@
 // TARGET-ZERO-WIDTH-NOT: {{.}}
 // TARGET-BAD-BOOL: {{^}}error: invalid pass pipeline or target option: option value 'yes' is not true or false{{$}}
 // TARGET-BAD-BOOL-NOT: {{.}}
-// TARGET-UNKNOWN-OPTION: {{^}}error: invalid pass pipeline or target option: unknown option colour; the options are max-image-width, max-image-height, fp16{{$}}
+// TARGET-UNKNOWN-OPTION: {{^}}error: invalid pass pipeline or target option: unknown option colour; the options are max-image-width, max-image-height, fp16, fp64{{$}}
 // TARGET-UNKNOWN-OPTION-NOT: {{.}}
 // UNKNOWN-TARGET: physlayout-opt: error: argument -t/--target: invalid choice: 'nosuchtarget' (choose from opencl, arm-asm, csl, llvm, mlir, mps, riscv-asm, wat, wgsl, x86-asm)
 // ANNOTATE-HEIGHT: {{^}}error: annotate-texture-scope: option max-image-height must be at least 1, got -5{{$}}

@@ -33,10 +33,15 @@
 // CHECK-NEXT:    half4 {{v[0-9]+}} = [[XB]] * [[W]];
 // CHECK:         write_imageh(conv, (int2)(d3, d2), {{.*}});
 // CHECK-LABEL: __kernel void main_transform_conv(__read_only image2d_t src, __write_only image2d_t dst) {
+// The final relu (texture -> global) reads one texel per work-item (vectorize-texels splits
+// the lane dimension off legalize-layout's 4-d nest) and writes it as one half4.
 // CHECK-LABEL: __kernel void main_generic_relu(__read_only image2d_t conv, __global half* result0) {
-// CHECK:         half [[V:v[0-9]+]] = px_lane_half(read_imageh(conv, px_sampler, (int2)(d2, d1)), d3);
-// CHECK-NEXT:    half [[R:r]] = ([[V]] >= ((half)0.0f) || [[V]] != [[V]]) ? [[V]] : ((half)0.0f);
-// CHECK-NEXT:    result0[d1 * 16 + d2 * 4 + d3] = [[R]];
+// CHECK-NEXT:    int d2 = (int)get_global_id(0);
+// CHECK-NEXT:    int d1 = (int)get_global_id(1);
+// CHECK:         half4 [[V:v[0-9]+]] = read_imageh(conv, px_sampler, (int2)(d2, d1));
+// CHECK-NEXT:    half4 [[Z:v[0-9]+]] = (half4)(((half)0.0f));
+// CHECK-NEXT:    half4 [[R:r]] = ([[V]] >= [[Z]] || [[V]] != [[V]]) ? [[V]] : [[Z]];
+// CHECK-NEXT:    *(__global half4*)(result0 + d1 * 16 + d2 * 4) = [[R]];
 // CHECK-NEXT:  }
 // CHECK:       // host function @main launches: main_transform_x, main_transform_w, main_generic_init, main_generic_conv, main_transform_conv, main_generic_relu
 

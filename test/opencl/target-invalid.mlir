@@ -223,3 +223,22 @@ func.func @texture_host() {
   func.return
 }
 // CHECK: opencl: @texture_kernel: parameter %t: a call may bind this texture to a buffer at an element offset, but an image2d_t starts at its first texel (declare texture views at offset 0)
+
+// -----
+// Texture rule: unsigned texels (CL_UNSIGNED_INT8 images, read_imageui) are not supported.
+func.func @texture_ui8(%t: !layout.buffer<4x16xui8, axis_separators = [1], scope = "global.texture">) {
+  func.return
+}
+// CHECK: opencl: @texture_ui8: parameter %t: texture element type must be f32 or f16 (image2d_t with RGBA FLOAT or HALF_FLOAT texels), got ui8
+
+// -----
+// An index element holds a 64-bit value (a `long`), but kernels compute index values as
+// 32-bit int: loading one is refused rather than truncated.
+func.func @load_index(%a: !layout.buffer<8xindex>, %b: !layout.buffer<8xi32>) {
+  %c0 = arith.constant 0 : index
+  %v = layout.load %a[%c0] : !layout.buffer<8xindex>, index
+  %w = arith.index_cast %v : index to i32
+  layout.store %w, %b[%c0] : !layout.buffer<8xi32>, i32
+  func.return
+}
+// CHECK: opencl: @load_index: 'layout.load': loads of index elements (!layout.buffer<8xindex>) are not supported: an element holds a 64-bit index, but kernels compute index values as 32-bit int (store i32 elements and arith.index_cast them)

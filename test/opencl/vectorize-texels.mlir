@@ -567,3 +567,59 @@ func.func @refuse_masked_ifs(%a: !layout.buffer<8xf32>, %b: !layout.buffer<8xf32
   }
   func.return
 }
+
+// A multi-dimensional scf.parallel whose innermost dimension is 0 to 4 over the lanes of a
+// texture's texels (legalize-layout's nest for an elementwise op from a texture to a global
+// buffer): that dimension becomes a lane loop, vectorized, so each iteration of the other
+// dimensions reads one whole texel and writes four contiguous elements.
+// CHECK-LABEL: func.func @relu_parallel_texels
+// CHECK:         "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+// CHECK-NEXT:    ^{{.*}}(%[[H:.*]]: index, %[[W:.*]]: index):
+// CHECK:           %[[V:.*]] = layout.load %{{.*}}[%[[H]], %{{.*}}] : !layout.buffer<4x16xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+// CHECK-NEXT:      %[[Z:.*]] = vector.broadcast %{{.*}} : f32 to vector<4xf32>
+// CHECK-NEXT:      %[[R:.*]] = arith.maximumf %[[V]], %[[Z]] : vector<4xf32>
+// CHECK:           layout.store %[[R]], %{{.*}}[%{{.*}}] : !layout.buffer<64xf32>, vector<4xf32>
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    })
+func.func @relu_parallel_texels(%a: !layout.buffer<4x16xf32, axis_separators = [1], scope = "global.texture">, %b: !layout.buffer<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  "scf.parallel"(%c0, %c0, %c0, %c4, %c4, %c4, %c1, %c1, %c1) <{operandSegmentSizes = array<i32: 3, 3, 3, 0>}> ({
+  ^bb0(%h: index, %w: index, %l: index):
+    %w4 = arith.muli %w, %c4 : index
+    %col = arith.addi %w4, %l : index
+    %v = layout.load %a[%h, %col] : !layout.buffer<4x16xf32, axis_separators = [1], scope = "global.texture">, f32
+    %r = arith.maximumf %v, %zero : f32
+    %h16 = arith.muli %h, %c16 : index
+    %flat = arith.addi %h16, %col : index
+    layout.store %r, %b[%flat] : !layout.buffer<64xf32>, f32
+    "scf.reduce"() : () -> ()
+  }) : (index, index, index, index, index, index, index, index, index) -> ()
+  func.return
+}
+
+// Without a texture, such a nest is left as it is (its innermost dimension stays a
+// work-item dimension of the OpenCL kernel).
+// CHECK-LABEL: func.func @relu_parallel_global
+// CHECK:         "scf.parallel"(%{{.*}}) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+// CHECK-NEXT:    ^{{.*}}(%{{.*}}: index, %{{.*}}: index):
+// CHECK:           layout.load %{{.*}}[%{{.*}}, %{{.*}}] : !layout.buffer<4x4xf32>, f32
+// CHECK-NOT:     vector
+// CHECK:         func.return
+func.func @relu_parallel_global(%a: !layout.buffer<4x4xf32>, %b: !layout.buffer<4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  "scf.parallel"(%c0, %c0, %c4, %c4, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+  ^bb0(%i: index, %l: index):
+    %v = layout.load %a[%i, %l] : !layout.buffer<4x4xf32>, f32
+    %r = arith.maximumf %v, %zero : f32
+    layout.store %r, %b[%i, %l] : !layout.buffer<4x4xf32>, f32
+    "scf.reduce"() : () -> ()
+  }) : (index, index, index, index, index, index) -> ()
+  func.return
+}
