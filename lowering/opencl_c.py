@@ -388,11 +388,32 @@ _CMPF_NAMES = [
 ]  # fmt: skip
 
 
+def _check_index_cast(op: Operation, where: str) -> None:
+    """Refuse an index cast whose index result could exceed a 32-bit `int` (kernels compute
+    index values as `int`): `index_cast` from integers wider than 32 bits, `index_castui`
+    from 32 bits or more. Casts from index, and from narrower integers, are exact."""
+    source, result = (
+        t.get_element_type() if isinstance(t, VectorType) else t
+        for t in (op.operands[0].type, op.results[0].type)
+    )
+    if not isinstance(result, IndexType) or not isinstance(source, IntegerType):
+        return
+    width = source.width.data
+    if width > 32 or (op.name == "arith.index_castui" and width >= 32):
+        raise DiagnosticException(
+            f"opencl: {where}: {op.name} of {source} to index is not supported: kernels "
+            f"compute index values as 32-bit int, so a value beyond 2^31 - 1 would be "
+            f"truncated (arith.trunci to i32 first makes the wrap-around explicit)"
+        )
+
+
 def op_expression(op: Operation, operands: list[str], where: str) -> str | None:
     """The C expression computing the single result of a pure op from its operands'
     C expressions; None when the op is not in the supported table."""
     name = op.name
     result_type = op.results[0].type if op.results else None
+    if name in ("arith.index_cast", "arith.index_castui"):
+        _check_index_cast(op, where)
     signed_cmpi = name == "arith.cmpi" and _predicate_name(op, _CMPI_NAMES).startswith("s")
     if name in _SIGNED_READS or signed_cmpi:
         operands = signed_operands(op, operands, where)

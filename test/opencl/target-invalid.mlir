@@ -242,3 +242,28 @@ func.func @load_index(%a: !layout.buffer<8xindex>, %b: !layout.buffer<8xi32>) {
   func.return
 }
 // CHECK: opencl: @load_index: 'layout.load': loads of index elements (!layout.buffer<8xindex>) are not supported: an element holds a 64-bit index, but kernels compute index values as 32-bit int (store i32 elements and arith.index_cast them)
+
+// -----
+// Kernels compute index values as 32-bit int: an i64 cast to index could be truncated, so it
+// is refused (an i32 cast to index is exact).
+func.func @index_cast_i64(%a: !layout.buffer<8xf32>, %n: i64) {
+  %i = arith.index_cast %n : i64 to index
+  %x = arith.constant 1.0 : f32
+  layout.store %x, %a[%i] : !layout.buffer<8xf32>, f32
+  func.return
+}
+// CHECK: opencl: @index_cast_i64: 'arith.index_cast': arith.index_cast of i64 to index is not supported: kernels compute index values as 32-bit int, so a value beyond 2^31 - 1 would be truncated (arith.trunci to i32 first makes the wrap-around explicit)
+
+// -----
+// An i32 (or narrower) cast to index is exact.
+func.func @index_cast_i32(%a: !layout.buffer<8xf32>, %n: i32, %m: i16) {
+  %i = arith.index_cast %n : i32 to index
+  %j = arith.index_cast %m : i16 to index
+  %x = arith.constant 1.0 : f32
+  layout.store %x, %a[%i] : !layout.buffer<8xf32>, f32
+  layout.store %x, %a[%j] : !layout.buffer<8xf32>, f32
+  func.return
+}
+// CHECK: __kernel void index_cast_i32(
+// CHECK: (int)n
+// CHECK: (int)m
