@@ -15,7 +15,8 @@ argument (`KernelArg.offset_argument`); a texture view must start at offset 0.
    parameter's physical layout (`ParamLayout.to_physical`; `padding={index: value}` puts
    `value` instead of the pad value into the padding of those parameters: tests upload
    garbage into buffers a kernel writes, whose padding the kernel must fill);
-2. runs the function: a kernel's launches in order, or the host body op by op (each
+2. runs the function: a kernel's launches in order, or the host body op by op (a
+   `layout.check` reads its flags back and raises `CheckFailed` unless all are non-zero; each
    allocation becomes device storage in its scope filled with zeros, or with
    `allocation_fill`: a texture allocation is an image of the 2-D shape its declared
    buffer flattens to);
@@ -50,6 +51,7 @@ from physlayout.dialects.layout import (
     PtrType,
     is_texture_scope,
 )
+from physlayout.dialects.layout_check import CheckOp
 from physlayout.lowering.opencl import KernelArg, KernelInfo, Launch
 from physlayout.runtime.opencl import (
     CompiledModule,
@@ -58,6 +60,7 @@ from physlayout.runtime.opencl import (
     _cl,  # pyright: ignore[reportPrivateUsage]
     numpy_dtype,
 )
+from physlayout.semantics.evaluator_values import check_flags
 
 _SCALARS: dict[str, Any] = {
     "int": np.int32, "long": np.int64, "float": np.float32, "double": np.float64,
@@ -206,13 +209,24 @@ class _Executor:
                 case func.CallOp():
                     callee = op.callee.root_reference.data
                     self.call(callee, [env[v] for v in op.arguments])
+                case CheckOp():
+                    self.check(op, env[op.flags])
                 case func.ReturnOp():
                     return
                 case _:
                     raise OpenCLRuntimeError(
-                        f"{where}: host functions may only allocate, declare buffers, and "
-                        "call kernels"
+                        f"{where}: host functions may only allocate, declare buffers, call "
+                        "kernels and check flags"
                     )
+
+    def check(self, op: CheckOp, view: Value) -> None:
+        """`layout.check` on the host: read the flags back (after the launches so far) and
+        raise `CheckFailed` with the op's message unless all are non-zero."""
+        assert isinstance(view, DeviceView) and isinstance(op.flags.type, BufferType)
+        self.compiled.runtime.queue.finish()
+        count = op.flags.type.num_elements()
+        flat = view.storage.download().reshape(-1)
+        check_flags(flat[view.offset : view.offset + count], op.message.data)
 
     def allocate(self, op: AllocateOp, where: str) -> DeviceStorage:
         ptr_type = op.ptr.type

@@ -9,6 +9,9 @@ What it rewrites:
   body ``yield in``), keeping the op's discardable attributes;
 - ``tensor.concat dim(d) %a, %b, ...`` -> ``tensor.empty`` and one ``tensor.insert_slice``
   per operand at its offset along ``d`` (upstream's decomposition of concat);
+- ``select(cmpf ugt %x, %c), %x, %c`` in a body (torch-mlir's relu) -> ``maximumf %x, %c``
+  when ``%c`` is a constant neither NaN nor -0.0 (bit-exact then), so that the relu runs on
+  whole texels;
 - ``cf.assert`` whose condition is a constant true -> erased (xDSL's `AssertTrue`, also in
   `linalg.generic` bodies);
 - ``cf.assert %c, "msg"`` in the body of a `linalg.generic` whose loops are all parallel ->
@@ -29,12 +32,14 @@ changes nothing.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, cf, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    FloatAttr,
     ModuleOp,
     TensorType,
     i8,
@@ -87,6 +92,38 @@ class GeneralizeBroadcast(RewritePattern):
         )  # fmt: skip
         generic.attributes.update(op.attributes)
         rewriter.replace(op, generic)
+
+
+class SelectOfUgtToMaximumf(RewritePattern):
+    """``select(cmpf ugt %x, %c), %x, %c`` -> ``maximumf %x, %c`` (torch-mlir's relu; the
+    maximum vectorize-texels runs on whole texels). Exact when ``%c`` is a constant that is
+    neither NaN nor -0.0: for a NaN ``%x`` both give NaN, for ``%x`` equal to ``%c`` (or a
+    zero of either sign when ``%c`` is +0.0) both give ``%c``, else the larger value."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter) -> None:
+        compare = op.cond.owner
+        if not isinstance(compare, arith.CmpfOp) or compare.predicate.value.data != _UGT:
+            return
+        x, c = compare.lhs, compare.rhs
+        if op.lhs is not x or op.rhs is not c or not _safe_bound(c):
+            return
+        rewriter.replace(op, arith.MaximumfOp(x, c))
+        if not compare.result.uses:
+            rewriter.erase(compare)
+
+
+_UGT = arith.CMPF_COMPARISON_OPERATIONS.index("ugt")
+"""`arith.cmpf`'s predicate number of ``ugt`` (unordered or greater than)."""
+
+
+def _safe_bound(value: SSAValue) -> bool:
+    """Whether `value` is a float constant that is neither NaN nor -0.0."""
+    owner = value.owner
+    if not isinstance(owner, arith.ConstantOp) or not isinstance(owner.value, FloatAttr):
+        return False
+    number = owner.value.value.data
+    return not math.isnan(number) and not (number == 0.0 and math.copysign(1.0, number) < 0)
 
 
 class DecomposeConcat(RewritePattern):
@@ -213,7 +250,13 @@ class NormalizeGraphPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
-                [AssertTrue(), OutlineBodyAssert(), GeneralizeBroadcast(), DecomposeConcat()]
+                [
+                    AssertTrue(),
+                    OutlineBodyAssert(),
+                    GeneralizeBroadcast(),
+                    DecomposeConcat(),
+                    SelectOfUgtToMaximumf(),
+                ]
             ),
             apply_recursively=False,
         ).rewrite_module(op)
