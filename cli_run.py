@@ -355,9 +355,10 @@ def _inputs(
         )
         dtype = numpy_dtype(element, f"parameter %{name}")
         shape = tuple(arg_type.get_shape())
-        preloaded = (arrays or {}).get(name)
-        if text is not None or preloaded is not None:
-            array = _load_array(name, text, dtype) if text is not None else preloaded
+        array = (arrays or {}).get(name)
+        if text is not None:
+            array = _load_array(name, text, dtype)
+        if array is not None:
             text = text or f"the --inputs array {name}"
             if tuple(array.shape) != shape:
                 raise DiagnosticException(

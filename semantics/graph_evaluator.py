@@ -294,6 +294,13 @@ class GraphFunctions(InterpreterFunctions):
     def run_copy(self, interpreter: Interpreter, op: CopyOp, args: PythonValues) -> PythonValues:
         return (np.array(args[0]),)
 
+    @impl(cf.AssertOp)
+    def run_assert(
+        self, interpreter: Interpreter, op: cf.AssertOp, args: PythonValues
+    ) -> PythonValues:
+        check_flags(args[0], op.msg.data)
+        return ()
+
     @impl(CheckOp)
     def run_check(self, interpreter: Interpreter, op: CheckOp, args: PythonValues) -> PythonValues:
         check_flags(args[0], op.message.data)
