@@ -7,6 +7,8 @@ What it rewrites:
 - ``linalg.broadcast %x dimensions = [..]`` -> the `linalg.generic` with the same meaning
   (all loops parallel, ``%x`` read at the result's indices without the added dimensions,
   body ``yield in``), keeping the op's discardable attributes;
+- poolings (``linalg.pooling_*``) and ``linalg.depthwise_conv_2d_nchw_chw`` -> their
+  `linalg.generic` form (layout transforms then flow through them);
 - ``tensor.concat dim(d) %a, %b, ...`` -> ``tensor.empty`` and one ``tensor.insert_slice``
   per operand at its offset along ``d`` (upstream's decomposition of concat);
 - ``select(cmpf ugt %x, %c), %x, %c`` in a body (torch-mlir's relu) -> ``maximumf %x, %c``
@@ -44,6 +46,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i8,
 )
+from xdsl.dialects.linalg.abstract_ops import NamedOperation, PoolingOperation
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import BroadcastOp, GenericOp, YieldOp
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -63,6 +66,8 @@ from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.dialects.layout_check import CheckOp
 from physlayout.dialects.layout_graph import static_shape
+from physlayout.dialects.linalg_named import DepthwiseConv2DNchwChwOp
+from physlayout.semantics.graph_evaluator import generic_form
 
 
 def _fail(op: Operation, message: str) -> PassFailedException:
@@ -124,6 +129,20 @@ def _safe_bound(value: SSAValue) -> bool:
         return False
     number = owner.value.value.data
     return not math.isnan(number) and not (number == 0.0 and math.copysign(1.0, number) < 0)
+
+
+class GeneralizeWindowOp(RewritePattern):
+    """A pooling or depthwise convolution -> its `linalg.generic` form, so that layout
+    transforms flow through it like through any generic (convolutions stay named:
+    `convert-layout` freezes their layouts)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: NamedOperation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, PoolingOperation | DepthwiseConv2DNchwChwOp):
+            return
+        generic = generic_form(op)
+        generic.attributes.update(op.attributes)
+        rewriter.replace(op, generic)
 
 
 class DecomposeConcat(RewritePattern):
@@ -256,6 +275,7 @@ class NormalizeGraphPass(ModulePass):
                     GeneralizeBroadcast(),
                     DecomposeConcat(),
                     SelectOfUgtToMaximumf(),
+                    GeneralizeWindowOp(),
                 ]
             ),
             apply_recursively=False,
