@@ -145,7 +145,7 @@ def insert_cast(
     cast = cast_generic(value, element)
     empty = cast.outputs[0].owner
     assert isinstance(empty, Operation)
-    rewriter.insert_op([empty, cast], where)
+    rewriter.insert([empty, cast], where)
     return cast.results[0]
 
 
@@ -177,23 +177,23 @@ def materialize(
     at = InsertPoint.before(before)
     if isinstance(owner, tensor.EmptyOp):
         empty = tensor.EmptyOp(list(owner.dynamic_sizes), with_element(type_, element))
-        rewriter.insert_op(empty, at)
+        rewriter.insert(empty, at)
         return empty.tensor
     if isinstance(owner, FillOp) and len(owner.inputs) == 1:
         scalar = owner.inputs[0]
         if scalar.type != element:
             narrower = isinstance(element, Float16Type)
             convert = arith.TruncFOp(scalar, element) if narrower else arith.ExtFOp(scalar, element)
-            rewriter.insert_op(convert, at)
+            rewriter.insert(convert, at)
             scalar = convert.result
         outs = materialize(rewriter, owner.outputs[0], element, before)
         fill = FillOp([scalar], [outs], [with_element(type_, element)])
-        rewriter.insert_op(fill, at)
+        rewriter.insert(fill, at)
         return fill.results[0]
     if isinstance(owner, arith.ConstantOp) and isinstance(element, Float16Type):
         constant = converted_constant(owner)
         if constant is not None:
-            rewriter.insert_op(constant, at)
+            rewriter.insert(constant, at)
             return constant.result
     return insert_cast(rewriter, value, element, at)
 
@@ -277,7 +277,7 @@ class StoreLinalgInHalf(RewritePattern):
         new.attributes.update(op.attributes)
         if generic is not op:
             generic.erase()
-        rewriter.insert_op(new, InsertPoint.before(op))
+        rewriter.insert(new, InsertPoint.before(op))
         results: list[SSAValue] = list(new.results)
         if keep_f32:
             after = InsertPoint.after(new)
@@ -286,7 +286,7 @@ class StoreLinalgInHalf(RewritePattern):
                 for r in new.results
             ]
             # insert_cast placed the casts after `new` in reverse; order does not matter
-        rewriter.replace_op(op, [], results)
+        rewriter.replace(op, [], results)
 
     @staticmethod
     def half_input(value: SSAValue, rewriter: PatternRewriter, op: Operation) -> SSAValue:
@@ -362,7 +362,7 @@ def _was_f32(value: SSAValue) -> bool:
     yield_op = owner.body.blocks[0].last_op
     if not isinstance(yield_op, LinalgYieldOp):
         return False
-    index = list(owner.results).index(value) if value in owner.results else -1
+    index = next((k for k, r in enumerate(owner.results) if r is value), -1)
     if index < 0:
         return False
     produced = yield_op.operands[index].owner
@@ -391,8 +391,9 @@ class CastFunctionBoundary(RewritePattern):
                 first = entry.first_op
                 assert first is not None
                 cast = insert_cast(rewriter, arg, f16, InsertPoint.before(first))
-                caster = cast.owner
-                rewriter.replace_uses_with_if(arg, cast, lambda use: use.operation is not caster)
+                rewriter.replace_uses_with_if(
+                    arg, cast, lambda use, caster=cast.owner: use.operation is not caster
+                )
             else:
                 rewriter.replace_value_with_new_type(arg, with_element(arg.type, f16))
         self.retype(op, rewriter)
