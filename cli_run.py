@@ -97,6 +97,12 @@ def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "physical order, and why it keeps the others in logical order",
     )
     run.add_argument(
+        "--precision", choices=["f32", "f16"], default="f32",
+        help="graph-level IR only: f16 first applies to-mixed-precision (f16 storage, f32 "
+        "arithmetic and accumulation, f32 inputs and results); --check then compares with "
+        "the graph evaluator of that module and reports the error against the f32 graph",
+    )
+    run.add_argument(
         "--pipeline", default=GRAPH_PIPELINE,
         help="graph-level IR only: the xDSL pass pipeline that turns it into buffer-level "
         f"kernels (default: {GRAPH_PIPELINE}); passes that take image limits get the "
@@ -136,6 +142,11 @@ def _run_checked(args: argparse.Namespace) -> int:
         source = parse_located(stream.read(), args.file)
     if any(isinstance(op, func.FuncOp) and is_graph_function(op) for op in source.ops):
         return _run_graph(args, source)
+    if args.precision != "f32":
+        raise DiagnosticException(
+            f"--precision {args.precision} applies to graph-level IR (functions over tensors); "
+            "buffer-level kernels run in the element types they declare"
+        )
     runtime = OpenCLRuntime(args.device)
     compiled = compile_module(source, runtime, remarks=args.remarks)
     if args.print_opencl:
@@ -198,7 +209,13 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
     outputs = [f"result{j}" for j in range(len(entry.function_type.outputs.data))]
     given = _named_values(args.input, "--input", names)
     inputs = _inputs(entry, names, given, args.seed, _npz_arrays(args.inputs, "--inputs", names))
-    lowered = source.clone()
+    graph = source
+    if args.precision == "f16":
+        from physlayout.transforms.to_mixed_precision import ToMixedPrecisionPass
+
+        graph = source.clone()
+        ToMixedPrecisionPass().apply(make_context(), graph)
+    lowered = graph.clone()
     runtime = OpenCLRuntime(args.device)
     pipeline = device_pipeline(args.pipeline, runtime.limits)
     try:
@@ -230,14 +247,31 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
     expected_ok = _compare_expected(args, values)
     if not args.check:
         return 0 if expected_ok else 1
-    reference = run_graph(source, entry.sym_name.data, inputs)
+    reference = run_graph(graph, entry.sym_name.data, inputs)
     failed = False
     for name, got, want in zip(outputs, shaped, reference, strict=True):
         ok, line = _compare(got, want, args.rtol)
         failed |= not ok
         print(f"  %{name:<10} {line}")
     print("check: " + ("FAILED" if failed else "passed") + f" (rtol {args.rtol:g}, graph evaluator)")
+    if graph is not source:
+        exact = run_graph(source, entry.sym_name.data, inputs)
+        print("error of the f16 graph against the f32 graph (graph evaluator, same inputs):")
+        for name, got, want in zip(outputs, shaped, exact, strict=True):
+            print(f"  %{name:<10} {_error_line(got, want)}")
     return 1 if failed or not expected_ok else 0
+
+
+def _error_line(got: Any, want: Any) -> str:
+    """`max|f16 - f32|` and its ratio to `max|f32|`, for the report of `--precision f16`."""
+    import numpy as np
+
+    a = np.asarray(got, dtype=np.float64)
+    b = np.asarray(want, dtype=np.float64)
+    error = float(np.max(np.abs(a - b))) if a.size else 0.0
+    scale = float(np.max(np.abs(b))) if b.size else 0.0
+    relative = error / scale if scale > 0 else error
+    return f"max|f16 - f32| = {error:.3g} (relative to max|f32| {relative:.3g})"
 
 
 def _tensor_dtype(type_: TensorType) -> Any:

@@ -23,11 +23,26 @@ Each parameter of a kernel is one kernel argument, in order:
   the sampler `CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST`;
 - an `index`/integer/float scalar -> `int`/`long`/`float`/... by value.
 
-f16 (scalars, vectors, buffers and textures) is `half` and needs the device extension
-cl_khr_fp16: target option `fp16` (default false; the runtime passes whether the device
-reports it); without it any f16 value is refused with a diagnostic saying so. f16
-textures are `HALF_FLOAT` images read and written with `read_imageh`/`write_imageh`
-(`half4` texels). Likewise f64 is `double` and needs cl_khr_fp64 (the program then enables
+f16 runs on every device (docs/f16.md). Storage is always half: a global f16 buffer is
+`__global half*`, an f16 texture a `HALF_FLOAT` image (both core OpenCL 1.2). Arithmetic
+depends on the target option `fp16` (half arithmetic; default false; it needs the device
+extension cl_khr_fp16, which the runtime passes only when asked to, see
+`OpenCLRuntime.half_arithmetic`):
+- `fp16=false`, f16 as storage only: f16 values are `float` in registers and every one
+  holds an f16 value. An op whose f16 result may not be one (arithmetic, math functions,
+  `truncf`/`sitofp`/`uitofp` to f16, add/mul reductions: `opencl_c.rounds_to_half`) is
+  computed in float and rounded to the nearest half, ties to even, by `px_half_rteN`
+  (float arithmetic, no extension); for +, -, *, / and sqrt that is exactly the f16
+  result. Buffers are read with `vload_half(N)` and written with `vstore_half(N)_rte`
+  (round to nearest even); a `truncf` used only by such stores is rounded by them.
+  Textures are read with `read_imagef` and written with `write_imagef` (its float to half
+  conversion is exact, the values being halves already). A bitcast of f16, and a truncf
+  from f64 to f16 (which would round twice), are refused.
+- `fp16=true`: f16 is `half` (`half4` texels read and written with `read_imageh`/
+  `write_imageh`), under `#pragma OPENCL EXTENSION cl_khr_fp16 : enable`.
+Both give the f16 values the numpy evaluator computes (numpy rounds each f16 operation to
+the nearest half) for +, -, *, /, sqrt, comparisons, max/min and conversions; math
+functions and fused multiply-adds may differ in the last place. Likewise f64 is `double` and needs cl_khr_fp64 (the program then enables
 it with `#pragma OPENCL EXTENSION cl_khr_fp64 : enable`): target option `fp64` (default
 true; the runtime passes whether the device reports it); without it any f64 value is
 refused with a diagnostic naming the extension, so no program is built for the device.
@@ -140,9 +155,9 @@ def _is_host(function: func.FuncOp) -> bool:
 def generate_opencl(
     module: ModuleOp, limits: ImageLimits | None = None, fp16: bool = False, fp64: bool = True
 ) -> OpenCLProgram:
-    """OpenCL C for every kernel of `module` and the launch plan of each; `fp16`: the device
-    has cl_khr_fp16 (f16 values and textures are refused without it); `fp64`: the device has
-    cl_khr_fp64 (f64 values are refused without it).
+    """OpenCL C for every kernel of `module` and the launch plan of each; `fp16`: half
+    arithmetic (the device has cl_khr_fp16; without it f16 is storage only, computed in
+    float); `fp64`: the device has cl_khr_fp64 (f64 values are refused without it).
 
     Raises DiagnosticException for anything the target does not support or the texture
     rules forbid.
@@ -178,7 +193,7 @@ def generate_opencl(
     ]
     if uses_double:
         preamble.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
-    if uses_half:
+    if uses_half and fp16:
         preamble.append("#pragma OPENCL EXTENSION cl_khr_fp16 : enable")
     if any(k.kind == "texture" for info in kernels.values() for k in info.args):
         preamble.append(f"__constant sampler_t px_sampler = {SAMPLER};")
@@ -193,8 +208,8 @@ def generate_opencl(
 @dataclass(frozen=True)
 class OpenCLTarget(Target):
     """`-t opencl{max-image-width=W max-image-height=H fp16=false fp64=true}`: OpenCL C for
-    the kernels (`fp16=true`: the device has cl_khr_fp16; `fp64=false`: it lacks
-    cl_khr_fp64)."""
+    the kernels (`fp16=true`: half arithmetic, for a device with cl_khr_fp16; `fp64=false`:
+    the device lacks cl_khr_fp64)."""
 
     name = "opencl"
 

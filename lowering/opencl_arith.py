@@ -4,10 +4,17 @@
 from __future__ import annotations
 
 from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import VectorType
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import Float64Type, VectorType
+from xdsl.ir import Attribute, Operation
 
-from physlayout.lowering.opencl_c import c_type, lane_suffix, op_expression, signed_operands
+from physlayout.lowering.opencl_c import (
+    c_type,
+    is_f16,
+    lane_suffix,
+    op_expression,
+    rounds_to_half,
+    signed_operands,
+)
 from physlayout.lowering.opencl_kernels import KernelWriter, fail
 from physlayout.lowering.opencl_parallel import is_pure_op
 
@@ -45,14 +52,52 @@ class ArithWriter(KernelWriter):
         if isinstance(op, vector.ExtractOp | vector.InsertOp | vector.ReductionOp):
             self.emit_vector(op, where)
             return
+        if not self.fp16:
+            self.refuse_storage_only(op, where)
         if isinstance(op, arith.SelectOp) and isinstance(op.cond.type, VectorType):
             raise fail(where, "selects with a vector condition are not supported")
         if op.name in ("arith.cmpi", "arith.cmpf") and isinstance(op.operands[0].type, VectorType):
             raise fail(where, "vector comparisons are not supported")
-        text = op_expression(op, [self.expr(v) for v in op.operands], where)
+        text = op_expression(op, [self.expr(v) for v in op.operands], where, self.f16)
         if text is None:
             raise fail(where, "operation is not supported by the OpenCL target")
-        self.declare(result, text, where)
+        self.declare(result, self.half_value(op, text), where)
+
+    def half_value(self, op: Operation, text: str) -> str:
+        """`text`, the C value of `op`'s result, rounded to half where f16 is storage only and
+        the op's f16 result needs it (`rounds_to_half`): `px_half_rteN(text)`. A `truncf` whose
+        every use is a store to a global buffer is left unrounded: `vstore_half_rte` rounds
+        it the same way (ties to even) when it is stored."""
+        result = op.results[0]
+        if self.fp16 or not is_f16(result.type) or not rounds_to_half(op):
+            return text
+        if isinstance(op, arith.TruncFOp) and result.uses and all(
+            self.stored_to_global(use.operation, result) for use in result.uses
+        ):
+            return text
+        width = result.type.get_shape()[0] if isinstance(result.type, VectorType) else ""
+        helper = f"px_half_rte{width}"
+        self.helpers.add(helper)
+        return f"{helper}({text})"
+
+    def refuse_storage_only(self, op: Operation, where: str) -> None:
+        """Refuse what f16 as storage only cannot compute exactly: a bitcast from or to f16
+        (its bits are not in a `float` register) and a truncf from f64 to f16 (rounding to
+        float first could round twice)."""
+        types = [v.type for v in (*op.operands, *op.results)]
+        if isinstance(op, arith.BitcastOp) and any(is_f16(t) for t in types):
+            raise fail(
+                where,
+                "arith.bitcast of f16 values needs half arithmetic (target option fp16=true, "
+                "cl_khr_fp16): without it f16 values are float in registers",
+            )
+        if isinstance(op, arith.TruncFOp) and is_f16(op.result.type) and is_f64(op.input.type):
+            raise fail(
+                where,
+                "arith.truncf from f64 to f16 needs half arithmetic (target option fp16=true, "
+                "cl_khr_fp16): in float it would round twice (truncf to f32 first makes that "
+                "explicit)",
+            )
 
     def affine_bound(self, op: Operation, is_min: bool) -> str:
         """The C expression of an `affine.min` (`is_min`) or `affine.max`: its map's results nested
@@ -73,7 +118,7 @@ class ArithWriter(KernelWriter):
         (a lane access, `.x`/`.s4` ...) or of a `vector.reduction`. Dynamic or multi-dimensional
         positions raise a located `DiagnosticException`."""
         if isinstance(op, vector.ReductionOp):
-            self.declare(op.results[0], self.reduction(op, where), where)
+            self.declare(op.results[0], self.half_value(op, self.reduction(op, where)), where)
             return
         positions = list(op.static_position.get_values())
         if op.dynamic_position or len(positions) != 1:
@@ -82,7 +127,7 @@ class ArithWriter(KernelWriter):
             self.declare(op.result, f"{self.expr(op.vector)}{lane_suffix(positions[0])}", where)
             return
         name = self.name_of(op.result)
-        self.line(f"{c_type(op.result.type, where)} {name} = {self.expr(op.dest)};")
+        self.line(f"{self.c_type(op.result.type, where)} {name} = {self.expr(op.dest)};")
         self.line(f"{name}{lane_suffix(positions[0])} = {self.expr(op.source)};")
 
     def reduction(self, op: vector.ReductionOp, where: str) -> str:
@@ -104,3 +149,10 @@ class ArithWriter(KernelWriter):
         for lane in lanes[1:]:
             text = f"{calls[kind]}({text}, {lane})"
         return text
+
+
+def is_f64(type_: Attribute) -> bool:
+    """True for `f64` and vectors of `f64`."""
+    if isinstance(type_, VectorType):
+        type_ = type_.get_element_type()
+    return isinstance(type_, Float64Type)

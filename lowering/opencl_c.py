@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Mapping
 
 import numpy as np
+from xdsl.dialects import vector
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     Float16Type,
@@ -39,6 +40,30 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from physlayout.indexing.bridges.c_text import expr_to_c
 from physlayout.indexing.quasi_affine import Expr
+
+
+def _half_rte_helper(width: str) -> str:
+    """`floatN px_half_rteN(floatN x)`: `x` rounded to the nearest f16 value, ties to even,
+    in float arithmetic (no cl_khr_fp16): magnitudes from 65520 on become infinity (65520
+    is the tie between 65504, the largest half, and 2^16), NaN stays NaN, the sign is kept
+    (-0 too). Below 2^-14 (half subnormals, spacing 2^-24) adding and subtracting 0.75
+    rounds to a multiple of 2^-24 (the float spacing in [0.5, 1)); above, the 13 low
+    mantissa bits are rounded away on the bit pattern (add 0xFFF plus the lowest kept bit,
+    clear them). Exact for every float input: float has 24 >= 2 * 11 + 2 significand bits,
+    so rounding a float sum, product, quotient or square root of halves to half this way is
+    the correctly rounded half result."""
+    t, u = f"float{width}", f"uint{width}"
+    return (
+        f"static inline {t} px_half_rte{width}({t} x) {{\n"
+        f"  {t} a = fabs(x);\n"
+        f"  {u} u = as_{u}(a);\n"
+        f"  {t} normal = as_{t}((u + 0x0FFFu + ((u >> 13) & 1u)) & 0xFFFFE000u);\n"
+        f"  {t} r = select(normal, (a + 0.75f) - 0.75f, a < 6.103515625e-05f);\n"
+        f"  r = select(r, ({t})(INFINITY), a >= 65520.0f);\n"
+        f"  return select(copysign(r, x), x, isnan(x));\n"
+        "}"
+    )
+
 
 HELPERS: dict[str, str] = {
     "px_floordiv": (
@@ -81,6 +106,7 @@ HELPERS: dict[str, str] = {
         "  return l == 0 ? v.s0 : l == 1 ? v.s1 : l == 2 ? v.s2 : v.s3;\n"
         "}"
     ),
+    **{f"px_half_rte{n}": _half_rte_helper(n) for n in ("", "2", "3", "4", "8", "16")},
 }
 """Helper functions, emitted (in this order) when a kernel uses them."""
 
@@ -149,10 +175,11 @@ _SIGNED_NAMES = {1: "bool", 8: "char", 16: "short", 32: "int", 64: "long"}
 _UNSIGNED_NAMES = {8: "uchar", 16: "ushort", 32: "uint", 64: "ulong"}
 
 
-def scalar_c_type(type_: Attribute) -> str | None:
+def scalar_c_type(type_: Attribute, f16: str = "half") -> str | None:
     """The OpenCL C name of a scalar type, or None when unsupported: `iN`/`siN` are the
     signed C integers, `uiN` the unsigned ones (the host moves them as numpy's unsigned
-    dtypes), `index` is `int`."""
+    dtypes), `index` is `int`, `f16` is `f16` (`half` with half arithmetic, `float` where
+    f16 is storage only and its values live in `float` registers)."""
     if isinstance(type_, IndexType):
         return "int"
     if isinstance(type_, Float32Type):
@@ -160,7 +187,7 @@ def scalar_c_type(type_: Attribute) -> str | None:
     if isinstance(type_, Float64Type):
         return "double"
     if isinstance(type_, Float16Type):
-        return "half"  # cl_khr_fp16: generate_opencl refuses f16 on devices without it
+        return f16
     if isinstance(type_, IntegerType):
         width = type_.width.data
         if width > 1 and type_.signedness.data == Signedness.UNSIGNED:
@@ -171,9 +198,10 @@ def scalar_c_type(type_: Attribute) -> str | None:
 
 def storage_c_type(type_: Attribute, where: str) -> str:
     """The C type of a buffer's elements in memory: `c_type`, but `index` elements are
-    `long`, 64 bits like the evaluator's (and the host's int64) index values, and `i1`
-    elements are `uchar` (0 or 1, one byte like numpy's bool: OpenCL C forbids bool in
-    kernel arguments)."""
+    `long`, 64 bits like the evaluator's (and the host's int64) index values, `i1` elements
+    are `uchar` (0 or 1, one byte like numpy's bool: OpenCL C forbids bool in kernel
+    arguments), and `f16` elements are always `half` (a `__global half*` needs no
+    extension)."""
     if isinstance(type_, IndexType):
         return "long"
     if type_ == IntegerType(1):
@@ -181,19 +209,19 @@ def storage_c_type(type_: Attribute, where: str) -> str:
     return c_type(type_, where)
 
 
-def c_type(type_: Attribute, where: str) -> str:
-    """The OpenCL C name of a scalar or 1-D vector type; a diagnostic naming `where`
-    otherwise."""
+def c_type(type_: Attribute, where: str, f16: str = "half") -> str:
+    """The OpenCL C name of a scalar or 1-D vector type (`f16` spells f16: `half`, or
+    `float` where f16 is storage only); a diagnostic naming `where` otherwise."""
     if isinstance(type_, VectorType):
         shape = type_.get_shape()
-        inner = scalar_c_type(type_.get_element_type())
+        inner = scalar_c_type(type_.get_element_type(), f16)
         if len(shape) == 1 and shape[0] in _VECTOR_WIDTHS and inner not in (None, "bool"):
             return f"{inner}{shape[0]}"
         raise DiagnosticException(
             f"opencl: {where}: type {type_} has no OpenCL C vector type (1-D vectors of "
             f"{list(_VECTOR_WIDTHS)} numbers only)"
         )
-    name = scalar_c_type(type_)
+    name = scalar_c_type(type_, f16)
     if name is None:
         raise DiagnosticException(f"opencl: {where}: type {type_} is not supported")
     return name
@@ -215,11 +243,13 @@ def is_unsigned_capable(type_: Attribute) -> bool:
 # Literals ---------------------------------------------------------------------------------
 
 
-def float_literal(value: float, type_: Attribute) -> str:
+def float_literal(value: float, type_: Attribute, f16: str = "half") -> str:
     """An exact C literal of `value` in `type_` (f32 values get the `f` suffix; f16 values
-    are an f32 literal cast to `half`: exact, an f16 value is an f32 value)."""
+    are an f32 literal, cast to `half` when `f16` is `half`: exact, an f16 value is an f32
+    value)."""
     if isinstance(type_, Float16Type):
-        return f"((half){float_literal(value, Float32Type())})"
+        literal = float_literal(value, Float32Type())
+        return f"((half){literal})" if f16 == "half" else literal
     if np.isnan(value):
         return "NAN"
     if np.isinf(value):
@@ -246,21 +276,22 @@ def int_literal(value: int, type_: Attribute) -> str:
     return f"({literal})" if value < 0 else literal
 
 
-def constant_literal(attr: Attribute, type_: Attribute, where: str) -> str:
-    """The C expression of an `arith.constant` value (scalars and splat/dense vectors)."""
+def constant_literal(attr: Attribute, type_: Attribute, where: str, f16: str = "half") -> str:
+    """The C expression of an `arith.constant` value (scalars and splat/dense vectors; `f16`
+    spells f16 as in `c_type`)."""
     if isinstance(attr, FloatAttr):
-        return float_literal(attr.value.data, type_)
+        return float_literal(attr.value.data, type_, f16)
     if isinstance(attr, IntegerAttr):
         return int_literal(attr.value.data, type_)
     if isinstance(attr, DenseIntOrFPElementsAttr) and isinstance(type_, VectorType):
         element = type_.get_element_type()
         values = list(attr.get_values())
         spell: Callable[[object], str] = (
-            (lambda v: float_literal(float(v), element))  # type: ignore[arg-type]
+            (lambda v: float_literal(float(v), element, f16))  # type: ignore[arg-type]
             if is_float_type(element)
             else (lambda v: int_literal(int(v), element))  # type: ignore[arg-type]
         )
-        vec = c_type(type_, where)
+        vec = c_type(type_, where, f16)
         if len(set(values)) == 1:
             return f"(({vec})({spell(values[0])}))"
         return f"(({vec})({', '.join(spell(v) for v in values)}))"
@@ -411,9 +442,42 @@ def _check_index_cast(op: Operation, where: str) -> None:
         )
 
 
-def op_expression(op: Operation, operands: list[str], where: str) -> str | None:
+_EXACT_IN_HALF = frozenset(
+    {
+        "arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf", "arith.negf",
+        "arith.select", "arith.remf", "arith.constant", "math.absf", "math.copysign",
+        "math.floor", "math.ceil", "math.trunc", "math.round", "math.roundeven",
+        "vector.broadcast", "vector.extract", "vector.insert",
+    }
+)  # fmt: skip
+"""Ops whose f16 result computed in float from f16 operands is already an f16 value: one
+of the operands (possibly negated), an integer no larger than an operand, or `fmod`'s
+remainder (exact in the operands' format)."""
+
+
+def rounds_to_half(op: Operation) -> bool:
+    """Whether the f16 result of `op`, computed in `float` where f16 is storage only, must be
+    rounded to half (`px_half_rte`) to be the f16 value MLIR defines: arithmetic (+, -, *, /,
+    fma, math functions), conversions to f16 (`truncf`, `sitofp`, `uitofp`) and
+    `vector.reduction` `add`/`mul`; not the ops of `_EXACT_IN_HALF` nor max/min reductions."""
+    if isinstance(op, vector.ReductionOp):
+        return str(op.kind.data.value) in ("add", "mul")
+    return op.name not in _EXACT_IN_HALF
+
+
+def is_f16(type_: Attribute) -> bool:
+    """True for `f16` and vectors of `f16`."""
+    if isinstance(type_, VectorType):
+        type_ = type_.get_element_type()
+    return isinstance(type_, Float16Type)
+
+
+def op_expression(op: Operation, operands: list[str], where: str, f16: str = "half") -> str | None:
     """The C expression computing the single result of a pure op from its operands'
-    C expressions; None when the op is not in the supported table."""
+    C expressions (`f16` spells f16 as in `c_type`); None when the op is not in the
+    supported table. Where f16 is storage only, the expression of an op with an f16 result
+    is its value in `float`, not yet rounded to half (the writer rounds it, see
+    `rounds_to_half`)."""
     name = op.name
     result_type = op.results[0].type if op.results else None
     if name in ("arith.index_cast", "arith.index_castui"):
@@ -442,15 +506,19 @@ def op_expression(op: Operation, operands: list[str], where: str) -> str | None:
     if name == "arith.negf":
         return f"-{operands[0]}"
     if name in _CASTS and result_type is not None:
-        result = c_type(result_type, where)
+        result = c_type(result_type, where, f16)
         if name == "arith.fptosi" and result.startswith("u"):
             return f"({result})({_signed(result_type, where)}){operands[0]}"
+        if isinstance(result_type, VectorType):
+            # OpenCL C has no casts between vector types: convert_T (float results round
+            # to nearest even, integer results truncate toward zero, as the casts do)
+            return f"convert_{result}({operands[0]})"
         return f"({result}){operands[0]}"
     if name in _UNSIGNED_CASTS and result_type is not None:
         source = op.operands[0].type
         if name in ("arith.uitofp", "arith.extui", "arith.index_castui"):
-            return f"({c_type(result_type, where)})({_unsigned(source, where)}){operands[0]}"
-        return f"({c_type(result_type, where)})({_unsigned(result_type, where)}){operands[0]}"
+            return f"({c_type(result_type, where, f16)})({_unsigned(source, where)}){operands[0]}"
+        return f"({c_type(result_type, where, f16)})({_unsigned(result_type, where)}){operands[0]}"
     if name == "arith.select":
         return f"{operands[0]} ? {operands[1]} : {operands[2]}"
     if name == "arith.cmpi":
@@ -467,7 +535,7 @@ def op_expression(op: Operation, operands: list[str], where: str) -> str | None:
             return f"{a} {_CMPF_ORDERED[predicate]} {b}"
         return _CMPF_UNORDERED[predicate].format(a=a, b=b)
     if name == "arith.bitcast" and result_type is not None:
-        return f"as_{c_type(result_type, where)}({operands[0]})"
+        return f"as_{c_type(result_type, where, f16)}({operands[0]})"
     if name == "vector.broadcast" and result_type is not None:
-        return f"({c_type(result_type, where)})({operands[0]})"
+        return f"({c_type(result_type, where, f16)})({operands[0]})"
     return None

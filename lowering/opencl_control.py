@@ -22,7 +22,6 @@ from xdsl.ir import Block, Operation, SSAValue
 from physlayout.dialects.buffer_layout import TEXEL_LANES
 from physlayout.dialects.layout import LoadOp
 from physlayout.indexing.quasi_affine import Add, Const, Dim, Expr, Mul
-from physlayout.lowering.opencl_c import c_type
 from physlayout.lowering.opencl_kernels import KernelWriter, fail
 from physlayout.lowering.opencl_parallel import BandDim, for_range, loop_dims
 
@@ -60,7 +59,7 @@ class ControlFlowWriter(KernelWriter):
             name = self.name_of(result)
             self.c_names[arg] = name
             names.append(name)
-            self.line(f"{c_type(result.type, self.at(op))} {name} = {self.expr(init)};")
+            self.line(f"{self.c_type(result.type, self.at(op))} {name} = {self.expr(init)};")
         return names
 
     # Unrolling ------------------------------------------------------------------------------
@@ -217,7 +216,7 @@ class ControlFlowWriter(KernelWriter):
         for result in op.results:
             name = self.name_of(result)
             names.append(name)
-            self.line(f"{c_type(result.type, self.at(op))} {name};")
+            self.line(f"{self.c_type(result.type, self.at(op))} {name};")
         self.open(f"if ({self.expr(op.cond)})")
         self.carried.append(names)
         self.emit_block(op.true_region.blocks[0])
@@ -253,6 +252,6 @@ class ControlFlowWriter(KernelWriter):
         for _, value, operand in moves:
             temp = self.names.fresh(None, "t")
             temps.append(temp)
-            self.line(f"{c_type(operand.type, self.at(op))} {temp} = {value};")
+            self.line(f"{self.c_type(operand.type, self.at(op))} {temp} = {value};")
         for (name, _, _), temp in zip(moves, temps, strict=True):
             self.line(f"{name} = {temp};")

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, func, scf
 from xdsl.dialects.builtin import (
-    Float16Type,
     Float64Type,
     IndexType,
     MemRefType,
@@ -58,6 +57,7 @@ from physlayout.lowering.opencl_parallel import (
     parallel_band,
     roots_stored_after,
 )
+from physlayout.transforms.buffer_aliases import trace_declarations
 from physlayout.transforms.verify_buffers import texture_problem
 
 SAMPLER = "CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST"
@@ -183,8 +183,12 @@ class KernelWriter:
     offset_params: set[int] = field(default_factory=set[int])
     """Indices of the buffer parameters that callers may bind to views at an offset."""
     fp16: bool = False
-    """The device has cl_khr_fp16 (`half`, `read_imageh`/`write_imageh`); without it any
-    f16 value is refused."""
+    """Half arithmetic: the device has cl_khr_fp16 and f16 values are `half` (`half4`
+    texels, `read_imageh`/`write_imageh`). Without it f16 is storage only: values are
+    `float` in registers, each rounded to a half value where MLIR's f16 op rounds
+    (`opencl_c.rounds_to_half`), buffers are read and written with `vload_half`/
+    `vstore_half_rte`, textures are HALF_FLOAT images read and written with `read_imagef`/
+    `write_imagef`."""
     fp64: bool = True
     """The device has cl_khr_fp64 (`double`); without it any f64 value is refused."""
     names: NameTable = field(default_factory=NameTable)
@@ -267,7 +271,7 @@ class KernelWriter:
         """The C expression of an SSA value (constants inline, others by name)."""
         owner = value.owner
         if isinstance(owner, arith.ConstantOp):
-            return constant_literal(owner.value, value.type, self.at(owner))
+            return constant_literal(owner.value, value.type, self.at(owner), self.f16)
         if value in self.c_names:
             return self.c_names[value]
         raise fail(self.where, f"internal: value {value} used before it was emitted")
@@ -302,20 +306,22 @@ class KernelWriter:
 
     # Parameters -------------------------------------------------------------------------
 
+    @property
+    def f16(self) -> str:
+        """The C type of f16 values in registers: `half` with half arithmetic, else `float`."""
+        return "half" if self.fp16 else "float"
+
+    def c_type(self, type_: Attribute, where: str) -> str:
+        """`opencl_c.c_type` of a value's type, f16 spelled as `f16`."""
+        return c_type(type_, where, self.f16)
+
     def refuse_extension_types(self, type_: Attribute, where: str) -> None:
-        """f16 needs cl_khr_fp16 and f64 needs cl_khr_fp64: a diagnostic when the device lacks
-        the extension."""
+        """f64 needs cl_khr_fp64: a diagnostic when the device lacks the extension (f16 needs
+        no extension: without half arithmetic it is storage only)."""
         if isinstance(type_, BufferType):
             type_ = type_.element_type
         if isinstance(type_, VectorType):
             type_ = type_.get_element_type()
-        if not self.fp16 and isinstance(type_, Float16Type):
-            raise fail(
-                where,
-                "type f16 needs the OpenCL extension cl_khr_fp16 (half, read_imageh/"
-                "write_imageh), which the device does not report (target option fp16=true "
-                "when it does)",
-            )
         if not self.fp64 and isinstance(type_, Float64Type):
             raise fail(
                 where,
@@ -326,8 +332,8 @@ class KernelWriter:
     def parameters(self) -> list[tuple[BlockArgument, str]]:
         """Check and name the function's parameters, in order: (block argument, C name) pairs. Buffer
         parameters are recorded in `buffers` (a texture's image shape checked against the limits).
-        Raises a located `DiagnosticException` for an f16 (f64) value on a device without
-        cl_khr_fp16 (cl_khr_fp64),
+        Raises a located `DiagnosticException` for an f64 value on a device without
+        cl_khr_fp64,
         a pending transform, a buffer of vectors, more than 2^31 - 1 elements, a texture a call may
         bind at an offset, or a `!layout.ptr`, vector or `i1` parameter."""
         entry = self.function.body.blocks[0]
@@ -537,7 +543,7 @@ class KernelWriter:
         an element-offset argument."""
         buffer = self.buffers.get(arg)
         if buffer is None:
-            return KernelArg(name, "scalar", arg.type, c_type(arg.type, self.where))
+            return KernelArg(name, "scalar", arg.type, self.c_type(arg.type, self.where))
         assert isinstance(arg.type, BufferType)
         return KernelArg(
             name,
@@ -609,7 +615,7 @@ class KernelWriter:
         for arg, name in params:
             buffer = self.buffers.get(arg)
             if buffer is None:
-                parts.append(f"{c_type(arg.type, self.where)} {name}")
+                parts.append(f"{self.c_type(arg.type, self.where)} {name}")
             elif buffer.texture:
                 qualifier = "__write_only" if arg in self.launch_writes else "__read_only"
                 parts.append(f"{qualifier} image2d_t {name}")
@@ -665,6 +671,15 @@ class KernelWriter:
         """Write `op` (when the current launch needs it) into the kernel."""
         raise NotImplementedError
 
+    def stored_to_global(self, user: Operation, value: SSAValue) -> bool:
+        """Whether `user` is a `layout.store` of `value` into a global (not texture) buffer
+        parameter or a view of one."""
+        if not isinstance(user, StoreOp) or user.value is not value or user.buffer is value:
+            return False
+        root, _ = trace_declarations(user.buffer)
+        buffer = self.buffers.get(root) if isinstance(root, BlockArgument) else None
+        return buffer is not None and not buffer.texture
+
     def texture_lane(self, load: LoadOp) -> Expr | None:
         """The lane expression of a scalar load from a texture parameter (None for other
         loads)."""
@@ -673,7 +688,7 @@ class KernelWriter:
     def declare(self, value: SSAValue, text: str, where: str) -> None:
         """Declare `value` as a new C variable of its type initialized to `text`."""
         name = self.name_of(value)
-        self.line(f"{c_type(value.type, where)} {name} = {text};")
+        self.line(f"{self.c_type(value.type, where)} {name} = {text};")
 
     def affine_expr(
         self, expr: AffineExpr, operands: list[SSAValue], num_dims: int, op: Operation

@@ -11,7 +11,7 @@ from physlayout.dialects.layout import BufferType, LoadOp, StoreOp
 from physlayout.indexing.quasi_affine import Const, Expr, FloorDiv, Mod
 from physlayout.indexing.shapes import flatten_exprs
 from physlayout.indexing.simplify import simplify
-from physlayout.lowering.opencl_c import c_type, lane_suffix
+from physlayout.lowering.opencl_c import lane_suffix
 from physlayout.lowering.opencl_kernels import BufferArg, KernelWriter, fail
 from physlayout.transforms.buffer_aliases import trace_declarations
 
@@ -134,20 +134,29 @@ class MemoryWriter(KernelWriter):
         boolean = accessed.element_type == IntegerType(1)
         if boolean and lanes != 1:
             raise fail(where, f"vector loads of i1 elements ({accessed}) are not supported")
+        half = isinstance(accessed.element_type, Float16Type)
+        if not buffer.texture and half and not self.fp16:
+            # f16 storage only: vload_half(N) converts exactly to float
+            index = self.global_index(op, accessed, offset)
+            if lanes == 1:
+                self.declare(op.result, f"vload_half({index}, {buffer.name})", where)
+            else:
+                self.declare(op.result, f"vload_half{lanes}(0, {buffer.name} + {index})", where)
+            return
         if not buffer.texture:
             index = self.global_index(op, accessed, offset)
             if lanes == 1:
                 read = f"{buffer.name}[{index}]"
                 self.declare(op.result, f"({read} != 0)" if boolean else read, where)
             elif self.aligned(op, buffer, accessed, offset, lanes):
-                vector_type = c_type(op.result.type, where)
+                vector_type = self.c_type(op.result.type, where)
                 pointer = f"(__global const {vector_type}*)({buffer.name} + {index})"
                 self.declare(op.result, f"*{pointer}", where)
             else:
                 self.declare(op.result, f"vload{lanes}(0, {buffer.name} + {index})", where)
             return
         coord, lane = self.texel(op, accessed)
-        half = isinstance(buffer.type.element_type, Float16Type)
+        half = half and self.fp16  # HALF_FLOAT images read as float4 without half arithmetic
         read = f"read_image{'h' if half else 'f'}({buffer.name}, px_sampler, {coord})"
         cached = self.texels.get((buffer.name, coord))
         if lanes == TEXEL_LANES:
@@ -209,6 +218,17 @@ class MemoryWriter(KernelWriter):
             if lanes != 1 or buffer.texture:
                 raise fail(where, "only scalar stores of i1 elements into global buffers are supported")
             value = f"(uchar)({value})"
+        half = isinstance(accessed.element_type, Float16Type)
+        if not buffer.texture and half and not self.fp16:
+            # f16 storage only: vstore_half_rte rounds to the nearest half, ties to even (a
+            # no-op for f16 values, which are halves already, except a truncf left unrounded
+            # for this store: see ArithWriter.half_value)
+            index = self.global_index(op, accessed, offset)
+            if lanes == 1:
+                self.line(f"vstore_half_rte({value}, {index}, {buffer.name});")
+            else:
+                self.line(f"vstore_half{lanes}_rte({value}, 0, {buffer.name} + {index});")
+            return
         if not buffer.texture:
             index = self.global_index(op, accessed, offset)
             if lanes == 1:
@@ -217,7 +237,7 @@ class MemoryWriter(KernelWriter):
                 # `long` elements: the `int` lanes widen exactly
                 self.line(f"vstore{lanes}(convert_long{lanes}({value}), 0, {buffer.name} + {index});")
             elif self.aligned(op, buffer, accessed, offset, lanes):
-                vector_type = c_type(op.value.type, where)
+                vector_type = self.c_type(op.value.type, where)
                 self.line(f"*(__global {vector_type}*)({buffer.name} + {index}) = {value};")
             else:
                 self.line(f"vstore{lanes}({value}, 0, {buffer.name} + {index});")
@@ -236,5 +256,8 @@ class MemoryWriter(KernelWriter):
                 f"texture store into %{buffer.name} must write one whole texel, but its "
                 f"column is not provably a multiple of {TEXEL_LANES} (lane {self.describe(lane)})",
             )
-        half = isinstance(buffer.type.element_type, Float16Type)
+        # without half arithmetic an f16 texel is a float4 of half values (every f16 value
+        # is rounded where it is computed), so write_imagef's conversion is exact whatever
+        # rounding the device's HALF_FLOAT conversion uses
+        half = half and self.fp16
         self.line(f"write_image{'h' if half else 'f'}({buffer.name}, {coord}, {value});")

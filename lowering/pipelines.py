@@ -167,8 +167,6 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             lets a texture tensor need.
         weights-in-global (bool, false): `annotate-texture-scope` keeps conv filters in
             `global` instead of `global.texture-weight`.
-        fp16 (bool, false): the target device has cl_khr_fp16, so `annotate-texture-scope`
-            lets f16 tensors be textures (else they stay in `global`, with a remark).
         remarks (bool, false): `apply-layout` says which nests it re-iterates, and why not.
     """
 
@@ -184,8 +182,6 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
     """Image height limit (rows) of `annotate-texture-scope`."""
     weights_in_global: bool = False
     """`annotate-texture-scope` keeps conv filters in `global`."""
-    fp16: bool = False
-    """`annotate-texture-scope{fp16}`: f16 tensors may be textures."""
     remarks: bool = False
     """`apply-layout{remarks}`."""
 
@@ -197,7 +193,7 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             FlowLayoutRewritesPass(),
             FoldLayoutRewritesPass(),
             AnnotateTextureScopePass(
-                self.max_image_width, self.max_image_height, self.weights_in_global, self.fp16
+                self.max_image_width, self.max_image_height, self.weights_in_global
             ),
             RealizeScopesPass(),
             LegalizeLayoutPass(),

@@ -20,9 +20,10 @@ Compilation
 -----------
 `compile_module(module, runtime)` runs the declared `physlayout-opencl` pipeline
 (`lowering/pipelines.py`; `remarks=true` on request) on a copy of the module, generates
-OpenCL C (`lowering/opencl.py`) with the device's image limits and whether it has
-cl_khr_fp16 and cl_khr_fp64 (f16 or f64 values on a device without the extension are
-refused before anything is built) and builds it (one
+OpenCL C (`lowering/opencl.py`) with the device's image limits, whether it has
+cl_khr_fp64 (f64 values on a device without it are refused before anything is built) and
+whether f16 computes in half (`OpenCLRuntime.half_arithmetic` on a device with
+cl_khr_fp16; otherwise f16 is storage only, computed in float, on any device) and builds it (one
 `cl.Program` per distinct source text, cached per runtime). The layout of every function
 parameter (`ParamLayout`) is read from the module it was given: the parameter's type there
 (its logical shape and pending transforms, `PendingLayout.of`) and in the lowered copy;
@@ -36,7 +37,7 @@ Data movement
 upload garbage there to check that kernels fill the padding of buffers they write, then
 flattened row-major per axis group); `to_logical` inverts it (`PendingLayout.unmap_ndarray`).
 Global-scope buffers are
-`cl.Buffer`s; texture-scope buffers are RGBA FLOAT `image2d`s of width cols/4 and height
+`cl.Buffer`s; texture-scope buffers are RGBA FLOAT (f16: HALF_FLOAT) `image2d`s of width cols/4 and height
 rows (a contiguous [rows, cols] float32 array has exactly the image's bytes).
 
 Running a function (a kernel or a host function) is `runtime/host.py`.
@@ -97,7 +98,8 @@ class DeviceLimits:
     max_image_width: int
     max_image_height: int
     fp16: bool = False
-    """The device reports cl_khr_fp16 (f16 values, HALF_FLOAT images)."""
+    """The device reports cl_khr_fp16 (half arithmetic; HALF_FLOAT images and half buffers
+    need no extension)."""
     fp64: bool = False
     """The device reports cl_khr_fp64 (f64 values)."""
 
@@ -209,6 +211,9 @@ class OpenCLRuntime:
     context: Any = None
     queue: Any = None
     limits: DeviceLimits = field(default_factory=lambda: DeviceLimits(False, 0, 0))
+    half_arithmetic: bool = False
+    """Compute f16 in `half` (`-t opencl{fp16=true}`) when the device has cl_khr_fp16; by
+    default, and on devices without it, f16 is storage only and computed in float."""
     _programs: dict[str, Any] = field(default_factory=dict[str, Any])
 
     def __post_init__(self) -> None:
@@ -406,14 +411,12 @@ def device_pipeline(spec: str, limits: DeviceLimits) -> PassPipeline:
     """The pass pipeline `spec` (xDSL syntax, any registered pass) with the device's image
     limits given to every pass that takes `max-image-width`/`max-image-height` (e.g.
     `physlayout-adreno`, `annotate-texture-scope`, `verify-buffers`), and whether it has
-    cl_khr_fp16 (cl_khr_fp64) to every pass that takes `fp16` (`fp64`), where `spec` does not
-    give them. Raises a
+    cl_khr_fp64 to every pass that takes `fp64`, where `spec` does not give them. Raises a
     DiagnosticException naming `spec` when it does not parse."""
     image = limits.image_limits()
     device: dict[str, tuple[int | bool, ...]] = {
         "max_image_width": (image.max_width,),
         "max_image_height": (image.max_height,),
-        "fp16": (limits.fp16,),
         "fp64": (limits.fp64,),
     }
     available = Universe.get_multiverse().all_passes | get_all_passes()
@@ -485,7 +488,8 @@ def compile_module(
     if not runtime.limits.image_support and _has_textures(lowered):
         raise OpenCLRuntimeError(f"device {runtime.describe()} has no image support")
     limits = runtime.limits
-    program = generate_opencl(lowered, limits.image_limits(), limits.fp16, limits.fp64)
+    half = limits.fp16 and runtime.half_arithmetic
+    program = generate_opencl(lowered, limits.image_limits(), half, limits.fp64)
     cl_program = runtime.build(program.source) if program.kernels else None
     return CompiledModule(
         source, lowered, program, cl_program, runtime, _param_layouts(source, lowered), stages

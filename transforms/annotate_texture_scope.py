@@ -1,5 +1,4 @@
-"""annotate-texture-scope{max-image-width=16384 max-image-height=16384 weights-in-global=false
-fp16=false}:
+"""annotate-texture-scope{max-image-width=16384 max-image-height=16384 weights-in-global=false}:
 choose the memory scope of every tensor by consumer priority (the Adreno RFC's
 AnnotateCustomScope: CollectConsumerScopeInfo, CollectProducerScopeInfo).
 
@@ -13,11 +12,11 @@ Demands. Each use of a tensor demands a scope:
 - any other use demands ``global.texture``;
 
 but only a *texture-eligible* tensor can be demanded in a texture scope (else ``global``):
-static, element type f32 or f16 (f16 only with ``fp16=true``: the target device has
-cl_khr_fp16, needed for `half` images, as `-t opencl{fp16}`), rank >= 2, innermost extent 4
+static, element type f32 or f16 (HALF_FLOAT images, core OpenCL: no extension needed),
+rank >= 2, innermost extent 4
 (one RGBA texel), and its 2-D image in that scope (docs/semantics.md "Textures": the scope's
 default separator; width = columns / 4 texels, height = rows) within ``max-image-width`` x
-``max-image-height``. A tensor over the limits, or an f16 tensor without ``fp16``, stays in
+``max-image-height``. A tensor over the limits stays in
 ``global`` with a ``remark:`` on stderr saying why.
 
 Decision. A tensor's producer gets the scope most of its uses demand (ties: a texture
@@ -145,8 +144,6 @@ class ScopeAnnotator:
 
     limits: ImageLimits
     weights_in_global: bool
-    fp16: bool = False
-    """The target has cl_khr_fp16: f16 tensors may be textures."""
 
     def annotate(self, function: func.FuncOp) -> None:
         """Annotate `function`: `layout.scope` on every op with a tensor result (`tensor.empty`
@@ -194,10 +191,6 @@ class ScopeAnnotator:
         size = image_size(value, scope)
         if size is None:
             return "not texture-eligible"
-        type_ = value.type
-        assert isinstance(type_, TensorType)
-        if isinstance(type_.get_element_type(), Float16Type) and not self.fp16:
-            return "f16 textures (half images) need cl_khr_fp16, and fp16=false"
         width, height = size
         if width > self.limits.max_width or height > self.limits.max_height:
             return (
@@ -277,9 +270,6 @@ class AnnotateTextureScopePass(ModulePass):
         max-image-height (int, 16384): tallest 2-D image (rows) a texture tensor may need.
         weights-in-global (bool, false): keep conv filters in `global` instead of
             `global.texture-weight`.
-        fp16 (bool, false): the target device has cl_khr_fp16, so f16 tensors may be
-            textures (`physlayout run` passes what the device reports); without it they
-            stay in `global` with a remark.
     """
 
     name = "annotate-texture-scope"
@@ -290,8 +280,6 @@ class AnnotateTextureScopePass(ModulePass):
     """Tallest 2-D image (rows) a texture tensor may need."""
     weights_in_global: bool = False
     """Keep conv filters in `global` instead of `global.texture-weight`."""
-    fp16: bool = False
-    """The target device has cl_khr_fp16: f16 tensors may be textures."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         require_options(
@@ -300,7 +288,6 @@ class AnnotateTextureScopePass(ModulePass):
         annotator = ScopeAnnotator(
             ImageLimits(self.max_image_width, self.max_image_height),
             self.weights_in_global,
-            self.fp16,
         )
         for function in op.walk():
             if isinstance(function, func.FuncOp) and function.body.blocks:

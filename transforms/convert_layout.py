@@ -204,21 +204,37 @@ def _strided(expr: Expr, out: str, kernel: str) -> bool:
 
 
 def _same_float_elements(types: Sequence[Attribute]) -> bool:
-    elements = {t.get_element_type() for t in types if isinstance(t, TensorType)}
-    return len(elements) == 1 and isinstance(next(iter(elements)), AnyFloat)
+    """The inputs share one float element type and the output has a float element type (the
+    same, or another one for a mixed-precision conv: f16 inputs, f32 accumulator)."""
+    if not all(isinstance(t, TensorType) for t in types):
+        return False
+    inputs = {t.get_element_type() for t in types[:-1] if isinstance(t, TensorType)}
+    output = types[-1].get_element_type() if isinstance(types[-1], TensorType) else None
+    return len(inputs) == 1 and all(isinstance(e, AnyFloat) for e in (*inputs, output))
 
 
 def _is_mac(generic: GenericOp) -> bool:
-    """Whether the body is ``yield acc + x * w`` (either operand order)."""
+    """Whether the body is ``yield acc + x * w`` (either operand order), where `x` and `w`
+    may first be widened by `arith.extf` (a mixed-precision conv)."""
     block = generic.body.blocks[0]
     ops = list(block.ops)
-    if len(ops) != 3 or len(block.args) != 3:
+    if len(block.args) != 3:
+        return False
+    x, w, acc = block.args
+    widened: dict[SSAValue, SSAValue] = {}
+    while ops and isinstance(ops[0], arith.ExtFOp) and ops[0].input in (x, w):
+        widened[ops[0].result] = ops[0].input
+        ops = ops[1:]
+    if len(ops) != 3:
         return False
     mul, add, end = ops
-    x, w, acc = block.args
+    if isinstance(mul, arith.MulfOp):
+        factors = {widened.get(mul.lhs, mul.lhs), widened.get(mul.rhs, mul.rhs)}
+    else:
+        factors = set[SSAValue]()
     return (
         isinstance(mul, arith.MulfOp)
-        and {mul.lhs, mul.rhs} == {x, w}
+        and factors == {x, w}
         and mul.lhs is not mul.rhs
         and isinstance(add, arith.AddfOp)
         and {add.lhs, add.rhs} == {mul.result, acc}

@@ -41,9 +41,11 @@ ELEMENTWISE: frozenset[str] = frozenset(
         "math.cosh", "math.sin", "math.cos", "math.tan", "math.asin", "math.acos",
         "math.atan", "math.atan2", "math.absf", "math.copysign", "math.fma", "math.powf",
         "math.floor", "math.ceil", "math.trunc", "math.round", "math.roundeven", "math.erf",
+        "arith.extf", "arith.truncf",
     }
 )  # fmt: skip
-"""Float ops computed lane by lane: their vector form computes exactly the scalar form."""
+"""Float ops computed lane by lane: their vector form computes exactly the scalar form
+(`extf`/`truncf` too: each lane is converted, and rounded, on its own)."""
 
 INDEX_OPS: frozenset[str] = frozenset(
     {
@@ -256,7 +258,10 @@ class LaneLoopPlan:
             raise _Refused
         if op.name in ELEMENTWISE:
             types = [v.type for v in (*op.operands, *op.results)]
-            if not all(isinstance(t, _FLOATS) for t in types) or len(set(types)) != 1:
+            cast = op.name in ("arith.extf", "arith.truncf")
+            if not all(isinstance(t, _FLOATS) for t in types) or (
+                len(set(types)) != 1 and not cast
+            ):
                 raise _Refused
             return
         index_math = op.name in INDEX_OPS and all(isinstance(r.type, IndexType) for r in op.results)

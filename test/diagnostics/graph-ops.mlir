@@ -25,7 +25,7 @@ func.func @tensor_insert(%x: tensor<4xf32>, %v: f32, %i: index) -> tensor<4xf32>
   %y = tensor.insert %v into %x[%i] : tensor<4xf32>
   func.return %y : tensor<4xf32>
 }
-// CHECK: graph-ops.mlir:[[# @LINE - 4]]:1: error: legalize-layout: 'tensor.insert' cannot be legalized (supported: linalg ops, layout.transform/pad/crop/copy, tensor.empty, constants and scalar ops)
+// CHECK: graph-ops.mlir:[[# @LINE - 4]]:1: error: legalize-layout: 'tensor.insert' cannot be legalized (supported: linalg ops, layout.transform/pad/crop/copy/check, tensor.empty, tensor.insert_slice, constants and scalar ops)
 // CHECK-NEXT: func.func @tensor_insert(%x: tensor<4xf32>, %v: f32, %i: index) -> tensor<4xf32> {
 
 // -----

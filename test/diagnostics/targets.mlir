@@ -49,11 +49,3 @@ func.func @ptr_parameter(%p: !layout.ptr<f32>) {
   func.return
 }
 // CHECK: {{^}}opencl: @ptr_parameter: parameter %p: unsupported kernel parameter type !layout.ptr<f32>{{$}}
-
-// -----
-func.func @i1_buffer(%a: !layout.buffer<16xi1>, %i: index) {
-  %x = layout.load %a[%i] : !layout.buffer<16xi1>, i1
-  layout.store %x, %a[%i] : !layout.buffer<16xi1>, i1
-  func.return
-}
-// CHECK: {{^}}opencl: @i1_buffer: parameter %a: !layout.buffer<16xi1>: OpenCL C forbids bool in kernel arguments; store i8 elements{{$}}

@@ -4,8 +4,7 @@
 // RUN: xdsl-opt %s -p 'annotate-texture-scope{weights-in-global=true}' 2>/dev/null | filecheck %s --check-prefix=MIXED
 // RUN: xdsl-opt %s -p annotate-texture-scope 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
 // RUN: xdsl-opt %s -p 'annotate-texture-scope{max-image-width=8}' 2>&1 >/dev/null | filecheck %s --check-prefix=LIMIT
-// RUN: xdsl-opt %s -p 'annotate-texture-scope{fp16=true}' 2>/dev/null | filecheck %s --check-prefix=FP16
-// RUN: xdsl-opt %s -p 'annotate-texture-scope{fp16=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=FP16-REMARK
+// RUN: xdsl-opt %s -p annotate-texture-scope 2>&1 >/dev/null | filecheck %s --check-prefix=F16-REMARK
 // RUN: xdsl-opt %S/convert-layout.mlir -p convert-layout,flow-layout-rewrites,fold-layout-rewrites,annotate-texture-scope 2>/dev/null | filecheck %s --check-prefix=CHANNELS
 
 // Channel counts 8, 6, 3 and 64 (the convs of convert-layout.mlir, converted): the padded
@@ -76,9 +75,8 @@ func.func @chain(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>) -> tensor<1x8
 
 // Conflicting consumers: %a is read by a texture consumer and returned (global); the tie
 // goes to the texture (the RFC's default); realize-scopes will copy it for the return.
-// Rank-1 and f64 tensors are never textures; an f16 tensor with 4 lanes is one only with
-// fp16=true (the target has cl_khr_fp16, needed for half images): by default it stays
-// global, with a remark saying why.
+// Rank-1 and f64 tensors are never textures; an f16 tensor with 4 lanes is one (a
+// HALF_FLOAT image: core OpenCL, no extension needed), without a remark.
 // CHECK-LABEL: func.func @conflict
 // CHECK:         %[[A:.*]] = linalg.generic {{.*}} attrs = {layout.scope = "global.texture", layout.operand_scopes = ["global", ""]}
 // CHECK:         %[[B:.*]] = linalg.generic {{.*}} attrs = {layout.scope = "global", layout.operand_scopes = ["global.texture", ""]}
@@ -99,17 +97,11 @@ func.func @conflict(%x: tensor<1x1x2x2x4xf32>) -> (tensor<1x1x2x2x4xf32>, tensor
 }
 
 // CHECK-LABEL: func.func @eligibility
-// CHECK:         %h2 = linalg.generic {{.*}} attrs = {layout.scope = "global", layout.operand_scopes = ["global", ""]}
-// CHECK:         %h3 = linalg.generic {{.*}} attrs = {layout.scope = "global", layout.operand_scopes = ["global", ""]}
+// CHECK:         %h2 = linalg.generic {{.*}} attrs = {layout.scope = "global.texture", layout.operand_scopes = ["global", ""]}
+// CHECK:         %h3 = linalg.generic {{.*}} attrs = {layout.scope = "global", layout.operand_scopes = ["global.texture", ""]}
 // CHECK:         linalg.generic {{.*}} attrs = {layout.scope = "global"
 // CHECK:         linalg.generic {{.*}} attrs = {layout.scope = "global"
-// REMARK: remark: annotate-texture-scope: %h2 (tensor<2x4xf16>) stays in global: f16 textures (half images) need cl_khr_fp16, and fp16=false
-// FP16-LABEL: func.func @eligibility
-// FP16:         %h2 = linalg.generic {{.*}} attrs = {layout.scope = "global.texture", layout.operand_scopes = ["global", ""]}
-// FP16:         %h3 = linalg.generic {{.*}} attrs = {layout.scope = "global", layout.operand_scopes = ["global.texture", ""]}
-// FP16:         linalg.generic {{.*}} attrs = {layout.scope = "global"
-// FP16:         linalg.generic {{.*}} attrs = {layout.scope = "global"
-// FP16-REMARK-NOT: f16
+// F16-REMARK-NOT: f16
 func.func @eligibility(%h: tensor<2x4xf16>, %v: tensor<4xf32>, %d: tensor<2x4xf64>) -> (tensor<2x4xf16>, tensor<4xf32>, tensor<2x4xf64>) {
   %eh = tensor.empty() : tensor<2x4xf16>
   %h2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%h : tensor<2x4xf16>) outs(%eh : tensor<2x4xf16>) {

@@ -1,12 +1,16 @@
-// f16 through the Adreno passes to OpenCL C, pinned as text (PoCL here has no cl_khr_fp16,
-// so these kernels cannot run in the tests; test_opencl_fp16.py runs them where a device
-// has it). With annotate-texture-scope{fp16=true} the activations and weights are `half`
-// textures, read with read_imageh and written with write_imageh, one half4 texel per
-// access; with the default fp16=false every f16 tensor stays in global (a remark each) and
-// no kernel takes an image.
-// RUN: xdsl-opt %s -p 'convert-layout,flow-layout-rewrites,fold-layout-rewrites,annotate-texture-scope{fp16=true},realize-scopes,legalize-layout,apply-layout{rewrite-loops=true},flatten-buffers,vectorize-texels,dce' -t 'opencl{fp16=true}' | filecheck %s
-// RUN: xdsl-opt %s -p 'convert-layout,flow-layout-rewrites,fold-layout-rewrites,annotate-texture-scope,realize-scopes,legalize-layout,apply-layout{rewrite-loops=true},flatten-buffers,vectorize-texels,dce' -t 'opencl{fp16=true}' 2>/dev/null | filecheck %s --check-prefix=GLOBAL
-// RUN: xdsl-opt %s -p 'convert-layout,flow-layout-rewrites,fold-layout-rewrites,annotate-texture-scope' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
+// f16 through the Adreno passes to OpenCL C, pinned as text, for both kinds of device.
+// The activations and weights are f16 textures (HALF_FLOAT images: core OpenCL, so
+// annotate-texture-scope makes them textures on any device, without a remark), one texel
+// per access. With half arithmetic (-t opencl{fp16=true}, a device with cl_khr_fp16) they
+// are read with read_imageh and written with write_imageh as half4; by default (storage
+// only, any device: test_opencl_fp16.py runs it on PoCL) they are read with read_imagef
+// and written with write_imagef as float4, every f16 product and sum rounded to half by
+// px_half_rte4, and the half buffers go through vload_half/vstore_half4_rte.
+// RUN: xdsl-opt %s -p 'convert-layout,flow-layout-rewrites,fold-layout-rewrites,annotate-texture-scope,realize-scopes,legalize-layout,apply-layout{rewrite-loops=true},flatten-buffers,vectorize-texels,dce' -t 'opencl{fp16=true}' | filecheck %s
+// RUN: xdsl-opt %s -p 'convert-layout,flow-layout-rewrites,fold-layout-rewrites,annotate-texture-scope,realize-scopes,legalize-layout,apply-layout{rewrite-loops=true},flatten-buffers,vectorize-texels,dce' -t opencl | filecheck %s --check-prefix=STORAGE
+// RUN: xdsl-opt %s -p 'convert-layout,flow-layout-rewrites,fold-layout-rewrites,annotate-texture-scope' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK --allow-empty
+
+// REMARK-NOT: annotate-texture-scope
 
 // CHECK:       #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 // CHECK-LABEL: __kernel void main_transform_x(__global const half* src, __write_only image2d_t dst) {
@@ -45,14 +49,30 @@
 // CHECK-NEXT:  }
 // CHECK:       // host function @main launches: main_transform_x, main_transform_w, main_generic_init, main_generic_conv, main_transform_conv, main_generic_relu
 
-// GLOBAL-NOT:   image2d_t
-// GLOBAL:       __kernel void main_transform_x(__global const half* src, __global half* dst) {
-// GLOBAL-NOT:   image2d_t
-// GLOBAL:       __kernel void main_generic_relu(__global const half* conv, __global half* result0) {
-// GLOBAL-NOT:   image2d_t
-
-// REMARK: remark: annotate-texture-scope: %x (tensor<1x2x6x6x4xf16>) stays in global: f16 textures (half images) need cl_khr_fp16, and fp16=false
-// REMARK: remark: annotate-texture-scope: %w (tensor<1x8x3x3x4xf16>) stays in global: f16 textures (half images) need cl_khr_fp16, and fp16=false
+// STORAGE-NOT:   cl_khr_fp16
+// STORAGE:       static inline float4 px_half_rte4(float4 x) {
+// STORAGE-LABEL: __kernel void main_transform_x(__global const half* src, __write_only image2d_t dst) {
+// STORAGE:         float [[A:v[0-9]+]] = vload_half(p1 * 144 + p2 * 6 + p3, src);
+// STORAGE-NEXT:    float4 {{v[0-9]+}} = (float4)([[A]]);
+// STORAGE:         write_imagef(dst, (int2)(p3, p1 * 6 + p2), {{v[0-9]+}});
+// STORAGE-LABEL: __kernel void main_generic_init(__write_only image2d_t init) {
+// STORAGE:         float4 [[Z:v[0-9]+]] = (float4)(0.0f);
+// STORAGE-NEXT:    write_imagef(init, (int2)(d3, d2), [[Z]]);
+// STORAGE-LABEL: __kernel void main_generic_conv(
+// STORAGE:         float4 [[ACC:v[0-9]+]] = read_imagef(init, px_sampler, (int2)(d3, d2));
+// STORAGE:         float4 [[X:texel[0-9]+]] = read_imagef(x, px_sampler, (int2)(d3, b3 * 6 + d2));
+// STORAGE-NEXT:    float [[XL:v[0-9]+]] = [[X]].s0;
+// STORAGE-NEXT:    float4 [[W:v[0-9]+]] = read_imagef(w, px_sampler, (int2)(b3 * 36, 0));
+// STORAGE-NEXT:    float4 [[XB:v[0-9]+]] = (float4)([[XL]]);
+// STORAGE-NEXT:    float4 [[P:v[0-9]+]] = px_half_rte4([[XB]] * [[W]]);
+// STORAGE-NEXT:    float4 {{v[0-9]+}} = px_half_rte4([[P]] + {{v[0-9]+}});
+// STORAGE:         write_imagef(conv, (int2)(d3, d2), {{.*}});
+// STORAGE-LABEL: __kernel void main_generic_relu(__read_only image2d_t conv, __global half* result0) {
+// STORAGE:         float4 [[V:v[0-9]+]] = read_imagef(conv, px_sampler, (int2)(d2, d1));
+// STORAGE-NEXT:    float4 [[Z:v[0-9]+]] = (float4)(0.0f);
+// STORAGE-NEXT:    float4 [[R:r]] = ([[V]] >= [[Z]] || [[V]] != [[V]]) ? [[V]] : [[Z]];
+// STORAGE-NEXT:    vstore_half4_rte([[R]], 0, result0 + d1 * 16 + d2 * 4);
+// STORAGE-NEXT:  }
 
 func.func @main(%x: tensor<1x8x6x6xf16>, %w: tensor<4x8x3x3xf16>) -> tensor<1x4x4x4xf16> {
   %zero = arith.constant 0.0 : f16

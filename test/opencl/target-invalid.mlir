@@ -185,30 +185,28 @@ func.func @calls_other() {
 // CHECK: // host function @calls_other launches: calls
 
 // -----
-// f16 needs cl_khr_fp16 (target option fp16=true; see target-fp16.mlir).
-func.func @half_buffer(%a: !layout.buffer<4xf16>) {
-  func.return
-}
-// CHECK: opencl: @half_buffer: parameter %a: type f16 needs the OpenCL extension cl_khr_fp16 (half, read_imageh/write_imageh), which the device does not report (target option fp16=true when it does)
-
-// -----
-// An f16 texture without cl_khr_fp16.
-func.func @half_texture(%t: !layout.buffer<4x16xf16, axis_separators = [1], scope = "global.texture">) {
-  func.return
-}
-// CHECK: opencl: @half_texture: parameter %t: type f16 needs the OpenCL extension cl_khr_fp16
-
-// -----
-// An f16 value inside a kernel over f32 buffers without cl_khr_fp16.
-func.func @half_value(%a: !layout.buffer<4xf32>) {
+// f16 needs no extension (storage only, computed in float: target-f16-storage.mlir), but
+// without half arithmetic a bitcast of f16 has no bits to read: refused.
+func.func @half_bitcast(%a: !layout.buffer<4xf16>, %b: !layout.buffer<4xi16>) {
   %c0 = arith.constant 0 : index
-  %v = layout.load %a[%c0] : !layout.buffer<4xf32>, f32
-  %h = arith.truncf %v : f32 to f16
-  %e = arith.extf %h : f16 to f32
-  layout.store %e, %a[%c0] : !layout.buffer<4xf32>, f32
+  %v = layout.load %a[%c0] : !layout.buffer<4xf16>, f16
+  %i = arith.bitcast %v : f16 to i16
+  layout.store %i, %b[%c0] : !layout.buffer<4xi16>, i16
   func.return
 }
-// CHECK: opencl: @half_value: 'arith.truncf': type f16 needs the OpenCL extension cl_khr_fp16
+// CHECK: opencl: @half_bitcast: 'arith.bitcast': arith.bitcast of f16 values needs half arithmetic (target option fp16=true, cl_khr_fp16): without it f16 values are float in registers
+
+// -----
+// A truncf from f64 to f16 computed in float would round twice: refused without half
+// arithmetic.
+func.func @half_from_double(%a: !layout.buffer<4xf64>, %b: !layout.buffer<4xf16>) {
+  %c0 = arith.constant 0 : index
+  %v = layout.load %a[%c0] : !layout.buffer<4xf64>, f64
+  %h = arith.truncf %v : f64 to f16
+  layout.store %h, %b[%c0] : !layout.buffer<4xf16>, f16
+  func.return
+}
+// CHECK: opencl: @half_from_double: 'arith.truncf': arith.truncf from f64 to f16 needs half arithmetic (target option fp16=true, cl_khr_fp16): in float it would round twice (truncf to f32 first makes that explicit)
 
 // -----
 // An image starts at its first texel: a texture parameter that a call binds to a view at

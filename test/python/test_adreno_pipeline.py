@@ -27,8 +27,9 @@ from physlayout.universe import get_all_passes, make_context
 ROOT = Path(__file__).resolve().parents[2]
 RFC = ROOT / "examples/rfc_conv_relu_conv.mlir"
 RELAX = ROOT / "examples/graph_conv_bias_conv.mlir"
-GRAPH_STAGES = 5
-"""convert-layout, flow, fold, annotate-texture-scope, realize-scopes."""
+GRAPH_STAGES = [p.name for p in PhyslayoutAdrenoPass().passes()].index("realize-scopes") + 1
+"""The graph passes: normalize-graph, raise-layout-rewrites, convert-layout, flow, fold,
+annotate-texture-scope, realize-scopes."""
 
 CHAINS = "\n".join(
     chain(c, o, size).replace("@chain", f"@chain{c}")

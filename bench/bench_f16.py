@@ -1,0 +1,139 @@
+"""f16 against f32 on the example graphs (not a test): each graph of `examples/` run through
+`physlayout-adreno` as written (f32) and after `to-mixed-precision` (f16 storage, f32
+arithmetic and accumulation, f32 inputs and results: what `physlayout run --precision f16`
+runs), on the same device in the same process.
+
+Per graph and precision: the kernel launches, the bytes they move per inference (every
+buffer or image argument of every launch, read or written, once: elements x 2 bytes for
+f16, 4 for f32), the device time per inference (median of REPEATS runs of the host
+function, OpenCL profiling events), and the error of the f16 result against the f32 one
+(max |f16 - f32| / max |f32|, same inputs). Without cl_khr_fp16 (PoCL) f16 is storage only:
+kernels compute in float and round to half where the IR rounds (docs/f16.md).
+
+Results go to a section of bench/RESULTS.md (other sections are kept). Usage:
+`python bench/bench_f16.py [--device SPEC] [--no-write]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import warnings
+from math import prod
+from pathlib import Path
+
+import numpy as np
+from results import machine, write_section
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+
+from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
+from physlayout.runtime.host import execute
+from physlayout.runtime.opencl import CompiledModule, OpenCLRuntime, compile_module, parse_module
+from physlayout.transforms.to_mixed_precision import ToMixedPrecisionPass
+from physlayout.universe import make_context
+
+REPEATS = 3
+SECTION = "## f16 storage against f32 on the example graphs (bench_f16.py)"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+GRAPHS = (("rfc_conv_relu_conv.mlir", "main"), ("graph_conv_bias_conv.mlir", "conv_bias_conv"))
+ELEMENT_BYTES = {"half": 2, "float": 4, "double": 8, "int": 4, "long": 8}
+
+
+def _compile(source: ModuleOp, runtime: OpenCLRuntime) -> CompiledModule:
+    lowered = source.clone()
+    limits = runtime.limits.image_limits()
+    PhyslayoutAdrenoPass(
+        max_image_width=limits.max_width, max_image_height=limits.max_height
+    ).apply(make_context(), lowered)
+    return compile_module(lowered, runtime)
+
+
+def _bytes_per_inference(compiled: CompiledModule, times: list[str]) -> int:
+    """The bytes the launches of one inference move (each buffer argument once per launch)."""
+    per_launch = {
+        launch.kernel: sum(
+            ELEMENT_BYTES.get(arg.c_type, 4) * prod(arg.physical_shape)
+            for arg in info.args
+            if arg.kind != "scalar"
+        )
+        for info in compiled.program.kernels.values()
+        for launch in info.launches
+    }
+    return sum(per_launch[kernel] for kernel in times)
+
+
+def _run(compiled: CompiledModule, name: str, inputs: list[np.ndarray], shapes: list[tuple[int, ...]]) -> tuple[np.ndarray, float, int, int]:
+    """(result, median device seconds, bytes moved, launches) of `REPEATS` inferences."""
+    totals: list[float] = []
+    output = np.zeros(shapes[0], np.float32)
+    kernels: list[str] = []
+    for _ in range(REPEATS):
+        output = np.zeros(shapes[0], np.float32)
+        result = execute(compiled, name, [*inputs, output])
+        totals.append(result.total_seconds)
+        kernels = [t.kernel for t in result.times]
+    return output, statistics.median(totals), _bytes_per_inference(compiled, kernels), len(kernels)
+
+
+def run(device: str | None) -> list[str]:
+    warnings.filterwarnings("ignore", message=".*retrieved more than once.*")
+    runtime = OpenCLRuntime(device)
+    lines = [
+        f"Device: {runtime.describe()} (cl_khr_fp16: {'yes' if runtime.limits.fp16 else 'no'}; "
+        f"f16 is {'half arithmetic' if runtime.half_arithmetic else 'storage only, computed in float'}). "
+        f"Median of {REPEATS} inferences per row.",
+        machine(),
+        "",
+        "| graph | precision | launches | bytes moved per inference | device time per inference | max abs error / max abs f32 |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for file, name in GRAPHS:
+        source = parse_module((EXAMPLES / file).read_text())
+        function = next(
+            op for op in source.ops if isinstance(op, func.FuncOp) and op.sym_name.data == name
+        )
+        single = ModuleOp([function.clone()])
+        rng = np.random.default_rng(0)
+        inputs = [
+            rng.uniform(-1, 1, tuple(t.get_shape())).astype(np.float32)
+            for t in function.function_type.inputs.data
+            if isinstance(t, TensorType)
+        ]
+        shapes = [
+            tuple(t.get_shape()) for t in function.function_type.outputs.data if isinstance(t, TensorType)
+        ]
+        mixed = single.clone()
+        ToMixedPrecisionPass().apply(make_context(), mixed)
+        exact, f32_time, f32_bytes, f32_launches = _run(_compile(single, runtime), name, inputs, shapes)
+        half, f16_time, f16_bytes, f16_launches = _run(_compile(mixed, runtime), name, inputs, shapes)
+        error = float(np.max(np.abs(half - exact)) / np.max(np.abs(exact)))
+        lines += [
+            f"| {file} @{name} | f32 | {f32_launches} | {f32_bytes / 1e6:.2f} MB | {f32_time * 1e3:.2f} ms | |",
+            f"| {file} @{name} | f16 | {f16_launches} | {f16_bytes / 1e6:.2f} MB ({f16_bytes / f32_bytes:.2f}x) "
+            f"| {f16_time * 1e3:.2f} ms ({f16_time / f32_time:.2f}x) | {error:.2e} |",
+        ]
+    lines += [
+        "",
+        "The f16 graphs launch more kernels than the f32 ones: to-mixed-precision adds a cast",
+        "kernel per graph input and output and one after each accumulating op (its f32 result",
+        "rounded to f16), and flow-layout-rewrites moves the layout rewrites of the inputs",
+        "before the input casts, so the first rewrite still moves f32. Fusing those casts into",
+        "their neighbours is not done yet.",
+    ]
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--device", default=None, help="PLATFORM[:INDEX] (see runtime/opencl.py)")
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    args = parser.parse_args()
+    lines = run(args.device)
+    print("\n".join(lines))
+    if not args.no_write:
+        write_section(SECTION, lines)
+
+
+if __name__ == "__main__":
+    main()

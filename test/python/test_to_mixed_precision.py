@@ -1,0 +1,151 @@
+"""to-mixed-precision: numerics of its rounding points (graph evaluator), idempotence,
+planted bugs (an accumulator left in half), and the RFC example in f16 on OpenCL against
+the evaluator (tight) and against the f32 graph (reported error)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
+from physlayout.runtime.opencl import OpenCLRuntime, compile_module, module_text, parse_module
+from physlayout.semantics.graph_evaluator import run_graph
+from physlayout.transforms.to_mixed_precision import ToMixedPrecisionPass
+from physlayout.universe import make_context
+
+ROOT = Path(__file__).resolve().parents[2]
+RFC = ROOT / "examples/rfc_conv_relu_conv.mlir"
+LIT = ROOT / "test/transforms/to-mixed-precision.mlir"
+
+ROW_SUM = """
+func.func @main(%x: tensor<2x3000xf32>) -> tensor<2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<2x3000xf32>) outs(%init : tensor<2xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %a = arith.addf %acc, %v : f32
+    linalg.yield %a : f32
+  } -> tensor<2xf32>
+  func.return %s : tensor<2xf32>
+}
+"""
+
+AFFINE = """
+func.func @main(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %k = arith.constant 3.0 : f32
+  %b = arith.constant 0.1 : f32
+  %e = tensor.empty() : tensor<1024xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%x : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.mulf %v, %k : f32
+    %a = arith.addf %m, %b : f32
+    linalg.yield %a : f32
+  } -> tensor<1024xf32>
+  func.return %y : tensor<1024xf32>
+}
+"""
+
+
+def mixed(text: str, **options: object) -> ModuleOp:
+    module = parse_module(text)
+    ToMixedPrecisionPass(**options).apply(make_context(), module)  # type: ignore[arg-type]
+    module.verify()
+    return module
+
+
+def small_rfc() -> str:
+    text = RFC.read_text()
+    for big, small in (("56x56", "10x10"), ("54x54", "8x8"), ("52x52", "6x6")):
+        text = text.replace(big, small)
+    return text
+
+
+def random_inputs(module: ModuleOp, seed: int) -> list[np.ndarray]:
+    function = next(op for op in module.ops if isinstance(op, func.FuncOp))
+    rng = np.random.default_rng(seed)
+    return [
+        rng.uniform(-1, 1, tuple(t.get_shape())).astype(np.float32)  # type: ignore[attr-defined]
+        for t in function.function_type.inputs.data
+    ]
+
+
+def half(x: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return np.asarray(x, np.float32).astype(np.float16)
+
+
+@pytest.mark.parametrize("text", [LIT.read_text(), small_rfc(), ROW_SUM])
+def test_a_second_run_changes_nothing(text: str) -> None:
+    once = mixed(text)
+    twice = mixed(module_text(once))
+    assert module_text(once) == module_text(twice)
+
+
+def test_rounding_points_of_an_elementwise_op() -> None:
+    """f16 storage, f32 arithmetic: the input is rounded at the boundary, the body computes
+    in f32 from it, the result is rounded once and widened back: exactly numpy's
+    `half(half(x) * 3 + 0.1)`."""
+    x = np.random.default_rng(0).uniform(-7e4, 7e4, 1024).astype(np.float32)
+    x[:4] = [65504.0, 65520.0, 1e-7, -2049.0]
+    (got,) = run_graph(mixed(AFFINE), "main", [x])
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = half(half(x).astype(np.float32) * np.float32(3.0) + np.float32(0.1)).astype(np.float32)
+    assert got.dtype == np.float32
+    assert np.array_equal(got, want, equal_nan=True)
+
+
+def test_an_accumulator_left_in_half_is_caught() -> None:
+    """3000 ones summed: in f32 (the default) 3000, a half value; an accumulator left in
+    half (accumulate="conv,matmul": the reduction accumulates in f16 storage) sticks at
+    2048, so checking the sum exposes it."""
+    x = np.ones((2, 3000), np.float32)
+    (f32_acc,) = run_graph(mixed(ROW_SUM), "main", [x])
+    (f16_acc,) = run_graph(mixed(ROW_SUM, accumulate="conv,matmul"), "main", [x])
+    assert np.array_equal(f32_acc, [3000, 3000])
+    assert np.array_equal(f16_acc, [2048, 2048])
+
+
+def test_rfc_example_f16_error_against_f32() -> None:
+    """The RFC graph (smaller images) in mixed precision is within a few half ulps of the
+    f32 graph; with the convs accumulating in half it is several times worse (the planted
+    bug the tolerance catches)."""
+    text = small_rfc()
+    source = parse_module(text)
+    inputs = random_inputs(source, seed=2)
+    (exact,) = run_graph(source, "main", inputs)
+    (f16,) = run_graph(mixed(text), "main", inputs)
+    (bad,) = run_graph(mixed(text, accumulate=""), "main", inputs)
+    scale = float(np.max(np.abs(exact)))
+    good_error = float(np.max(np.abs(f16 - exact))) / scale
+    bad_error = float(np.max(np.abs(bad - exact))) / scale
+    assert good_error < 2e-3
+    assert bad_error > 2e-3
+
+
+def test_rfc_example_f16_on_opencl(runtime: OpenCLRuntime) -> None:
+    """The mixed-precision RFC graph through physlayout-adreno on the device (f16 textures
+    without cl_khr_fp16) equals the graph evaluator of the same module (f32 accumulation in
+    a possibly different order: within one half ulp)."""
+    from physlayout.runtime.host import execute
+
+    if not runtime.limits.image_support:
+        pytest.skip("no image support")
+    graph = mixed(small_rfc())
+    lowered = graph.clone()
+    limits = runtime.limits.image_limits()
+    PhyslayoutAdrenoPass(
+        max_image_width=limits.max_width, max_image_height=limits.max_height
+    ).apply(make_context(), lowered)
+    compiled = compile_module(lowered, runtime)
+    assert "read_imagef" in compiled.program.source and "cl_khr_fp16" not in compiled.program.source
+    inputs = random_inputs(graph, seed=3)
+    (want,) = run_graph(graph, "main", inputs)
+    got = np.zeros_like(want)
+    execute(compiled, "main", [*inputs, got])
+    scale = float(np.max(np.abs(want)))
+    assert float(np.max(np.abs(got - want))) <= 2.0**-10 * scale
