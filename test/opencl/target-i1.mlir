@@ -7,7 +7,8 @@
 // CHECK-SAME:    __global const uchar* a
 // CHECK-SAME:    __global uchar* b
 // CHECK:         bool [[X:[a-z0-9_]+]] = (a[{{.*}}] != 0);
-// CHECK:         b[{{.*}}] = (uchar)({{.*}}[[X]]{{.*}});
+// CHECK-NEXT:    bool [[Y:[a-z0-9_]+]] = [[X]] ^ true;
+// CHECK-NEXT:    b[{{.*}}] = (uchar)([[Y]]);
 func.func @i1_buffer(%a: !layout.buffer<16xi1>, %b: !layout.buffer<16xi1>) {
   %true = arith.constant true
   %c0 = arith.constant 0 : index
