@@ -87,10 +87,10 @@ def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "physical order, and why it keeps the others in logical order",
     )
     run.add_argument(
-        "--pipeline", default=GRAPH_PIPELINE,
-        help="graph-level IR only: the xDSL pass pipeline that turns it into buffer-level "
-        f"kernels (default: {GRAPH_PIPELINE}); passes that take image limits get the "
-        "device's where the pipeline does not give them",
+        "--pipeline", default=None,
+        help="graph-level IR only (refused for buffer-level FILE): the xDSL pass pipeline "
+        f"that turns it into buffer-level kernels (default: {GRAPH_PIPELINE}); passes that "
+        "take image limits get the device's where the pipeline does not give them",
     )
 
 
@@ -126,6 +126,12 @@ def _run_checked(args: argparse.Namespace) -> int:
         source = parse_located(stream.read(), args.file)
     if any(isinstance(op, func.FuncOp) and is_graph_function(op) for op in source.ops):
         return _run_graph(args, source)
+    if args.pipeline is not None:
+        raise DiagnosticException(
+            f"--pipeline applies to graph-level input (functions over tensors); {args.file} "
+            "is buffer-level, which always runs the physlayout-opencl pipeline (apply other "
+            "passes first with physlayout-opt)"
+        )
     runtime = OpenCLRuntime(args.device)
     compiled = compile_module(source, runtime, remarks=args.remarks)
     if args.print_opencl:
@@ -189,7 +195,7 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
     inputs = _inputs(entry, names, given, args.seed)
     lowered = source.clone()
     runtime = OpenCLRuntime(args.device)
-    pipeline = device_pipeline(args.pipeline, runtime.limits)
+    pipeline = device_pipeline(args.pipeline or GRAPH_PIPELINE, runtime.limits)
     try:
         pipeline.apply(make_context(), lowered)
     except VerifyException as err:

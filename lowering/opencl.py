@@ -76,7 +76,6 @@ from xdsl.context import Context
 from xdsl.dialects import affine, arith, func, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
-from xdsl.utils.target import Target
 
 from physlayout.dialects.buffer_layout import ImageLimits
 from physlayout.dialects.layout import DataOp, DeclBufferOp, LoadOp, StoreOp
@@ -93,6 +92,7 @@ from physlayout.lowering.opencl_kernels import (
 from physlayout.lowering.opencl_memory import MemoryWriter
 from physlayout.transforms.buffer_aliases import parameters_at_offsets
 from physlayout.transforms.diagnostics import require_options
+from physlayout.transforms.pass_options import PhyslayoutTarget
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 __all__ = ["ImageLimits", "KernelArg", "KernelInfo", "Launch", "OpenCLProgram", "OpenCLTarget",
@@ -191,7 +191,7 @@ def generate_opencl(
 
 
 @dataclass(frozen=True)
-class OpenCLTarget(Target):
+class OpenCLTarget(PhyslayoutTarget):
     """`-t opencl{max-image-width=W max-image-height=H fp16=false fp64=true}`: OpenCL C for
     the kernels (`fp16=true`: the device has cl_khr_fp16; `fp64=false`: it lacks
     cl_khr_fp64)."""

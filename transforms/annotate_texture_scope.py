@@ -52,7 +52,6 @@ from xdsl.dialects.linalg.abstract_ops import ConvOperation, NamedOperation
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Operation, OpResult, SSAValue
-from xdsl.passes import ModulePass
 
 from physlayout.dialects.buffer_layout import TEXEL_LANES, ImageLimits
 from physlayout.dialects.buffer_layout import image_size as buffer_image_size
@@ -69,6 +68,7 @@ from physlayout.semantics.graph_evaluator import generic_form
 from physlayout.transforms.diagnostics import emit_remark, require_options
 from physlayout.transforms.flow_layout_rewrites import FROZEN
 from physlayout.transforms.legalize_kernels import texel_lane_loop
+from physlayout.transforms.pass_options import PhyslayoutPass
 
 TEXTURE: str = MemoryScope.TEXTURE
 TEXTURE_WEIGHT: str = MemoryScope.TEXTURE_WEIGHT
@@ -247,7 +247,7 @@ def _name(value: SSAValue) -> str:
 
 
 @dataclass(frozen=True)
-class AnnotateTextureScopePass(ModulePass):
+class AnnotateTextureScopePass(PhyslayoutPass):
     """Choose each tensor's memory scope by consumer demand (module docstring).
 
     Options:

@@ -64,7 +64,6 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, VectorType
 from xdsl.ir import Attribute, Block, Operation, ParametrizedAttribute, Region, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -92,6 +91,7 @@ from physlayout.transforms.loop_nests import (
     physical_names,
 )
 from physlayout.transforms.normalize_memrefs import normalize_memref_layouts
+from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.physical_order import (
     PhysicalOrder,
     PhysicalOrderPlan,
@@ -496,7 +496,7 @@ class RewriteLoopNestInPhysicalOrder(RewritePattern):
 
 
 @dataclass(frozen=True)
-class ApplyLayoutPass(ModulePass):
+class ApplyLayoutPass(PhyslayoutPass):
     """Apply pending buffer transforms, then normalize upstream memref layout maps
     (`normalize-memref-layouts`).
 

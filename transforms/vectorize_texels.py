@@ -93,7 +93,6 @@ from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.ir import Block, Operation, Region
-from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -109,6 +108,7 @@ from physlayout.dialects.buffer_layout import TEXEL_LANES
 from physlayout.dialects.layout import BufferType
 from physlayout.transforms.lane_loop_plan import LaneLoop, LaneLoopPlan
 from physlayout.transforms.lane_vectorizer import LaneVectorizer
+from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.remainder_texels import VersionRemainderTexels
 
 
@@ -218,7 +218,7 @@ class SplitTexelLaneDimension(RewritePattern):
 
 
 @dataclass(frozen=True)
-class VectorizeTexelsPass(ModulePass):
+class VectorizeTexelsPass(PhyslayoutPass):
     """Rewrite `scf.for %l = 0 to 4` loops over texel lanes into `vector<4xT>` code."""
 
     name = "vectorize-texels"

@@ -23,10 +23,12 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import PassPipeline
+from xdsl.utils.exceptions import ArgSpecParseError
 
 from physlayout.dialects.layout import is_texture_scope
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp
 from physlayout.dialects.layout_scopes import SCOPE_ATTR, CopyOp, operand_demands
+from physlayout.transforms.pass_options import pipeline_passes
 from physlayout.universe import get_all_passes, make_context
 
 GRAPH_STAGES = (
@@ -149,8 +151,8 @@ def graph_dot(module: ModuleOp, function: str | None = None, pipeline: str = GRA
     before = _function(module, function)
     after_module = module.clone()
     try:
-        passes = PassPipeline.parse_spec(get_all_passes(), pipeline)
-    except Exception as err:
+        passes = PassPipeline(pipeline_passes(get_all_passes(), pipeline))
+    except (Exception, ArgSpecParseError) as err:  # ArgSpecParseError is a BaseException
         raise ValueError(f"pipeline '{pipeline}': {err}") from None
     passes.apply(make_context(), after_module)
     after = _function(after_module, before.sym_name.data)

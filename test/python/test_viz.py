@@ -196,7 +196,7 @@ def test_render_dot_without_graphviz_writes_dot(tmp_path: Path, monkeypatch: pyt
          "error: %c0 has type index, not a !layout.buffer"),
         (["--value", "x"], "error: --value needs FILE"),
         (["examples/relu_texture.mlir", "--pipeline", "nope"],
-         "error: pipeline 'nope': Unrecognized passes: ['nope']"),
+         "error: pipeline 'nope': unknown pass 'nope'"),
         ([], "error: give FILE, --type or --shape (see physlayout viz --help)"),
         (["--type", "!layout.buffer<f32>"],
          "error: !layout.buffer<f32> has rank 0: one element, no layout to draw"),
