@@ -51,7 +51,7 @@ from xdsl.utils.lexer import Span
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from physlayout.transforms.diagnostics import diagnostic_text, source_locator
+from physlayout.transforms.diagnostics import OpPassFailure, diagnostic_text, source_locator
 from physlayout.transforms.pass_options import did_you_mean, pipeline_passes
 from physlayout.transforms.verify_buffers import InvalidBuffersError
 
@@ -381,7 +381,7 @@ def located_diagnostic(err: DiagnosticException) -> LocatedPassError | None:
         lines = [f"error: {line}" for line in err.header]
         lines += [diagnostic_text("error", p.op, p.message) for p in err.problems]
         return LocatedPassError("\n".join(lines))
-    op = failing_op(err)
+    op = err.op if isinstance(err, OpPassFailure) else failing_op(err)
     if op is None:
         return None
     return LocatedPassError(diagnostic_text("error", op, str(err)))

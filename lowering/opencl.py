@@ -138,11 +138,16 @@ def _is_host(function: func.FuncOp) -> bool:
 
 
 def generate_opencl(
-    module: ModuleOp, limits: ImageLimits | None = None, fp16: bool = False, fp64: bool = True
+    module: ModuleOp,
+    limits: ImageLimits | None = None,
+    fp16: bool = False,
+    fp64: bool = True,
+    vectorized: bool = False,
 ) -> OpenCLProgram:
     """OpenCL C for every kernel of `module` and the launch plan of each; `fp16`: the device
     has cl_khr_fp16 (f16 values and textures are refused without it); `fp64`: the device has
-    cl_khr_fp64 (f64 values are refused without it).
+    cl_khr_fp64 (f64 values are refused without it); `vectorized`: `vectorize-texels` has run
+    (only the diagnostic of a partial-texel store depends on it).
 
     Raises DiagnosticException for anything the target does not support or the texture
     rules forbid.
@@ -166,7 +171,9 @@ def generate_opencl(
             bodies.append(f"// host function @{name} launches: {', '.join(callees)}\n")
             continue
         offset_params = {index for callee, index in offsets if callee == name}
-        writer = _Writer(function, limits, helpers, kernel_names, offset_params, fp16, fp64)
+        writer = _Writer(
+            function, limits, helpers, kernel_names, offset_params, fp16, fp64, vectorized
+        )
         lines, info = writer.write()
         bodies.append("\n".join(lines))
         kernels[name] = info

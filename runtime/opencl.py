@@ -476,7 +476,9 @@ def compile_module(
     if not runtime.limits.image_support and _has_textures(lowered):
         raise OpenCLRuntimeError(f"device {runtime.describe()} has no image support")
     limits = runtime.limits
-    program = generate_opencl(lowered, limits.image_limits(), limits.fp16, limits.fp64)
+    program = generate_opencl(
+        lowered, limits.image_limits(), limits.fp16, limits.fp64, vectorized=True
+    )
     cl_program = runtime.build(program.source) if program.kernels else None
     return CompiledModule(
         source, lowered, program, cl_program, runtime, _param_layouts(source, lowered), stages

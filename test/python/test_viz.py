@@ -189,7 +189,7 @@ def test_render_dot_without_graphviz_writes_dot(tmp_path: Path, monkeypatch: pyt
         (["--shape", "4", "--map", "(i) -> (i floordiv 2)"],
          "error: index map (i) -> (i floordiv 2) is not injective on shape [4]: indices [0] and [1] both map to [0]"),
         (["--shape", "3", "--map", "(i) -> (i floordiv 2, i mod 2)"],
-         "error: transform (i) -> (i floordiv 2, i mod 2) introduces padding on shape [3] (padding where i0 == 1 and i1 == 1); give the buffer a pad_value"),
+         "error: transform (i) -> (i floordiv 2, i mod 2) introduces padding on shape [3] (padding where i floordiv 2 == 1 and i mod 2 == 1); give the buffer a pad_value"),
         (["--shape", "2,x"], "error: --shape '2,x': expected integers separated by commas"),
         (["--type", "f32"], "error: f32 is not a !layout.buffer type"),
         (["examples/relu_texture.mlir", "--value", "c0"],
