@@ -52,11 +52,11 @@ bench: $(STAMP)
 	for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 	$(BIN)/python bench/plots.py
 
-# The README tutorial's pictures (test/python/test_viz.py checks the committed ones) and its
-# pass options table (test/python/test_readme.py checks it).
+# The README tutorial's pictures (test/python/test_viz.py checks the committed ones) and the
+# pass options table of docs/passes.md (test/python/test_readme.py checks it).
 docs: $(STAMP)
 	$(BIN)/python -m physlayout.viz.pictures docs
-	$(BIN)/python -m physlayout.pass_help README.md
+	$(BIN)/python -m physlayout.pass_help docs/passes.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis

@@ -246,6 +246,7 @@ class Window:
 
     @property
     def summarized(self) -> bool:
+        """Whether some rows or columns are not drawn."""
         return self.shown_rows < self.rows or self.shown_columns < self.columns
 
 
