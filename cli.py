@@ -537,7 +537,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         epilog=EXAMPLES_TEXT,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=versions_text())
+    parser.add_argument(
+        "--version", action="version", version=versions_text(),
+        help="print the versions of physlayout, xDSL, islpy, numpy and pyopencl",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     demo = sub.add_parser(
         "demo",
