@@ -57,11 +57,11 @@ bench: $(STAMP)
 models: $(STAMP)
 	$(BIN)/python bench/bench_models.py
 
-# The README tutorial's pictures (test/python/test_viz.py checks the committed ones) and its
-# pass options table (test/python/test_readme.py checks it).
+# The README tutorial's pictures (test/python/test_viz.py checks the committed ones) and the
+# pass options table of docs/passes.md (test/python/test_readme.py checks it).
 docs: $(STAMP)
 	$(BIN)/python -m physlayout.viz.pictures docs
-	$(BIN)/python -m physlayout.pass_help README.md
+	$(BIN)/python -m physlayout.pass_help docs/passes.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis

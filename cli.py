@@ -27,7 +27,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from io import StringIO
-from typing import IO, cast
+from typing import IO, ClassVar, cast
 
 from xdsl.dialects.builtin import (
     FileLineColLoc,
@@ -51,8 +51,27 @@ from xdsl.utils.lexer import Span
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from physlayout.transforms.diagnostics import diagnostic_text, source_locator
+from physlayout.transforms.diagnostics import OpPassFailure, diagnostic_text, source_locator
+from physlayout.transforms.pass_options import did_you_mean, pipeline_passes
 from physlayout.transforms.verify_buffers import InvalidBuffersError
+
+VERSION_PACKAGES = ("xdsl", "islpy", "numpy", "pyopencl")
+"""The dependencies `--version` reports beside physlayout."""
+
+
+def versions_text() -> str:
+    """physlayout's version and its key dependencies', as `--version` prints them."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def of(package: str) -> str:
+        try:
+            return version(package)
+        except PackageNotFoundError:
+            return "not installed"
+
+    names = {"xdsl": "xDSL"}
+    found = ", ".join(f"{names.get(p, p)} {of(p)}" for p in VERSION_PACKAGES)
+    return f"physlayout {of('physlayout')} ({found})"
 
 
 class LocatingParser(Parser):
@@ -80,6 +99,8 @@ class _KeptOpen(StringIO):
 
 class PhyslayoutOptMain(xDSLOptMain):
     """`xdsl-opt` with diagnostics printed MLIR-style and no output on failure."""
+
+    version_format: ClassVar[str] = versions_text()
 
     locations: dict[Operation, Span[str] | Span[bytes]]
     line_offset: int
@@ -130,10 +151,19 @@ class PhyslayoutOptMain(xDSLOptMain):
 
     def setup_pipeline(self) -> None:
         """xDSL's pipeline, whose verification before the first pass is skipped for a module
-        that `parse_chunk` has just verified (everything else the callback does is kept)."""
-        super().setup_pipeline()
+        that `parse_chunk` has just verified (everything else the callback does is kept).
+        Its passes are read by `pipeline_passes`: bare flags mean true, misspelt names get a
+        suggestion."""
+        requested = self.args.passes
+        self.args.passes = ""
+        try:
+            super().setup_pipeline()
+        finally:
+            self.args.passes = requested
+        passes = pipeline_passes(self.available_passes, requested)
         stock = self.pipeline.callback
         if stock is None:
+            self.pipeline = PassPipeline(passes)
             return
 
         def callback(
@@ -149,7 +179,7 @@ class PhyslayoutOptMain(xDSLOptMain):
             finally:
                 self.args.disable_verify = disabled
 
-        self.pipeline = PassPipeline(self.pipeline.passes, callback)
+        self.pipeline = PassPipeline(passes, callback)
 
     def apply_passes(self, prog: ModuleOp) -> None:
         try:
@@ -351,7 +381,7 @@ def located_diagnostic(err: DiagnosticException) -> LocatedPassError | None:
         lines = [f"error: {line}" for line in err.header]
         lines += [diagnostic_text("error", p.op, p.message) for p in err.problems]
         return LocatedPassError("\n".join(lines))
-    op = failing_op(err)
+    op = err.op if isinstance(err, OpPassFailure) else failing_op(err)
     if op is None:
         return None
     return LocatedPassError(diagnostic_text("error", op, str(err)))
@@ -473,7 +503,8 @@ def option_error_text(err: Exception) -> str:
     if found := _UNKNOWN_OPTIONS.search(text):
         given = found.group(1).replace('"', "").replace("_", "-")
         expected = found.group(2).replace('"', "").replace("_", "-")
-        text = f"unknown option {given}; the options are {expected or 'none'}"
+        hint = did_you_mean(given, expected.split(", "))
+        text = f"unknown option {given}{hint}; the options are {expected or 'none'}"
     elif found := _BAD_VALUE.search(text):
         kinds = {"bool": "true or false", "int": "an integer", "str": "a string"}
         kind = kinds.get(found.group(2), found.group(2))
@@ -481,11 +512,47 @@ def option_error_text(err: Exception) -> str:
     return f"invalid pass pipeline or target option: {text}"
 
 
+USAGE_TEXT = """physlayout: buffer physical layouts (index maps, axis separators, memory scopes) for MLIR,
+compiled to memref/affine IR and to OpenCL C with 2-D texture memory.
+
+Rewrite IR with `physlayout-opt FILE -p PASSES` (stock `xdsl-opt` works too); this command
+runs, draws and explains it."""
+
+EXAMPLES_TEXT = """examples:
+  physlayout demo                                the conv -> relu -> conv example, end to end
+  physlayout run examples/relu_texture.mlir --check
+                                                 run on OpenCL and compare with numpy
+  physlayout viz --shape 1,8,4,4 --map '(n, c, h, w) -> (n, c floordiv 4, h | w, c mod 4)'
+                                                 draw a layout (SVG on stdout)
+  physlayout passes apply-layout                 a pass's options
+  physlayout-opt FILE -p apply-layout,flatten-buffers
+                                                 rewrite IR (see physlayout passes)"""
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of `physlayout` (sub-commands: `demo`, `run`, `viz`, `passes`)."""
-    parser = argparse.ArgumentParser(prog="physlayout", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("demo", help="run the embedded example pipeline and print each stage")
+    parser = argparse.ArgumentParser(
+        prog="physlayout",
+        description=USAGE_TEXT,
+        epilog=EXAMPLES_TEXT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=versions_text(),
+        help="print the versions of physlayout, xDSL, islpy, numpy and pyopencl",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    demo = sub.add_parser(
+        "demo",
+        help="run the conv -> relu -> conv example through the Adreno pipeline on OpenCL",
+        description="Run examples/rfc_conv_relu_conv.mlir through the physlayout-adreno "
+        "pipeline, run it on an OpenCL device and compare with numpy. Prints one line per "
+        "stage, one kernel, the kernel times and a verdict; --verbose prints every stage's IR "
+        "and all the OpenCL C.",
+    )
+    demo.add_argument(
+        "--verbose", action="store_true", help="print each stage's IR and all generated OpenCL C"
+    )
     from physlayout.cli_run import add_run_parser, run_command
 
     add_run_parser(sub)
@@ -497,9 +564,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     add_passes_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "demo":
-        from physlayout.runtime.demo import run_demo
+        from physlayout.runtime.demo import RTOL, run_demo
 
-        run_demo()
+        sys.exit(0 if run_demo(verbose=args.verbose) <= RTOL else 1)
     elif args.command == "run":
         sys.exit(run_with_deep_stack(lambda: run_command(args)))
     elif args.command == "viz":

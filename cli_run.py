@@ -103,10 +103,10 @@ def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "the graph evaluator of that module and reports the error against the f32 graph",
     )
     run.add_argument(
-        "--pipeline", default=GRAPH_PIPELINE,
-        help="graph-level IR only: the xDSL pass pipeline that turns it into buffer-level "
-        f"kernels (default: {GRAPH_PIPELINE}); passes that take image limits get the "
-        "device's where the pipeline does not give them",
+        "--pipeline", default=None,
+        help="graph-level IR only (refused for buffer-level FILE): the xDSL pass pipeline "
+        f"that turns it into buffer-level kernels (default: {GRAPH_PIPELINE}); passes that "
+        "take image limits get the device's where the pipeline does not give them",
     )
 
 
@@ -146,6 +146,12 @@ def _run_checked(args: argparse.Namespace) -> int:
         raise DiagnosticException(
             f"--precision {args.precision} applies to graph-level IR (functions over tensors); "
             "buffer-level kernels run in the element types they declare"
+        )
+    if args.pipeline is not None:
+        raise DiagnosticException(
+            f"--pipeline applies to graph-level input (functions over tensors); {args.file} "
+            "is buffer-level, which always runs the physlayout-opencl pipeline (apply other "
+            "passes first with physlayout-opt)"
         )
     runtime = OpenCLRuntime(args.device)
     compiled = compile_module(source, runtime, remarks=args.remarks)
@@ -217,7 +223,7 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
         ToMixedPrecisionPass().apply(make_context(), graph)
     lowered = graph.clone()
     runtime = OpenCLRuntime(args.device)
-    pipeline = device_pipeline(args.pipeline, runtime.limits)
+    pipeline = device_pipeline(args.pipeline or GRAPH_PIPELINE, runtime.limits)
     try:
         pipeline.apply(make_context(), lowered)
     except VerifyException as err:

@@ -11,8 +11,9 @@ the `Options:` block of the class docstring, the one place options are described
             over more indented lines.
 
 `documentation_problems` lists where that block and the fields disagree (the tests require
-none); help is still printed for such a pass, a missing meaning shown as such. The README's
-pass options table is `options_table()`; `python -m physlayout.pass_help README.md` rewrites it.
+none); help is still printed for such a pass, a missing meaning shown as such. The pass
+options table of docs/passes.md is `options_table()`; `python -m physlayout.pass_help
+docs/passes.md` (run by `make docs`) rewrites it.
 """
 
 from __future__ import annotations
@@ -28,13 +29,14 @@ from typing import Any
 
 from xdsl.passes import ModulePass
 
+from physlayout.transforms.pass_options import did_you_mean
 from physlayout.universe import PASSES, get_all_passes
 
 NO_MEANING = "(not documented)"
 """What the help shows for an option the `Options:` block does not describe."""
 
 TABLE_HEADER = "| pass | option | type | default | meaning |\n|---|---|---|---|---|\n"
-"""The header of the README's pass options table (the rows follow it)."""
+"""The header of the pass options table in docs/passes.md (the rows follow it)."""
 
 _OPTIONS_HEADING = re.compile(r"^\s*Options\b[^\n]*:[ \t]*$", re.MULTILINE)
 _OPTION_LINE = re.compile(r"\s+([a-z][a-z0-9-]*) \(([^,()]+), (.*?)\): (.*)")
@@ -173,7 +175,10 @@ def pass_help(name: str) -> PassHelp:
     a name that is no physlayout pass."""
     factory = get_all_passes().get(name)
     if factory is None:
-        raise KeyError(f"unknown pass '{name}' (physlayout's passes: {', '.join(sorted(PASSES))})")
+        hint = did_you_mean(name, PASSES, quote="'")
+        raise KeyError(
+            f"unknown pass '{name}'{hint} (physlayout's passes: {', '.join(sorted(PASSES))})"
+        )
     return help_of(factory())
 
 
@@ -204,18 +209,18 @@ def documentation_problems(help_: PassHelp) -> list[str]:
 
 
 def options_table() -> str:
-    """The README's pass options table: its header and one row per option of every pass
+    """The pass options table (docs/passes.md): its header and one row per option of every pass
     (passes sorted by name, options in field order)."""
     rows = [row for help_ in all_pass_help() for row in help_.table_rows()]
     return TABLE_HEADER + "".join(f"{row}\n" for row in rows)
 
 
 def with_options_table(readme: str) -> str:
-    """`readme` with its pass options table (from `TABLE_HEADER` to the first line that is
+    """`readme` (a Markdown page) with its pass options table (from `TABLE_HEADER` to the first line that is
     not a table row) replaced by `options_table()`. Raises ValueError when it has none."""
     start = readme.find(TABLE_HEADER)
     if start < 0:
-        raise ValueError("no pass options table (its header line) in the README")
+        raise ValueError("no pass options table (its header line) in the page")
     end = start + len(TABLE_HEADER)
     while readme.startswith("|", end):
         end = readme.index("\n", end) + 1
@@ -253,9 +258,9 @@ def passes_command(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m physlayout.pass_help README.md`: rewrite the README's pass options table."""
+    """`python -m physlayout.pass_help docs/passes.md`: rewrite the page's pass options table."""
     parser = argparse.ArgumentParser(description=main.__doc__)
-    parser.add_argument("readme", help="the README file to update in place")
+    parser.add_argument("readme", help="the Markdown page to update in place (docs/passes.md)")
     args = parser.parse_args(argv)
     with open(args.readme, encoding="utf-8") as file:
         text = file.read()

@@ -5,7 +5,9 @@ Every factory imports lazily, so listing the universe costs nothing.
 `linalg.pack` / `linalg.unpack` belong to the `linalg` dialect, which xDSL's own universe
 registers (without them); a second `linalg` entry would be a "Duplicate definition" error,
 so importing this module points xDSL's `linalg` factory at `linalg_dialect` (xDSL's ops plus
-the two relayout ops) before `Universe.get_multiverse` merges the universes.
+the two relayout ops) before `Universe.get_multiverse` merges the universes. Likewise its
+`scf` factory at `scf_dialect` (xDSL's ops, with `scf.parallel` and `scf.reduce` in
+upstream's custom syntax).
 """
 
 from collections.abc import Callable
@@ -32,7 +34,15 @@ def linalg_dialect() -> Dialect:
     return LinalgWithRelayout
 
 
+def scf_dialect() -> Dialect:
+    """xDSL's `scf` dialect with `scf.parallel`/`scf.reduce` in upstream's custom syntax."""
+    from physlayout.dialects.scf_syntax import ScfWithCustomParallel
+
+    return ScfWithCustomParallel
+
+
 XDSL_UNIVERSE.all_dialects["linalg"] = linalg_dialect
+XDSL_UNIVERSE.all_dialects["scf"] = scf_dialect
 
 
 def _lazy(module: str, name: str) -> Callable[[], type]:

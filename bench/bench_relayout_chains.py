@@ -16,7 +16,7 @@ A cell lists the relayout ops left in the function ("-": folded away). Every out
 the same small-integer inputs and compared with the numpy graph evaluator on the original
 chain: "ok" when all three agree exactly.
 
-Writes the table into README.md (between the `relayout-chains` markers) and a section of
+Writes the table into docs/interop.md (between the `relayout-chains` markers) and a section of
 bench/RESULTS.md, and prints it.
 """
 
@@ -42,7 +42,7 @@ from physlayout.universe import make_context
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAINS = ROOT / "examples/relayout_chains.mlir"
-README = ROOT / "README.md"
+README = ROOT / "docs" / "interop.md"
 BEGIN, END = "<!-- relayout-chains:begin -->", "<!-- relayout-chains:end -->"
 TITLE = "## Relayout chains: upstream folding vs physlayout (bench_relayout_chains.py)"
 

@@ -100,7 +100,8 @@ class PendingLayout:
         if padding is not None and pad_value is None:
             raise ValueError(
                 f"transform {written} introduces padding on shape {list(logical)} "
-                f"(padding where {padding}); give the buffer a pad_value"
+                f"(padding where {padding.describe([str(e) for e in composed.final_indices])}); "
+                "give the buffer a pad_value"
             )
         return PendingLayout(
             logical_shape=tuple(logical),

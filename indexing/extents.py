@@ -9,6 +9,7 @@ transformed box that no logical index reaches, as a `PaddingPredicate` of `Const
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -108,6 +109,31 @@ class PaddingPredicate:
             return clauses[0]
         return " or ".join(f"({c})" if " and " in c else c for c in clauses)
 
+    def describe(self, labels: Sequence[str]) -> str:
+        """The predicate as `str` prints it, with transformed axis ``i_k`` written as
+        ``labels[k]`` (e.g. the index map's output expressions, so a message speaks of
+        ``c mod 4 == 3`` instead of ``i4 == 3``). A compound label is parenthesized where it
+        is part of a larger expression."""
+        if len(labels) != len(self.names):
+            raise ValueError(f"expected {len(self.names)} labels, got {len(labels)}")
+        by_name = dict(zip(self.names, labels, strict=True))
+
+        def label(found: re.Match[str]) -> str:
+            text = by_name[found.group(0)]
+            return text if _IDENTIFIER.fullmatch(text) else f"({text})"
+
+        def constraint(c: Constraint) -> str:
+            text = _AXIS_NAME.sub(label, str(c))
+            whole = _WHOLE_SIDE.fullmatch(text)
+            if whole and _balanced(whole.group(1)):
+                return f"{whole.group(1)} {whole.group(2)}"
+            return text
+
+        clauses = [" and ".join(constraint(c) for c in conj) or "true" for conj in self.disjuncts]
+        if len(clauses) == 1:
+            return clauses[0]
+        return " or ".join(f"({c})" if " and " in c else c for c in clauses)
+
     def to_isl(self) -> str:
         """The padding set in isl syntax (box constraints included)."""
         conjunctions = [[(c.expr, c.is_equality) for c in conj] for conj in self.disjuncts]
@@ -115,6 +141,21 @@ class PaddingPredicate:
             f"({bridge.conjunction_to_isl(conj, self.names)})" for conj in conjunctions
         )
         return str(bridge.build_set(self.names, self.shape, formula or "1 = 0"))
+
+
+_AXIS_NAME = re.compile(r"\bi\d+\b")
+_IDENTIFIER = re.compile(r"-?\w+")
+_WHOLE_SIDE = re.compile(r"\((.*)\) ((?:==|>=|<=) -?\d+)")
+
+
+def _balanced(text: str) -> bool:
+    """Whether the parentheses of `text` pair up left to right (never closing below 0)."""
+    depth = 0
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def transformed_shape(maps: Sequence[IndexMap], shape: Shape) -> list[int]:

@@ -78,7 +78,6 @@ from xdsl.dialects.builtin import (
     VectorType,
 )
 from xdsl.ir import Attribute, Operation, SSAValue, Use
-from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -121,6 +120,7 @@ from physlayout.lowering.lower_layout_views import (
     build_view,
 )
 from physlayout.transforms.buffer_aliases import parameters_at_offsets
+from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 PREPARE = "physlayout-memref (or apply-layout,flatten-buffers)"
@@ -559,7 +559,7 @@ def check_no_layout_left(module: ModuleOp) -> None:
 
 
 @dataclass(frozen=True)
-class LowerLayoutPass(ModulePass):
+class LowerLayoutPass(PhyslayoutPass):
     """Lower buffer-level IR to upstream memref/affine IR.
 
     Options:

@@ -63,7 +63,6 @@ from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp, TransposeOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
-from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -96,6 +95,7 @@ from physlayout.lowering.relayout_forms import (
     match_transpose,
     match_unpack,
 )
+from physlayout.transforms.pass_options import PhyslayoutPass
 
 HINT = "physlayout.layout_transform"
 """Discardable attribute of a generic fallback: the map it computes, as text."""
@@ -410,7 +410,7 @@ class FuseCropIntoUnpack(RewritePattern):
 
 
 @dataclass(frozen=True)
-class LowerLayoutRewritesPass(ModulePass):
+class LowerLayoutRewritesPass(PhyslayoutPass):
     """Lower graph-level layout rewrites to upstream ops (see the module docstring)."""
 
     name = "lower-layout-rewrites"

@@ -91,7 +91,6 @@ from xdsl.context import Context
 from xdsl.dialects import affine, arith, func, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
-from xdsl.utils.target import Target
 
 from physlayout.dialects.buffer_layout import ImageLimits
 from physlayout.dialects.layout import DataOp, DeclBufferOp, LoadOp, StoreOp
@@ -108,6 +107,7 @@ from physlayout.lowering.opencl_kernels import (
 from physlayout.lowering.opencl_memory import MemoryWriter
 from physlayout.transforms.buffer_aliases import parameters_at_offsets
 from physlayout.transforms.diagnostics import require_options
+from physlayout.transforms.pass_options import PhyslayoutTarget
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 __all__ = ["ImageLimits", "KernelArg", "KernelInfo", "Launch", "OpenCLProgram", "OpenCLTarget",
@@ -153,11 +153,17 @@ def _is_host(function: func.FuncOp) -> bool:
 
 
 def generate_opencl(
-    module: ModuleOp, limits: ImageLimits | None = None, fp16: bool = False, fp64: bool = True
+    module: ModuleOp,
+    limits: ImageLimits | None = None,
+    fp16: bool = False,
+    fp64: bool = True,
+    vectorized: bool = False,
 ) -> OpenCLProgram:
     """OpenCL C for every kernel of `module` and the launch plan of each; `fp16`: half
     arithmetic (the device has cl_khr_fp16; without it f16 is storage only, computed in
-    float); `fp64`: the device has cl_khr_fp64 (f64 values are refused without it).
+    float); `fp64`: the device has cl_khr_fp64 (f64 values are refused without it);
+    `vectorized`: `vectorize-texels` has run (only the diagnostic of a partial-texel store
+    depends on it).
 
     Raises DiagnosticException for anything the target does not support or the texture
     rules forbid.
@@ -181,7 +187,9 @@ def generate_opencl(
             bodies.append(f"// host function @{name} launches: {', '.join(callees)}\n")
             continue
         offset_params = {index for callee, index in offsets if callee == name}
-        writer = _Writer(function, limits, helpers, kernel_names, offset_params, fp16, fp64)
+        writer = _Writer(
+            function, limits, helpers, kernel_names, offset_params, fp16, fp64, vectorized
+        )
         lines, info = writer.write()
         bodies.append("\n".join(lines))
         kernels[name] = info
@@ -206,7 +214,7 @@ def generate_opencl(
 
 
 @dataclass(frozen=True)
-class OpenCLTarget(Target):
+class OpenCLTarget(PhyslayoutTarget):
     """`-t opencl{max-image-width=W max-image-height=H fp16=false fp64=true}`: OpenCL C for
     the kernels (`fp16=true`: half arithmetic, for a device with cl_khr_fp16; `fp64=false`:
     the device lacks cl_khr_fp64)."""

@@ -191,6 +191,9 @@ class KernelWriter:
     `write_imagef`."""
     fp64: bool = True
     """The device has cl_khr_fp64 (`double`); without it any f64 value is refused."""
+    vectorized: bool = False
+    """`vectorize-texels` has run on the module (`physlayout run`'s pipeline): a store of part
+    of a texel is one it could not vectorize, which the diagnostic says."""
     names: NameTable = field(default_factory=NameTable)
     c_names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
     buffers: dict[BlockArgument, BufferArg] = field(default_factory=dict[BlockArgument, BufferArg])

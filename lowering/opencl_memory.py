@@ -244,11 +244,17 @@ class MemoryWriter(KernelWriter):
             return
         coord, lane = self.texel(op, accessed)
         if lanes != TEXEL_LANES:
+            hint = (
+                "vectorize-texels, which ran, vectorizes only a loop `0 to 4 step 1` over the "
+                "lanes of a texel: write all four lanes of each texel in such a loop, or "
+                "store a vector<4xf32> texel"
+                if self.vectorized
+                else "store a vector<4xf32> texel, e.g. after vectorize-texels"
+            )
             raise fail(
                 where,
                 f"texture store of {op.value.type} into %{buffer.name} would write part of a "
-                f"texel; a texture store writes all four channels (store a vector<4xf32> "
-                f"texel, e.g. after vectorize-texels)",
+                f"texel; a texture store writes all four channels ({hint})",
             )
         if lane != Const(0):
             raise fail(

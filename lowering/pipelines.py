@@ -41,6 +41,7 @@ from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass
 from physlayout.transforms.normalize_graph import NormalizeGraphPass
+from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.realize_scopes import RealizeScopesPass
 from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
 
@@ -55,7 +56,7 @@ def verify_after(previous: ModulePass | None, module: ModuleOp, _next: ModulePas
         raise PassFailedException(f"{previous.name} produced invalid IR: {err}") from None
 
 
-class DeclaredPipeline(ModulePass):
+class DeclaredPipeline(PhyslayoutPass):
     """A pass that runs a declared list of passes (its options configure them)."""
 
     @abstractmethod

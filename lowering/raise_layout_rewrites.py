@@ -40,7 +40,6 @@ from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.linalg.ops import GenericOp, TransposeOp
 from xdsl.ir import Attribute, Block, IRNode, Operation, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -61,6 +60,7 @@ from physlayout.dialects.linalg_pack import PackOp, UnPackOp, static_tiles_of, u
 from physlayout.indexing.index_map import IndexMap
 from physlayout.lowering.lower_layout_rewrites import HINT, build_generic
 from physlayout.lowering.relayout_forms import reshape_map, transpose_map
+from physlayout.transforms.pass_options import PhyslayoutPass
 
 
 def _transform(
@@ -269,7 +269,7 @@ def _is_lowering_of(op: GenericOp, imap: IndexMap, pad_value: ScalarAttr | None)
 
 
 @dataclass(frozen=True)
-class RaiseLayoutRewritesPass(ModulePass):
+class RaiseLayoutRewritesPass(PhyslayoutPass):
     """Raise upstream relayout ops to graph-level layout rewrites (see the module
     docstring)."""
 

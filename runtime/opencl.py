@@ -45,7 +45,6 @@ Running a function (a kernel or a host function) is `runtime/host.py`.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -59,7 +58,6 @@ from xdsl.parser import Parser
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.universe import Universe
-from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
 from physlayout.dialects.buffer_layout import PendingLayout, flattened_type
@@ -67,6 +65,7 @@ from physlayout.dialects.layout import BufferType, is_texture_scope
 from physlayout.lowering.opencl import ImageLimits, OpenCLProgram, generate_opencl
 from physlayout.lowering.pipelines import PhyslayoutOpenCLPass, verify_after
 from physlayout.semantics.evaluator_values import EvaluationError, dtype_of
+from physlayout.transforms.pass_options import pipeline_passes
 from physlayout.universe import get_all_passes, make_context
 
 ENV_VAR = "PHYSLAYOUT_OPENCL_DEVICE"
@@ -414,25 +413,17 @@ def device_pipeline(spec: str, limits: DeviceLimits) -> PassPipeline:
     cl_khr_fp64 to every pass that takes `fp64`, where `spec` does not give them. Raises a
     DiagnosticException naming `spec` when it does not parse."""
     image = limits.image_limits()
-    device: dict[str, tuple[int | bool, ...]] = {
+    device: dict[str, tuple[Any, ...]] = {
         "max_image_width": (image.max_width,),
         "max_image_height": (image.max_height,),
         "fp64": (limits.fp64,),
     }
     available = Universe.get_multiverse().all_passes | get_all_passes()
-    passes: list[ModulePass] = []
     try:
-        for arg in parse_pipeline(spec):
-            if arg.name not in available:
-                raise ValueError(f"unknown pass '{arg.name}'")
-            pass_type = available[arg.name]()
-            fields = {f.name for f in dataclasses.fields(pass_type)}
-            given = arg.normalize_parameter_names().parameters
-            extra = {k: v for k, v in device.items() if k in fields and k not in given}
-            passes.append(pass_type.from_pass_spec(ArgSpec(arg.name, {**given, **extra})))
+        passes = pipeline_passes(available, spec, device)
     except (Exception, ArgSpecParseError) as err:  # ArgSpecParseError is a BaseException
         raise OpenCLRuntimeError(f"pipeline '{spec}': {err}") from None
-    return PassPipeline(tuple(passes), verify_after)
+    return PassPipeline(passes, verify_after)
 
 
 def module_text(module: ModuleOp) -> str:
@@ -489,7 +480,7 @@ def compile_module(
         raise OpenCLRuntimeError(f"device {runtime.describe()} has no image support")
     limits = runtime.limits
     half = limits.fp16 and runtime.half_arithmetic
-    program = generate_opencl(lowered, limits.image_limits(), half, limits.fp64)
+    program = generate_opencl(lowered, limits.image_limits(), half, limits.fp64, vectorized=True)
     cl_program = runtime.build(program.source) if program.kernels else None
     return CompiledModule(
         source, lowered, program, cl_program, runtime, _param_layouts(source, lowered), stages

@@ -25,6 +25,7 @@ from xdsl.interpreter import (
 )
 from xdsl.ir import Block, Operation
 
+from physlayout.dialects.scf_syntax import ParallelOp, ReduceOp
 from physlayout.semantics.evaluator_frame import (
     Entry,
     call_frame,
@@ -63,29 +64,15 @@ class ScfFunctions(InterpreterFunctions):
     def run_parallel(
         self, interpreter: Interpreter, op: scf.ParallelOp, args: PythonValues
     ) -> PythonValues:
-        lanes = simt(interpreter).lanes
-        count = segments(op)[0]
-        values = [num(op, args, i) for i in range(3 * count)]
-        bounds = [(values[i], values[count + i], values[2 * count + i]) for i in range(count)]
-        inits = list(args[3 * count :])
-        if not any_active(lanes):
-            return tuple(inits)
-        for _, _, step in bounds:
-            check_steps(op, step, lanes)
-        block = op.body.blocks[0]
-        dtypes = [np.dtype(np.int64)] * count
-        out = run_parallel(interpreter, block, bounds, dtypes, lanes)
-        if not inits or out is None:
-            return tuple(inits)
-        inner, partials = out
-        reduce_op = block.last_op
-        assert reduce_op is not None
-        return tuple(
-            tree_reduce(
-                interpreter, op, region, as_array(op, partial), as_array(op, init), inner, lanes
-            )
-            for region, partial, init in zip(reduce_op.regions, partials, inits, strict=True)
-        )
+        return run_parallel_loop(interpreter, op, args)
+
+    @impl(ParallelOp)
+    def run_parsed_parallel(
+        self, interpreter: Interpreter, op: ParallelOp, args: PythonValues
+    ) -> PythonValues:
+        """`scf.parallel` as physlayout parses and builds it (`dialects.scf_syntax`; the
+        interpreter finds implementations by exact class)."""
+        return run_parallel_loop(interpreter, op, args)
 
     @impl(scf.IfOp)
     def run_if(self, interpreter: Interpreter, op: scf.IfOp, args: PythonValues) -> PythonValues:
@@ -104,11 +91,47 @@ class ScfFunctions(InterpreterFunctions):
     ) -> tuple[TerminatorValue, PythonValues]:
         return ReturnedValues(args), ()
 
+    @impl_terminator(ReduceOp)
+    def run_parsed_reduce(
+        self, interpreter: Interpreter, op: ReduceOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
     @impl_terminator(scf.ReduceReturnOp)
     def run_reduce_return(
         self, interpreter: Interpreter, op: scf.ReduceReturnOp, args: PythonValues
     ) -> tuple[TerminatorValue, PythonValues]:
         return ReturnedValues(args), ()
+
+
+def run_parallel_loop(
+    interpreter: Interpreter, op: scf.ParallelOp, args: PythonValues
+) -> PythonValues:
+    """`scf.parallel`: every iteration at once as lane axes; its `scf.reduce` regions
+    combine the partial results pairwise over the lanes, then with the initial values."""
+    lanes = simt(interpreter).lanes
+    count = segments(op)[0]
+    values = [num(op, args, i) for i in range(3 * count)]
+    bounds = [(values[i], values[count + i], values[2 * count + i]) for i in range(count)]
+    inits = list(args[3 * count :])
+    if not any_active(lanes):
+        return tuple(inits)
+    for _, _, step in bounds:
+        check_steps(op, step, lanes)
+    block = op.body.blocks[0]
+    dtypes = [np.dtype(np.int64)] * count
+    out = run_parallel(interpreter, block, bounds, dtypes, lanes)
+    if not inits or out is None:
+        return tuple(inits)
+    inner, partials = out
+    reduce_op = block.last_op
+    assert reduce_op is not None
+    return tuple(
+        tree_reduce(
+            interpreter, op, region, as_array(op, partial), as_array(op, init), inner, lanes
+        )
+        for region, partial, init in zip(reduce_op.regions, partials, inits, strict=True)
+    )
 
 
 def entry_block(op: Operation) -> Block:

@@ -48,12 +48,11 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, ModuleOp, TensorType
+from xdsl.dialects.builtin import Float16Type, Float32Type, ModuleOp, TensorType
 from xdsl.dialects.linalg.abstract_ops import ConvOperation, NamedOperation
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Operation, OpResult, SSAValue
-from xdsl.passes import ModulePass
 
 from physlayout.dialects.buffer_layout import TEXEL_LANES, ImageLimits
 from physlayout.dialects.buffer_layout import image_size as buffer_image_size
@@ -69,8 +68,9 @@ from physlayout.dialects.layout_scopes import (
 from physlayout.semantics.graph_evaluator import generic_form
 from physlayout.transforms.diagnostics import emit_remark, require_options
 from physlayout.transforms.flow_layout_rewrites import FROZEN
-from physlayout.transforms.lane_loop_plan import ELEMENTWISE
+from physlayout.transforms.lane_loop_plan import is_lane_wise_float_op, is_uniform_op
 from physlayout.transforms.legalize_kernels import texel_lane_loop
+from physlayout.transforms.pass_options import PhyslayoutPass
 
 TEXTURE: str = MemoryScope.TEXTURE
 TEXTURE_WEIGHT: str = MemoryScope.TEXTURE_WEIGHT
@@ -121,18 +121,22 @@ def writes_texels(op: Operation) -> str | None:
 
 def _unvectorizable_body_op(op: GenericOp) -> str | None:
     """Why vectorize-texels could not compute the body of `op` on whole texels, or None: every
-    op that depends on the loop point (on a block argument, transitively) must be one of the
-    float ops it computes lane by lane (`lane_loop_plan.ELEMENTWISE`, one float type); ops on
-    values defined outside the body are computed once and are fine."""
+    op that depends on the loop point (on a block argument, transitively) must be a float op
+    it computes lane by lane (`lane_loop_plan.is_lane_wise_float_op`), and every other op one
+    it computes once for all lanes (`is_uniform_op`) -- the lane plan's own rules."""
     block = op.body.block
     varying: set[SSAValue] = set(block.args)
     for body_op in block.ops:
-        if body_op is block.last_op or not any(v in varying for v in body_op.operands):
+        if body_op is block.last_op:
             continue
-        types = {v.type for v in (*body_op.operands, *body_op.results)}
-        float_types = all(isinstance(t, Float16Type | Float32Type | Float64Type) for t in types)
-        if body_op.name not in ELEMENTWISE or len(types) != 1 or not float_types:
-            return f"its body computes '{body_op.name}', which vectorize-texels cannot run on texels"
+        if not any(v in varying for v in body_op.operands):
+            if not is_uniform_op(body_op):
+                return f"its body computes '{body_op.name}', which vectorize-texels cannot run on texels"
+            continue
+        if not is_lane_wise_float_op(body_op):
+            return (
+                f"its body computes '{body_op.name}', which vectorize-texels cannot run on texels"
+            )
         varying.update(body_op.results)
     return None
 
@@ -262,7 +266,7 @@ def _name(value: SSAValue) -> str:
 
 
 @dataclass(frozen=True)
-class AnnotateTextureScopePass(ModulePass):
+class AnnotateTextureScopePass(PhyslayoutPass):
     """Choose each tensor's memory scope by consumer demand (module docstring).
 
     Options:

@@ -64,7 +64,6 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, VectorType
 from xdsl.ir import Attribute, Block, Operation, ParametrizedAttribute, Region, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -85,6 +84,7 @@ from physlayout.indexing.quasi_affine import Dim
 from physlayout.indexing.simplify import simplify
 from physlayout.transforms.dead_code import GreedyApplierWithMemoizedDce
 from physlayout.transforms.dependence import access_lanes
+from physlayout.transforms.diagnostics import OpPassFailure
 from physlayout.transforms.loop_nests import (
     RewritingEmitter,
     build_scf_nest,
@@ -92,6 +92,7 @@ from physlayout.transforms.loop_nests import (
     physical_names,
 )
 from physlayout.transforms.normalize_memrefs import normalize_memref_layouts
+from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.physical_order import (
     PhysicalOrder,
     PhysicalOrderPlan,
@@ -118,15 +119,16 @@ class Layouts:
         the function signatures (a declaration's types have no value to name, so a failure
         is reported at a value of the same type where there is one)."""
         by_type: dict[BufferType, PendingLayout] = {}
-        signatures: list[Attribute] = []
+        signatures: list[tuple[Attribute, Operation]] = []
         for op in module.walk():
             values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
             for value in values:
-                _resolve(value.type, _describe(value), by_type)
+                _resolve(value.type, _describe(value), op, by_type)
             if isinstance(op, func.FuncOp):
-                signatures.extend([*op.function_type.inputs, *op.function_type.outputs])
-        for typ in signatures:
-            _resolve(typ, "", by_type)
+                types = [*op.function_type.inputs, *op.function_type.outputs]
+                signatures.extend((typ, op) for typ in types)
+        for typ, op in signatures:
+            _resolve(typ, "", op, by_type)
         return Layouts(by_type)
 
     def get(self, buffer_type: Attribute) -> PendingLayout | None:
@@ -136,13 +138,17 @@ class Layouts:
         return self.by_type.get(buffer_type)
 
 
-def _resolve(typ: Attribute, where: str, by_type: dict[BufferType, PendingLayout]) -> None:
+def _resolve(
+    typ: Attribute, where: str, op: Operation, by_type: dict[BufferType, PendingLayout]
+) -> None:
+    """Resolve the layout of `typ` (the type of a value of `op`, or in its signature); a
+    failure is reported at `op` (for a function argument, the function)."""
     if not isinstance(typ, BufferType) or not typ.get_transforms() or typ in by_type:
         return
     try:
         layout = PendingLayout.of(typ)
     except ValueError as err:
-        raise PassFailedException(f"{_PASS}: {where}{err}") from None
+        raise OpPassFailure(op, f"{_PASS}: {where}{err}") from None
     if layout is not None:
         by_type[typ] = layout
 
@@ -496,7 +502,7 @@ class RewriteLoopNestInPhysicalOrder(RewritePattern):
 
 
 @dataclass(frozen=True)
-class ApplyLayoutPass(ModulePass):
+class ApplyLayoutPass(PhyslayoutPass):
     """Apply pending buffer transforms, then normalize upstream memref layout maps
     (`normalize-memref-layouts`).
 

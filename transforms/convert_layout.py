@@ -62,7 +62,6 @@ from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.dialects.linalg.ops import YieldOp as LinalgYieldOp
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     PatternRewriteWalker,
@@ -79,6 +78,7 @@ from physlayout.indexing.simplify import linear_terms, simplify
 from physlayout.semantics.graph_evaluator import generic_form
 from physlayout.transforms.diagnostics import emit_remark
 from physlayout.transforms.flow_layout_rewrites import FROZEN, loop_extents, loop_names
+from physlayout.transforms.pass_options import PhyslayoutPass
 
 DEFAULT_LAYOUTS = "conv2d=NCHW4c,OIHW4o,NCHW4c"
 OP_KINDS = {"conv2d": (("NCHW", "OIHW", "NCHW"), ("data", "kernel", "output"))}
@@ -478,7 +478,7 @@ def _build(conv: Conv, plan: BlockedConv) -> list[Operation]:
 
 
 @dataclass(frozen=True)
-class ConvertLayoutPass(ModulePass):
+class ConvertLayoutPass(PhyslayoutPass):
     """Freeze convolutions in the desired layouts (module docstring).
 
     Options:

@@ -22,6 +22,19 @@ from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import PassFailedException
 
+
+class OpPassFailure(PassFailedException):
+    """A pass failure about one op (a function whose signature holds an invalid buffer type,
+    the op defining such a buffer): drivers report it at that op's source position, as
+    `physlayout-opt` and `physlayout run` do."""
+
+    op: Operation
+
+    def __init__(self, op: Operation, message: str):
+        super().__init__(message)
+        self.op = op
+
+
 Locator = Callable[[Operation], tuple[str, str] | None]
 """Finds the source of an op: ``(FILE:LINE:COL, source line with a caret line)``."""
 

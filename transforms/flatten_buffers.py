@@ -32,7 +32,6 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -58,6 +57,7 @@ from physlayout.indexing.quasi_affine import Dim
 from physlayout.indexing.shapes import flatten_exprs
 from physlayout.transforms.dead_code import GreedyApplierWithMemoizedDce
 from physlayout.transforms.loop_nests import RewritingEmitter, rebuild_access
+from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 
@@ -231,7 +231,7 @@ class MoveAccessToFlatAlias(RewritePattern):
 
 
 @dataclass(frozen=True)
-class FlattenBuffersPass(ModulePass):
+class FlattenBuffersPass(PhyslayoutPass):
     """Flatten every accessed buffer to `len(axis_separators) + 1` physical axes."""
 
     name = "flatten-buffers"

@@ -73,7 +73,6 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -97,6 +96,7 @@ from physlayout.transforms.flow_through_windows import (
     FlowTransformThroughPad,
     MergeEqualTransforms,
 )
+from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 __all__ = [
@@ -135,7 +135,7 @@ class FlowTransformThroughGeneric(RewritePattern):
 
 
 @dataclass(frozen=True)
-class FlowLayoutRewritesPass(ModulePass):
+class FlowLayoutRewritesPass(PhyslayoutPass):
     """Move layout transforms from generic results to their operands (module docstring)."""
 
     name = "flow-layout-rewrites"

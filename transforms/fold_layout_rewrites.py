@@ -62,7 +62,6 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.linalg.ops import FillOp
 from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Attribute, Operation
-from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -92,6 +91,7 @@ from physlayout.indexing.quasi_affine import Dim
 from physlayout.indexing.simplify import simplify
 from physlayout.semantics.graph_evaluator import EvaluationError, apply_rewrite, dense_array
 from physlayout.transforms.diagnostics import require_options
+from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 LayoutRewrite = TransformOp | PadOp | CropOp
@@ -379,7 +379,7 @@ class FoldRewriteOfEmpty(RewritePattern):
 
 
 @dataclass(frozen=True)
-class FoldLayoutRewritesPass(ModulePass):
+class FoldLayoutRewritesPass(PhyslayoutPass):
     """Fold adjacent layout rewrites and rewrites of constants (see the module docstring).
 
     Options:

@@ -47,6 +47,21 @@ ELEMENTWISE: frozenset[str] = frozenset(
 """Float ops computed lane by lane: their vector form computes exactly the scalar form
 (`extf`/`truncf` too: each lane is converted, and rounded, on its own)."""
 
+def is_lane_wise_float_op(op: Operation) -> bool:
+    """Whether `op` is a float op vectorize-texels computes lane by lane: in `ELEMENTWISE`,
+    on floats of one type (`extf`/`truncf`: of two)."""
+    types = [v.type for v in (*op.operands, *op.results)]
+    cast = op.name in ("arith.extf", "arith.truncf")
+    floats = all(isinstance(t, _FLOATS) for t in types)
+    return op.name in ELEMENTWISE and floats and (len(set(types)) == 1 or cast)
+
+
+def is_uniform_op(op: Operation) -> bool:
+    """Whether `op`, on values that do not depend on the lane, is computed once for all
+    lanes (`arith`, `math`, `affine.apply` and `index` ops)."""
+    return not op.regions and op.name.startswith(("arith.", "math.", "affine.apply", "index."))
+
+
 INDEX_OPS: frozenset[str] = frozenset(
     {
         "arith.addi", "arith.subi", "arith.muli", "arith.divsi", "arith.divui", "arith.remsi",
@@ -253,15 +268,11 @@ class LaneLoopPlan:
         if not any(o in self.varying for o in op.operands):
             if self.branch_of is not None and not _speculatable(op):
                 raise _Refused
-            if op.name.startswith(("arith.", "math.", "affine.apply", "index.")):
+            if is_uniform_op(op):
                 return
             raise _Refused
         if op.name in ELEMENTWISE:
-            types = [v.type for v in (*op.operands, *op.results)]
-            cast = op.name in ("arith.extf", "arith.truncf")
-            if not all(isinstance(t, _FLOATS) for t in types) or (
-                len(set(types)) != 1 and not cast
-            ):
+            if not is_lane_wise_float_op(op):
                 raise _Refused
             return
         index_math = op.name in INDEX_OPS and all(isinstance(r.type, IndexType) for r in op.results)

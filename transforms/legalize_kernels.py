@@ -52,6 +52,7 @@ from xdsl.utils.exceptions import PassFailedException
 from physlayout.dialects.buffer_layout import TEXEL_LANES
 from physlayout.dialects.layout import BufferType, LoadOp, StoreOp, is_texture_scope
 from physlayout.dialects.layout_graph import static_shape
+from physlayout.dialects.scf_syntax import ParallelOp, ReduceOp
 from physlayout.indexing.bridges.arith import ExprEmitter
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
@@ -125,10 +126,10 @@ def _parallel(
     if not extents:
         return [], point
     body = Block(arg_types=[IndexType()] * len(extents))
-    body.add_op(scf.ReduceOp())
+    body.add_op(ReduceOp())
     for arg, name in zip(body.args, names, strict=True):
         arg.name_hint = name
-    loop = scf.ParallelOp(
+    loop = ParallelOp(
         [kernel.index(0)] * len(extents),
         [kernel.index(e) for e in extents],
         [kernel.index(1)] * len(extents),

@@ -68,7 +68,6 @@ from xdsl.dialects.linalg.abstract_ops import NamedOperation
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     PatternRewriteWalker,
@@ -105,6 +104,7 @@ from physlayout.transforms.legalize_kernels import (
     pad_kernel,
     texel_lane_loop,
 )
+from physlayout.transforms.pass_options import PhyslayoutPass
 
 
 def fail(op: Operation, message: str) -> PassFailedException:
@@ -590,7 +590,7 @@ class LegalizeGraphFunction(RewritePattern):
 
 
 @dataclass(frozen=True)
-class LegalizeLayoutPass(ModulePass):
+class LegalizeLayoutPass(PhyslayoutPass):
     """Graph-level functions -> kernels + host functions (module docstring)."""
 
     name = "legalize-layout"

@@ -28,6 +28,7 @@ from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_opera
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from physlayout.dialects.layout import LoadOp, StoreOp
+from physlayout.dialects.scf_syntax import ParallelOp, ReduceOp
 from physlayout.indexing.bridges.arith import ExprEmitter
 from physlayout.indexing.expr_range import expr_range
 from physlayout.indexing.index_map import IndexMap
@@ -192,10 +193,10 @@ def build_scf_nest(
     uppers = [constant(e) for e in extents]
     if parallel:
         body = Block(arg_types=[IndexType()] * len(extents))
-        body.add_op(scf.ReduceOp())
+        body.add_op(ReduceOp())
         for arg, name in zip(body.args, names, strict=True):
             arg.name_hint = name
-        loop = scf.ParallelOp([zero] * len(extents), uppers, [one] * len(extents), Region(body))
+        loop = ParallelOp([zero] * len(extents), uppers, [one] * len(extents), Region(body))
         rewriter.insert(loop, insert_point)
         return list(body.args), InsertPoint.before(body.ops.last)  # type: ignore[arg-type]
     ivs: list[SSAValue] = []

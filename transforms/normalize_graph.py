@@ -51,7 +51,6 @@ from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import BroadcastOp, GenericOp, YieldOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
-from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -68,6 +67,7 @@ from physlayout.dialects.layout_check import CheckOp
 from physlayout.dialects.layout_graph import static_shape
 from physlayout.dialects.linalg_named import DepthwiseConv2DNchwChwOp
 from physlayout.semantics.graph_evaluator import generic_form
+from physlayout.transforms.pass_options import PhyslayoutPass
 
 
 def _fail(op: Operation, message: str) -> PassFailedException:
@@ -261,7 +261,7 @@ def _erase_dead(block: Block) -> None:
 
 
 @dataclass(frozen=True)
-class NormalizeGraphPass(ModulePass):
+class NormalizeGraphPass(PhyslayoutPass):
     """Frontend graph ops -> the forms the layout passes handle (module docstring)."""
 
     name = "normalize-graph"

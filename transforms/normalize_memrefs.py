@@ -72,7 +72,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
-from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -106,6 +105,7 @@ from physlayout.transforms.memref_normalization_plan import (
     NormalizationPlan,
     plan_normalization,
 )
+from physlayout.transforms.pass_options import PhyslayoutPass
 
 # Access rewriting ---------------------------------------------------------------------------
 
@@ -373,7 +373,7 @@ def normalize_memref_layouts(
 
 
 @dataclass(frozen=True)
-class NormalizeMemRefLayoutsPass(ModulePass):
+class NormalizeMemRefLayoutsPass(PhyslayoutPass):
     """Normalize upstream memref layout maps (module docstring).
 
     Options:

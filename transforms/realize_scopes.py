@@ -31,7 +31,6 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -52,6 +51,7 @@ from physlayout.dialects.layout_scopes import (
     set_scope,
 )
 from physlayout.transforms.annotate_texture_scope import image_size, writes_texels
+from physlayout.transforms.pass_options import PhyslayoutPass
 
 
 def _copy_of(value: SSAValue, scope: str) -> CopyOp | None:
@@ -159,7 +159,7 @@ class WriteConsumerScopeDirectly(RewritePattern):
 
 
 @dataclass(frozen=True)
-class RealizeScopesPass(ModulePass):
+class RealizeScopesPass(PhyslayoutPass):
     """Realize scope demands as copies and remove the copies that are not needed."""
 
     name = "realize-scopes"

@@ -65,7 +65,6 @@ from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.dialects.linalg.ops import YieldOp as LinalgYieldOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
-from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -77,6 +76,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.semantics.graph_evaluator import generic_form
+from physlayout.transforms.pass_options import PhyslayoutPass
 
 KINDS = ("conv", "matmul", "pooling", "reduction")
 """The accumulating op kinds `accumulate` may name."""
@@ -445,7 +445,7 @@ def _is_graph_function(op: func.FuncOp) -> bool:
 
 
 @dataclass(frozen=True)
-class ToMixedPrecisionPass(ModulePass):
+class ToMixedPrecisionPass(PhyslayoutPass):
     """f32 tensors of graph-level functions -> f16 storage, f32 arithmetic (module
     docstring).
 

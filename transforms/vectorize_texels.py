@@ -93,7 +93,6 @@ from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.ir import Block, Operation, Region
-from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -107,8 +106,10 @@ from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from physlayout.dialects.buffer_layout import TEXEL_LANES
 from physlayout.dialects.layout import BufferType
+from physlayout.dialects.scf_syntax import ParallelOp, ReduceOp
 from physlayout.transforms.lane_loop_plan import LaneLoop, LaneLoopPlan
 from physlayout.transforms.lane_vectorizer import LaneVectorizer
+from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.remainder_texels import VersionRemainderTexels
 
 
@@ -176,15 +177,15 @@ def _split_lane_dimension(op: scf.ParallelOp) -> scf.ParallelOp | None:
     for body_op in list(body.ops)[:-1]:
         body_op.detach()
         lane_block.add_op(body_op)
-    lane_block.add_op(scf.ReduceOp())
+    lane_block.add_op(ReduceOp())
     outer_block = Block(arg_types=[IndexType()] * (len(body.args) - 1))
     for old, new in zip(body.args, [*outer_block.args, *lane_block.args], strict=True):
         new.name_hint = old.name_hint
         old.replace_all_uses_with(new)
-    lane_loop = scf.ParallelOp([bounds[0]], [bounds[1]], [bounds[2]], Region(lane_block))
-    outer_block.add_ops([lane_loop, scf.ReduceOp()])
+    lane_loop = ParallelOp([bounds[0]], [bounds[1]], [bounds[2]], Region(lane_block))
+    outer_block.add_ops([lane_loop, ReduceOp()])
     copy.erase()
-    return scf.ParallelOp(
+    return ParallelOp(
         list(op.lowerBound[:-1]), list(op.upperBound[:-1]), list(op.step[:-1]),
         Region(outer_block),
     )
@@ -218,7 +219,7 @@ class SplitTexelLaneDimension(RewritePattern):
 
 
 @dataclass(frozen=True)
-class VectorizeTexelsPass(ModulePass):
+class VectorizeTexelsPass(PhyslayoutPass):
     """Rewrite `scf.for %l = 0 to 4` loops over texel lanes into `vector<4xT>` code."""
 
     name = "vectorize-texels"

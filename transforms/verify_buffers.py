@@ -78,7 +78,6 @@ from xdsl.dialects.builtin import (
     VectorType,
 )
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import VerifyException
@@ -112,6 +111,7 @@ from physlayout.transforms.buffer_aliases import (
     is_function_parameter,
 )
 from physlayout.transforms.diagnostics import require_options
+from physlayout.transforms.pass_options import PhyslayoutPass
 
 DEFAULT_MAX_IMAGE_WIDTH = 16384
 DEFAULT_MAX_IMAGE_HEIGHT = 16384
@@ -615,7 +615,7 @@ def _raise_problems(root: Operation, problems: list[BufferProblem], header: list
 
 
 @dataclass(frozen=True)
-class VerifyBuffersPass(ModulePass):
+class VerifyBuffersPass(PhyslayoutPass):
     """Check the DeclBuffer and texture rules; the IR is never changed.
 
     Options:

@@ -8,6 +8,7 @@ The SVG is hand-written and deterministic: the same drawing gives byte-identical
 from __future__ import annotations
 
 import colorsys
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -17,6 +18,16 @@ FONT = "DejaVu Sans Mono, monospace"
 
 CHAR_WIDTH = 7
 """Approximate width in pixels of one character at the default font size (12)."""
+
+EM_PER_CHAR = 0.62
+"""Advance width of one character of `FONT` in ems (DejaVu Sans Mono: 0.602), rounded up so
+an estimated text width is never less than the drawn one."""
+
+
+def text_width(text: str, size: int = 12) -> int:
+    """The width in pixels of `text` at font `size`, never less than the drawn width (so
+    the canvas grown to contain it clips nothing)."""
+    return math.ceil(len(text) * size * EM_PER_CHAR)
 
 
 def element_colour(ident: int) -> str:
@@ -84,7 +95,7 @@ class Canvas:
         elif isinstance(item, Line):
             right, bottom = max(item.x1, item.x2), max(item.y1, item.y2)
         else:
-            length = len(item.text) * CHAR_WIDTH * item.size // 12
+            length = text_width(item.text, item.size)
             right = item.x + (length if item.anchor == "start" else length // 2)
             bottom = item.y + 4
         self.width = max(self.width, right + 10)

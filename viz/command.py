@@ -4,8 +4,9 @@ One of: `--type TYPE` (a `!layout.buffer` type), `--shape S --map M` (a logical 
 IndexMap text, with `--scope`, `--pad-value`, `--element`), `FILE --value NAME` (the type of
 `%NAME` in FILE, `--function` narrowing the search) draws a layout; `FILE` alone draws its
 graph-level function (`--function`, default the first) before and after `--pipeline`.
-`-o OUT` writes `.svg`, `.png` (matplotlib) or `.dot`; without it the SVG or DOT text goes
-to stdout.
+`-o OUT` writes a layout as `.svg` or `.png` (matplotlib), a graph as `.dot`, or as `.svg` /
+`.png` rendered by Graphviz (an error naming the missing program when it is not installed);
+without it the SVG or DOT text goes to stdout.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp
 
 from physlayout.dialects.layout import BufferType
-from physlayout.viz.graph import GRAPH_STAGES, graph_dot, render_dot
+from physlayout.viz.graph import GRAPH_STAGES, graph_dot, graph_renderer, render_dot
 from physlayout.viz.layout import (
     buffer_type_from_parts,
     buffer_type_of_value,
@@ -47,7 +48,11 @@ def add_viz_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "--pipeline", default=GRAPH_STAGES,
         help=f"graph mode: the passes of the 'after' picture (default: {GRAPH_STAGES})",
     )
-    viz.add_argument("-o", "--output", help="output file: .svg, .png (needs matplotlib) or .dot")
+    viz.add_argument(
+        "-o", "--output",
+        help="output file: a layout as .svg or .png (needs matplotlib); a graph as .dot, or "
+        ".svg/.png (needs Graphviz's dot program)",
+    )
 
 
 def _layout_type(args: argparse.Namespace, parse: Callable[[str, str], ModuleOp]) -> BufferType:
@@ -87,6 +92,8 @@ def viz_command(args: argparse.Namespace, parse: Callable[[str, str], ModuleOp])
         return 0
     if args.file is None:
         raise ValueError("give FILE, --type or --shape (see physlayout viz --help)")
+    if output is not None:
+        graph_renderer(output)  # refuse an output it cannot write before running the passes
     dot = graph_dot(parse(Path(args.file).read_text(), args.file), args.function, args.pipeline)
     if output is None:
         sys.stdout.write(dot)

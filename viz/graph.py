@@ -10,7 +10,8 @@ drawn) and its return; edges are SSA uses. Layout rewrites (`layout.transform`, 
 with their target scope; an op whose result lives in a texture scope (`layout.scope`) has a
 thick blue border and says its scope; an operand a consumer demands in another scope
 (`layout.operand_scopes`) labels its edge. The DOT text is deterministic; `render_dot`
-turns it into SVG with Graphviz's `dot` when that is installed.
+writes it, or turns it into SVG or PNG with Graphviz's `dot` (an error, never a silent
+`.dot` file, when Graphviz is missing).
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import PassPipeline
+from xdsl.utils.exceptions import ArgSpecParseError
 
 from physlayout.dialects.layout import is_texture_scope
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp
 from physlayout.dialects.layout_scopes import SCOPE_ATTR, CopyOp, operand_demands
+from physlayout.transforms.pass_options import pipeline_passes
 from physlayout.universe import get_all_passes, make_context
 
 GRAPH_STAGES = (
@@ -149,8 +152,8 @@ def graph_dot(module: ModuleOp, function: str | None = None, pipeline: str = GRA
     before = _function(module, function)
     after_module = module.clone()
     try:
-        passes = PassPipeline.parse_spec(get_all_passes(), pipeline)
-    except Exception as err:
+        passes = PassPipeline(pipeline_passes(get_all_passes(), pipeline))
+    except (Exception, ArgSpecParseError) as err:  # ArgSpecParseError is a BaseException
         raise ValueError(f"pipeline '{pipeline}': {err}") from None
     passes.apply(make_context(), after_module)
     after = _function(after_module, before.sym_name.data)
@@ -172,18 +175,44 @@ def graph_dot(module: ModuleOp, function: str | None = None, pipeline: str = GRA
     return "\n".join(lines) + "\n"
 
 
-def render_dot(dot: str, path: str | Path) -> Path:
-    """Write `dot` to `path` and return the file written: SVG rendered by Graphviz `dot`
-    when `path` ends in `.svg` and `dot` is installed, else the DOT text itself (in
-    `path` with the suffix `.dot`)."""
-    path = Path(path)
+def graph_renderer(path: Path) -> str | None:
+    """The Graphviz `dot` executable that `render_dot` runs to write the graph file `path`
+    (None for a `.dot` file, written as text). Raises ValueError for another suffix, or for
+    `.svg`/`.png` when Graphviz is not installed (saying how to get DOT text instead)."""
+    if path.suffix == ".dot":
+        return None
+    if path.suffix not in (".svg", ".png"):
+        raise ValueError(f"cannot write a graph to {path}: use a .dot, .svg or .png file")
     executable = shutil.which("dot")
-    if path.suffix == ".svg" and executable is not None:
-        svg = subprocess.run(
-            [executable, "-Tsvg"], input=dot, capture_output=True, text=True, check=True
-        ).stdout
-        path.write_text(svg)
+    if executable is None:
+        raise ValueError(
+            f"cannot write {path}: drawing a graph as {path.suffix[1:].upper()} needs "
+            "Graphviz's `dot` program, which is not installed (e.g. `apt-get install "
+            f"graphviz`); write DOT text instead with -o {path.with_suffix('.dot')} (or "
+            "without -o, to stdout)"
+        )
+    return executable
+
+
+def render_dot(dot: str, path: str | Path) -> Path:
+    """Write the graph `dot` to `path` and return it: the DOT text itself for a `.dot`
+    path; an SVG or PNG rendered by Graphviz's `dot` program for `.svg` / `.png`.
+
+    Raises:
+        ValueError: another suffix; or `.svg`/`.png` when Graphviz is not installed (the
+            message says how to get DOT text instead; nothing is written), or `dot` fails.
+    """
+    path = Path(path)
+    executable = graph_renderer(path)
+    if executable is None:
+        path.write_text(dot)
         return path
-    path = path.with_suffix(".dot")
-    path.write_text(dot)
+    done = subprocess.run(
+        [executable, f"-T{path.suffix[1:]}"], input=dot.encode(), capture_output=True
+    )
+    if done.returncode != 0:
+        raise ValueError(
+            f"Graphviz `dot` failed on the graph: {done.stderr.decode(errors='replace').strip()}"
+        )
+    path.write_bytes(done.stdout)
     return path

@@ -10,7 +10,9 @@ across, the others down; axis-separator groups and innermost axes are outlined. 
 buffer is drawn as its RGBA image: one row per image row, texels of four lanes (r, g, b, a)
 across. Tensors with more than `MAX_ROWS` rows or `MAX_COLUMNS` columns are summarized: the
 first rows and columns (whole tiles where possible) are drawn, and the captions state the
-full extents.
+full extents. An element one panel draws and the other does not (it lies outside the other's
+summary) is drawn white with a grey number, and a caption counts such elements, so the two
+sides never seem to disagree.
 
 The mapping is never recomputed here: element numbers are sent through
 `PendingLayout.map_ndarray` (each step's `IndexMap.map_ndarray`), so the picture shows what
@@ -38,7 +40,7 @@ from physlayout.dialects.buffer_layout import (
 from physlayout.dialects.layout import BufferType, is_texture_scope
 from physlayout.indexing.shapes import flatten_shape
 from physlayout.universe import make_context
-from physlayout.viz.canvas import CHAR_WIDTH, Canvas, Line, Rect, Text, element_colour
+from physlayout.viz.canvas import Canvas, Line, Rect, Text, element_colour, text_width
 
 MAX_ROWS = 16
 """Rows drawn per panel; larger tensors are summarized."""
@@ -50,6 +52,8 @@ CELL_WIDTH = 30
 CELL_HEIGHT = 20
 PAD_FILL = "#d0d0d0"
 OUTLINE = "#222222"
+ELIDED_FILL = "#ffffff"
+"""Fill of an element that the other panel does not draw (it is summarized there)."""
 INNER = "#777777"
 
 
@@ -230,22 +234,61 @@ def _column_label(panel: Panel, column: int) -> str:
     return ",".join(str(int(i)) for i in np.unravel_index(column, shape))
 
 
-def _draw_panel(
-    canvas: Canvas, panel: Panel, x0: int, y0: int, places: dict[int, str]
-) -> tuple[int, int]:
-    """Draw `panel` with its top-left corner at (x0, y0); `places` gives each element's
-    place in the other panel (tooltips). Returns the panel's width and height."""
+@dataclass(frozen=True)
+class Window:
+    """The part of a panel that is drawn: its first `shown_rows` of `rows` and first
+    `shown_columns` of `columns` (whole innermost tiles where possible)."""
+
+    rows: int
+    columns: int
+    shown_rows: int
+    shown_columns: int
+
+    @property
+    def summarized(self) -> bool:
+        """Whether some rows or columns are not drawn."""
+        return self.shown_rows < self.rows or self.shown_columns < self.columns
+
+
+def panel_window(panel: Panel) -> Window:
+    """Which rows and columns of `panel` are drawn (at most `MAX_ROWS` x `MAX_COLUMNS`)."""
     shape = panel.ids.shape
     rows = prod(shape[: panel.split])
     columns = prod(shape[panel.split :])
-    grid = panel.ids.reshape(rows, columns)
-    shown_rows = min(rows, MAX_ROWS)
     inner = shape[-1] if shape else 1
     shown_columns = columns
     if columns > MAX_COLUMNS:
         shown_columns = max(MAX_COLUMNS // inner, 1) * inner if inner <= MAX_COLUMNS else MAX_COLUMNS
+    return Window(rows, columns, min(rows, MAX_ROWS), shown_columns)
+
+
+def drawn_elements(panel: Panel) -> set[int]:
+    """The element numbers `panel` draws (inside its window; padding excluded)."""
+    window = panel_window(panel)
+    grid = panel.ids.reshape(window.rows, window.columns)
+    shown = grid[: window.shown_rows, : window.shown_columns]
+    return {int(i) for i in np.unique(shown) if i >= 0}
+
+
+def _draw_panel(
+    canvas: Canvas,
+    panel: Panel,
+    x0: int,
+    y0: int,
+    places: dict[int, str],
+    elsewhere: tuple[str, set[int]] | None = None,
+) -> tuple[int, int]:
+    """Draw `panel` with its top-left corner at (x0, y0); `places` gives each element's
+    place in the other panel (tooltips); `elsewhere` names the other panel and the elements
+    it draws: an element drawn here but not there is drawn white, and a caption counts
+    them. Returns the panel's width and height."""
+    shape = panel.ids.shape
+    window = panel_window(panel)
+    grid = panel.ids.reshape(window.rows, window.columns)
+    shown_rows, shown_columns = window.shown_rows, window.shown_columns
+    inner = shape[-1] if shape else 1
     labels = [_row_label(panel, r) for r in range(shown_rows)]
-    label_width = max([len(label) for label in labels] + [1]) * CHAR_WIDTH * 10 // 12 + 8
+    label_width = max(text_width(label, 10) for label in [*labels, "0"]) + 8
     header = 2 if panel.texture else 1
     canvas.add(Text(x0, y0 + 14, panel.title, size=13, bold=True))
     top = y0 + 22 + header * 14
@@ -259,6 +302,7 @@ def _draw_panel(
                                 f"x={c // TEXEL_LANES}", size=10, anchor="middle"))
         else:
             canvas.add(Text(cx, top - 4, _column_label(panel, c), size=9, anchor="middle"))
+    missing = 0
     for r in range(shown_rows):
         y = top + r * CELL_HEIGHT
         canvas.add(Text(left - 4, y + 14, labels[r], size=10, anchor="end"))
@@ -274,11 +318,14 @@ def _draw_panel(
                                 title=f"padding {here} = {panel.pad_label}"))
                 canvas.add(Text(x + CELL_WIDTH // 2, y + 14, panel.pad_label, size=9,
                                 anchor="middle", italic=True, fill="#555555"))
-            else:
-                canvas.add(Rect(x, y, CELL_WIDTH, CELL_HEIGHT, fill=element_colour(ident),
-                                title=f"element {ident}: {here} {places.get(ident, '')}"))
-                canvas.add(Text(x + CELL_WIDTH // 2, y + 14, str(ident), size=10,
-                                anchor="middle"))
+                continue
+            shown_there = elsewhere is None or ident in elsewhere[1]
+            missing += not shown_there
+            canvas.add(Rect(x, y, CELL_WIDTH, CELL_HEIGHT,
+                            fill=element_colour(ident) if shown_there else ELIDED_FILL,
+                            title=f"element {ident}: {here} {places.get(ident, '')}"))
+            canvas.add(Text(x + CELL_WIDTH // 2, y + 14, str(ident), size=10,
+                            anchor="middle", fill="#000000" if shown_there else "#888888"))
     bottom = top + shown_rows * CELL_HEIGHT
     right = left + shown_columns * CELL_WIDTH
     # Innermost axes: a line after every tile of the last axis (texels) and of the last row axis.
@@ -299,16 +346,21 @@ def _draw_panel(
                             stroke=OUTLINE, stroke_width=3))
     canvas.add(Rect(left, top, right - left, bottom - top, stroke=OUTLINE, stroke_width=3))
     captions = list(panel.captions)
-    if shown_rows < rows or shown_columns < columns:
+    if window.summarized:
         captions.append(
-            f"summarized: rows 0-{shown_rows - 1} of {rows}, "
-            f"columns 0-{shown_columns - 1} of {columns}"
+            f"summarized: rows 0-{shown_rows - 1} of {window.rows}, "
+            f"columns 0-{shown_columns - 1} of {window.columns}"
+        )
+    if missing and elsewhere is not None:
+        captions.append(
+            f"white: {missing} element{'s' if missing > 1 else ''} the {elsewhere[0]} side "
+            "does not draw (it is summarized)"
         )
     y = bottom + 16
     for caption in captions:
         canvas.add(Text(x0, y, caption, size=11))
         y += 15
-    width = max(right - x0, *(len(c) * CHAR_WIDTH * 11 // 12 for c in captions))
+    width = max(right - x0, *(text_width(c, 11) for c in captions))
     return width, y - y0
 
 
@@ -331,9 +383,14 @@ def layout_canvas(buffer_type: BufferType, title: str | None = None) -> Canvas:
     canvas = Canvas()
     canvas.add(Text(10, 18, title if title is not None else str(buffer_type), size=12))
     canvas.add(Text(10, 36, f"transform: {transform}", size=12, bold=True))
-    width, _ = _draw_panel(canvas, logical, 10, 46, _places(physical))
+    on_logical, on_physical = drawn_elements(logical), drawn_elements(physical)
+    width, _ = _draw_panel(
+        canvas, logical, 10, 46, _places(physical), ("physical", on_physical)
+    )
     canvas.add(Text(10 + width + 30, 46 + 60, "->", size=16, bold=True, anchor="middle"))
-    _draw_panel(canvas, physical, 10 + width + 60, 46, _places(logical))
+    _draw_panel(
+        canvas, physical, 10 + width + 60, 46, _places(logical), ("logical", on_logical)
+    )
     return canvas
 
 

@@ -70,7 +70,7 @@ func.func @padding_through_declaration(%a: !layout.buffer<10xf32, transform = #l
   func.call @external(%a) : (!layout.buffer<10xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>>) -> ()
   func.return
 }
-// CHECK: {{^}}apply-layout: %a of type !layout.buffer<10xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>>: transform (i) -> (i floordiv 4, i mod 4) introduces padding on shape [10] (padding where i0 == 2 and i1 >= 2); give the buffer a pad_value{{$}}
+// CHECK: calls.mlir:[[# @LINE - 4]]:1: error: apply-layout: %a of type !layout.buffer<10xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>>: transform (i) -> (i floordiv 4, i mod 4) introduces padding on shape [10] (padding where i floordiv 4 == 2 and i mod 4 >= 2); give the buffer a pad_value{{$}}
 
 // -----
 func.func @callee(%a: !layout.buffer<8xf32, transform = #layout.index_map<(i) -> (i floordiv 2)>>) {
@@ -80,7 +80,7 @@ func.func @callee_not_injective(%a: !layout.buffer<8xf32, transform = #layout.in
   func.call @callee(%a) : (!layout.buffer<8xf32, transform = #layout.index_map<(i) -> (i floordiv 2)>>) -> ()
   func.return
 }
-// CHECK: {{^}}apply-layout: %a of type !layout.buffer<8xf32, transform = #layout.index_map<(i) -> (i floordiv 2)>>: index map (i) -> (i floordiv 2) is not injective on shape [8]: indices [0] and [1] both map to [0]{{$}}
+// CHECK: calls.mlir:[[# @LINE - 7]]:1: error: apply-layout: %a of type !layout.buffer<8xf32, transform = #layout.index_map<(i) -> (i floordiv 2)>>: index map (i) -> (i floordiv 2) is not injective on shape [8]: indices [0] and [1] both map to [0]{{$}}
 
 // -----
 func.func @callee(%a: !layout.buffer<16xf32>) -> !layout.buffer<16xf32> {

@@ -21,6 +21,11 @@
 // RUN: not physlayout-opt %s -p 'convert-layout{desired-layouts="conv2d=NCHW5x,OIHW,NCHW"}' 2>&1 | filecheck %s --check-prefix=LAYOUTS-SUBAXIS
 // RUN: not physlayout-opt %s -p 'convert-layout{desired-layouts="conv2d=NCHW0c,OIHW,NCHW"}' 2>&1 | filecheck %s --check-prefix=LAYOUTS-ZERO-BLOCK
 // RUN: not physlayout-opt %s -p 'physlayout-adreno{desired-layouts="x"}' 2>&1 | filecheck %s --check-prefix=ADRENO-LAYOUTS
+// RUN: not physlayout-opt %s -p 'fold-layout-rewrites,flow-layout-rewrite' 2>&1 | filecheck %s --check-prefix=MISSPELT-PASS
+// RUN: not physlayout-opt %s -p 'apply-layout{rewrite-loop}' 2>&1 | filecheck %s --check-prefix=MISSPELT-OPTION
+// RUN: not xdsl-opt %s -p 'apply-layout{rewrite-loop}' 2>&1 | filecheck %s --check-prefix=STOCK-MISSPELT-OPTION
+// RUN: not physlayout-opt %s -p 'canonicalize{bogus}' 2>&1 | filecheck %s --check-prefix=XDSL-PASS-OPTION
+// RUN: not physlayout-opt %s -t 'opencl{fp61}' 2>&1 | filecheck %s --check-prefix=TARGET-MISSPELT-OPTION
 
 // UNKNOWN-OPTION: {{^}}error: invalid pass pipeline or target option: unknown option bogus; the options are rewrite-loops, remarks, strict{{$}}
 // UNKNOWN-OPTION-NOT: {{.}}
@@ -45,7 +50,7 @@
 // ADRENO-WIDTH-NOT: {{.}}
 // FOLD-NEGATIVE: {{^}}error: fold-layout-rewrites: option max-constant-elements must be at least 0, got -1{{$}}
 // FOLD-NEGATIVE-NOT: {{.}}
-// UNKNOWN-PASS: {{^}}error: invalid pass pipeline or target option: Unrecognized passes: ['no-such-pass']{{$}}
+// UNKNOWN-PASS: {{^}}error: invalid pass pipeline or target option: unknown pass 'no-such-pass'{{$}}
 // UNKNOWN-PASS-NOT: {{.}}
 // UNCLOSED-OPTIONS: {{^}}pass-pipeline:1:14: error: Expected argument name here{{$}}
 // UNCLOSED-OPTIONS-NEXT: {{^}}apply-layout{{{$}}
@@ -67,6 +72,15 @@
 // LAYOUTS-ZERO-BLOCK-NOT: {{.}}
 // ADRENO-LAYOUTS: {{^}}error: convert-layout: bad desired-layouts entry 'x': expected KIND=DATA,KERNEL,OUTPUT with KIND one of ['conv2d']{{$}}
 // ADRENO-LAYOUTS-NOT: {{.}}
+// MISSPELT-PASS: {{^}}error: invalid pass pipeline or target option: unknown pass 'flow-layout-rewrite' (did you mean 'flow-layout-rewrites'?){{$}}
+// MISSPELT-PASS-NOT: {{.}}
+// MISSPELT-OPTION: {{^}}error: invalid pass pipeline or target option: unknown option rewrite-loop (did you mean rewrite-loops?); the options are rewrite-loops, remarks, strict{{$}}
+// MISSPELT-OPTION-NOT: {{.}}
+// STOCK-MISSPELT-OPTION: ValueError: unknown option rewrite-loop (did you mean rewrite-loops?); the options are rewrite-loops, remarks, strict
+// XDSL-PASS-OPTION: {{^}}error: invalid pass pipeline or target option: unknown option bogus; the options are none{{$}}
+// XDSL-PASS-OPTION-NOT: {{.}}
+// TARGET-MISSPELT-OPTION: {{^}}error: invalid pass pipeline or target option: unknown option fp61 (did you mean fp64?); the options are max-image-width, max-image-height, fp16, fp64{{$}}
+// TARGET-MISSPELT-OPTION-NOT: {{.}}
 func.func @conv8(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>) -> tensor<1x8x4x4xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x8x4x4xf32>

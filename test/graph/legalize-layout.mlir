@@ -13,8 +13,7 @@
 // CHECK-LABEL: func.func @relu_generic_r
 // CHECK-SAME:    (%[[X:.*]]: !layout.buffer<1x8x4x4xf32>, %[[OUT:.*]]: !layout.buffer<1x8x4x4xf32>)
 // CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK:         "scf.parallel"
-// CHECK-NEXT:    ^{{.*}}(%[[N:.*]]: index, %[[C:.*]]: index, %[[H:.*]]: index, %[[W:.*]]: index):
+// CHECK:         scf.parallel (%[[N:.*]], %[[C:.*]], %[[H:.*]], %[[W:.*]]) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
 // CHECK-NEXT:      %[[V:.*]] = layout.load %[[X]][%[[N]], %[[C]], %[[H]], %[[W]]] : !layout.buffer<1x8x4x4xf32>, f32
 // CHECK-NEXT:      %[[M:.*]] = arith.maximumf %[[V]], %[[ZERO]] : f32
 // CHECK-NEXT:      layout.store %[[M]], %[[OUT]][%[[N]], %[[C]], %[[H]], %[[W]]] : !layout.buffer<1x8x4x4xf32>, f32
@@ -41,7 +40,7 @@ func.func @relu(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
 // CHECK-COUNT-3: layout.store %{{.*}}, %[[DST]][%{{.*}}, %{{.*}}, %{{.*}}] : !layout.buffer<3x1x1xf32>, f32
 // CHECK-LABEL: func.func @bias_generic_a
 // CHECK-SAME:    (%[[X:.*]]: !layout.buffer<1x3x2x2xf32>, %[[B:.*]]: !layout.buffer<3x1x1xf32>, %[[OUT:.*]]: !layout.buffer<1x3x2x2xf32>)
-// CHECK:         ^{{.*}}(%[[N:.*]]: index, %[[C:.*]]: index, %[[H:.*]]: index, %[[W:.*]]: index):
+// CHECK:         scf.parallel (%[[N:.*]], %[[C:.*]], %[[H:.*]], %[[W:.*]]) = ({{.*}}) to ({{.*}}) step ({{.*}}) {
 // CHECK-NEXT:      %[[V:.*]] = layout.load %[[X]][%[[N]], %[[C]], %[[H]], %[[W]]]
 // CHECK-NEXT:      %[[Z:.*]] = arith.constant 0 : index
 // CHECK-NEXT:      %[[BV:.*]] = layout.load %[[B]][%[[C]], %[[Z]], %[[Z]]]
@@ -69,7 +68,7 @@ func.func @bias(%x: tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32> {
 // CHECK:         layout.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : !layout.buffer<1x4x3x3xf32>, f32
 // CHECK-LABEL: func.func @conv_generic_c
 // CHECK-SAME:    (%[[X:.*]]: !layout.buffer<1x6x7x7xf32>, %[[WT:.*]]: !layout.buffer<4x6x3x3xf32>, %[[INIT:.*]]: !layout.buffer<1x4x3x3xf32>, %[[OUT:.*]]: !layout.buffer<1x4x3x3xf32>)
-// CHECK:         ^{{.*}}(%[[N:.*]]: index, %[[F:.*]]: index, %[[OH:.*]]: index, %[[OW:.*]]: index):
+// CHECK:         scf.parallel (%[[N:.*]], %[[F:.*]], %[[OH:.*]], %[[OW:.*]]) = ({{.*}}) to ({{.*}}) step ({{.*}}) {
 // CHECK-NEXT:      %[[ACC:.*]] = layout.load %[[INIT]][%[[N]], %[[F]], %[[OH]], %[[OW]]]
 // CHECK-NEXT:      %[[R:.*]] = scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A0:.*]] = %[[ACC]]) -> (f32) {
 // CHECK-NEXT:        scf.for %[[KH:.*]] = {{.*}} iter_args(%[[A1:.*]] = %[[A0]]) -> (f32) {
@@ -100,7 +99,7 @@ func.func @conv(%x: tensor<1x6x7x7xf32>, %w: tensor<4x6x3x3xf32>) -> tensor<1x4x
 // iterates over the source box.
 // CHECK-LABEL: func.func @padded_transform_transform_xt
 // CHECK-SAME:    (%[[SRC:.*]]: !layout.buffer<1x6x2x2xf32>, %[[DST:.*]]: !layout.buffer<1x6x2x2xf32, transform = #layout.index_map<(n, c, h, w) -> (n, c floordiv 4, h, w, c mod 4)>, pad_value = 0.000000e+00 : f32>)
-// CHECK:         ^{{.*}}(%[[I0:.*]]: index, %[[I1:.*]]: index, %[[I2:.*]]: index, %[[I3:.*]]: index):
+// CHECK:         scf.parallel (%[[I0:.*]], %[[I1:.*]], %[[I2:.*]], %[[I3:.*]]) = ({{.*}}) to ({{.*}}) step ({{.*}}) {
 // CHECK-NEXT:      %[[V:.*]] = layout.load %[[SRC]][%[[I0]], %[[I1]], %[[I2]], %[[I3]]]
 // CHECK-NEXT:      layout.store %[[V]], %[[DST]][%[[I0]], %[[I1]], %[[I2]], %[[I3]]]
 // CHECK-LABEL: func.func @padded_transform(
@@ -124,7 +123,7 @@ func.func @padded_transform(%x: tensor<1x6x2x2xf32>) -> tensor<1x2x2x2x4xf32> {
 // CHECK-NOT:     scf.parallel
 // CHECK-LABEL: func.func @scopes_generic_r
 // CHECK-SAME:    (%[[XT:.*]]: !layout.buffer<1x2x2x2x4xf32, scope = "global.texture">, %[[R:.*]]: !layout.buffer<1x2x2x2x4xf32, scope = "global.texture">)
-// CHECK:         ^{{.*}}(%[[N:.*]]: index, %[[C:.*]]: index, %[[H:.*]]: index, %[[W:.*]]: index):
+// CHECK:         scf.parallel (%[[N:.*]], %[[C:.*]], %[[H:.*]], %[[W:.*]]) = ({{.*}}) to ({{.*}}) step ({{.*}}) {
 // CHECK-NEXT:      scf.for %[[L:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:        layout.load %[[XT]][%[[N]], %[[C]], %[[H]], %[[W]], %[[L]]]
 // CHECK-LABEL: func.func @scopes_copy_r
@@ -186,7 +185,7 @@ func.func @returns(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4
 // the loop variable.
 // CHECK-LABEL: func.func @scalar_and_index_generic_r
 // CHECK-SAME:    (%[[OUT:.*]]: !layout.buffer<2x3xf32>, %[[S:.*]]: f32)
-// CHECK:         ^{{.*}}(%[[I:.*]]: index, %[[J:.*]]: index):
+// CHECK:         scf.parallel (%[[I:.*]], %[[J:.*]]) = ({{.*}}) to ({{.*}}) step ({{.*}}) {
 // CHECK-NEXT:      %[[K:.*]] = arith.index_cast %[[J]] : index to i32
 // CHECK-LABEL: func.func @scalar_and_index(
 // CHECK-SAME:    %[[S:.*]]: f32, %[[OUT:.*]]: !layout.buffer<2x3xf32>)

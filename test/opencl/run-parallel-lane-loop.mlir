@@ -34,10 +34,9 @@ func.func @relu_lanes(%x: !layout.buffer<1x4xf32, axis_separators = [1], scope =
 // Inside a parallel loop over texels (3 rows: a prime), the lane loop vectorizes and the
 // outer loop stays parallel (3 work-items).
 // CHECK-LABEL: func.func @relu_texels
-// CHECK:         "scf.parallel"
-// CHECK-NEXT:    ^{{.*}}(%[[Y:.*]]: index):
+// CHECK:         scf.parallel (%[[Y:.*]]) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
 // CHECK:           layout.load %{{.*}}[%[[Y]], %{{.*}}] : !layout.buffer<3x4xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
-// CHECK-NOT:       "scf.parallel"
+// CHECK-NOT:       scf.parallel
 // CHECK:           layout.store %{{.*}}, %{{.*}}[%[[Y]], %{{.*}}] : !layout.buffer<3x4xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
 // EXE2: relu_texels {{.*}} global size [3]
 // EXE2: %y {{.*}} OK
@@ -65,7 +64,7 @@ func.func @relu_texels(%x: !layout.buffer<3x4xf32, axis_separators = [1], scope 
 // A parallel lane loop that breaks the rules (lane 0 reads what lane 1 writes) is left
 // as it is.
 // CHECK-LABEL: func.func @shifted
-// CHECK:         "scf.parallel"
+// CHECK:         scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
 // CHECK:           layout.load %{{.*}} : !layout.buffer<1x5xf32>, f32
 func.func @shifted(%y: !layout.buffer<1x5xf32>) {
   %c0 = arith.constant 0 : index

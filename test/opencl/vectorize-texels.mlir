@@ -573,14 +573,13 @@ func.func @refuse_masked_ifs(%a: !layout.buffer<8xf32>, %b: !layout.buffer<8xf32
 // buffer): that dimension becomes a lane loop, vectorized, so each iteration of the other
 // dimensions reads one whole texel and writes four contiguous elements.
 // CHECK-LABEL: func.func @relu_parallel_texels
-// CHECK:         "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
-// CHECK-NEXT:    ^{{.*}}(%[[H:.*]]: index, %[[W:.*]]: index):
+// CHECK:         scf.parallel (%[[H:.*]], %[[W:.*]]) = (%{{.*}}, %{{.*}}) to (%{{.*}}, %{{.*}}) step (%{{.*}}, %{{.*}}) {
 // CHECK:           %[[V:.*]] = layout.load %{{.*}}[%[[H]], %{{.*}}] : !layout.buffer<4x16xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
 // CHECK-NEXT:      %[[Z:.*]] = vector.broadcast %{{.*}} : f32 to vector<4xf32>
 // CHECK-NEXT:      %[[R:.*]] = arith.maximumf %[[V]], %[[Z]] : vector<4xf32>
 // CHECK:           layout.store %[[R]], %{{.*}}[%{{.*}}] : !layout.buffer<64xf32>, vector<4xf32>
 // CHECK-NEXT:      scf.reduce
-// CHECK-NEXT:    })
+// CHECK-NEXT:    }{{$}}
 func.func @relu_parallel_texels(%a: !layout.buffer<4x16xf32, axis_separators = [1], scope = "global.texture">, %b: !layout.buffer<64xf32>) {
   %zero = arith.constant 0.0 : f32
   %c0 = arith.constant 0 : index
@@ -604,8 +603,7 @@ func.func @relu_parallel_texels(%a: !layout.buffer<4x16xf32, axis_separators = [
 // Without a texture, such a nest is left as it is (its innermost dimension stays a
 // work-item dimension of the OpenCL kernel).
 // CHECK-LABEL: func.func @relu_parallel_global
-// CHECK:         "scf.parallel"(%{{.*}}) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
-// CHECK-NEXT:    ^{{.*}}(%{{.*}}: index, %{{.*}}: index):
+// CHECK:         scf.parallel (%{{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}) to (%{{.*}}, %{{.*}}) step (%{{.*}}, %{{.*}}) {
 // CHECK:           layout.load %{{.*}}[%{{.*}}, %{{.*}}] : !layout.buffer<4x4xf32>, f32
 // CHECK-NOT:     vector
 // CHECK:         func.return

@@ -184,3 +184,108 @@ def test_output_to_a_device_is_written_not_replaced(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert stat.S_ISFIFO(fifo.stat().st_mode)
     assert "func.func @g" in out
+
+
+# Conventional options: bare flags, suggestions, --version, --help ------------------------
+
+TRANSFORMED = """\
+func.func @f(%a: !layout.buffer<8xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>>) {
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize("tool", ["physlayout-opt", "xdsl-opt"])
+def test_a_bare_boolean_option_means_true(tool: str, tmp_path: Path) -> None:
+    from physlayout.transforms.apply_layout import ApplyLayoutPass
+    from physlayout.transforms.pass_options import pipeline_passes
+    from physlayout.universe import get_all_passes
+
+    (bare,) = pipeline_passes(get_all_passes(), "apply-layout{rewrite-loops strict=false}")
+    assert bare == ApplyLayoutPass(rewrite_loops=True, strict=False)
+    done = run(tool, TRANSFORMED, "-p", "apply-layout{rewrite-loops remarks}", tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "!layout.buffer<2x4xf32>" in done.stdout
+
+
+def test_a_bare_flag_of_an_xdsl_pass_means_true_in_physlayout_opt() -> None:
+    from xdsl.universe import Universe
+
+    from physlayout.transforms.pass_options import pipeline_passes
+
+    (lowered,) = pipeline_passes(Universe.get_multiverse().all_passes, "convert-scf-to-openmp{nested}")
+    assert lowered.nested is True
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "message"),
+    [
+        ("apply-layot", "unknown pass 'apply-layot' (did you mean 'apply-layout'?)"),
+        ("flaten-buffers,canonicalize", "unknown pass 'flaten-buffers' (did you mean 'flatten-buffers'?)"),
+        ("zzzz", "unknown pass 'zzzz'"),
+        ("apply-layout{rewrite-loop}",
+         "unknown option rewrite-loop (did you mean rewrite-loops?); "
+         "the options are rewrite-loops, remarks, strict"),
+        ("apply-layout{bogus=1}", "unknown option bogus; the options are rewrite-loops, remarks, strict"),
+    ],
+)
+def test_misspelt_names_get_a_suggestion(pipeline: str, message: str, tmp_path: Path) -> None:
+    done = run("physlayout-opt", TRANSFORMED, "-p", pipeline, tmp_path=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr == f"error: invalid pass pipeline or target option: {message}\n"
+
+
+def test_stock_xdsl_opt_suggests_physlayout_option_names(tmp_path: Path) -> None:
+    done = run("xdsl-opt", TRANSFORMED, "-p", "apply-layout{rewrite-loop}", tmp_path=tmp_path)
+    assert done.returncode != 0
+    assert "unknown option rewrite-loop (did you mean rewrite-loops?)" in done.stderr
+
+
+def test_a_bare_target_flag_means_true(tmp_path: Path) -> None:
+    from xdsl.utils.arg_spec import parse_spec
+
+    from physlayout.lowering.opencl import OpenCLTarget
+
+    assert OpenCLTarget.from_spec(parse_spec("opencl{fp16}")).fp16
+    done = run("physlayout-opt", "builtin.module {}\n", "-t", "opencl{fp16 fp64}", tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    done = run("physlayout-opt", "builtin.module {}\n", "-t", "opencl{fp15}", tmp_path=tmp_path)
+    assert done.returncode == 1
+    assert "unknown option fp15 (did you mean fp16?)" in done.stderr
+
+
+@pytest.mark.parametrize("tool", ["physlayout-opt", "physlayout"])
+def test_version_names_physlayout_and_its_dependencies(tool: str) -> None:
+    from importlib.metadata import version
+
+    done = subprocess.run([str(BIN / tool), "--version"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (
+        f"physlayout {version('physlayout')} (xDSL {version('xdsl')}, islpy {version('islpy')}, "
+        f"numpy {version('numpy')}, pyopencl {version('pyopencl')})\n"
+    )
+
+
+def test_help_speaks_to_users() -> None:
+    done = subprocess.run([str(BIN / "physlayout"), "--help"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0
+    for word in ("demo", "run", "viz", "passes", "physlayout-opt", "examples:"):
+        assert word in done.stdout
+    for internal in ("xDSLOptMain", "thread", "recursion", "traceback", "Traceback"):
+        assert internal not in done.stdout
+
+
+def test_run_refuses_a_pipeline_for_buffer_level_input(tmp_path: Path) -> None:
+    source = tmp_path / "kernel.mlir"
+    source.write_text(GOOD)
+    done = subprocess.run(
+        [str(BIN / "physlayout"), "run", str(source), "--pipeline", "canonicalize"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr == (
+        f"error: --pipeline applies to graph-level input (functions over tensors); {source} is "
+        "buffer-level, which always runs the physlayout-opencl pipeline (apply other passes "
+        "first with physlayout-opt)\n"
+    )

@@ -38,7 +38,7 @@ def _message(check: str) -> str:
     check = check.replace("{{\\[\\[}}", "[[")
     if check.startswith("{{^}}"):
         return check.removeprefix("{{^}}").removesuffix("{{$}}")
-    return check.split(": error: ", 1)[1]
+    return check.split(": error: ", 1)[1].removesuffix("{{$}}")
 
 
 def _pipeline(run_line: str) -> tuple[str | None, bool]:

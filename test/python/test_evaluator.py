@@ -51,7 +51,8 @@ def par(
     results: str = "",
     reduce: str = "scf.reduce",
 ) -> str:
-    """Generic-form `scf.parallel` (xDSL 0.74 has no custom syntax for it)."""
+    """Generic-form `scf.parallel` (the form tests wrote before physlayout parsed the custom
+    one, `dialects.scf_syntax`; both must keep parsing)."""
     n = len(ivs)
     operands = ", ".join([*lbs, *ubs, *steps, *(v for v, _ in inits)])
     types = ", ".join(["index"] * (3 * n) + [t for _, t in inits])

@@ -121,6 +121,33 @@ def test_padding_predicate_box_must_hold_the_image() -> None:
         split.padding_predicate([4], [4])
 
 
+def test_padding_is_described_with_the_maps_own_names() -> None:
+    split = IndexMap.parse(SPLIT4)
+    padding = split.padding_predicate([14])
+    assert padding is not None and str(padding) == "i0 == 3 and i1 >= 2"
+    labels = [str(e) for e in split.final_indices]
+    assert padding.describe(labels) == "i floordiv 4 == 3 and i mod 4 >= 2"
+    nchw4c = IndexMap.parse("(n, c, h, w) -> (n, c floordiv 4, h, w, c mod 4)")
+    padded = nchw4c.padding_predicate([1, 6, 2, 2])
+    assert padded is not None and str(padded) == "i1 == 1 and i4 >= 2"
+    assert padded.describe([str(e) for e in nchw4c.final_indices]) == (
+        "c floordiv 4 == 1 and c mod 4 >= 2"
+    )
+    # A compound label inside a larger expression keeps its parentheses.
+    gap = IndexMap.parse("(i) -> (i * 2)")
+    holes = gap.padding_predicate([4])
+    assert holes is not None and holes.describe(["i * 2"]) == "(i * 2) mod 2 == 1"
+    # Labels that look like the axis names are substituted once, not again.
+    swap = IndexMap.parse("(i0, i1) -> (i1 floordiv 4, i1 mod 4, i0)")
+    swapped = swap.padding_predicate([2, 6])
+    assert swapped is not None
+    assert swapped.describe([str(e) for e in swap.final_indices]) == (
+        "i1 floordiv 4 == 1 and i1 mod 4 >= 2"
+    )
+    with pytest.raises(ValueError, match="expected 3 labels, got 1"):
+        swapped.describe(["x"])
+
+
 # Graph level -----------------------------------------------------------------------------
 
 

@@ -1,6 +1,6 @@
 """`physlayout passes`: every registered pass has a summary and a described option for every
 field, with its real type and default; the help's pipeline text parses back (with xDSL) into
-the pass at its defaults; the README's table is the generated one."""
+the pass at its defaults; docs/passes.md's table is the generated one."""
 
 from __future__ import annotations
 

@@ -5,6 +5,7 @@ gets a diagnostic."""
 from __future__ import annotations
 
 import html
+import os
 import re
 import subprocess
 import sys
@@ -134,6 +135,57 @@ def test_large_tensor_is_summarized() -> None:
     assert svg.count("<title>") == 2 * MAX_ROWS * 32
 
 
+_ELEMENT_RECT = re.compile(r'<rect [^>]*fill="(#[0-9a-f]{6})"[^>]*><title>element (\d+):')
+
+
+@pytest.mark.parametrize(
+    "buffer_type",
+    [
+        '!layout.buffer<1x8x8x16xf32, transform = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h | w, c mod 4)>, scope = "global.texture">',
+        "!layout.buffer<40x3xf32, transform = #layout.index_map<(i, j) -> (j, i)>>",
+        "!layout.buffer<5x70xf32, transform = #layout.index_map<(i, j) -> (j floordiv 8, i, j mod 8)>, pad_value = 0.0 : f32>",
+    ],
+)
+def test_both_sides_show_the_same_elements_or_say_what_is_elided(buffer_type: str) -> None:
+    """A coloured element is drawn on both sides; an element only one side draws (the other
+    is summarized) is white there, and a caption counts them."""
+    from physlayout.viz.layout import drawn_elements
+
+    logical, physical, _ = layout_panels(parse_buffer_type(buffer_type))
+    on_logical, on_physical = drawn_elements(logical), drawn_elements(physical)
+    svg = layout_svg(parse_buffer_type(buffer_type))
+    coloured = {int(n) for fill, n in _ELEMENT_RECT.findall(svg) if fill != "#ffffff"}
+    white = [int(n) for fill, n in _ELEMENT_RECT.findall(svg) if fill == "#ffffff"]
+    assert coloured == on_logical & on_physical
+    assert set(white) == on_logical ^ on_physical
+    only_logical = len(on_logical - on_physical)
+    only_physical = len(on_physical - on_logical)
+    if only_logical:
+        assert f"white: {only_logical} elements the physical side does not draw" in svg
+    if only_physical:
+        assert f"white: {only_physical} elements the logical side does not draw" in svg
+    assert bool(white) == (only_logical + only_physical > 0) == ("white: " in svg)
+
+
+@pytest.mark.parametrize("name", [n for n in PICTURES if n.endswith(".svg")])
+def test_no_text_is_clipped(name: str) -> None:
+    """Every text fits in the picture: its width estimate is at least what DejaVu Sans Mono
+    draws (0.602 em per character) and the canvas is grown to hold it."""
+    from physlayout.viz.canvas import Text, text_width
+
+    svg = draw(PICTURES[name])
+    width = int(re.search(r'<svg [^>]*width="(\d+)"', svg).group(1))  # pyright: ignore[reportOptionalMemberAccess]
+    for x, size, anchor, text in re.findall(
+        r'<text x="(\d+)" y="\d+" font-size="(\d+)" text-anchor="(\w+)"[^>]*>([^<]*)</text>', svg
+    ):
+        shown = html.unescape(text)
+        drawn = len(shown) * int(size) * 0.602
+        assert text_width(shown, int(size)) >= drawn
+        right = int(x) + {"start": drawn, "middle": drawn / 2, "end": 0}[anchor]
+        assert right <= width, f"{shown!r} ends at {right:.0f}, beyond the width {width}"
+    assert Text  # the canvas type whose widths these are
+
+
 def test_buffer_type_and_value_forms_agree(tmp_path: Path) -> None:
     text = (ROOT / "examples" / "relu_texture.mlir").read_text()
     module = Parser(make_context(), text).parse_module()
@@ -176,11 +228,43 @@ def test_graph_folds_rewrites() -> None:
     assert after.count("= layout.transform") == 4
 
 
-def test_render_dot_without_graphviz_writes_dot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("suffix", [".svg", ".png"])
+def test_render_dot_without_graphviz_is_an_error(
+    suffix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("shutil.which", lambda name: None)
-    written = render_dot("digraph g {}\n", tmp_path / "g.svg")
+    target = tmp_path / f"g{suffix}"
+    with pytest.raises(ValueError) as raised:
+        render_dot("digraph g {}\n", target)
+    assert str(raised.value) == (
+        f"cannot write {target}: drawing a graph as {suffix[1:].upper()} needs Graphviz's "
+        "`dot` program, which is not installed (e.g. `apt-get install graphviz`); write DOT "
+        f"text instead with -o {tmp_path / 'g.dot'} (or without -o, to stdout)"
+    )
+    assert list(tmp_path.iterdir()) == []  # nothing written, no g.dot behind the user's back
+
+
+def test_render_dot_writes_dot_and_refuses_other_suffixes(tmp_path: Path) -> None:
+    written = render_dot("digraph g {}\n", tmp_path / "g.dot")
     assert written == tmp_path / "g.dot"
     assert written.read_text() == "digraph g {}\n"
+    with pytest.raises(ValueError, match=r"cannot write a graph to .*g\.txt: use a \.dot, \.svg or \.png file"):
+        render_dot("digraph g {}\n", tmp_path / "g.txt")
+
+
+def test_graph_to_svg_without_graphviz_from_the_command_line(tmp_path: Path) -> None:
+    """`physlayout viz FILE -o g.svg` with no Graphviz on PATH: exit 1, one clear error, no file."""
+    env = {**os.environ, "PATH": str(Path(sys.executable).parent)}
+    target = tmp_path / "g.svg"
+    result = subprocess.run(
+        [*CLI, "viz", "examples/graph_conv_bias_conv.mlir", "--function", "conv_bias_conv",
+         "-o", str(target)],
+        cwd=ROOT, capture_output=True, text=True, env=env,
+    )
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"error: cannot write {target}: drawing a graph as SVG needs ")
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize(
@@ -189,14 +273,14 @@ def test_render_dot_without_graphviz_writes_dot(tmp_path: Path, monkeypatch: pyt
         (["--shape", "4", "--map", "(i) -> (i floordiv 2)"],
          "error: index map (i) -> (i floordiv 2) is not injective on shape [4]: indices [0] and [1] both map to [0]"),
         (["--shape", "3", "--map", "(i) -> (i floordiv 2, i mod 2)"],
-         "error: transform (i) -> (i floordiv 2, i mod 2) introduces padding on shape [3] (padding where i0 == 1 and i1 == 1); give the buffer a pad_value"),
+         "error: transform (i) -> (i floordiv 2, i mod 2) introduces padding on shape [3] (padding where i floordiv 2 == 1 and i mod 2 == 1); give the buffer a pad_value"),
         (["--shape", "2,x"], "error: --shape '2,x': expected integers separated by commas"),
         (["--type", "f32"], "error: f32 is not a !layout.buffer type"),
         (["examples/relu_texture.mlir", "--value", "c0"],
          "error: %c0 has type index, not a !layout.buffer"),
         (["--value", "x"], "error: --value needs FILE"),
         (["examples/relu_texture.mlir", "--pipeline", "nope"],
-         "error: pipeline 'nope': Unrecognized passes: ['nope']"),
+         "error: pipeline 'nope': unknown pass 'nope'"),
         ([], "error: give FILE, --type or --shape (see physlayout viz --help)"),
         (["--type", "!layout.buffer<f32>"],
          "error: !layout.buffer<f32> has rank 0: one element, no layout to draw"),
@@ -228,6 +312,8 @@ def test_render_dot_with_graphviz(tmp_path: Path) -> None:
     written = render_dot(dot, tmp_path / "g.svg")
     assert written == tmp_path / "g.svg"
     assert "<svg" in written.read_text()
+    png = render_dot(dot, tmp_path / "g.png")
+    assert png.read_bytes().startswith(b"\x89PNG")
 
 
 @st.composite

@@ -18,7 +18,7 @@ func.func @not_injective_2d(%a: !layout.buffer<3x3xf32, transform = #layout.inde
 func.func @missing_pad_value(%a: !layout.buffer<10xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>>) {
   func.return
 }
-// CHECK: apply-layout: %a of type !layout.buffer<10xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>>: transform (i) -> (i floordiv 4, i mod 4) introduces padding on shape [10] (padding where i0 == 2 and i1 >= 2); give the buffer a pad_value
+// CHECK: apply-layout: %a of type !layout.buffer<10xf32, transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>>: transform (i) -> (i floordiv 4, i mod 4) introduces padding on shape [10] (padding where i floordiv 4 == 2 and i mod 4 >= 2); give the buffer a pad_value
 
 // -----
 // A vector access needs its lanes kept contiguous by the map.
