@@ -56,6 +56,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "convert-layout": ("transforms.convert_layout", "ConvertLayoutPass"),
     "annotate-texture-scope": ("transforms.annotate_texture_scope", "AnnotateTextureScopePass"),
     "realize-scopes": ("transforms.realize_scopes", "RealizeScopesPass"),
+    "fuse-elementwise": ("transforms.fuse_elementwise", "FuseElementwisePass"),
     "legalize-layout": ("transforms.legalize_layout", "LegalizeLayoutPass"),
     "physlayout-buffers": ("lowering.pipelines", "PhyslayoutBuffersPass"),
     "physlayout-opencl": ("lowering.pipelines", "PhyslayoutOpenCLPass"),

@@ -16,6 +16,7 @@ from physlayout.dialects.layout import (
     PtrType,
     StoreOp,
 )
+from physlayout.dialects.layout_fused import FusedOp, YieldOp
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp
 from physlayout.dialects.layout_scopes import CopyOp
 from physlayout.dialects.linalg_pack import PackOp, UnPackOp
@@ -32,6 +33,8 @@ Layout = Dialect(
         PadOp,
         CropOp,
         CopyOp,
+        FusedOp,
+        YieldOp,
     ],
     [IndexMapAttr, MemoryScopeAttr, BufferType, PtrType],
 )

@@ -7,10 +7,11 @@
     physlayout-memref{rewrite-loops remarks affine-loops}   (then mlir-opt / mlir-runner)
         physlayout-buffers, lower-layout{affine-loops}
     physlayout-adreno{desired-layouts allow-padding max-image-width max-image-height
-                      weights-in-global remarks}           (graph level, then `-t opencl`)
+                      weights-in-global fp16 fuse remarks}  (graph level, then `-t opencl`)
         convert-layout{desired-layouts allow-padding}, flow-layout-rewrites,
-        fold-layout-rewrites, annotate-texture-scope{max-image-* weights-in-global},
-        realize-scopes, legalize-layout, physlayout-opencl{rewrite-loops=true remarks}, dce
+        fold-layout-rewrites, annotate-texture-scope{max-image-* weights-in-global fp16},
+        realize-scopes, fuse-elementwise{remarks} (when fuse), legalize-layout,
+        physlayout-opencl{rewrite-loops=true remarks}, dce
 
 Each is a registered `ModulePass` (`xdsl-opt -p 'physlayout-memref{rewrite-loops=false}'`)
 whose options reach the passes that take them; from Python, `passes()` lists its passes and
@@ -38,6 +39,7 @@ from physlayout.transforms.convert_layout import DEFAULT_LAYOUTS, ConvertLayoutP
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
+from physlayout.transforms.fuse_elementwise import FuseElementwisePass
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass
 from physlayout.transforms.realize_scopes import RealizeScopesPass
 from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
@@ -166,7 +168,10 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             `global` instead of `global.texture-weight`.
         fp16 (bool, false): the target device has cl_khr_fp16, so `annotate-texture-scope`
             lets f16 tensors be textures (else they stay in `global`, with a remark).
-        remarks (bool, false): `apply-layout` says which nests it re-iterates, and why not.
+        fuse (bool, true): `fuse-elementwise` groups each producer with its elementwise
+            consumers (one kernel per group); false keeps one kernel per graph op.
+        remarks (bool, false): `apply-layout` says which nests it re-iterates, and why not;
+            `fuse-elementwise` says which fusions it refused, and why.
     """
 
     name = "physlayout-adreno"
@@ -183,8 +188,10 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
     """`annotate-texture-scope` keeps conv filters in `global`."""
     fp16: bool = False
     """`annotate-texture-scope{fp16}`: f16 tensors may be textures."""
+    fuse: bool = True
+    """Run `fuse-elementwise` (false: one kernel per graph op, for comparisons)."""
     remarks: bool = False
-    """`apply-layout{remarks}`."""
+    """`apply-layout{remarks}` and `fuse-elementwise{remarks}`."""
 
     def passes(self) -> tuple[ModulePass, ...]:
         return (
@@ -195,6 +202,7 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
                 self.max_image_width, self.max_image_height, self.weights_in_global, self.fp16
             ),
             RealizeScopesPass(),
+            *((FuseElementwisePass(self.remarks),) if self.fuse else ()),
             LegalizeLayoutPass(),
             *PhyslayoutOpenCLPass(rewrite_loops=True, remarks=self.remarks).passes(),
         )
