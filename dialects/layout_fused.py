@@ -71,8 +71,8 @@ class FusedOp(IRDLOperation):
         in_types = [v.type for v in self.inputs]
         if arg_types != in_types:
             raise VerifyException(
-                f"'{self.name}' block arguments {arg_types} must have the types of its "
-                f"inputs {in_types}"
+                f"'{self.name}' block arguments ({', '.join(map(str, arg_types))}) must have "
+                f"the types of its inputs ({', '.join(map(str, in_types))})"
             )
         last = block.last_op
         if not isinstance(last, YieldOp):

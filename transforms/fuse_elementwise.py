@@ -78,19 +78,27 @@ def _top_level(op: Operation) -> bool:
 
 @dataclass
 class Remarks:
-    """The remarks of one run (each once, in the order they were first made)."""
+    """The refusals of one run: the last one per producer value, printed at the end for
+    the values that were never fused (a group that grows retries its producers)."""
 
     enabled: bool
-    made: dict[str, Operation | None] = field(default_factory=dict[str, Operation | None])
+    made: dict[SSAValue, tuple[Operation | None, str]] = field(
+        default_factory=dict[SSAValue, tuple[Operation | None, str]]
+    )
 
-    def add(self, op: Operation | None, message: str) -> None:
-        """Record `message` about `op` (when remarks are enabled)."""
+    def add(self, value: SSAValue, op: Operation | None, message: str) -> None:
+        """Record that `value` was not fused, and why (when remarks are enabled)."""
         if self.enabled:
-            self.made.setdefault(message, op)
+            self.made[value] = (op, message)
 
     def emit(self) -> None:
-        """Print the recorded remarks (`emit_remark`)."""
-        for message, op in self.made.items():
+        """Print the remarks (`emit_remark`) of the values still in the IR, unfused."""
+        for value, (op, message) in self.made.items():
+            owner = value.owner
+            if isinstance(owner, Operation) and owner.parent is None:
+                continue
+            if op is not None and op.parent is None:
+                op = None
             emit_remark(FuseElementwisePass.name, op, message)
 
 
@@ -233,7 +241,9 @@ class FuseIntoProducer(RewritePattern):
             else "a layout.transform (a decided layout)"
         )
         self.remarks.add(
-            consumer, f"{_name(source)} is not fused into its consumer: it reaches it through {what}"
+            source,
+            consumer,
+            f"{_name(source)} is not fused into its consumer: it reaches it through {what}",
         )
 
     def _fuse(
@@ -241,10 +251,13 @@ class FuseIntoProducer(RewritePattern):
     ) -> bool:
         users = {use.operation for use in value.uses}
         if len(producer.results) != 1:
-            self.remarks.add(consumer, f"{_name(value)} is not fused: its producer has several results")
+            self.remarks.add(
+                value, consumer, f"{_name(value)} is not fused: its producer has several results"
+            )
             return False
         if users != {consumer}:
             self.remarks.add(
+                value,
                 consumer,
                 f"{_name(value)} is not fused into {_name(consumer.results[0])}: it has "
                 f"{len(users)} users, so it is needed whole (fusing would compute it once per "
@@ -260,9 +273,9 @@ class FuseIntoProducer(RewritePattern):
         if problem is not None:
             fused.erase()
             self.remarks.add(
+                value,
                 consumer,
-                f"{_name(value)} is not fused into {_name(consumer.results[0])}: the group "
-                f"{problem}",
+                f"{_name(value)} is not fused into {_name(consumer.results[0])}: {problem}",
             )
             return False
         fused.result.name_hint = consumer.results[0].name_hint

@@ -161,10 +161,10 @@ def plan_group(op: FusedOp) -> GroupPlan | str:
     block: Block = op.block
     generics = [g for g in block.ops if isinstance(g, GenericOp)]
     if not generics:
-        return "holds no linalg.generic"
+        return "the group holds no linalg.generic"
     for inner in generics:
         if len(inner.res) != 1:
-            return f"holds a generic with {len(inner.res)} results (a group stores one)"
+            return f"the group holds a generic with {len(inner.res)} results (a group stores one)"
         for use in inner.res[0].uses:
             if isinstance(use.operation, YieldOp):
                 continue
@@ -173,31 +173,31 @@ def plan_group(op: FusedOp) -> GroupPlan | str:
                 return f"{_name(inner.res[0])} {problem}"
     reducing = [g for g in generics if has_reductions(g)]
     if len(reducing) > 1:
-        return f"holds {len(reducing)} generics with reduction loops (one kernel runs one)"
+        return f"the group holds {len(reducing)} generics with reduction loops (one kernel runs one)"
     root = reducing[0] if reducing else generics[0]
     problem = root_problem(root)
     if problem is not None:
-        return f"root {_name(root.res[0])} {problem}"
+        return f"the group's root {_name(root.res[0])} {problem}"
     stages = tuple(g for g in generics if g is not root)
     for stage in stages:
         problem = stage_problem(stage)
         if problem is not None:
-            return f"stage {_name(stage.res[0])} {problem}"
+            return f"the group's stage {_name(stage.res[0])} {problem}"
     start: Operation | None = None
     owner = root.outputs[0].owner
     if isinstance(owner, Operation) and owner.parent_block() is block and not isinstance(owner, EmptyOp):
         if not splat_init(owner):
-            return f"starts its root from '{owner.name}', not a fill or a splat constant"
+            return f"the group starts its root from '{owner.name}', not a fill or a splat constant"
         start = owner
     for inner in block.ops:
         if isinstance(inner, GenericOp | YieldOp):
             continue
         if inner is not start and not isinstance(inner, EmptyOp) and not _is_scalar(inner):
-            return f"holds '{inner.name}', which a fused kernel cannot compute"
+            return f"the group holds '{inner.name}', which a fused kernel cannot compute"
     if start is not None and any(u.operation is not root for u in start.results[0].uses):
-        return "reads its root's starting value elsewhere"
+        return "the group reads its root's starting value elsewhere"
     if not isinstance(block.last_op, YieldOp) or block.last_op.value.owner not in generics:
-        return "does not yield the result of one of its generics"
+        return "the group does not yield the result of one of its generics"
     return GroupPlan(root, stages, start)
 
 
