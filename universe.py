@@ -57,6 +57,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "annotate-texture-scope": ("transforms.annotate_texture_scope", "AnnotateTextureScopePass"),
     "realize-scopes": ("transforms.realize_scopes", "RealizeScopesPass"),
     "fuse-elementwise": ("transforms.fuse_elementwise", "FuseElementwisePass"),
+    "lift-transform-params": ("transforms.lift_transform_params", "LiftTransformParamsPass"),
     "legalize-layout": ("transforms.legalize_layout", "LegalizeLayoutPass"),
     "physlayout-buffers": ("lowering.pipelines", "PhyslayoutBuffersPass"),
     "physlayout-opencl": ("lowering.pipelines", "PhyslayoutOpenCLPass"),

@@ -7,9 +7,11 @@
     physlayout-memref{rewrite-loops remarks affine-loops}   (then mlir-opt / mlir-runner)
         physlayout-buffers, lower-layout{affine-loops}
     physlayout-adreno{desired-layouts allow-padding max-image-width max-image-height
-                      weights-in-global fp16 fuse remarks}  (graph level, then `-t opencl`)
+                      weights-in-global fp16 fuse lift-params params remarks}
+                                                       (graph level, then `-t opencl`)
         convert-layout{desired-layouts allow-padding}, flow-layout-rewrites,
-        fold-layout-rewrites, annotate-texture-scope{max-image-* weights-in-global fp16},
+        fold-layout-rewrites, lift-transform-params{params} (when lift-params),
+        annotate-texture-scope{max-image-* weights-in-global fp16},
         realize-scopes, fuse-elementwise{remarks} (when fuse), legalize-layout,
         physlayout-opencl{rewrite-loops=true remarks}, dce
 
@@ -41,6 +43,7 @@ from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
 from physlayout.transforms.fuse_elementwise import FuseElementwisePass
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass
+from physlayout.transforms.lift_transform_params import LiftTransformParamsPass
 from physlayout.transforms.realize_scopes import RealizeScopesPass
 from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
 
@@ -170,6 +173,10 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             lets f16 tensors be textures (else they stay in `global`, with a remark).
         fuse (bool, true): `fuse-elementwise` groups each producer with its elementwise
             consumers (one kernel per group); false keeps one kernel per graph op.
+        lift-params (bool, false): `lift-transform-params` moves the work on parameters
+            (weight layout transforms, batch-norm statistics) into `@main_prepare`, run once.
+        params (str, ""): the parameters of `lift-transform-params` (comma-separated names;
+            empty: every argument but the first).
         remarks (bool, false): `apply-layout` says which nests it re-iterates, and why not;
             `fuse-elementwise` says which fusions it refused, and why.
     """
@@ -190,6 +197,10 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
     """`annotate-texture-scope{fp16}`: f16 tensors may be textures."""
     fuse: bool = True
     """Run `fuse-elementwise` (false: one kernel per graph op, for comparisons)."""
+    lift_params: bool = False
+    """Run `lift-transform-params{params}` (parameter work into `@main_prepare`)."""
+    params: str = ""
+    """`lift-transform-params{params}`: the parameter arguments (empty: all but the first)."""
     remarks: bool = False
     """`apply-layout{remarks}` and `fuse-elementwise{remarks}`."""
 
@@ -198,6 +209,7 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             ConvertLayoutPass(self.desired_layouts, self.allow_padding),
             FlowLayoutRewritesPass(),
             FoldLayoutRewritesPass(),
+            *((LiftTransformParamsPass(self.params),) if self.lift_params else ()),
             AnnotateTextureScopePass(
                 self.max_image_width, self.max_image_height, self.weights_in_global, self.fp16
             ),

@@ -1,0 +1,210 @@
+"""lift-transform-params{params="" function="main"}: prepare the parameters once (Relax's
+LiftTransformParams).
+
+What it rewrites: in the graph function `function` (`func.func` over tensors), every
+top-level op whose operands depend only on *parameters* (and on constants, `tensor.empty`,
+scalars defined in the function from constants) is moved to a new function
+``@FUNCTION_prepare(PARAMS) -> (PREPARED)``; ``@FUNCTION`` then takes its other arguments
+followed by the prepared values. A *prepared value* is a value computed in (or passed
+through) the prepare function that the rest of ``@FUNCTION`` still reads: a weight's layout
+transform (OIHW -> OIHW4o), batch-norm arithmetic on the statistics (``1 / sqrt(var +
+eps)``), a transpose of a linear weight, or a parameter read as it is. Calling
+``@FUNCTION_prepare`` once and then ``@FUNCTION`` on its results computes what the original
+``@FUNCTION`` computed, without re-doing the parameter work on every call.
+
+Which arguments are parameters: ``params`` names them (comma-separated, without ``%``);
+empty means every argument but the first (torch-mlir exports: the input, then the
+`state_dict`). Constant parameters (`arith.constant dense<...>`) need no pass: their layout
+rewrites fold into constants at compile time (`fold-layout-rewrites`).
+
+Refused (`PassFailedException`): a `params` name that is not an argument of the function.
+A function with no parameter-only work is left as it is (no prepare function). Guarantees:
+values are unchanged; a second run finds nothing to lift in ``@FUNCTION`` (its parameters are
+now prepared values) and changes nothing; run it before `annotate-texture-scope`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
+from xdsl.dialects.linalg.abstract_ops import NamedOperation
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import is_side_effect_free
+from xdsl.utils.exceptions import PassFailedException
+
+from physlayout.transforms.legalize_layout import is_graph_function
+
+
+def _values_read(op: Operation) -> list[SSAValue]:
+    """The values `op` reads: its operands and those its regions use from above."""
+    read: list[SSAValue] = []
+    for inner in op.walk():
+        for value in inner.operands:
+            owner = value.owner
+            parent = owner.parent_op() if isinstance(owner, Block) else owner
+            if parent is None or not op.is_ancestor(parent):
+                read.append(value)
+    return read
+
+
+def _pure(op: Operation) -> bool:
+    """Side-effect free, counting linalg ops on tensors (value semantics) as such."""
+    if isinstance(op, GenericOp | NamedOperation):
+        return all(isinstance(r.type, TensorType) for r in op.results) and bool(op.results)
+    return is_side_effect_free(op)
+
+
+def _is_free(op: Operation) -> bool:
+    """An op with no operands worth keeping in both functions (a constant, an empty)."""
+    return not op.operands and not op.regions and is_side_effect_free(op)
+
+
+@dataclass(frozen=True)
+class Split:
+    """What moves to the prepare function."""
+
+    lifted: list[Operation]
+    """Ops that do parameter work, in order."""
+    prepared: list[SSAValue]
+    """The values the rest of the function reads (parameters or lifted results)."""
+
+
+def split(function: func.FuncOp, params: Sequence[SSAValue]) -> Split:
+    """The parameter-only work of `function` (module docstring)."""
+    block = function.body.blocks[0]
+    known: set[SSAValue] = set(params)
+    derived: set[SSAValue] = set(params)
+    """Values computed from a parameter (work on constants alone is not lifted)."""
+    lifted: list[Operation] = []
+    for op in block.ops:
+        if isinstance(op, func.ReturnOp):
+            continue
+        if _is_free(op):
+            known.update(op.results)
+            continue
+        read = _values_read(op)
+        if not _pure(op) or not all(v in known for v in read):
+            continue
+        known.update(op.results)
+        if any(v in derived for v in read):
+            derived.update(op.results)
+            if any(isinstance(r.type, TensorType) for r in op.results):
+                lifted.append(op)
+    lifted_set = set(lifted)
+    prepared: list[SSAValue] = []
+    sources = [*params, *(r for op in lifted for r in op.results)]
+    for value in sources:
+        if not isinstance(value.type, TensorType):
+            continue
+        if any(_user_outside(use.operation, lifted_set) for use in value.uses):
+            prepared.append(value)
+    return Split(lifted, prepared)
+
+
+def _user_outside(user: Operation, lifted: set[Operation]) -> bool:
+    while user.parent_op() is not None and not isinstance(user.parent_op(), func.FuncOp):
+        user = user.parent_op()  # type: ignore[assignment]
+    return user not in lifted
+
+
+def lift(function: func.FuncOp, params: list[BlockArgument]) -> func.FuncOp | None:
+    """Move the parameter work of `function` into a new `@NAME_prepare` (returned, not
+    inserted) and rewrite `function` to take the prepared values; None when there is
+    nothing to lift."""
+    plan = split(function, params)
+    if not plan.lifted:
+        return None
+    block = function.body.blocks[0]
+    prepare = Block(arg_types=[p.type for p in params])
+    mapper: dict[SSAValue, SSAValue] = {}
+    for old, new in zip(params, prepare.args, strict=True):
+        new.name_hint = old.name_hint
+        mapper[old] = new
+    clones: list[Operation] = []
+    for op in block.ops:
+        if op in plan.lifted:
+            prepare.add_op(op.clone(value_mapper=mapper))
+        elif all(v in mapper for v in _values_read(op)) and not isinstance(op, func.ReturnOp):
+            clone = op.clone(value_mapper=mapper)
+            prepare.add_op(clone)
+            clones.append(clone)
+    for clone in reversed(clones):
+        if not any(r.uses for r in clone.results):
+            Rewriter.erase_op(clone)
+    prepare.add_op(func.ReturnOp(*(mapper[v] for v in plan.prepared)))
+    name = f"{function.sym_name.data}_prepare"
+    prepared_fn = func.FuncOp(
+        name,
+        FunctionType.from_lists([p.type for p in params], [v.type for v in plan.prepared]),
+        Region(prepare),
+        function.sym_visibility,
+    )
+    for value in plan.prepared:
+        arg = block.insert_arg(value.type, len(block.args))
+        arg.name_hint = value.name_hint
+        for use in list(value.uses):
+            if _user_outside(use.operation, set(plan.lifted)):
+                use.operation.operands[use.index] = arg
+    for op in reversed(plan.lifted):
+        Rewriter.erase_op(op)
+    for op in reversed(list(block.ops)):
+        unused = op.results and not any(r.uses for r in op.results)
+        if unused and is_side_effect_free(op) and not op.regions:
+            Rewriter.erase_op(op)
+    for param in params:
+        assert not param.uses
+        block.erase_arg(param)
+    inputs = [a.type for a in block.args]
+    function.function_type = FunctionType.from_lists(inputs, function.function_type.outputs.data)
+    return prepared_fn
+
+
+@dataclass(frozen=True)
+class LiftTransformParamsPass(ModulePass):
+    """Move the work on parameters into `@FUNCTION_prepare` (module docstring).
+
+    Options:
+        params (str, ""): the parameter arguments, comma-separated names without `%`
+            (empty: every argument but the first).
+        function (str, "main"): the graph function to split.
+    """
+
+    name = "lift-transform-params"
+
+    params: str = ""
+    """Comma-separated parameter names (empty: all arguments but the first)."""
+    function: str = "main"
+    """The graph function to split."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        target = next(
+            (f for f in op.ops if isinstance(f, func.FuncOp) and f.sym_name.data == self.function),
+            None,
+        )
+        if target is None or not is_graph_function(target):
+            return
+        if any(isinstance(f, func.FuncOp) and f.sym_name.data == f"{self.function}_prepare" for f in op.ops):
+            return
+        args = list(target.body.blocks[0].args)
+        if self.params:
+            names = [n.strip().lstrip("%") for n in self.params.split(",") if n.strip()]
+            by_name = {a.name_hint: a for a in args}
+            missing = [n for n in names if n not in by_name]
+            if missing:
+                raise PassFailedException(
+                    f"lift-transform-params: @{self.function} has no argument %{missing[0]} "
+                    f"(arguments: {', '.join('%' + str(a.name_hint) for a in args)})"
+                )
+            params = [by_name[n] for n in names]
+        else:
+            params = args[1:]
+        prepared = lift(target, params)
+        if prepared is not None:
+            Rewriter.insert_op(prepared, InsertPoint.before(target))
