@@ -31,7 +31,6 @@ from results import machine, write_section
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IntegerAttr, ShapedType, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.utils.exceptions import DiagnosticException
 
 from physlayout.dialects.layout import LoadOp, StoreOp
 from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
@@ -177,7 +176,7 @@ def run(device: str | None, models: Path | None) -> list[str]:
     for name, text in graphs(models):
         try:
             before, after = measure(text, runtime)
-        except (DiagnosticException, ValueError, AssertionError) as err:
+        except Exception as err:  # a graph this checkout cannot compile is listed, not fatal
             skipped.append(f"- {name}: {str(err).splitlines()[0][:160]}")
             continue
         lines.append(

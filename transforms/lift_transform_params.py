@@ -35,7 +35,13 @@ from xdsl.dialects.linalg.abstract_ops import NamedOperation
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
 from xdsl.traits import is_side_effect_free
 from xdsl.utils.exceptions import PassFailedException
 
@@ -114,13 +120,9 @@ def _user_outside(user: Operation, lifted: set[Operation]) -> bool:
     return user not in lifted
 
 
-def lift(function: func.FuncOp, params: list[BlockArgument]) -> func.FuncOp | None:
-    """Move the parameter work of `function` into a new `@NAME_prepare` (returned, not
-    inserted) and rewrite `function` to take the prepared values; None when there is
-    nothing to lift."""
-    plan = split(function, params)
-    if not plan.lifted:
-        return None
+def prepare_function(function: func.FuncOp, params: Sequence[SSAValue], plan: Split) -> func.FuncOp:
+    """`@NAME_prepare`: the lifted ops (and the constants and scalars they read), cloned
+    over the parameters, returning the prepared values (a detached new function)."""
     block = function.body.blocks[0]
     prepare = Block(arg_types=[p.type for p in params])
     mapper: dict[SSAValue, SSAValue] = {}
@@ -129,41 +131,84 @@ def lift(function: func.FuncOp, params: list[BlockArgument]) -> func.FuncOp | No
         mapper[old] = new
     clones: list[Operation] = []
     for op in block.ops:
-        if op in plan.lifted:
-            prepare.add_op(op.clone(value_mapper=mapper))
-        elif all(v in mapper for v in _values_read(op)) and not isinstance(op, func.ReturnOp):
-            clone = op.clone(value_mapper=mapper)
-            prepare.add_op(clone)
-            clones.append(clone)
+        if op in plan.lifted or (
+            all(v in mapper for v in _values_read(op)) and not isinstance(op, func.ReturnOp)
+        ):
+            clones.append(op.clone(value_mapper=mapper))
+    lifted = {id(mapper[r]) for op in plan.lifted for r in op.results}
+    kept: list[Operation] = []
     for clone in reversed(clones):
-        if not any(r.uses for r in clone.results):
-            Rewriter.erase_op(clone)
+        if any(id(r) in lifted for r in clone.results) or any(r.uses for r in clone.results):
+            kept.append(clone)
+        else:
+            clone.erase()
+    for clone in reversed(kept):
+        prepare.add_op(clone)
     prepare.add_op(func.ReturnOp(*(mapper[v] for v in plan.prepared)))
-    name = f"{function.sym_name.data}_prepare"
-    prepared_fn = func.FuncOp(
-        name,
+    return func.FuncOp(
+        f"{function.sym_name.data}_prepare",
         FunctionType.from_lists([p.type for p in params], [v.type for v in plan.prepared]),
         Region(prepare),
         function.sym_visibility,
     )
-    for value in plan.prepared:
-        arg = block.insert_arg(value.type, len(block.args))
-        arg.name_hint = value.name_hint
-        for use in list(value.uses):
-            if _user_outside(use.operation, set(plan.lifted)):
-                use.operation.operands[use.index] = arg
-    for op in reversed(plan.lifted):
-        Rewriter.erase_op(op)
-    for op in reversed(list(block.ops)):
-        unused = op.results and not any(r.uses for r in op.results)
-        if unused and is_side_effect_free(op) and not op.regions:
-            Rewriter.erase_op(op)
-    for param in params:
-        assert not param.uses
-        block.erase_arg(param)
-    inputs = [a.type for a in block.args]
-    function.function_type = FunctionType.from_lists(inputs, function.function_type.outputs.data)
-    return prepared_fn
+
+
+def parameters(function: func.FuncOp, names: str) -> list[BlockArgument]:
+    """The parameter arguments named in `names` (comma-separated; empty: all but the
+    first). Raises `PassFailedException` for a name that is not an argument."""
+    args = list(function.body.blocks[0].args)
+    if not names:
+        return args[1:]
+    wanted = [n.strip().lstrip("%") for n in names.split(",") if n.strip()]
+    by_name = {a.name_hint: a for a in args}
+    missing = [n for n in wanted if n not in by_name]
+    if missing:
+        raise PassFailedException(
+            f"lift-transform-params: @{function.sym_name.data} has no argument %{missing[0]} "
+            f"(arguments: {', '.join('%' + str(a.name_hint) for a in args)})"
+        )
+    return [by_name[n] for n in wanted]
+
+
+@dataclass
+class LiftParameterWork(RewritePattern):
+    """The graph function `function` -> `@function_prepare` + `@function` over the
+    prepared values (module docstring)."""
+
+    function: str
+    params: str
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
+        if op.sym_name.data != self.function or not is_graph_function(op):
+            return
+        module = op.parent_op()
+        siblings = module.walk() if module is not None else ()
+        prepare_name = f"{self.function}_prepare"
+        if any(isinstance(f, func.FuncOp) and f.sym_name.data == prepare_name for f in siblings):
+            return
+        params = parameters(op, self.params)
+        plan = split(op, params)
+        if not plan.lifted:
+            return
+        rewriter.insert(prepare_function(op, params, plan), InsertPoint.before(op))
+        block = op.body.blocks[0]
+        lifted = set(plan.lifted)
+        for value in plan.prepared:
+            arg = rewriter.insert_block_argument(block, len(block.args), value.type)
+            arg.name_hint = value.name_hint
+            rewriter.replace_uses_with_if(value, arg, lambda use: _user_outside(use.operation, lifted))
+        for lifted_op in reversed(plan.lifted):
+            rewriter.erase(lifted_op)
+        for dead in reversed(list(block.ops)):
+            unused = dead.results and not any(r.uses for r in dead.results)
+            if unused and is_side_effect_free(dead) and not dead.regions:
+                rewriter.erase(dead)
+        for param in params:
+            rewriter.erase_block_argument(param)
+        inputs = [a.type for a in block.args]
+        op.function_type = FunctionType.from_lists(inputs, op.function_type.outputs.data)
+        rewriter.notify_op_modified(op)
 
 
 @dataclass(frozen=True)
@@ -184,27 +229,6 @@ class LiftTransformParamsPass(ModulePass):
     """The graph function to split."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        target = next(
-            (f for f in op.ops if isinstance(f, func.FuncOp) and f.sym_name.data == self.function),
-            None,
-        )
-        if target is None or not is_graph_function(target):
-            return
-        if any(isinstance(f, func.FuncOp) and f.sym_name.data == f"{self.function}_prepare" for f in op.ops):
-            return
-        args = list(target.body.blocks[0].args)
-        if self.params:
-            names = [n.strip().lstrip("%") for n in self.params.split(",") if n.strip()]
-            by_name = {a.name_hint: a for a in args}
-            missing = [n for n in names if n not in by_name]
-            if missing:
-                raise PassFailedException(
-                    f"lift-transform-params: @{self.function} has no argument %{missing[0]} "
-                    f"(arguments: {', '.join('%' + str(a.name_hint) for a in args)})"
-                )
-            params = [by_name[n] for n in names]
-        else:
-            params = args[1:]
-        prepared = lift(target, params)
-        if prepared is not None:
-            Rewriter.insert_op(prepared, InsertPoint.before(target))
+        PatternRewriteWalker(
+            LiftParameterWork(self.function, self.params), apply_recursively=False
+        ).rewrite_module(op)
