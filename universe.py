@@ -68,6 +68,8 @@ PASSES: dict[str, tuple[str, str]] = {
     "annotate-texture-scope": ("transforms.annotate_texture_scope", "AnnotateTextureScopePass"),
     "realize-scopes": ("transforms.realize_scopes", "RealizeScopesPass"),
     "to-mixed-precision": ("transforms.to_mixed_precision", "ToMixedPrecisionPass"),
+    "fuse-elementwise": ("transforms.fuse_elementwise", "FuseElementwisePass"),
+    "lift-transform-params": ("transforms.lift_transform_params", "LiftTransformParamsPass"),
     "legalize-layout": ("transforms.legalize_layout", "LegalizeLayoutPass"),
     "physlayout-buffers": ("lowering.pipelines", "PhyslayoutBuffersPass"),
     "physlayout-opencl": ("lowering.pipelines", "PhyslayoutOpenCLPass"),

@@ -68,7 +68,11 @@ def _compile(runtime: OpenCLRuntime) -> tuple[object, list[tuple[str, float]], M
         clock[0] = time.process_time()
 
     limits = runtime.limits.image_limits()
-    adreno = PhyslayoutAdrenoPass(max_image_width=limits.max_width, max_image_height=limits.max_height)
+    # fuse=false: this benchmark compares each graph op's kernel (the relu, each conv) with a
+    # hand-written one; bench_fusion.py measures the fused pipeline.
+    adreno = PhyslayoutAdrenoPass(
+        max_image_width=limits.max_width, max_image_height=limits.max_height, fuse=False
+    )
     adreno.pipeline(tick).apply(make_context(), lowered)
     start = time.perf_counter()
     compiled = compile_module(lowered, runtime)

@@ -17,6 +17,7 @@ from physlayout.dialects.layout import (
     StoreOp,
 )
 from physlayout.dialects.layout_check import CheckOp
+from physlayout.dialects.layout_fused import FusedOp, YieldOp
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp
 from physlayout.dialects.layout_scopes import CopyOp
 from physlayout.dialects.linalg_generic import GenericOp
@@ -41,6 +42,8 @@ Layout = Dialect(
         CropOp,
         CopyOp,
         CheckOp,
+        FusedOp,
+        YieldOp,
     ],
     [IndexMapAttr, MemoryScopeAttr, BufferType, PtrType],
 )

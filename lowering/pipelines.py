@@ -7,10 +7,13 @@
     physlayout-memref{rewrite-loops remarks affine-loops}   (then mlir-opt / mlir-runner)
         physlayout-buffers, lower-layout{affine-loops}
     physlayout-adreno{desired-layouts allow-padding max-image-width max-image-height
-                      weights-in-global remarks}           (graph level, then `-t opencl`)
-        normalize-graph, raise-layout-rewrites, convert-layout{desired-layouts allow-padding}, flow-layout-rewrites,
-        fold-layout-rewrites, annotate-texture-scope{max-image-* weights-in-global},
-        realize-scopes, legalize-layout, physlayout-opencl{rewrite-loops=true remarks}, dce
+                      weights-in-global fuse lift-params params remarks}
+                                                       (graph level, then `-t opencl`)
+        normalize-graph, raise-layout-rewrites, convert-layout{desired-layouts allow-padding},
+        flow-layout-rewrites, fold-layout-rewrites, lift-transform-params{params} (when
+        lift-params), annotate-texture-scope{max-image-* weights-in-global}, realize-scopes,
+        fuse-elementwise{remarks} (when fuse), legalize-layout,
+        physlayout-opencl{rewrite-loops=true remarks}, dce
 
 Each is a registered `ModulePass` (`xdsl-opt -p 'physlayout-memref{rewrite-loops=false}'`)
 whose options reach the passes that take them; from Python, `passes()` lists its passes and
@@ -39,7 +42,9 @@ from physlayout.transforms.convert_layout import DEFAULT_LAYOUTS, ConvertLayoutP
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
+from physlayout.transforms.fuse_elementwise import FuseElementwisePass
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass
+from physlayout.transforms.lift_transform_params import LiftTransformParamsPass
 from physlayout.transforms.normalize_graph import NormalizeGraphPass
 from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.realize_scopes import RealizeScopesPass
@@ -168,7 +173,14 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             lets a texture tensor need.
         weights-in-global (bool, false): `annotate-texture-scope` keeps conv filters in
             `global` instead of `global.texture-weight`.
-        remarks (bool, false): `apply-layout` says which nests it re-iterates, and why not.
+        fuse (bool, true): `fuse-elementwise` groups each producer with its elementwise
+            consumers (one kernel per group); false keeps one kernel per graph op.
+        lift-params (bool, false): `lift-transform-params` moves the work on parameters
+            (weight layout transforms, batch-norm statistics) into `@main_prepare`, run once.
+        params (str, ""): the parameters of `lift-transform-params` (comma-separated names;
+            empty: every argument but the first).
+        remarks (bool, false): `apply-layout` says which nests it re-iterates, and why not;
+            `fuse-elementwise` says which fusions it refused, and why.
     """
 
     name = "physlayout-adreno"
@@ -183,8 +195,14 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
     """Image height limit (rows) of `annotate-texture-scope`."""
     weights_in_global: bool = False
     """`annotate-texture-scope` keeps conv filters in `global`."""
+    fuse: bool = True
+    """Run `fuse-elementwise` (false: one kernel per graph op, for comparisons)."""
+    lift_params: bool = False
+    """Run `lift-transform-params{params}` (parameter work into `@main_prepare`)."""
+    params: str = ""
+    """`lift-transform-params{params}`: the parameter arguments (empty: all but the first)."""
     remarks: bool = False
-    """`apply-layout{remarks}`."""
+    """`apply-layout{remarks}` and `fuse-elementwise{remarks}`."""
 
     def passes(self) -> tuple[ModulePass, ...]:
         return (
@@ -193,10 +211,12 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             ConvertLayoutPass(self.desired_layouts, self.allow_padding),
             FlowLayoutRewritesPass(),
             FoldLayoutRewritesPass(),
+            *((LiftTransformParamsPass(self.params),) if self.lift_params else ()),
             AnnotateTextureScopePass(
                 self.max_image_width, self.max_image_height, self.weights_in_global
             ),
             RealizeScopesPass(),
+            *((FuseElementwisePass(self.remarks),) if self.fuse else ()),
             LegalizeLayoutPass(),
             *PhyslayoutOpenCLPass(rewrite_loops=True, remarks=self.remarks).passes(),
         )

@@ -20,6 +20,7 @@ Supported IR
   `linalg.fill`, and the other named linalg ops (e.g. `linalg.conv_2d_nchw_fchw`) through
   their generic form (indexing maps, iterator types and body of the named op);
 - `layout.copy` (a change of memory scope: the value is unchanged);
+- `layout.fused` (the value of its region on its operands, `layout.yield`'s operand);
 - the upstream relayout ops `linalg.pack`/`unpack`/`transpose`, `tensor.expand_shape`/
   `collapse_shape`/`pad`/`extract_slice`/`extract` (static shapes; semantics in
   `physlayout.semantics.graph_upstream`), `tensor.extract` also in `linalg.generic` bodies;
@@ -71,13 +72,18 @@ from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
     PythonValues,
+    ReturnedValues,
+    TerminatorValue,
     impl,
     impl_callable,
+    impl_terminator,
     register_impls,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from physlayout.dialects.layout_check import CheckOp
+from physlayout.dialects.layout_fused import FusedOp
+from physlayout.dialects.layout_fused import YieldOp as FusedYieldOp
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, scalar_value
 from physlayout.dialects.layout_scopes import CopyOp
 from physlayout.dialects.linalg_generic import GenericOp as ParsedGenericOp
@@ -97,7 +103,7 @@ from physlayout.semantics.evaluator_arith import (
     evaluate_value_op,
     has_value_semantics,
 )
-from physlayout.semantics.evaluator_frame import lookup
+from physlayout.semantics.evaluator_frame import lookup, run_region, simt
 from physlayout.semantics.evaluator_scf import FuncFunctions
 from physlayout.semantics.evaluator_values import (
     Array,
@@ -305,6 +311,15 @@ class GraphFunctions(InterpreterFunctions):
     def run_check(self, interpreter: Interpreter, op: CheckOp, args: PythonValues) -> PythonValues:
         check_flags(args[0], op.message.data)
         return ()
+    @impl(FusedOp)
+    def run_fused(self, interpreter: Interpreter, op: FusedOp, args: PythonValues) -> PythonValues:
+        return tuple(run_region(interpreter, op.body, args, simt(interpreter).lanes))
+
+    @impl_terminator(FusedYieldOp)
+    def run_fused_yield(
+        self, interpreter: Interpreter, op: FusedYieldOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
 
 
 def _named_impl(op_type: type[Operation]) -> Any:

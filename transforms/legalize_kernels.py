@@ -305,7 +305,7 @@ def constant_kernel(
     flat = values.reshape(-1)
     extents = list(values.shape) or [1]
     if flat.size and bool(np.all(flat == flat[0])) and not _has_nan(flat):
-        _fill(kernel, target, extents, kernel.constant(_scalar_attr(flat[0], element)))
+        _fill(kernel, target, extents, kernel.constant(scalar_attr(flat[0], element)))
         return kernel.finish(), kernel.host_values
     per_texel = extents[-1] == TEXEL_LANES and len(extents) >= 2
     lanes = TEXEL_LANES if per_texel else 1
@@ -318,7 +318,7 @@ def constant_kernel(
             attr = DenseIntOrFPElementsAttr.from_list(vector_type, [v.item() for v in row])  # pyright: ignore[reportCallIssue, reportArgumentType]
             stored = _insert(arith.ConstantOp(attr, vector_type), kernel.top).results[0]
         else:
-            stored = kernel.constant(_scalar_attr(row[0], element))
+            stored = kernel.constant(scalar_attr(row[0], element))
         _insert(StoreOp(stored, target, indices), kernel.top)
     return kernel.finish(), kernel.host_values
 
@@ -327,7 +327,8 @@ def _has_nan(flat: np.ndarray) -> bool:
     return bool(np.issubdtype(flat.dtype, np.floating) and np.isnan(flat).any())
 
 
-def _scalar_attr(value: np.generic, element: Attribute) -> Attribute:
+def scalar_attr(value: np.generic, element: Attribute) -> Attribute:
+    """The scalar attribute of type `element` holding the numpy scalar `value`."""
     if isinstance(value, np.floating):
         return FloatAttr(float(value), element)  # type: ignore[arg-type]
     return IntegerAttr(int(value), element)  # type: ignore[arg-type]
@@ -340,10 +341,74 @@ def _scalar_attr(value: np.generic, element: Attribute) -> Attribute:
 class GenericOutput:
     """Where output `k` of a generic is read (`init`, or None when its initial value is
     not needed) and written (`result`), as host buffers (the same one when updated in
-    place)."""
+    place). `start`, when given, is the accumulator's starting value instead of a load of
+    `init`: a scalar attribute, or a host scalar value (a fill absorbed by a group)."""
 
     init: SSAValue | None
     result: SSAValue
+    start: Attribute | SSAValue | None = None
+
+
+@dataclass(frozen=True)
+class StageInput:
+    """Where an input of an epilogue stage comes from: a `value` the group computed
+    earlier, a host `buffer` loaded at `indices` (over the root's loops), or (neither) a
+    scalar from outside."""
+
+    value: SSAValue | None = None
+    buffer: SSAValue | None = None
+    indices: tuple[Expr, ...] = ()
+
+
+@dataclass(frozen=True)
+class FusedStage:
+    """An elementwise generic of a group, run on the root's final value (`fusion_plan`)."""
+
+    op: GenericOp
+    inputs: tuple[StageInput, ...]
+    loops: tuple[Expr, ...]
+    """Each loop of the stage as an expression of the root's loops (for `linalg.index`)."""
+
+
+@dataclass(frozen=True)
+class Epilogue:
+    """The stages of a group after its root (`root` is the root's result in the group's
+    region; `result` the value the group yields)."""
+
+    root: SSAValue
+    stages: tuple[FusedStage, ...]
+    result: SSAValue
+
+    def emit(
+        self,
+        kernel: Kernel,
+        point: InsertPoint,
+        emitter: ExprEmitter,
+        final: SSAValue,
+        external: External,
+    ) -> SSAValue:
+        """Emit the stages at `point` on the root's `final` value; returns the value to
+        store."""
+        env: dict[SSAValue, SSAValue] = {self.root: final}
+        for stage in self.stages:
+            values: list[SSAValue] = []
+            for source, operand in zip(stage.inputs, stage.op.inputs, strict=True):
+                if source.value is not None:
+                    values.append(env[source.value])
+                elif source.buffer is not None:
+                    param = kernel.param(source.buffer)
+                    load = LoadOp(param, _indices(kernel, source.indices, emitter))
+                    values.append(_insert(load, point).results[0])
+                else:
+                    values.append(external(operand, kernel))
+            body = stage.op.body.blocks[0]
+            placeholder = kernel.constant(_zero(body.args[len(values)].type))
+            ivs: dict[int, SSAValue] = {}
+            if any(isinstance(inner, IndexOp) for inner in body.ops):
+                ivs = {m: emitter.emit(e) for m, e in enumerate(stage.loops)}
+            yielded = _clone_body(stage.op, [*values, placeholder], ivs, point, kernel, external)
+            env[stage.op.res[0]] = yielded[0]
+        return env[self.result]
 
 
 @dataclass(frozen=True)
@@ -394,9 +459,12 @@ def generic_kernel(
     inputs: Sequence[SSAValue | None],
     outputs: Sequence[GenericOutput],
     external: External,
+    epilogue: Epilogue | None = None,
 ) -> tuple[func.FuncOp, list[SSAValue]]:
     """The kernel of `op` (see the module docstring). `inputs[k]` is the host buffer of
-    tensor input `k` (None for a scalar input, supplied by `external`)."""
+    tensor input `k` (None for a scalar input, supplied by `external`). With an `epilogue`
+    (a group, `op` its root with one output) the stages run on the final accumulator and
+    their result is what the kernel stores."""
     kernel = Kernel(name)
     input_params = [
         None if buffer is None else kernel.param(buffer) for buffer in inputs
@@ -423,7 +491,12 @@ def generic_kernel(
     for k, (init, result) in enumerate(zip(inits, results, strict=True)):
         indices = _indices(kernel, loops.maps[count + k], emitter)
         stores.append((result, indices))
-        if init is None:
+        start = outputs[k].start
+        if isinstance(start, SSAValue):
+            accumulators.append(external(start, kernel))
+        elif start is not None:
+            accumulators.append(kernel.constant(start))
+        elif init is None:
             element = op.body.blocks[0].args[count + k].type
             accumulators.append(kernel.constant(_zero(element)))
         else:
@@ -431,6 +504,8 @@ def generic_kernel(
     final = _reduction_nest(
         kernel, op, loops, names, bounds, ivs, point, input_params, accumulators, external
     )
+    if epilogue is not None:
+        final = [epilogue.emit(kernel, point, emitter, final[0], external)]
     for (target, indices), value in zip(stores, final, strict=True):
         _insert(StoreOp(value, target, indices), point)
     return kernel.finish(), kernel.host_values

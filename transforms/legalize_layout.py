@@ -65,7 +65,7 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.dialects.linalg.abstract_ops import NamedOperation
-from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (
@@ -86,22 +86,28 @@ from physlayout.dialects.layout import (
     is_texture_scope,
 )
 from physlayout.dialects.layout_check import CheckOp
+from physlayout.dialects.layout_fused import FusedOp
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, static_shape
 from physlayout.dialects.layout_scopes import GLOBAL, CopyOp, producer_scope, scope_problem
 from physlayout.indexing.bridges import isl as bridge
 from physlayout.indexing.index_map import IndexMap
-from physlayout.indexing.quasi_affine import Dim
+from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.semantics.graph_evaluator import dense_array, generic_form
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
+from physlayout.transforms.fusion_plan import generic_maps, plan_group, stage_loops
 from physlayout.transforms.legalize_kernels import (
+    Epilogue,
+    FusedStage,
     GenericLoops,
     GenericOutput,
     Kernel,
+    StageInput,
     constant_kernel,
     copy_kernel,
     generic_kernel,
     insert_kernel,
     pad_kernel,
+    scalar_attr,
     texel_lane_loop,
 )
 from physlayout.transforms.pass_options import PhyslayoutPass
@@ -228,6 +234,8 @@ class HostBuilder:
         match op:
             case GenericOp():
                 self.generic(op)
+            case FusedOp():
+                self.fused(op)
             case TransformOp():
                 self.transform(op)
             case PadOp():
@@ -375,6 +383,68 @@ class HostBuilder:
         )
         self._call(kernel, args)
 
+    def fused(self, op: FusedOp) -> None:
+        """Legalize a `layout.fused` group: ONE kernel, its root's nest (`generic`) whose
+        stages run on the final accumulator before the one store of the group's result
+        (`fusion_plan`). A fill or splat constant initializing the root is the accumulator's
+        starting value. Raises `PassFailedException` for a region that is not a legal group."""
+        plan = plan_group(op)
+        if isinstance(plan, str):
+            raise fail(op, plan)
+        outer: dict[SSAValue, SSAValue] = dict(zip(op.block.args, op.inputs, strict=True))
+        root = plan.root
+        loops = self._loops(root)
+        for stage in plan.stages:
+            self._loops(stage)
+        inputs = [
+            self._input(outer.get(v, v), op) if isinstance(v.type, ShapedType) else None
+            for v in root.inputs
+        ]
+        init = root.outputs[0]
+        reads = bool(root.body.blocks[0].args[len(root.inputs)].uses)
+        target = self._result(op.result, op)
+        start: Attribute | SSAValue | None = None
+        source: SSAValue | None = None
+        if isinstance(plan.start, FillOp):
+            start = plan.start.inputs[0]
+        elif isinstance(plan.start, arith.ConstantOp):
+            start = _splat_scalar(plan.start)
+        elif reads and not isinstance(init.owner, EmptyOp):
+            source = self._input(outer.get(init, init), op)
+        if _is_texture(target):
+            loops = replace(loops, lane=texel_lane_loop(root))
+        root_out = loops.maps[-1]
+        stages = tuple(self._stage(stage, root_out, outer, op) for stage in plan.stages)
+        epilogue = Epilogue(root.res[0], stages, op.yielded())
+        kernel, args = generic_kernel(
+            self._name(op, "fused"), root, loops, inputs,
+            [GenericOutput(source, target, start)], self._external, epilogue,
+        )  # fmt: skip
+        self._call(kernel, args)
+
+    def _stage(
+        self,
+        stage: GenericOp,
+        root_out: tuple[Expr, ...],
+        outer: dict[SSAValue, SSAValue],
+        op: FusedOp,
+    ) -> FusedStage:
+        maps = generic_maps(stage)
+        assert maps is not None
+        by_loop = stage_loops(stage, root_out)
+        names = loop_names(len(stage.iterator_types.data))
+        sources: list[StageInput] = []
+        for value, imap in zip(stage.inputs, maps[: len(stage.inputs)], strict=True):
+            if not isinstance(value.type, ShapedType):
+                sources.append(StageInput())
+            elif isinstance(value.owner, GenericOp) and value.owner.parent_op() is op:
+                sources.append(StageInput(value=value))
+            else:
+                indices = tuple(e.substitute(by_loop) for e in imap.final_indices)
+                buffer = self._input(outer.get(value, value), op)
+                sources.append(StageInput(buffer=buffer, indices=indices))
+        return FusedStage(stage, tuple(sources), tuple(by_loop[n] for n in names))
+
     # Generic analysis -------------------------------------------------------------------
 
     def _loops(self, op: GenericOp) -> GenericLoops:
@@ -495,6 +565,13 @@ class HostBuilder:
         self._call(kernel, args)
 
 
+def _splat_scalar(op: arith.ConstantOp) -> Attribute:
+    """The element of a splat dense tensor constant, as a scalar attribute."""
+    value = op.value
+    assert isinstance(value, DenseIntOrFPElementsAttr)
+    return scalar_attr(dense_array(value, op.result.type).reshape(-1)[0], _element(op.result))
+
+
 def _is_texture(buffer: SSAValue) -> bool:
     return isinstance(buffer.type, BufferType) and is_texture_scope(buffer.type.get_scope())
 
@@ -564,10 +641,13 @@ def _check_output(
 
 class GeneralizeNamedLinalgOp(RewritePattern):
     """A named linalg op (conv, fill, ...) -> its `linalg.generic` form, keeping its
-    discardable attributes (e.g. `layout.scope`)."""
+    discardable attributes (e.g. `layout.scope`). A `linalg.fill` in a `layout.fused` group
+    stays: it is the starting value of the group's accumulator."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: NamedOperation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, FillOp) and isinstance(op.parent_op(), FusedOp):
+            return
         generic = generic_form(op)
         generic.attributes.update(op.attributes)
         rewriter.replace(op, generic)

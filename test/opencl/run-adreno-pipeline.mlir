@@ -3,20 +3,33 @@
 // IR) on OpenCL, checked against the graph evaluator: the RFC's conv -> relu -> conv with a
 // smaller spatial size (the full-size example is `make demo`). More channel counts, the
 // weights in global and the Relax example run in test/python/test_adreno_pipeline.py.
+// fuse-elementwise makes conv1 + relu one kernel and each fill its conv's accumulator
+// start (6 launches); with fuse=false each graph op is a launch (9), with the same results.
 // RUN: physlayout run %s --check --rtol 1e-4 | filecheck %s
+// RUN: physlayout run %s --check --rtol 1e-4 --pipeline 'physlayout-adreno{fuse=false}' | filecheck %s --check-prefix=UNFUSED
 
-// CHECK: @rfc_small: 9 launch(es)
+// CHECK: @rfc_small: 6 launch(es)
 // CHECK-NEXT: rfc_small_transform_x
 // CHECK-NEXT: rfc_small_transform_w1
-// CHECK-NEXT: rfc_small_generic_f_c1
-// CHECK-NEXT: rfc_small_generic_c1
-// CHECK-NEXT: rfc_small_generic_r
+// CHECK-NEXT: rfc_small_fused_r
 // CHECK-NEXT: rfc_small_transform_w2
-// CHECK-NEXT: rfc_small_generic_f_c2
-// CHECK-NEXT: rfc_small_generic_c2
+// CHECK-NEXT: rfc_small_fused_c2
 // CHECK-NEXT: rfc_small_transform_c2
 // CHECK: %result0 {{.*}} shape [2, 32, 6, 6] {{.*}} OK
 // CHECK-NEXT: check: passed
+
+// UNFUSED: @rfc_small: 9 launch(es)
+// UNFUSED-NEXT: rfc_small_transform_x
+// UNFUSED-NEXT: rfc_small_transform_w1
+// UNFUSED-NEXT: rfc_small_generic_f_c1
+// UNFUSED-NEXT: rfc_small_generic_c1
+// UNFUSED-NEXT: rfc_small_generic_r
+// UNFUSED-NEXT: rfc_small_transform_w2
+// UNFUSED-NEXT: rfc_small_generic_f_c2
+// UNFUSED-NEXT: rfc_small_generic_c2
+// UNFUSED-NEXT: rfc_small_transform_c2
+// UNFUSED: %result0 {{.*}} shape [2, 32, 6, 6] {{.*}} OK
+// UNFUSED-NEXT: check: passed
 
 func.func @rfc_small(%x: tensor<2x64x10x10xf32>, %w1: tensor<32x64x3x3xf32>, %w2: tensor<32x32x3x3xf32>) -> tensor<2x32x6x6xf32> {
   %z_c1 = arith.constant 0.0 : f32

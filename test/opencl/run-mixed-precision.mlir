@@ -6,7 +6,7 @@
 // then physlayout-adreno; the f16 textures run on any device (read_imagef/write_imagef of
 // HALF_FLOAT images) and equal the graph evaluator of the mixed-precision module; the
 // error against the f32 graph is reported.
-// CHECK:      main_generic_relu
+// CHECK:      main_fused
 // CHECK:      %result0    shape [1, 4, 4, 4]  max|opencl - numpy| = {{.*}}  OK
 // CHECK-NEXT: check: passed (rtol 0.001, graph evaluator)
 // CHECK-NEXT: error of the f16 graph against the f32 graph (graph evaluator, same inputs):

@@ -31,6 +31,7 @@ from physlayout.runtime.opencl import (
 from physlayout.transforms.annotate_texture_scope import AnnotateTextureScopePass
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
+from physlayout.transforms.lift_transform_params import LiftTransformParamsPass
 from physlayout.transforms.verify_buffers import VerifyBuffersPass
 from physlayout.universe import make_context
 
@@ -62,12 +63,18 @@ def test_pipeline_passes_and_options() -> None:
     )
     adreno = PhyslayoutAdrenoPass(max_image_width=8, weights_in_global=True).passes()
     assert names(adreno) == [
-        "convert-layout", "flow-layout-rewrites", "fold-layout-rewrites",
-        "annotate-texture-scope", "realize-scopes", "legalize-layout",
+        "normalize-graph", "raise-layout-rewrites", "convert-layout", "flow-layout-rewrites", "fold-layout-rewrites",
+        "annotate-texture-scope", "realize-scopes", "fuse-elementwise", "legalize-layout",
         "apply-layout", "flatten-buffers", "vectorize-texels", "dce",
     ]
     assert AnnotateTextureScopePass(8, 16384, True) in adreno
     assert ApplyLayoutPass(rewrite_loops=True) in adreno
+    unfused = PhyslayoutAdrenoPass(fuse=False, lift_params=True, params="w").passes()
+    assert names(unfused)[:9] == [
+        "normalize-graph", "raise-layout-rewrites", "convert-layout", "flow-layout-rewrites", "fold-layout-rewrites", "lift-transform-params",
+        "annotate-texture-scope", "realize-scopes", "legalize-layout",
+    ]
+    assert LiftTransformParamsPass("w") in unfused
 
 
 def test_memref_pipeline_is_apply_flatten_lower() -> None:

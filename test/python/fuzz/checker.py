@@ -63,6 +63,7 @@ from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
+from physlayout.transforms.fuse_elementwise import FuseElementwisePass
 from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
 from physlayout.transforms.verify_buffers import VerifyBuffersPass, buffer_problems
 from physlayout.universe import make_context
@@ -750,6 +751,13 @@ GRAPH_PIPELINES: tuple[Pipeline, ...] = (
         "flow-layout-rewrites,fold-layout-rewrites",
         "flow-layout-rewrites",
         _passes(FoldLayoutRewritesPass),
+        idempotent=True,
+    ),
+    Pipeline("fuse-elementwise", None, _passes(FuseElementwisePass), idempotent=True),
+    Pipeline(
+        "flow-layout-rewrites,fold-layout-rewrites,fuse-elementwise",
+        "flow-layout-rewrites,fold-layout-rewrites",
+        _passes(FuseElementwisePass),
         idempotent=True,
     ),
     Pipeline("apply-layout", None, _passes(ApplyLayoutPass)),

@@ -1,0 +1,227 @@
+"""Operator fusion benchmark (not a test): each graph through `physlayout-adreno` with
+`fuse=false` and `fuse=true` (fuse-elementwise), in one run on one device:
+
+- launches per inference (kernel launches of one call of the host function);
+- layout kernels per inference (the launches of `layout.transform/pad/crop/copy` kernels);
+- bytes moved per inference: every `layout.load`/`layout.store` of the launched kernels
+  (after `physlayout-opencl`, so a texel access counts 16 bytes) times the trip counts of
+  the loops around it (constant bounds), summed: the traffic a machine without caches
+  would see, from the kernels' accesses;
+- device time per inference: the median over REPEATS calls of the summed OpenCL profiling
+  times of its launches (the first call, which builds the kernels, excluded), unfused and
+  fused calls alternating so that the machine's load disturbs both alike.
+
+Graphs: `examples/*.mlir` with graph-level functions, and `../shared/models/*.mlir` when
+they go through the pipeline on this checkout (a model that does not is listed with the
+first line of its diagnostic). Results go to a section of bench/RESULTS.md. Usage:
+`python bench/bench_fusion.py [--device SPEC] [--models DIR] [--no-write]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import warnings
+from dataclasses import dataclass
+from math import prod
+from pathlib import Path
+
+import numpy as np
+from results import machine, write_section
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import IntegerAttr, ShapedType, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from physlayout.dialects.layout import LoadOp, StoreOp
+from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
+from physlayout.runtime.host import execute
+from physlayout.runtime.opencl import OpenCLRuntime, compile_module, numpy_dtype, parse_module
+from physlayout.transforms.legalize_layout import is_graph_function
+from physlayout.universe import make_context
+
+ROOT = Path(__file__).resolve().parents[1]
+REPEATS = 9
+SECTION = "## Operator fusion: kernels, traffic and device time per inference (bench_fusion.py)"
+LAYOUT_KINDS = ("_transform", "_copy", "_crop", "_pad")
+
+
+@dataclass(frozen=True)
+class Measure:
+    launches: int
+    layout: int
+    bytes: int
+    seconds: float
+
+
+def _constant(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def _trips(op: Operation) -> int:
+    """The product of the trip counts of the loops around `op` (constant bounds)."""
+    count = 1
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        if isinstance(parent, scf.ForOp):
+            lower, upper, step = (_constant(v) for v in (parent.lb, parent.ub, parent.step))
+            if lower is not None and upper is not None and step:
+                count *= max(0, -(-(upper - lower) // step))
+        elif isinstance(parent, scf.ParallelOp):
+            for lb, ub, st in zip(parent.lowerBound, parent.upperBound, parent.step, strict=True):
+                lower, upper, step = _constant(lb), _constant(ub), _constant(st)
+                if lower is not None and upper is not None and step:
+                    count *= max(0, -(-(upper - lower) // step))
+        parent = parent.parent_op()
+    return count
+
+
+def _bytes_of(type_: Attribute) -> int:
+    if isinstance(type_, ShapedType):
+        return prod(type_.get_shape()) * _bytes_of(type_.get_element_type())  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+    return int(np.dtype(numpy_dtype(type_, "bench_fusion")).itemsize)
+
+
+def kernel_bytes(kernel: func.FuncOp) -> int:
+    """Bytes one launch of `kernel` loads and stores (module docstring)."""
+    total = 0
+    for op in kernel.walk():
+        if isinstance(op, LoadOp):
+            total += _trips(op) * _bytes_of(op.results[0].type)
+        elif isinstance(op, StoreOp):
+            total += _trips(op) * _bytes_of(op.operands[0].type)
+    return total
+
+
+@dataclass
+class Compiled:
+    """One graph compiled one way, with its static counts."""
+
+    compiled: object
+    entry: str
+    args: list[np.ndarray]
+    launches: int = 0
+    layout: int = 0
+    bytes: int = 0
+
+
+def compile_graph(text: str, runtime: OpenCLRuntime, fuse: bool) -> Compiled:
+    """Compile `text` (entry @main, else its first graph function); one call counts its
+    launches, layout kernels and bytes (and builds the kernels)."""
+    source = parse_module(text)
+    graphs = [f for f in source.ops if isinstance(f, func.FuncOp) and is_graph_function(f)]
+    entry = next((f for f in graphs if f.sym_name.data == "main"), graphs[0])
+    lowered = source.clone()
+    limits = runtime.limits.image_limits()
+    PhyslayoutAdrenoPass(
+        max_image_width=limits.max_width, max_image_height=limits.max_height, fuse=fuse
+    ).apply(make_context(), lowered)
+    kernels = {f.sym_name.data: f for f in lowered.ops if isinstance(f, func.FuncOp)}
+    rng = np.random.default_rng(0)
+    args: list[np.ndarray] = []
+    for t in [*entry.function_type.inputs.data, *entry.function_type.outputs.data]:
+        assert isinstance(t, TensorType)
+        shape = tuple(t.get_shape()) or (1,)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        args.append(rng.uniform(-1, 1, shape).astype(np.float32))
+    built = Compiled(compile_module(lowered, runtime), entry.sym_name.data, args)
+    launched = [t.function for t in execute(built.compiled, built.entry, args).times]  # type: ignore[arg-type]
+    built.launches = len(launched)
+    built.layout = sum(1 for name in launched if any(kind in name for kind in LAYOUT_KINDS))
+    built.bytes = sum(kernel_bytes(kernels[name]) for name in launched if name in kernels)
+    return built
+
+
+def measure(text: str, runtime: OpenCLRuntime) -> tuple[Measure, Measure]:
+    """Unfused and fused, timed in alternating calls (the machine's load hits both alike)."""
+    both = [compile_graph(text, runtime, fuse) for fuse in (False, True)]
+    totals: list[list[float]] = [[], []]
+    for _ in range(REPEATS):
+        for k, built in enumerate(both):
+            result = execute(built.compiled, built.entry, built.args)  # type: ignore[arg-type]
+            totals[k].append(result.total_seconds)
+    before, after = (
+        Measure(b.launches, b.layout, b.bytes, statistics.median(t))
+        for b, t in zip(both, totals, strict=True)
+    )
+    return before, after
+
+
+def lifted_launches(text: str) -> tuple[int, int]:
+    """Launches and layout-kernel launches of one inference (`@main`, or the first graph
+    function) with `fuse=true lift-params=true`: the parameter work runs in `@main_prepare`."""
+    module = parse_module(text)
+    graphs = [f.sym_name.data for f in module.ops if isinstance(f, func.FuncOp) and is_graph_function(f)]
+    entry = "main" if "main" in graphs else graphs[0]
+    PhyslayoutAdrenoPass(lift_params=True).apply(make_context(), module)
+    host = next(f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data == entry)
+    calls = [c.callee.root_reference.data for c in host.walk() if isinstance(c, func.CallOp)]
+    return len(calls), sum(1 for c in calls if any(kind in c for kind in LAYOUT_KINDS))
+
+
+def graphs(models: Path | None) -> list[tuple[str, str]]:
+    """(name, text) of the example graphs, then the models."""
+    found: list[tuple[str, str]] = []
+    for path in sorted((ROOT / "examples").glob("*.mlir")):
+        text = path.read_text()
+        module = parse_module(text)
+        if any(isinstance(f, func.FuncOp) and is_graph_function(f) for f in module.ops):
+            found.append((f"examples/{path.name}", text))
+    if models is not None and models.is_dir():
+        found += [(f"models/{p.name}", p.read_text()) for p in sorted(models.glob("*.mlir"))]
+    return found
+
+
+def run(device: str | None, models: Path | None) -> list[str]:
+    warnings.filterwarnings("ignore", message=".*retrieved more than once.*")
+    runtime = OpenCLRuntime(device)
+    lines = [
+        f"Device: {runtime.describe()}. {machine()}",
+        f"Per inference (one call of the host function; device time: median of {REPEATS}).",
+        "Bytes: every kernel load/store times its loops' trip counts (no caches).",
+        "",
+        "Lifted: launches (layout kernels) of `@main` with `lift-params=true` as well (the weight",
+        "layout transforms and batch-norm statistics run once, in `@main_prepare`).",
+        "",
+        "| graph | launches unfused -> fused | layout kernels | lifted | MB moved | device ms | speed-up |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    skipped: list[str] = []
+    for name, text in graphs(models):
+        try:
+            before, after = measure(text, runtime)
+            lifted, lifted_layout = lifted_launches(text)
+        except Exception as err:  # a graph this checkout cannot compile is listed, not fatal
+            lines_of = [line.strip() for line in str(err).splitlines() if line.strip()]
+            skipped.append(f"- {name}: {(lines_of or [type(err).__name__])[-1][:160]}")
+            continue
+        lines.append(
+            f"| {name} | {before.launches} -> {after.launches} | {before.layout} -> "
+            f"{after.layout} | {lifted} ({lifted_layout}) | "
+            f"{before.bytes / 1e6:.2f} -> {after.bytes / 1e6:.2f} | "
+            f"{before.seconds * 1e3:.3f} -> {after.seconds * 1e3:.3f} | "
+            f"{before.seconds / after.seconds:.2f}x |"
+        )
+    if skipped:
+        lines += ["", "Not run (they do not go through the pipeline on this checkout):", *skipped]
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--device", default=None, help="PLATFORM[:INDEX] (see runtime/opencl.py)")
+    parser.add_argument(
+        "--models", type=Path, default=ROOT.parent / "shared/models",
+        help="a folder of graph .mlir files (torch-mlir models) to measure too",
+    )  # fmt: skip
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    args = parser.parse_args()
+    lines = run(args.device, args.models)
+    print("\n".join(lines))
+    if not args.no_write:
+        write_section(SECTION, lines)
+
+
+if __name__ == "__main__":
+    main()

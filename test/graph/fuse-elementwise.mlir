@@ -1,0 +1,285 @@
+// One fusion rule or refusal of fuse-elementwise per function (graph IR written by hand, as
+// the pipeline leaves it before legalize-layout: NCHW4c convs as generics, fill inits,
+// torch-mlir-shaped batch norms with per-channel broadcast operands).
+// RUN: xdsl-opt %s -p fuse-elementwise | filecheck %s
+// RUN: xdsl-opt %s -p fuse-elementwise,fuse-elementwise | filecheck %s
+// RUN: xdsl-opt %s -p 'fuse-elementwise{remarks=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
+
+#id4 = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#ch4 = affine_map<(n, c, h, w) -> (c, 0, 0)>
+#par4 = ["parallel", "parallel", "parallel", "parallel"]
+#tr = affine_map<(i, j) -> (j, i)>
+#id2 = affine_map<(i, j) -> (i, j)>
+#par2 = ["parallel", "parallel"]
+
+// conv (fill init) + bias + batch-norm scale + relu: one group; the fill is the root's
+// start, the epilogue stages follow the conv in one region.
+// CHECK-LABEL: func.func @conv_bias_bn_relu
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0.0
+// CHECK-NEXT:    %[[R:.*]] = layout.fused ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<1x4x4x4xf32>, tensor<4x4x3x3xf32>, tensor<4x1x1xf32>, tensor<4x1x1xf32>) -> tensor<1x4x2x2xf32> {
+// CHECK-NEXT:    ^{{.*}}(%[[X:.*]]: tensor<1x4x4x4xf32>, %[[W:.*]]: tensor<4x4x3x3xf32>, %[[B:.*]]: tensor<4x1x1xf32>, %[[S:.*]]: tensor<4x1x1xf32>):
+// CHECK-NEXT:      tensor.empty()
+// CHECK-NEXT:      %[[F:.*]] = linalg.fill ins(%[[Z]] : f32)
+// CHECK-NEXT:      %[[C:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[W]] : {{.*}}) outs(%[[F]] : tensor<1x4x2x2xf32>)
+// CHECK:           tensor.empty()
+// CHECK-NEXT:      %[[A:.*]] = linalg.generic {{.*}} ins(%[[C]], %[[B]] : {{.*}})
+// CHECK:           %[[M:.*]] = linalg.generic {{.*}} ins(%[[A]], %[[S]] : {{.*}})
+// CHECK:           %[[Y:.*]] = linalg.generic {{.*}} ins(%[[M]] : {{.*}})
+// CHECK:           layout.yield %[[Y]] : tensor<1x4x2x2xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %[[R]]
+func.func @conv_bias_bn_relu(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x3x3xf32>, %b: tensor<4x1x1xf32>, %s: tensor<4x1x1xf32>) -> tensor<1x4x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x4x4x4xf32>, tensor<4x4x3x3xf32>) outs(%init : tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  %a = linalg.generic {indexing_maps = [#id4, #ch4, #id4], iterator_types = #par4} ins(%c, %b : tensor<1x4x2x2xf32>, tensor<4x1x1xf32>) outs(%e : tensor<1x4x2x2xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.addf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x2x2xf32>
+  %m = linalg.generic {indexing_maps = [#id4, #ch4, #id4], iterator_types = #par4} ins(%a, %s : tensor<1x4x2x2xf32>, tensor<4x1x1xf32>) outs(%e : tensor<1x4x2x2xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.mulf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x2x2xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%m : tensor<1x4x2x2xf32>) outs(%e : tensor<1x4x2x2xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.maximumf %u, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x2x2xf32>
+  func.return %y : tensor<1x4x2x2xf32>
+}
+
+// A chain of elementwise generics (no reduction): one group, its first generic the root.
+// CHECK-LABEL: func.func @elementwise_chain
+// CHECK-NEXT:    %[[R:.*]] = layout.fused ins(%{{.*}}, %{{.*}} : tensor<3x5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32> {
+// CHECK-COUNT-3:   linalg.generic
+// CHECK:           layout.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %[[R]]
+func.func @elementwise_chain(%x: tensor<3x5xf32>, %y: tensor<3x5xf32>) -> tensor<3x5xf32> {
+  %e = tensor.empty() : tensor<3x5xf32>
+  %a = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = #par2} ins(%x, %y : tensor<3x5xf32>, tensor<3x5xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.addf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<3x5xf32>
+  %b = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = #par2} ins(%a, %a : tensor<3x5xf32>, tensor<3x5xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.mulf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<3x5xf32>
+  %c = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = #par2} ins(%b, %x : tensor<3x5xf32>, tensor<3x5xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.subf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<3x5xf32>
+  func.return %c : tensor<3x5xf32>
+}
+
+// A conv with nothing to fuse still absorbs its fill (no fill kernel).
+// CHECK-LABEL: func.func @lone_conv
+// CHECK-NEXT:    arith.constant
+// CHECK-NEXT:    %[[R:.*]] = layout.fused ins
+// CHECK-NEXT:    ^
+// CHECK-NEXT:      tensor.empty
+// CHECK-NEXT:      linalg.fill
+// CHECK-NEXT:      linalg.generic
+// CHECK:           layout.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %[[R]]
+func.func @lone_conv(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x4x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x4x4x4xf32>, tensor<4x4x3x3xf32>) outs(%init : tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  func.return %c : tensor<1x4x2x2xf32>
+}
+
+// REFUSED: a 3x3 conv reads a neighbourhood of the relu (the planted bug: fusing it would
+// read elements other iterations write). The relu stays a kernel of its own.
+// CHECK-LABEL: func.func @conv_reads_neighbours
+// CHECK:         %[[Y:.*]] = linalg.generic
+// CHECK:         layout.fused ins(%[[Y]], %{{.*}} :
+// REMARK: remark: fuse-elementwise: %y is not fused into %c: %y is read at (d0, d4, d2 + d5, d3 + d6) by a consumer that has reduction loops (only the root of a group may reduce)
+func.func @conv_reads_neighbours(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x4x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ex = tensor.empty() : tensor<1x4x4x4xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%x : tensor<1x4x4x4xf32>) outs(%ex : tensor<1x4x4x4xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.maximumf %u, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x4x4xf32>
+  %e = tensor.empty() : tensor<1x4x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%y, %w : tensor<1x4x4x4xf32>, tensor<4x4x3x3xf32>) outs(%init : tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  func.return %c : tensor<1x4x2x2xf32>
+}
+
+// REFUSED: a 2x2 max pool (a window reduction) over the relu (its fill, 0.0 as relu's
+// outputs are >= 0, is absorbed).
+// CHECK-LABEL: func.func @pool_reads_window
+// CHECK:         %[[Y:.*]] = linalg.generic
+// CHECK:         layout.fused ins(%[[Y]] :
+// REMARK: remark: fuse-elementwise: %y is not fused into %p: %y is read at (d0, d1, d2 * 2 + d4, d3 * 2 + d5) by a consumer that has reduction loops (only the root of a group may reduce)
+func.func @pool_reads_window(%x: tensor<1x4x4x4xf32>) -> tensor<1x4x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ex = tensor.empty() : tensor<1x4x4x4xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%x : tensor<1x4x4x4xf32>) outs(%ex : tensor<1x4x4x4xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.maximumf %u, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x4x4xf32>
+  %e = tensor.empty() : tensor<1x4x2x2xf32>
+  %win = tensor.empty() : tensor<2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(n, c, h, w, i, j) -> (n, c, 2 * h + i, 2 * w + j)>, affine_map<(n, c, h, w, i, j) -> (i, j)>, affine_map<(n, c, h, w, i, j) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%y, %win : tensor<1x4x4x4xf32>, tensor<2x2xf32>) outs(%init : tensor<1x4x2x2xf32>) {
+  ^bb0(%u: f32, %k: f32, %o: f32):
+    %r = arith.maximumf %u, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x2x2xf32>
+  func.return %p : tensor<1x4x2x2xf32>
+}
+
+// REFUSED: a transposed read (iteration (i, j) reads the element (j, i) of the producer).
+// CHECK-LABEL: func.func @transposed_read
+// CHECK-NOT:     layout.fused
+// CHECK:         func.return
+// REMARK: remark: fuse-elementwise: %a is not fused into %t: %a is read at (d1, d0) by a consumer that writes (d0, d1): not the element the producer writes there (a neighbour, broadcast or transposed read)
+func.func @transposed_read(%x: tensor<3x3xf32>) -> tensor<3x3xf32> {
+  %e = tensor.empty() : tensor<3x3xf32>
+  %a = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = #par2} ins(%x : tensor<3x3xf32>) outs(%e : tensor<3x3xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.negf %u : f32
+    linalg.yield %r : f32
+  } -> tensor<3x3xf32>
+  %t = linalg.generic {indexing_maps = [#tr, #id2], iterator_types = #par2} ins(%a : tensor<3x3xf32>) outs(%e : tensor<3x3xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.addf %u, %u : f32
+    linalg.yield %r : f32
+  } -> tensor<3x3xf32>
+  func.return %t : tensor<3x3xf32>
+}
+
+// REFUSED: a broadcast read of a per-channel producer (each of its elements would be
+// recomputed once per pixel).
+// CHECK-LABEL: func.func @broadcast_read
+// CHECK-NOT:     layout.fused
+// CHECK:         func.return
+// REMARK: remark: fuse-elementwise: %s is not fused into %y: %s is read at (d1, 0, 0) by a consumer that writes (d0, d1, d2, d3)
+func.func @broadcast_read(%x: tensor<1x4x2x2xf32>, %v: tensor<4x1x1xf32>) -> tensor<1x4x2x2xf32> {
+  %ev = tensor.empty() : tensor<4x1x1xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(c, i, j) -> (c, i, j)>, affine_map<(c, i, j) -> (c, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%v : tensor<4x1x1xf32>) outs(%ev : tensor<4x1x1xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = math.sqrt %u : f32
+    linalg.yield %r : f32
+  } -> tensor<4x1x1xf32>
+  %e = tensor.empty() : tensor<1x4x2x2xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #ch4, #id4], iterator_types = #par4} ins(%x, %s : tensor<1x4x2x2xf32>, tensor<4x1x1xf32>) outs(%e : tensor<1x4x2x2xf32>) {
+  ^bb0(%u: f32, %w: f32, %o: f32):
+    %r = arith.mulf %u, %w : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x2x2xf32>
+  func.return %y : tensor<1x4x2x2xf32>
+}
+
+// REFUSED: %a has two consumers (it is needed whole); %b and %c are not fused with it.
+// CHECK-LABEL: func.func @two_users
+// CHECK-NOT:     layout.fused
+// CHECK:         func.return
+// REMARK: remark: fuse-elementwise: %a is not fused into %c: it has 2 users, so it is needed whole (fusing would compute it once per consumer)
+func.func @two_users(%x: tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3x5xf32>) {
+  %e = tensor.empty() : tensor<3x5xf32>
+  %a = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = #par2} ins(%x : tensor<3x5xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.negf %u : f32
+    linalg.yield %r : f32
+  } -> tensor<3x5xf32>
+  %b = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = #par2} ins(%a : tensor<3x5xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.addf %u, %u : f32
+    linalg.yield %r : f32
+  } -> tensor<3x5xf32>
+  %c = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = #par2} ins(%a : tensor<3x5xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.mulf %u, %u : f32
+    linalg.yield %r : f32
+  } -> tensor<3x5xf32>
+  func.return %b, %c : tensor<3x5xf32>, tensor<3x5xf32>
+}
+
+// REFUSED: a consumer that reads its output's initial value (an accumulation into %a's
+// consumer's init) is no stage.
+// CHECK-LABEL: func.func @reads_init
+// CHECK-NOT:     layout.fused
+// CHECK:         func.return
+// REMARK: remark: fuse-elementwise: %a is not fused into %b: %a is read at (d0, d1) by a consumer that reads the initial value of its output
+func.func @reads_init(%x: tensor<3x5xf32>, %y: tensor<3x5xf32>) -> tensor<3x5xf32> {
+  %e = tensor.empty() : tensor<3x5xf32>
+  %a = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = #par2} ins(%x : tensor<3x5xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.negf %u : f32
+    linalg.yield %r : f32
+  } -> tensor<3x5xf32>
+  %b = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = #par2} ins(%a : tensor<3x5xf32>) outs(%y : tensor<3x5xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.addf %u, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<3x5xf32>
+  func.return %b : tensor<3x5xf32>
+}
+
+// REFUSED: the sum of two convs: one is fused as the root, the other would be a second
+// reduction in the same kernel.
+// CHECK-LABEL: func.func @two_reductions
+// CHECK:         %[[B:.*]] = layout.fused ins(%{{.*}}, %{{.*}} : {{.*}}) -> tensor<1x4x2x2xf32> {
+// CHECK:         %[[R:.*]] = layout.fused ins(%{{.*}}, %{{.*}}, %[[B]] : {{.*}}) -> tensor<1x4x2x2xf32> {
+// CHECK:         func.return %[[R]]
+// REMARK: remark: fuse-elementwise: %b is not fused into %s: the group holds 2 generics with reduction loops (one kernel runs one)
+func.func @two_reductions(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x4x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x2x2xf32>
+  %i1 = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  %a = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x4x4x4xf32>, tensor<4x4x3x3xf32>) outs(%i1 : tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  %i2 = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  %b = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x4x4x4xf32>, tensor<4x4x3x3xf32>) outs(%i2 : tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  %s = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = #par4} ins(%a, %b : tensor<1x4x2x2xf32>, tensor<1x4x2x2xf32>) outs(%e : tensor<1x4x2x2xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.addf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x2x2xf32>
+  func.return %s : tensor<1x4x2x2xf32>
+}
+
+// REFUSED: the value reaches its consumer through a layout.copy (a scope realize-scopes
+// decided) or a layout.transform (a layout convert-layout decided).
+// CHECK-LABEL: func.func @decided_scope_and_layout
+// CHECK:         %[[A:.*]] = linalg.generic
+// CHECK:         layout.copy %[[A]]
+// CHECK:         layout.transform
+// REMARK: remark: fuse-elementwise: %a is not fused into its consumer: it reaches it through a copy into global.texture (a decided scope)
+// REMARK: remark: fuse-elementwise: %d is not fused into its consumer: it reaches it through a layout.transform (a decided layout)
+func.func @decided_scope_and_layout(%x: tensor<1x1x2x2x4xf32>) -> tensor<1x4x2x2xf32> {
+  %e = tensor.empty() : tensor<1x1x2x2x4xf32>
+  %id5 = arith.constant 0 : index
+  %a = linalg.generic {indexing_maps = [affine_map<(a, b, c, d, l) -> (a, b, c, d, l)>, affine_map<(a, b, c, d, l) -> (a, b, c, d, l)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x1x2x2x4xf32>) outs(%e : tensor<1x1x2x2x4xf32>) attrs = {layout.scope = "global"} {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.negf %u : f32
+    linalg.yield %r : f32
+  } -> tensor<1x1x2x2x4xf32>
+  %t = layout.copy %a {scope = "global.texture"} : tensor<1x1x2x2x4xf32> -> tensor<1x1x2x2x4xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(a, b, c, d, l) -> (a, b, c, d, l)>, affine_map<(a, b, c, d, l) -> (a, b, c, d, l)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%t : tensor<1x1x2x2x4xf32>) outs(%e : tensor<1x1x2x2x4xf32>) attrs = {layout.scope = "global.texture"} {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.addf %u, %u : f32
+    linalg.yield %r : f32
+  } -> tensor<1x1x2x2x4xf32>
+  %n = layout.transform %d {index_map = #layout.index_map<(n, c, h, w, l) -> (n, c * 4 + l, h, w)>} : tensor<1x1x2x2x4xf32> -> tensor<1x4x2x2xf32>
+  %e4 = tensor.empty() : tensor<1x4x2x2xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%n : tensor<1x4x2x2xf32>) outs(%e4 : tensor<1x4x2x2xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.negf %u : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x2x2xf32>
+  func.return %y : tensor<1x4x2x2xf32>
+}

@@ -1,0 +1,209 @@
+"""fuse-elementwise: fused graphs compute what the unfused ones do (graph evaluator, buffer
+evaluator after legalize-layout, OpenCL bit for bit against the unfused pipeline), on the
+examples and on random chains of elementwise, broadcast and reduction generics; a planted
+bug in the legality check is caught."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from graph_harness import apply, compare_before_after, count_ops, functions, parse, random_inputs
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from legalize_harness import check_legalized
+from xdsl.utils.exceptions import PassFailedException
+
+from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
+from physlayout.runtime.opencl import OpenCLRuntime, compile_module
+from physlayout.transforms import fusion_plan
+from physlayout.transforms.fuse_elementwise import FuseElementwisePass
+from physlayout.transforms.legalize_layout import LegalizeLayoutPass
+from physlayout.universe import make_context
+
+ROOT = Path(__file__).resolve().parents[2]
+BLOCK = ROOT / "examples/resnet_block.mlir"
+RELAX = ROOT / "examples/graph_conv_bias_conv.mlir"
+RULES = ROOT / "test/graph/fuse-elementwise.mlir"
+GRAPH_STAGES = 5
+"""convert-layout, flow, fold, annotate-texture-scope, realize-scopes."""
+
+SETTINGS = settings(
+    max_examples=int(os.environ.get("PHYSLAYOUT_HYPOTHESIS_EXAMPLES", "30")),
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+def small_rfc() -> str:
+    text = (ROOT / "examples/rfc_conv_relu_conv.mlir").read_text()
+    for big, small in (
+        ("2x64x56x56", "1x8x8x8"), ("32x64x3x3", "8x8x3x3"), ("32x32x3x3", "8x8x3x3"),
+        ("2x32x54x54", "1x8x6x6"), ("2x32x52x52", "1x8x4x4"),
+    ):  # fmt: skip
+        text = text.replace(big, small)
+    return text
+
+
+def graph_passes(fuse: bool) -> list[Any]:
+    stages = list(PhyslayoutAdrenoPass().passes()[:GRAPH_STAGES])
+    return [*stages, FuseElementwisePass()] if fuse else stages
+
+
+def test_fusion_keeps_values_graph_evaluator() -> None:
+    for text in (RULES.read_text(), BLOCK.read_text(), small_rfc(), RELAX.read_text()):
+        compare_before_after(text, [FuseElementwisePass()], seed=3)
+        compare_before_after(text, graph_passes(fuse=True), seed=5)
+
+
+def test_fused_groups_legalize_to_equal_results() -> None:
+    """Buffer evaluator on the legalized fused host == graph evaluator, bit for bit."""
+    check_legalized(RULES.read_text(), [FuseElementwisePass()], seed=2)
+    check_legalized(BLOCK.read_text(), graph_passes(fuse=True), seed=4)
+
+
+def test_fusion_removes_kernels() -> None:
+    for text, unfused, fused in ((BLOCK.read_text(), 23, 12), (small_rfc(), 9, 6)):
+        counts = []
+        for fuse in (False, True):
+            module = apply(parse(text), [*graph_passes(fuse), LegalizeLayoutPass()])
+            counts.append(count_ops(module, "func.call"))
+        assert counts == [unfused, fused]
+
+
+def test_fused_equals_unfused_on_opencl(runtime: OpenCLRuntime) -> None:
+    """Same kernels' arithmetic in the same order (FP_CONTRACT OFF): bit-exact outputs."""
+    from physlayout.runtime.host import execute
+
+    limits = runtime.limits.image_limits()
+    for text in (BLOCK.read_text(), small_rfc()):
+        source = parse(text)
+        outputs: list[list[np.ndarray]] = []
+        for fuse in (False, True):
+            lowered = parse(text)
+            PhyslayoutAdrenoPass(
+                max_image_width=limits.max_width, max_image_height=limits.max_height, fuse=fuse
+            ).apply(make_context(), lowered)
+            compiled = compile_module(lowered, runtime)
+            (function,) = functions(source)
+            inputs = random_inputs(function, seed=1)
+            shapes = [tuple(t.get_shape()) for t in function.function_type.outputs.data]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownArgumentType]
+            results = [np.zeros(s, dtype=np.float32) for s in shapes]
+            execute(compiled, function.sym_name.data, [*inputs, *results])
+            outputs.append(results)
+        for unfused, fused in zip(*outputs, strict=True):
+            np.testing.assert_array_equal(fused, unfused)
+
+
+# Random chains ------------------------------------------------------------------------------
+
+ID4 = "affine_map<(n, c, h, w) -> (n, c, h, w)>"
+CH4 = "affine_map<(n, c, h, w) -> (c, 0, 0)>"
+TR4 = "affine_map<(n, c, h, w) -> (n, c, w, h)>"
+PAR4 = '["parallel", "parallel", "parallel", "parallel"]'
+
+
+def _elementwise(name: str, ins: list[tuple[str, str, str]], body: str, shape: str) -> str:
+    """A generic writing tensor<SHAPE> at the identity from `ins` (value, type, map)."""
+    values = ", ".join(v for v, _, _ in ins)
+    types = ", ".join(t for _, t, _ in ins)
+    maps = ", ".join(m for _, _, m in ins)
+    args = ", ".join(f"%a{k}: f32" for k in range(len(ins)))
+    return (
+        f"  %{name} = linalg.generic {{indexing_maps = [{maps}, {ID4}], iterator_types = {PAR4}}} "
+        f"ins({values} : {types}) outs(%e : tensor<{shape}xf32>) {{\n"
+        f"  ^bb0({args}, %o: f32):\n{body}"
+        f"  }} -> tensor<{shape}xf32>\n"
+    )
+
+
+@st.composite
+def fusion_chains(draw: st.DrawFn) -> str:
+    """A function of random elementwise (unary, broadcast per channel, residual, transposed)
+    and reduction (1x1 channel mix with a fill init, 2x2 window sum) generics on
+    tensor<1xCxSxS>."""
+    c = draw(st.sampled_from([1, 3, 4]))
+    s = draw(st.sampled_from([2, 3]))
+    shape = f"1x{c}x{s}x{s}"
+    tensor = f"tensor<{shape}xf32>"
+    params = [f"%x: {tensor}", f"%p: tensor<{c}x1x1xf32>", f"%w: tensor<{c}x{c}xf32>"]
+    lines = ["  %zero = arith.constant 0.0 : f32\n", f"  %e = tensor.empty() : {tensor}\n"]
+    values = ["%x"]
+    for k in range(draw(st.integers(2, 7))):
+        kind = draw(st.sampled_from(["relu", "scale", "residual", "transpose", "mix", "window"]))
+        last, name = values[-1], f"v{k}"
+        if kind == "relu":
+            body = "    %r = arith.maximumf %a0, %zero : f32\n    linalg.yield %r : f32\n"
+            lines.append(_elementwise(name, [(last, tensor, ID4)], body, shape))
+        elif kind == "scale":
+            body = "    %r = arith.mulf %a0, %a1 : f32\n    linalg.yield %r : f32\n"
+            ins = [(last, tensor, ID4), ("%p", f"tensor<{c}x1x1xf32>", CH4)]
+            lines.append(_elementwise(name, ins, body, shape))
+        elif kind == "residual":
+            other = draw(st.sampled_from(values))
+            body = "    %r = arith.addf %a0, %a1 : f32\n    linalg.yield %r : f32\n"
+            lines.append(_elementwise(name, [(last, tensor, ID4), (other, tensor, ID4)], body, shape))
+        elif kind == "transpose":
+            body = "    %r = arith.negf %a0 : f32\n    linalg.yield %r : f32\n"
+            lines.append(_elementwise(name, [(last, tensor, TR4)], body, shape))
+        elif kind == "mix":
+            lines.append(
+                f"  %f{k} = linalg.fill ins(%zero : f32) outs(%e : {tensor}) -> {tensor}\n"
+                f"  %{name} = linalg.generic {{indexing_maps = ["
+                "affine_map<(n, c, h, w, i) -> (n, i, h, w)>, affine_map<(n, c, h, w, i) -> (c, i)>, "
+                "affine_map<(n, c, h, w, i) -> (n, c, h, w)>], iterator_types = "
+                '["parallel", "parallel", "parallel", "parallel", "reduction"]} '
+                f"ins({last}, %w : {tensor}, tensor<{c}x{c}xf32>) outs(%f{k} : {tensor}) {{\n"
+                "  ^bb0(%a0: f32, %a1: f32, %o: f32):\n"
+                "    %m = arith.mulf %a0, %a1 : f32\n    %r = arith.addf %o, %m : f32\n"
+                f"    linalg.yield %r : f32\n  }} -> {tensor}\n"
+            )
+        else:
+            lines.append(
+                f"  %win{k} = tensor.empty() : tensor<2x2xf32>\n"
+                f"  %f{k} = linalg.fill ins(%zero : f32) outs(%e : {tensor}) -> {tensor}\n"
+                f"  %{name} = linalg.generic {{indexing_maps = ["
+                f"affine_map<(n, c, h, w, i, j) -> (n, c, (h + i) mod {s}, (w + j) mod {s})>, "
+                "affine_map<(n, c, h, w, i, j) -> (i, j)>, "
+                "affine_map<(n, c, h, w, i, j) -> (n, c, h, w)>], iterator_types = "
+                '["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} '
+                f"ins({last}, %win{k} : {tensor}, tensor<2x2xf32>) outs(%f{k} : {tensor}) {{\n"
+                "  ^bb0(%a0: f32, %a1: f32, %o: f32):\n"
+                "    %r = arith.addf %o, %a0 : f32\n"
+                f"    linalg.yield %r : f32\n  }} -> {tensor}\n"
+            )
+        values.append(f"%{name}")
+    returned = [values[-1]]
+    if draw(st.booleans()) and len(values) > 2:
+        returned.append(draw(st.sampled_from(values[1:-1])))
+    types = ", ".join(tensor for _ in returned)
+    return (
+        f"func.func @chain({', '.join(params)}) -> ({types}) {{\n"
+        + "".join(lines)
+        + f"  func.return {', '.join(returned)} : {types}\n}}\n"
+    )
+
+
+@SETTINGS
+@given(fusion_chains())
+def test_random_chains_fuse_to_equal_results(text: str) -> None:
+    """Fused == unfused (graph evaluator), and the fused groups' kernels (buffer evaluator
+    after legalize-layout and the buffer passes) == the graph evaluator, bit for bit."""
+    compare_before_after(text, [FuseElementwisePass()], seed=9)
+    check_legalized(text, [FuseElementwisePass()], seed=9)
+
+
+# A planted bug ------------------------------------------------------------------------------
+
+
+def test_planted_bug_in_the_legality_check_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a legality check that accepts every read (so a 3x3 conv, a pool or a transposed
+    read would be fused), the execution checks above fail: the refusal cases of the lit
+    test no longer legalize to the graph evaluator's values."""
+    monkeypatch.setattr(fusion_plan, "aligned_read_problem", lambda user, index: None)  # pyright: ignore[reportUnknownLambdaType]
+    with pytest.raises((AssertionError, PassFailedException)):
+        check_legalized(RULES.read_text(), [FuseElementwisePass()], seed=2)

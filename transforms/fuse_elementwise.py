@@ -1,0 +1,341 @@
+"""fuse-elementwise{remarks=false}: group graph ops so that one kernel computes each group
+(TVM's FuseOps, MLIR's elementwise linalg fusion; `dialects/layout_fused.py`).
+
+What it rewrites (in the functions' top-level blocks):
+
+- `FuseIntoProducer`: a consumer (a `linalg.generic` or a `layout.fused` group) and the
+  producer of one of its tensor operands (a generic or a group) become one `layout.fused`
+  group holding the producer's ops, then the consumer's; a conv followed by bias, batch norm
+  (sub/mul/mul/add with per-channel broadcast operands), relu and a residual add ends as one
+  group: its epilogue runs on the conv's final accumulator, before its one store;
+- `AbsorbAccumulatorStart`: a generic whose output's initial value is a `linalg.fill` or a
+  splat dense `arith.constant` that nothing else reads becomes a group holding both, so the
+  fill is the accumulator's starting value, not a kernel of its own.
+
+Legality is PROVEN on the merged group (`fusion_plan.plan_group`, the same check
+`legalize-layout` makes): at most one generic with reduction loops (the root) and every value
+computed in the group read only by elementwise stages, each at its own output map, so the
+iteration that writes element ``e`` reads the element ``e`` the same point of the root nest
+computed, after the root's reductions are complete. Fusion is refused (with a remark under
+``remarks=true``) when:
+
+- the producer's result has uses outside the consumer (it is needed whole: fusing would
+  compute it once per consumer, or store it anyway);
+- the consumer reads a neighbourhood of it (a 3x3 convolution, a pool: reduction loops), a
+  broadcast of it, or a transposed copy of it (its read map differs from its output map);
+- the group would hold two reductions, a multi-output generic, or a stage that reads its
+  own output's initial value;
+- the group's result is a texture whose store would not be whole texels;
+- the value reaches the consumer through a `layout.copy` or `layout.transform` (a scope or
+  layout `annotate-texture-scope`/`convert-layout` decided: fusion never crosses them).
+
+Where it runs: after `realize-scopes`, before `legalize-layout`. The layouts (convert-layout,
+flow/fold-layout-rewrites) and the memory scopes (annotate-texture-scope, realize-scopes) are
+decided on the unfused graph, tensor by tensor; fusion keeps every decision: a group stores
+its result in the scope decided for the consumer's result (its `layout.scope`), at the
+element indices the producer would have stored, and the tensors inside a group are never
+stored at all. Guarantees: values are unchanged (a group's value is its region's value);
+a second run changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.linalg.abstract_ops import NamedOperation
+from xdsl.dialects.linalg.ops import FillOp, GenericOp
+from xdsl.dialects.tensor import EmptyOp
+from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from physlayout.dialects.layout import is_texture_scope
+from physlayout.dialects.layout_fused import FusedOp, YieldOp
+from physlayout.dialects.layout_graph import TransformOp
+from physlayout.dialects.layout_scopes import SCOPE_ATTR, CopyOp, producer_scope
+from physlayout.semantics.graph_evaluator import generic_form
+from physlayout.transforms.diagnostics import emit_remark
+from physlayout.transforms.fusion_plan import GroupPlan, plan_group, root_problem, splat_init
+from physlayout.transforms.legalize_kernels import texel_lane_loop
+from physlayout.transforms.pass_options import PhyslayoutPass
+
+
+def _name(value: SSAValue) -> str:
+    return f"%{value.name_hint}" if value.name_hint else "a tensor"
+
+
+def _top_level(op: Operation) -> bool:
+    return isinstance(op.parent_op(), func.FuncOp)
+
+
+@dataclass
+class Remarks:
+    """The refusals of one run: the last one per producer value, printed at the end for
+    the values that were never fused (a group that grows retries its producers)."""
+
+    enabled: bool
+    made: dict[SSAValue, tuple[Operation | None, str]] = field(
+        default_factory=dict[SSAValue, tuple[Operation | None, str]]
+    )
+
+    def add(self, value: SSAValue, op: Operation | None, message: str) -> None:
+        """Record that `value` was not fused, and why (when remarks are enabled)."""
+        if self.enabled:
+            self.made[value] = (op, message)
+
+    def emit(self) -> None:
+        """Print the remarks (`emit_remark`) of the values still in the IR, unfused."""
+        for value, (op, message) in self.made.items():
+            owner = value.owner
+            if isinstance(owner, Operation) and owner.parent is None:
+                continue
+            if op is not None and op.parent is None:
+                op = None
+            emit_remark(FuseElementwisePass.name, op, message)
+
+
+@dataclass
+class GroupBuilder:
+    """Builds the block of a new group: outer tensors become block arguments (one per
+    value), `tensor.empty` operands are re-created inside."""
+
+    block: Block = field(default_factory=Block)
+    inputs: list[SSAValue] = field(default_factory=list[SSAValue])
+    args: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
+
+    def outer(self, value: SSAValue) -> SSAValue:
+        """The group's view of the outer tensor `value`."""
+        inside = self.args.get(value)
+        if inside is not None:
+            return inside
+        owner = value.owner
+        if isinstance(owner, EmptyOp):
+            inside = self.add(owner.clone()).results[0]
+        else:
+            inside = self.block.insert_arg(value.type, len(self.block.args))
+            inside.name_hint = value.name_hint
+            self.inputs.append(value)
+        self.args[value] = inside
+        return inside
+
+    def add(self, op: Operation) -> Operation:
+        """Append `op` to the group's block."""
+        self.block.add_op(op)
+        return op
+
+    def clone(self, op: Operation, substitutions: dict[SSAValue, SSAValue]) -> SSAValue:
+        """Clone the group `op` (a generic, with an absorbable start, or a `layout.fused`)
+        into the block, its operand `v` read as `substitutions[v]` where given; returns
+        the clone of its result."""
+        mapper: dict[SSAValue, SSAValue] = {}
+
+        def operand(value: SSAValue) -> SSAValue:
+            if value in substitutions:
+                return substitutions[value]
+            return self.outer(value)
+
+        if isinstance(op, FusedOp):
+            for arg, value in zip(op.block.args, op.inputs, strict=True):
+                mapper[arg] = operand(value)
+            for inner in op.block.ops:
+                if isinstance(inner, YieldOp):
+                    return mapper[inner.value]
+                self.add(inner.clone(value_mapper=mapper))
+            raise AssertionError("layout.fused verified to end in layout.yield")
+        assert isinstance(op, GenericOp)
+        start = absorbable_start(op)
+        for value in op.operands:
+            if not isinstance(value.type, TensorType) or value in mapper:
+                continue
+            if start is not None and value is start.results[0]:
+                mapper[value] = self._clone_start(start)
+                continue
+            mapper[value] = operand(value)
+        return self.add(op.clone(value_mapper=mapper)).results[0]
+
+    def _clone_start(self, start: Operation) -> SSAValue:
+        mapper = {v: self.outer(v) for v in start.operands if isinstance(v.type, TensorType)}
+        return self.add(start.clone(value_mapper=mapper)).results[0]
+
+    def finish(self, result: SSAValue, attributes_from: Operation) -> FusedOp:
+        """The group yielding `result` (its scope that of `attributes_from`'s result)."""
+        self.block.add_op(YieldOp(result))
+        fused = FusedOp(self.inputs, result.type, Region(self.block))
+        scope = attributes_from.attributes.get(SCOPE_ATTR)
+        if isinstance(scope, StringAttr):
+            fused.attributes[SCOPE_ATTR] = scope
+        return fused
+
+
+def absorbable_start(op: GenericOp) -> Operation | None:
+    """The `linalg.fill` / splat constant initializing `op`'s one output, when only `op`
+    reads it and `op` writes every element once (so it is the accumulator's start)."""
+    if len(op.outputs) != 1 or root_problem(op) is not None:
+        return None
+    owner = op.outputs[0].owner
+    if not isinstance(owner, Operation) or not splat_init(owner) or not _top_level(owner):
+        return None
+    if len(list(owner.results[0].uses)) != 1:
+        return None
+    return owner
+
+
+def _erase_dead(op: Operation, rewriter: PatternRewriter) -> None:
+    """Erase `op` if nothing uses it, then the init producers it was the last user of."""
+    if any(r.uses for r in op.results):
+        return
+    owners = [v.owner for v in op.operands]
+    rewriter.erase(op)
+    for owner in owners:
+        if isinstance(owner, EmptyOp | FillOp | arith.ConstantOp) and _top_level(owner):
+            _erase_dead(owner, rewriter)
+
+
+def _store_problem(plan: GroupPlan, scope: str) -> str | None:
+    if is_texture_scope(scope) and texel_lane_loop(plan.root) is None:
+        return (
+            f"would store whole texels of its {scope} result from no texel lane loop of the "
+            f"root {_name(plan.root.res[0])}"
+        )
+    return None
+
+
+@dataclass
+class FuseIntoProducer(RewritePattern):
+    """A consumer and the producer of one of its tensor operands -> one group (module
+    docstring), when the merged group is proven legal."""
+
+    remarks: Remarks
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, GenericOp | FusedOp) or not _top_level(op) or len(op.results) != 1:
+            return
+        operands = op.inputs
+        for value in dict.fromkeys(operands):
+            if not isinstance(value, OpResult) or not isinstance(value.type, TensorType):
+                continue
+            producer = value.op
+            if isinstance(producer, CopyOp | TransformOp):
+                self._decided(op, value, producer)
+                continue
+            if not isinstance(producer, GenericOp | FusedOp) or not _top_level(producer):
+                continue
+            if self._fuse(op, value, producer, rewriter):
+                return
+
+    def _decided(self, consumer: Operation, value: SSAValue, rewrite: Operation) -> None:
+        source = rewrite.operands[0]
+        if not isinstance(source.owner, GenericOp | FusedOp):
+            return
+        what = (
+            f"a copy into {producer_scope(value)} (a decided scope)"
+            if isinstance(rewrite, CopyOp)
+            else "a layout.transform (a decided layout)"
+        )
+        self.remarks.add(
+            source,
+            consumer,
+            f"{_name(source)} is not fused into its consumer: it reaches it through {what}",
+        )
+
+    def _fuse(
+        self, consumer: Operation, value: OpResult, producer: Operation, rewriter: PatternRewriter
+    ) -> bool:
+        users = {use.operation for use in value.uses}
+        if len(producer.results) != 1:
+            self.remarks.add(
+                value, consumer, f"{_name(value)} is not fused: its producer has several results"
+            )
+            return False
+        if users != {consumer}:
+            self.remarks.add(
+                value,
+                consumer,
+                f"{_name(value)} is not fused into {_name(consumer.results[0])}: it has "
+                f"{len(users)} users, so it is needed whole (fusing would compute it once per "
+                "consumer)",
+            )
+            return False
+        builder = GroupBuilder()
+        produced = builder.clone(producer, {})
+        result = builder.clone(consumer, {value: produced})
+        fused = builder.finish(result, consumer)
+        plan = plan_group(fused)
+        problem = plan if isinstance(plan, str) else _store_problem(plan, producer_scope(consumer.results[0]))
+        if problem is not None:
+            fused.erase()
+            self.remarks.add(
+                value,
+                consumer,
+                f"{_name(value)} is not fused into {_name(consumer.results[0])}: {problem}",
+            )
+            return False
+        fused.result.name_hint = consumer.results[0].name_hint
+        rewriter.replace(consumer, fused)
+        _erase_dead(producer, rewriter)
+        return True
+
+
+class GeneralizeNamedOp(RewritePattern):
+    """A named linalg op other than `linalg.fill` (a conv, `linalg.add`, ...) -> its
+    `linalg.generic` form (attributes kept), so it can be a producer or a consumer; a fill
+    stays, to become an accumulator's start."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: NamedOperation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, FillOp) or not _top_level(op):
+            return
+        generic = generic_form(op)
+        generic.attributes.update(op.attributes)
+        rewriter.replace(op, generic)
+
+
+class AbsorbAccumulatorStart(RewritePattern):
+    """A generic initialized by a fill or splat constant only it reads -> a group of both
+    (the fill becomes the accumulator's starting value)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
+        if not _top_level(op) or absorbable_start(op) is None:
+            return
+        builder = GroupBuilder()
+        fused = builder.finish(builder.clone(op, {}), op)
+        if isinstance(plan_group(fused), str):
+            fused.erase()
+            return
+        fused.result.name_hint = op.res[0].name_hint
+        start = absorbable_start(op)
+        rewriter.replace(op, fused)
+        if start is not None:
+            _erase_dead(start, rewriter)
+
+
+@dataclass(frozen=True)
+class FuseElementwisePass(PhyslayoutPass):
+    """Group producers with their elementwise consumers (module docstring).
+
+    Options:
+        remarks (bool, false): say on stderr which fusions were refused, and why.
+    """
+
+    name = "fuse-elementwise"
+
+    remarks: bool = False
+    """Print a remark for every refused fusion."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        remarks = Remarks(self.remarks)
+        PatternRewriteWalker(GeneralizeNamedOp(), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier([FuseIntoProducer(remarks), AbsorbAccumulatorStart()]),
+            apply_recursively=True,
+        ).rewrite_module(op)
+        remarks.emit()

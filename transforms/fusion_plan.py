@@ -1,0 +1,215 @@
+"""The legality of fused groups (`fuse-elementwise` decides them, `legalize-layout` checks
+them again before it emits their one kernel).
+
+A group computes, at every point of its *root*'s parallel loops, one element ``e`` of its
+result: the root (the one `linalg.generic` of the group that may have reduction loops; in a
+group without reductions, its first generic) runs its reductions to completion, then every
+other generic of the group (a *stage*) runs its body once, on the same element ``e``:
+
+- the root has one output, written at a map that is a permutation of its parallel loops
+  (each parallel point writes one element, every element is written, by one point, from
+  the final accumulator);
+- a stage has only parallel loops, one output written at a permutation of its loops, and a
+  body that does not read its output's initial value;
+- a value computed in the group is read only by stages, each at *its own output map*: the
+  stage iteration that writes element ``e`` reads exactly the element ``e`` that the same
+  point of the root nest computed (so no iteration reads an element another iteration
+  writes: a 3x3 window, a pool, a broadcast or a transposed read is not of this form);
+- the root's initial value may be a `linalg.fill` or a splat dense `arith.constant` of the
+  group, read by nothing else (it becomes the accumulator's starting value).
+
+Because every internal edge joins two iterations that write the same element, the stages'
+loops are functions of the root's parallel loops: stage loop ``s`` is ``O_R[t]``, where the
+stage's output map puts ``s`` at position ``t`` and ``O_R`` is the root's output map.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
+from xdsl.dialects.linalg.ops import FillOp, GenericOp
+from xdsl.dialects.tensor import EmptyOp
+from xdsl.ir import Block, Operation, SSAValue
+
+from physlayout.dialects.layout_fused import FusedOp, YieldOp
+from physlayout.dialects.layout_graph import static_shape
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Dim, Expr
+from physlayout.transforms.flow_plan import loop_names
+
+
+def generic_maps(op: GenericOp) -> list[IndexMap] | None:
+    """The indexing maps of `op` over loops ``d0, d1, ...`` (None: not quasi-affine)."""
+    names = loop_names(len(op.iterator_types.data))
+    try:
+        return [IndexMap.from_affine_map(m.data, names) for m in op.indexing_maps.data]
+    except ValueError:
+        return None
+
+
+def parallel_loops(op: GenericOp) -> list[str]:
+    """The names of `op`'s parallel loops, in order."""
+    kinds = [str(t.data) for t in op.iterator_types.data]
+    return [f"d{m}" for m, kind in enumerate(kinds) if kind == "parallel"]
+
+
+def has_reductions(op: GenericOp) -> bool:
+    """Whether `op` has a loop that is not parallel."""
+    return len(parallel_loops(op)) != len(op.iterator_types.data)
+
+
+def is_permutation(exprs: Sequence[Expr], loops: Sequence[str]) -> bool:
+    """Whether `exprs` are the loops `loops`, each once, in some order."""
+    names = [e.name for e in exprs if isinstance(e, Dim)]
+    return len(names) == len(exprs) and sorted(names) == sorted(loops)
+
+
+def _map_text(exprs: Sequence[Expr]) -> str:
+    return "(" + ", ".join(str(e) for e in exprs) + ")"
+
+
+def _name(value: SSAValue) -> str:
+    return f"%{value.name_hint}" if value.name_hint else "a tensor"
+
+
+def root_problem(op: GenericOp) -> str | None:
+    """Why `op` cannot be the root of a group, or None."""
+    maps = generic_maps(op)
+    if maps is None:
+        return "has an indexing map that is not quasi-affine"
+    if len(op.outputs) != 1:
+        return f"has {len(op.outputs)} outputs (a group stores one)"
+    out = maps[-1].final_indices
+    if not is_permutation(out, parallel_loops(op)):
+        return (
+            f"writes its output at {_map_text(out)}, not a permutation of its parallel loops "
+            "(each element written once, whole)"
+        )
+    return None
+
+
+def stage_problem(op: GenericOp) -> str | None:
+    """Why `op` cannot be a stage (an elementwise epilogue) of a group, or None."""
+    if has_reductions(op):
+        return "has reduction loops (only the root of a group may reduce)"
+    problem = root_problem(op)
+    if problem is not None:
+        return problem
+    body = op.body.blocks[0]
+    if body.args[len(op.inputs)].uses:
+        return "reads the initial value of its output"
+    return None
+
+
+def aligned_read_problem(user: Operation, index: int) -> str | None:
+    """Why operand `index` of `user` is not read element-aligned by a stage (the stage
+    iteration writing element ``e`` must read element ``e``), or None."""
+    if not isinstance(user, GenericOp):
+        return f"is used by '{user.name}'"
+    if index >= len(user.inputs):
+        return "is the initial value of a consumer's output"
+    maps = generic_maps(user)
+    problem = stage_problem(user)
+    if problem is not None:
+        at = f" at {_map_text(maps[index].final_indices)}" if maps else ""
+        return f"is read{at} by a consumer that {problem}"
+    assert maps is not None
+    read, written = maps[index].final_indices, maps[-1].final_indices
+    if tuple(read) != tuple(written):
+        return (
+            f"is read at {_map_text(read)} by a consumer that writes {_map_text(written)}: "
+            "not the element the producer writes there (a neighbour, broadcast or "
+            "transposed read)"
+        )
+    if static_shape(user.operands[index]) != static_shape(user.res[0]):
+        return "has another shape than its consumer's result"
+    return None
+
+
+def splat_init(op: Operation) -> bool:
+    """Whether `op` (the producer of a root's init) is an accumulator start a group can
+    absorb: a `linalg.fill`, or a splat dense `arith.constant`."""
+    if isinstance(op, FillOp):
+        return len(op.outputs) == 1
+    if isinstance(op, arith.ConstantOp) and isinstance(op.result.type, TensorType):
+        value = op.value
+        return isinstance(value, DenseIntOrFPElementsAttr) and _is_splat(value)
+    return False
+
+
+def _is_splat(value: DenseIntOrFPElementsAttr) -> bool:
+    values = value.get_values()
+    return len(values) >= 1 and all(v == values[0] for v in values)
+
+
+@dataclass(frozen=True)
+class GroupPlan:
+    """The structure of a `layout.fused` group (module docstring)."""
+
+    root: GenericOp
+    stages: tuple[GenericOp, ...]
+    """The other generics, in block order."""
+    start: Operation | None
+    """The root's absorbed initial value (`linalg.fill` or splat `arith.constant`), if any."""
+
+
+def plan_group(op: FusedOp) -> GroupPlan | str:
+    """The plan of `op`, or why its region is not a legal group."""
+    block: Block = op.block
+    generics = [g for g in block.ops if isinstance(g, GenericOp)]
+    if not generics:
+        return "the group holds no linalg.generic"
+    for inner in generics:
+        if len(inner.res) != 1:
+            return f"the group holds a generic with {len(inner.res)} results (a group stores one)"
+        for use in inner.res[0].uses:
+            if isinstance(use.operation, YieldOp):
+                continue
+            problem = aligned_read_problem(use.operation, use.index)
+            if problem is not None:
+                return f"{_name(inner.res[0])} {problem}"
+    reducing = [g for g in generics if has_reductions(g)]
+    if len(reducing) > 1:
+        return f"the group holds {len(reducing)} generics with reduction loops (one kernel runs one)"
+    root = reducing[0] if reducing else generics[0]
+    problem = root_problem(root)
+    if problem is not None:
+        return f"the group's root {_name(root.res[0])} {problem}"
+    stages = tuple(g for g in generics if g is not root)
+    for stage in stages:
+        problem = stage_problem(stage)
+        if problem is not None:
+            return f"the group's stage {_name(stage.res[0])} {problem}"
+    start: Operation | None = None
+    owner = root.outputs[0].owner
+    if isinstance(owner, Operation) and owner.parent_block() is block and not isinstance(owner, EmptyOp):
+        if not splat_init(owner):
+            return f"the group starts its root from '{owner.name}', not a fill or a splat constant"
+        start = owner
+    for inner in block.ops:
+        if isinstance(inner, GenericOp | YieldOp):
+            continue
+        if inner is not start and not isinstance(inner, EmptyOp) and not _is_scalar(inner):
+            return f"the group holds '{inner.name}', which a fused kernel cannot compute"
+    if start is not None and any(u.operation is not root for u in start.results[0].uses):
+        return "the group reads its root's starting value elsewhere"
+    if not isinstance(block.last_op, YieldOp) or block.last_op.value.owner not in generics:
+        return "the group does not yield the result of one of its generics"
+    return GroupPlan(root, stages, start)
+
+
+def _is_scalar(op: Operation) -> bool:
+    values = [*op.operands, *op.results]
+    return not op.regions and all(not isinstance(v.type, TensorType) for v in values)
+
+
+def stage_loops(stage: GenericOp, root_out: Sequence[Expr]) -> dict[str, Expr]:
+    """Each loop of `stage` as an expression of the root's loops: the loop at position
+    ``t`` of the stage's output map is the root's output index ``t``."""
+    maps = generic_maps(stage)
+    assert maps is not None
+    out = maps[-1].final_indices
+    return {e.name: root_out[t] for t, e in enumerate(out) if isinstance(e, Dim)}
