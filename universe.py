@@ -17,6 +17,10 @@ from xdsl.passes import ModulePass
 from xdsl.universe import XDSL_UNIVERSE, Universe
 from xdsl.utils.target import Target
 
+from physlayout.lexer import install as install_linear_lexer
+
+install_linear_lexer()
+
 
 def layout_dialect() -> Dialect:
     """The `layout` dialect: buffer-level, graph-level and scope operations."""

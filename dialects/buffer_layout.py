@@ -29,6 +29,7 @@ from xdsl.dialects.builtin import Float16Type, Float32Type, VectorType
 from xdsl.ir import Attribute
 
 from physlayout.dialects.layout import MAX_ELEMENTS, BufferType, is_texture_scope
+from physlayout.dialects.layout_types import count_text
 from physlayout.indexing.extents import PaddingPredicate, transformed_shape
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.shapes import flatten_shape
@@ -80,10 +81,12 @@ class PendingLayout:
                 )
         shape = transformed_shape(steps, logical)
         written = str(steps[0]) if len(steps) == 1 else f"[{', '.join(map(str, steps))}]"
-        if prod(shape) > MAX_ELEMENTS:
+        count = prod(shape)
+        if count > MAX_ELEMENTS:
             raise ValueError(
                 f"transform {written} gives shape {shape} on {list(logical)}, "
-                f"{prod(shape)} elements: more than the index range (at most {MAX_ELEMENTS})"
+                f"{count_text(count)} elements: more than the index range (at most "
+                f"{MAX_ELEMENTS})"
             )
         composed = steps[0]
         for index_map in steps[1:]:
