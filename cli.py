@@ -52,7 +52,6 @@ from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from physlayout.transforms.diagnostics import diagnostic_text, source_locator
-from physlayout.transforms.verify_buffers import InvalidBuffersError
 
 
 class LocatingParser(Parser):
@@ -347,6 +346,10 @@ def located_diagnostic(err: DiagnosticException) -> LocatedPassError | None:
     `transforms.diagnostics`), without xDSL's dump of the whole module: each problem of an
     `InvalidBuffersError`, or the op a failing rewrite pattern was applied to. None when the
     failure concerns no op."""
+    # Imported here: an InvalidBuffersError exists only once a pass has loaded the module,
+    # and `physlayout-opt` without such a pass should not pay for importing it.
+    from physlayout.transforms.verify_buffers import InvalidBuffersError
+
     if isinstance(err, InvalidBuffersError):
         lines = [f"error: {line}" for line in err.header]
         lines += [diagnostic_text("error", p.op, p.message) for p in err.problems]

@@ -31,7 +31,7 @@ def layout_dialect() -> Dialect:
 
 def linalg_dialect() -> Dialect:
     """xDSL's `linalg` dialect plus `linalg.pack` and `linalg.unpack`."""
-    from physlayout.dialects.layout_dialect import LinalgWithRelayout
+    from physlayout.dialects.linalg_dialect import LinalgWithRelayout
 
     return LinalgWithRelayout
 

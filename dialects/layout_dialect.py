@@ -1,8 +1,7 @@
-"""The dialects physlayout registers: the complete `layout` dialect (buffer, graph and scope
-ops with their attributes and types) and xDSL's `linalg` with the relayout ops
-`linalg.pack` / `linalg.unpack`."""
+"""The complete `layout` dialect (buffer, graph and scope ops with their attributes and
+types). xDSL's `linalg` with the relayout ops is `linalg_dialect.LinalgWithRelayout` (a
+module of its own: loading `layout` does not import xDSL's linalg)."""
 
-from xdsl.dialects.linalg import Linalg
 from xdsl.ir import Dialect
 
 from physlayout.dialects.layout import (
@@ -18,7 +17,6 @@ from physlayout.dialects.layout import (
 )
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp
 from physlayout.dialects.layout_scopes import CopyOp
-from physlayout.dialects.linalg_pack import PackOp, UnPackOp
 
 Layout = Dialect(
     "layout",
@@ -35,6 +33,3 @@ Layout = Dialect(
     ],
     [IndexMapAttr, MemoryScopeAttr, BufferType, PtrType],
 )
-
-LinalgWithRelayout = Dialect("linalg", [*Linalg.operations, PackOp, UnPackOp], [*Linalg.attributes])
-"""xDSL's `linalg` dialect plus `linalg.pack` and `linalg.unpack` (xDSL 0.74 lacks them)."""

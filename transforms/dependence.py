@@ -51,7 +51,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from math import prod
 
-import islpy as isl
 from xdsl.dialects import affine, func
 from xdsl.dialects.builtin import VectorType
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
@@ -404,6 +403,8 @@ class _Proof:
             f"[{', '.join(fixed)}] -> {{ [{', '.join(dims)}] : exists ({', '.join(hidden)} : "
             f"{' and '.join(constraints)}) }}"
         )
+        import islpy as isl
+
         try:
             found = isl.Set(text)
             if found.is_empty():
