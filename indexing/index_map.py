@@ -582,6 +582,7 @@ def clear_caches() -> None:
         padding_of,
         inverse_outputs,
         proofs.equivalent,
+        proofs.image_within,
         _parse_with_separators,
     ):
         cached.cache_clear()

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from physlayout.indexing.bridges import isl as bridge
-from physlayout.indexing.structural import is_injective_structurally
+from physlayout.indexing.structural import fits_box_structurally, is_injective_structurally
 
 if TYPE_CHECKING:
     import islpy as isl
@@ -62,3 +62,14 @@ def equivalent(a: IndexMap, b: IndexMap, dims: tuple[int, ...] | None) -> bool:
     second = bridge.build_map(b.initial_indices, b.final_indices, dims)
     with bridge.isl_errors(f"comparing {a} and {b}"):
         return bool(first.is_equal(second))
+
+
+@lru_cache(maxsize=4096)
+def image_within(imap: IndexMap, dims: tuple[int, ...], shape: tuple[int, ...]) -> bool:
+    """Whether `imap` maps every point of the box `dims` into the box `shape` (exact:
+    interval analysis first, `structural.fits_box_structurally`, then isl). An isl failure
+    is raised as `isl.Error` (the caller says what it was proving)."""
+    if fits_box_structurally(imap, dims, shape):
+        return True
+    image = bridge.build_map(imap.initial_indices, imap.final_indices, dims).range()
+    return bool(image.is_subset(bridge.build_box(shape)))

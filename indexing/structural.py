@@ -86,17 +86,30 @@ def is_injective_structurally(imap: IndexMap, dims: tuple[int, ...]) -> bool:
     )
 
 
-def covers_box_structurally(
+def fits_box_structurally(
     imap: IndexMap, dims: tuple[int, ...], out_shape: tuple[int, ...]
 ) -> bool:
-    """True when `imap` maps the box `dims` onto all of the box `out_shape` (no padding):
-    injective by `is_injective_structurally`, as many points in both boxes, and every
-    output within its extent by interval analysis. False when this test cannot tell."""
-    if len(out_shape) != imap.final_ndim or prod(dims) != prod(out_shape):
+    """True when interval analysis puts every output of `imap` on the box `dims` within
+    ``[0, out_shape_k)`` (then the image lies in the box `out_shape`: the intervals contain
+    it); False when this test cannot tell."""
+    if len(out_shape) != imap.final_ndim:
         return False
     bounds = _box_bounds(imap, dims)
     for expr, extent in zip(imap.final_indices, out_shape, strict=True):
         low, high = expr_range(simplify(expr, bounds), bounds)
         if low < 0 or high >= extent:
             return False
-    return is_injective_structurally(imap, dims)
+    return True
+
+
+def covers_box_structurally(
+    imap: IndexMap, dims: tuple[int, ...], out_shape: tuple[int, ...]
+) -> bool:
+    """True when `imap` maps the box `dims` onto all of the box `out_shape` (no padding):
+    injective by `is_injective_structurally`, as many points in both boxes, and the image
+    within the box by `fits_box_structurally`. False when this test cannot tell."""
+    return (
+        prod(dims) == prod(out_shape)
+        and fits_box_structurally(imap, dims, out_shape)
+        and is_injective_structurally(imap, dims)
+    )

@@ -122,11 +122,11 @@ class Layouts:
         for op in module.walk():
             values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
             for value in values:
-                _resolve(value.type, _describe(value), by_type)
+                _resolve(value.type, value, by_type)
             if isinstance(op, func.FuncOp):
                 signatures.extend([*op.function_type.inputs, *op.function_type.outputs])
         for typ in signatures:
-            _resolve(typ, "", by_type)
+            _resolve(typ, None, by_type)
         return Layouts(by_type)
 
     def get(self, buffer_type: Attribute) -> PendingLayout | None:
@@ -136,13 +136,17 @@ class Layouts:
         return self.by_type.get(buffer_type)
 
 
-def _resolve(typ: Attribute, where: str, by_type: dict[BufferType, PendingLayout]) -> None:
+def _resolve(
+    typ: Attribute, where: SSAValue | None, by_type: dict[BufferType, PendingLayout]
+) -> None:
+    """Add the layout of `typ` to `by_type`; a failure names the value `where` (if any)."""
     if not isinstance(typ, BufferType) or not typ.get_transforms() or typ in by_type:
         return
     try:
         layout = PendingLayout.of(typ)
     except ValueError as err:
-        raise PassFailedException(f"{_PASS}: {where}{err}") from None
+        described = "" if where is None else _describe(where)
+        raise PassFailedException(f"{_PASS}: {described}{err}") from None
     if layout is not None:
         by_type[typ] = layout
 

@@ -85,6 +85,7 @@ from physlayout.dialects.layout import (
 )
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, static_shape
 from physlayout.dialects.layout_scopes import GLOBAL, CopyOp, producer_scope, scope_problem
+from physlayout.indexing import proofs
 from physlayout.indexing.bridges import isl as bridge
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim
@@ -489,8 +490,7 @@ def _check_access(
         return
     try:
         with bridge.isl_errors("proving the accesses of a linalg.generic in bounds"):
-            image = bridge.build_map(imap.initial_indices, imap.final_indices, extents).range()
-            inside = image.is_subset(bridge.build_box(shape))
+            inside = proofs.image_within(imap, tuple(extents), shape)
     except ValueError as err:
         raise fail(op, str(err)) from None
     if not inside:
