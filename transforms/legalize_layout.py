@@ -85,11 +85,11 @@ from physlayout.dialects.layout import (
 )
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, static_shape
 from physlayout.dialects.layout_scopes import GLOBAL, CopyOp, producer_scope, scope_problem
+from physlayout.dialects.linalg_generic import generic_form
 from physlayout.indexing import proofs
 from physlayout.indexing.bridges import isl as bridge
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim
-from physlayout.semantics.graph_evaluator import dense_array, generic_form
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
 from physlayout.transforms.legalize_kernels import (
     GenericLoops,
@@ -267,6 +267,8 @@ class HostBuilder:
         assert isinstance(type_, TensorType)
         buffer_type(type_, GLOBAL, op)
         target = self._result(op.result, op)
+        from physlayout.semantics.graph_evaluator import dense_array  # numpy: when used
+
         array = dense_array(value, type_)
         kernel, args = constant_kernel(
             self._name(op, "constant"), target, array, type_.get_element_type()
