@@ -68,7 +68,12 @@ def time_passes(path: Path) -> ModelTiming:
     ctx = make_context()
     text = path.read_text()
     start = time.process_time()
-    module = Parser(ctx, text, str(path)).parse_module()
+    try:
+        module = Parser(ctx, text, str(path)).parse_module()
+    except Exception as err:  # xDSL may lack an op of the model
+        lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+        message = (lines[-1] if lines else type(err).__name__)[:160]
+        return ModelTiming(path.stem, 0, time.process_time() - start, failure=f"parse: {message}")
     timing = ModelTiming(path.stem, sum(1 for _ in module.walk()))
     timing.parse = time.process_time() - start
     for item in pipeline_passes():
@@ -89,6 +94,8 @@ def time_passes(path: Path) -> ModelTiming:
 def time_whole(path: Path, timing: ModelTiming, timeout: float) -> None:
     """The subprocess CPU seconds of parse+print and of the whole pipeline."""
     xdsl_opt = str(BIN / "xdsl-opt")
+    if timing.failure is not None and timing.failure.startswith("parse:"):
+        return
     timing.floor = cpu_seconds([xdsl_opt, str(path), "-o", os.devnull], timeout)
     if timing.failure is None:
         timing.whole = cpu_seconds(
