@@ -53,7 +53,6 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from physlayout.transforms.diagnostics import OpPassFailure, diagnostic_text, source_locator
 from physlayout.transforms.pass_options import did_you_mean, pipeline_passes
-from physlayout.transforms.verify_buffers import InvalidBuffersError
 
 VERSION_PACKAGES = ("xdsl", "islpy", "numpy", "pyopencl")
 """The dependencies `--version` reports beside physlayout."""
@@ -377,6 +376,10 @@ def located_diagnostic(err: DiagnosticException) -> LocatedPassError | None:
     `transforms.diagnostics`), without xDSL's dump of the whole module: each problem of an
     `InvalidBuffersError`, or the op a failing rewrite pattern was applied to. None when the
     failure concerns no op."""
+    # Imported here: an InvalidBuffersError exists only once a pass has loaded the module,
+    # and `physlayout-opt` without such a pass should not pay for importing it.
+    from physlayout.transforms.verify_buffers import InvalidBuffersError
+
     if isinstance(err, InvalidBuffersError):
         lines = [f"error: {line}" for line in err.header]
         lines += [diagnostic_text("error", p.op, p.message) for p in err.problems]

@@ -19,6 +19,10 @@ from xdsl.passes import ModulePass
 from xdsl.universe import XDSL_UNIVERSE, Universe
 from xdsl.utils.target import Target
 
+from physlayout.lexer import install as install_linear_lexer
+
+install_linear_lexer()
+
 
 def layout_dialect() -> Dialect:
     """The `layout` dialect: buffer-level, graph-level and scope operations."""
@@ -29,7 +33,7 @@ def layout_dialect() -> Dialect:
 
 def linalg_dialect() -> Dialect:
     """xDSL's `linalg` dialect plus `linalg.pack` and `linalg.unpack`."""
-    from physlayout.dialects.layout_dialect import LinalgWithRelayout
+    from physlayout.dialects.linalg_dialect import LinalgWithRelayout
 
     return LinalgWithRelayout
 

@@ -22,16 +22,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import prod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from xdsl.dialects.builtin import Float16Type, Float32Type, VectorType
 from xdsl.ir import Attribute
 
 from physlayout.dialects.layout import MAX_ELEMENTS, BufferType, is_texture_scope
+from physlayout.dialects.layout_types import count_text
 from physlayout.indexing.extents import PaddingPredicate, transformed_shape
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.shapes import flatten_shape
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -80,10 +83,12 @@ class PendingLayout:
                 )
         shape = transformed_shape(steps, logical)
         written = str(steps[0]) if len(steps) == 1 else f"[{', '.join(map(str, steps))}]"
-        if prod(shape) > MAX_ELEMENTS:
+        count = prod(shape)
+        if count > MAX_ELEMENTS:
             raise ValueError(
                 f"transform {written} gives shape {shape} on {list(logical)}, "
-                f"{prod(shape)} elements: more than the index range (at most {MAX_ELEMENTS})"
+                f"{count_text(count)} elements: more than the index range (at most "
+                f"{MAX_ELEMENTS})"
             )
         composed = steps[0]
         for index_map in steps[1:]:
@@ -122,6 +127,8 @@ class PendingLayout:
         step at a time with each step's `IndexMap.map_ndarray` (the reference meaning of a
         transform list, independent of the composed map). Padding holds `pad_value`,
         default the buffer's (tests pass a sentinel to see whether a pass writes it)."""
+        import numpy as np
+
         fill = self.pad_value if pad_value is None else pad_value
         array = np.asarray(logical)
         for index_map in self.steps:
@@ -131,6 +138,8 @@ class PendingLayout:
     def unmap_ndarray(self, transformed: np.ndarray) -> np.ndarray:
         """The logical array read back from an array in the transformed layout (the
         inverse of `map_ndarray` on the logical elements; padding is dropped)."""
+        import numpy as np
+
         array = np.asarray(transformed)
         for k in reversed(range(len(self.steps))):
             before = transformed_shape(self.steps[:k], self.logical_shape)

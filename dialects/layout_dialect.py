@@ -1,8 +1,7 @@
-"""The dialects physlayout registers: the complete `layout` dialect (buffer, graph and scope
-ops with their attributes and types) and xDSL's `linalg` with the relayout ops
-`linalg.pack` / `linalg.unpack`."""
+"""The complete `layout` dialect (buffer, graph and scope ops with their attributes and
+types). xDSL's `linalg` with the relayout ops is `linalg_dialect.LinalgWithRelayout` (a
+module of its own: loading `layout` does not import xDSL's linalg)."""
 
-from xdsl.dialects.linalg import Linalg
 from xdsl.ir import Dialect
 
 from physlayout.dialects.layout import (
@@ -20,14 +19,6 @@ from physlayout.dialects.layout_check import CheckOp
 from physlayout.dialects.layout_fused import FusedOp, YieldOp
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp
 from physlayout.dialects.layout_scopes import CopyOp
-from physlayout.dialects.linalg_generic import GenericOp
-from physlayout.dialects.linalg_named import (
-    BatchMatmulOp,
-    DepthwiseConv2DNchwChwOp,
-    PoolingNchwMaxOp,
-    PoolingNchwSumOp,
-)
-from physlayout.dialects.linalg_pack import PackOp, UnPackOp
 
 Layout = Dialect(
     "layout",
@@ -47,24 +38,3 @@ Layout = Dialect(
     ],
     [IndexMapAttr, MemoryScopeAttr, BufferType, PtrType],
 )
-
-REPLACED = {GenericOp.name, PoolingNchwMaxOp.name}
-"""xDSL linalg ops physlayout replaces by a subclass that fixes them."""
-
-LinalgWithRelayout = Dialect(
-    "linalg",
-    [
-        *(op for op in Linalg.operations if op.name not in REPLACED),
-        GenericOp,
-        PoolingNchwMaxOp,
-        PackOp,
-        UnPackOp,
-        DepthwiseConv2DNchwChwOp,
-        PoolingNchwSumOp,
-        BatchMatmulOp,
-    ],
-    [*Linalg.attributes],
-)
-"""xDSL's `linalg` dialect plus the ops xDSL 0.74 lacks: `linalg.pack`, `linalg.unpack`
-(`linalg_pack`) and the named ops torch-mlir emits (`linalg_named`), with a
-`linalg.generic` that reads upstream's ``-> (T1, T2)`` result lists (`linalg_generic`)."""

@@ -192,6 +192,14 @@ class IndexMapAttr(Data[tuple[IndexMap, tuple[int, ...]]]):
         printer.print_string("<" + self.index_map.to_string(self.axis_separators) + ">")
 
 
+def count_text(count: int) -> str:
+    """`count` in decimal, or `at least 2^K` when it has more than about 300 digits (Python
+    refuses to print integers past 4300 digits, and nobody reads them)."""
+    if count.bit_length() > 1000:
+        return f"at least 2^{count.bit_length() - 1}"
+    return str(count)
+
+
 def buffer_type_problem(
     shape: Sequence[int],
     element_type: Attribute,
@@ -204,8 +212,12 @@ def buffer_type_problem(
     if any(e <= 0 for e in shape):
         shown = ", ".join("?" if e < 0 else str(e) for e in shape)
         return f"buffer extents must be static and positive, got [{shown}]"
-    if prod(shape) > MAX_ELEMENTS:
-        return f"buffer of {prod(shape)} elements exceeds the index range (at most {MAX_ELEMENTS})"
+    count = prod(shape)
+    if count > MAX_ELEMENTS:
+        return (
+            f"buffer of {count_text(count)} elements exceeds the index range "
+            f"(at most {MAX_ELEMENTS})"
+        )
     problem = memory_scope_problem(scope) or element_type_problem(element_type)
     if problem is not None:
         return problem
@@ -354,16 +366,30 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         # A module repeats the same few buffer types in every access: a body text already
-        # parsed from the same input (same aliases) gives the same parameters.
+        # parsed from the same input (same aliases) gives the same parameters. Only a buffer
+        # type outside any other's parameters consults the cache: finding its body scans it,
+        # and a scan at every level of nested types (`pad_value = !layout.buffer<...>`) would
+        # read the innermost text once per level, quadratic in the input.
+        if _BODY_DEPTH[0]:
+            return cls._parse_counted(parser)[0]
         body = _raw_body(parser)
         parsed = _parsed_bodies(parser)
         if body is not None and body[0] in parsed:
             parser._resume_from(body[1] + 1)  # pyright: ignore[reportPrivateUsage]
             return list(parsed[body[0]])
-        parameters, closing = cls._parse_body(parser)
+        parameters, closing = cls._parse_counted(parser)
         if body is not None and closing == body[1]:
             parsed[body[0]] = tuple(parameters)
         return parameters
+
+    @classmethod
+    def _parse_counted(cls, parser: AttrParser) -> tuple[list[Attribute], int]:
+        """`_parse_body`, counted in `_BODY_DEPTH` while it runs."""
+        _BODY_DEPTH[0] += 1
+        try:
+            return cls._parse_body(parser)
+        finally:
+            _BODY_DEPTH[0] -= 1
 
     @classmethod
     def _parse_body(cls, parser: AttrParser) -> tuple[list[Attribute], int]:
@@ -441,6 +467,9 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
         _print_scope(printer, self.get_scope())
         printer.print_string(">")
 
+
+_BODY_DEPTH = [0]
+"""How many `!layout.buffer` parameter lists are being parsed (one inside another)."""
 
 _PARSED_BODIES: tuple[weakref.ref[Input[str]], dict[str, tuple[Attribute, ...]]] | None = None
 

@@ -1,5 +1,8 @@
 """`linalg.generic` with upstream's syntax for several results.
 
+Also `generic_form`: a named linalg op as its `linalg.generic` (no evaluator, no numpy: the
+graph passes use it to read a named op's indexing maps and body).
+
 Upstream prints a generic with several results as ``} -> (tensor<..>, tensor<..>)`` (e.g.
 torch-mlir's softmax: a max with its argmax). xDSL 0.74 prints that form but reads the
 result types as a bare comma-separated list, so ``(`` starts a function type and the parse
@@ -15,12 +18,13 @@ from collections.abc import Sequence
 from typing import Self
 
 from xdsl.dialects.builtin import ArrayAttr, StringAttr
+from xdsl.dialects.linalg.abstract_ops import NamedOperation
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp as XdslGenericOp
 from xdsl.ir import Attribute, SSAValue
 from xdsl.parser import Parser
 
-__all__ = ["GenericOp"]
+__all__ = ["GenericOp", "generic_form"]
 
 
 def _operand_list(parser: Parser, keyword: str) -> Sequence[SSAValue]:
@@ -90,3 +94,16 @@ class GenericOp(XdslGenericOp):
         generic = cls(ins, outs, body, maps, kinds, results, doc, library_call)  # pyright: ignore[reportArgumentType]
         generic.attributes |= attrs | extra
         return generic
+
+
+def generic_form(op: NamedOperation) -> XdslGenericOp:
+    """A detached `linalg.generic` with the semantics of the named linalg op `op` (its
+    indexing maps, iterator types and body). It uses `op`'s operands: erase it after use."""
+    return XdslGenericOp(
+        op.inputs,
+        op.outputs,
+        op.body.clone(),
+        op.get_indexing_maps(),
+        op.get_iterator_types(),
+        op.results.types,
+    )

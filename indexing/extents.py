@@ -15,16 +15,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from physlayout.indexing.bridges import isl as bridge
 from physlayout.indexing.expr_range import expr_range
-from physlayout.indexing.proofs import isl_map
-from physlayout.indexing.quasi_affine import Const, Expr, IndexValue, Mod
+from physlayout.indexing.quasi_affine import Const, Expr, IndexValue, Mod, loaded_numpy
 from physlayout.indexing.shapes import Shape, check_shape, index_value
 from physlayout.indexing.simplify import linear_terms, simplify
+from physlayout.indexing.structural import covers_box_structurally
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from physlayout.indexing.index_map import IndexMap
 
 
@@ -101,7 +100,9 @@ class PaddingPredicate:
                 clause = clause & constraint.holds(env)
             hit = hit | clause
         result = inside & hit
-        return bool(result) if isinstance(result, bool | np.bool_) else result
+        numpy = loaded_numpy()
+        scalar = isinstance(result, bool) or (numpy is not None and isinstance(result, numpy.bool_))
+        return bool(result) if scalar else result
 
     def __str__(self) -> str:
         clauses = [" and ".join(str(c) for c in conj) or "true" for conj in self.disjuncts]
@@ -136,6 +137,8 @@ class PaddingPredicate:
 
     def to_isl(self) -> str:
         """The padding set in isl syntax (box constraints included)."""
+        from physlayout.indexing.bridges import isl as bridge
+
         conjunctions = [[(c.expr, c.is_equality) for c in conj] for conj in self.disjuncts]
         formula = " or ".join(
             f"({bridge.conjunction_to_isl(conj, self.names)})" for conj in conjunctions
@@ -214,6 +217,11 @@ def padding_of(
     imap: IndexMap, dims: tuple[int, ...], out_shape: tuple[int, ...]
 ) -> PaddingPredicate | None:
     """`IndexMap.padding_predicate` of the box `dims` in the transformed box `out_shape`."""
+    if covers_box_structurally(imap, dims, out_shape):
+        return None
+    from physlayout.indexing.bridges import isl as bridge
+    from physlayout.indexing.proofs import isl_map
+
     names = tuple(bridge.output_names(imap.final_ndim))
     box = bridge.build_box(out_shape, names)
     with bridge.isl_errors(f"computing the padding of {imap}"):

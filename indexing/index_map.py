@@ -30,17 +30,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import islpy as isl
-import numpy as np
 from xdsl.ir.affine import AffineMap
 
-from physlayout.indexing import proofs
-from physlayout.indexing.bridges import isl as bridge
 from physlayout.indexing.bridges.affine import affine_to_expr, expr_to_affine
 from physlayout.indexing.extents import PaddingPredicate, padding_of, structural_extents
-from physlayout.indexing.inverse import inverse_outputs
 from physlayout.indexing.map_constructors import func_map, layout_map, parse_map
 from physlayout.indexing.quasi_affine import (
     Bounds,
@@ -55,6 +50,14 @@ from physlayout.indexing.quasi_affine import (
 )
 from physlayout.indexing.shapes import Shape, check_shape, index_value, validate_axis_separators
 from physlayout.indexing.simplify import clear_simplify_cache, simplify
+
+if TYPE_CHECKING:
+    import islpy as isl
+    import numpy as np
+
+# islpy and numpy load on first use: the methods that decide with isl import `proofs`,
+# `inverse` and `bridges.isl` when called, and the ndarray methods import numpy, so parsing
+# and printing IR that carries IndexMaps (and listing passes) imports neither.
 
 
 @dataclass(frozen=True)
@@ -320,6 +323,9 @@ class IndexMap:
     def to_isl_map(self, shape: Shape | None = None) -> isl.Map:
         """The map as an isl map ``{ [x0, ...] -> [i0, ...] }`` (inputs renamed ``x<k>``,
         outputs ``i<k>``), on the box of `shape` when given, else on Z^ndim."""
+        from physlayout.indexing import proofs
+        from physlayout.indexing.bridges import isl as bridge
+
         if shape is None:
             return bridge.build_map(self.initial_indices, self.final_indices, None)
         return proofs.isl_map(self, check_shape(shape, self.ndim))
@@ -327,11 +333,15 @@ class IndexMap:
     def is_injective(self, shape: Shape) -> bool:
         """Exactly whether distinct indices of the box ``0 <= x_k < shape_k`` map to distinct
         transformed indices (decided by isl)."""
+        from physlayout.indexing import proofs
+
         return proofs.is_injective(self, check_shape(shape, self.ndim))
 
     def find_collision(self, shape: Shape) -> tuple[list[int], list[int]] | None:
         """Two distinct in-box indices with the same image (the lexicographically smallest
         pair), or None when the map is injective on the box."""
+        from physlayout.indexing import proofs
+
         return proofs.find_collision(self, check_shape(shape, self.ndim))
 
     def require_injective(self, shape: Shape) -> None:
@@ -341,6 +351,8 @@ class IndexMap:
             ValueError: bad shape, or the map is not injective on the box (naming the
                 lexicographically smallest colliding pair and their common image).
         """
+        from physlayout.indexing import proofs
+
         dims = check_shape(shape, self.ndim)
         collision = proofs.find_collision(self, dims)
         if collision is None:
@@ -385,6 +397,8 @@ class IndexMap:
                 `non_surjective_inverse`), or the inverse is not one quasi-affine
                 expression on the whole image.
         """
+        from physlayout.indexing.inverse import inverse_outputs
+
         dims = check_shape(shape, self.ndim)
         predicate = padding_of(self, dims, structural_extents(self, dims))
         if predicate is not None:
@@ -403,6 +417,8 @@ class IndexMap:
             ValueError: the map is not injective on the box (unlike TVM), or the inverse is
                 not quasi-affine.
         """
+        from physlayout.indexing.inverse import inverse_outputs
+
         dims = check_shape(shape, self.ndim)
         inverse = IndexMap(*inverse_outputs(self, dims))
         return inverse, padding_of(self, dims, structural_extents(self, dims))
@@ -415,6 +431,8 @@ class IndexMap:
             raise ValueError(f"expected an IndexMap, got {other!r}")
         if self.ndim != other.ndim or self.final_ndim != other.final_ndim:
             return False
+        from physlayout.indexing import proofs
+
         dims = None if shape is None else check_shape(shape, self.ndim)
         return proofs.equivalent(self, other, dims)
 
@@ -471,6 +489,8 @@ class IndexMap:
             ValueError: wrong rank, a non-injective map (naming a collision), or padding
                 without `pad_value` (naming the padding predicate).
         """
+        import numpy as np
+
         array = np.asarray(x)
         dims = check_shape(array.shape, self.ndim, "array shape")
         self.require_injective(dims)
@@ -498,6 +518,8 @@ class IndexMap:
         Raises:
             ValueError: bad shape or a `y` of the wrong shape.
         """
+        import numpy as np
+
         array = np.asarray(y)
         dims = check_shape(shape, self.ndim)
         expected = structural_extents(self, dims)
@@ -514,6 +536,8 @@ class IndexMap:
     def _gather_index(self, dims: tuple[int, ...]) -> tuple[Any, ...]:
         """The transformed index of every logical index of the box, as broadcastable
         arrays (one per output), broadcast to the full logical shape."""
+        import numpy as np
+
         grids = np.indices(dims, dtype=np.int64, sparse=True) if dims else ()
         mapped = self.map_indices(list(grids))
         return tuple(np.broadcast_to(np.asarray(v, dtype=np.int64), dims) for v in mapped)
@@ -547,6 +571,9 @@ def _positional_dim(expr: Expr, k: int, names: Sequence[str], bounds: Bounds) ->
 
 def clear_caches() -> None:
     """Forget all cached shapes, proofs and inverses (for benchmarks measuring cold calls)."""
+    from physlayout.indexing import proofs
+    from physlayout.indexing.inverse import inverse_outputs
+
     for cached in (
         structural_extents,
         proofs.isl_map,
@@ -555,6 +582,7 @@ def clear_caches() -> None:
         padding_of,
         inverse_outputs,
         proofs.equivalent,
+        proofs.image_within,
         _parse_with_separators,
     ):
         cached.cache_clear()

@@ -143,14 +143,16 @@ class _MapParser:
         parser = ExprParser(self.text, tokens, ())
         parser.expect("(")
         names: list[str] = []
+        seen: set[str] = set()
         if not parser.accept(")"):
             while True:
                 token = parser.current
                 if token.kind != "name" or not is_valid_name(token.text):
                     raise parser.error("expected a dimension name")
-                if token.text in names:
+                if token.text in seen:
                     raise parser.error(f"duplicate dimension name '{token.text}'")
                 names.append(token.text)
+                seen.add(token.text)
                 parser.pos += 1
                 if parser.accept(")"):
                     break

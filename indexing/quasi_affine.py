@@ -24,12 +24,14 @@ syntax with named dimensions; the printer emits the fewest parentheses that make
 from __future__ import annotations
 
 import re
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, cast
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 IndexValue: TypeAlias = "int | np.ndarray"
 """A concrete index value: a Python int or an integer numpy array (evaluated elementwise)."""
@@ -58,9 +60,27 @@ def is_valid_name(name: object) -> bool:
     return isinstance(name, str) and bool(_IDENTIFIER.match(name)) and name not in KEYWORDS
 
 
+def loaded_numpy() -> Any:
+    """The numpy module when something has imported it, else None. A numpy value cannot
+    exist before numpy is imported, so type tests against numpy classes need not import it
+    (the IndexMap engine imports numpy only for array work)."""
+    return sys.modules.get("numpy")
+
+
 def is_int(value: object) -> bool:
     """True for Python and numpy integers, False for bools and everything else."""
-    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    numpy = loaded_numpy()
+    return numpy is not None and isinstance(value, numpy.integer)
+
+
+def is_ndarray(value: object) -> bool:
+    """Whether `value` is a numpy array (without importing numpy)."""
+    numpy = loaded_numpy()
+    return numpy is not None and isinstance(value, numpy.ndarray)
 
 
 def as_expr(value: ExprLike) -> Expr:
@@ -377,12 +397,15 @@ def _check_operands(node: Expr, lhs: object, rhs: object) -> None:
 
 def _as_index_value(name: str, value: object) -> IndexValue:
     """Validate the value of dimension `name` for `Expr.evaluate`."""
-    if isinstance(value, np.ndarray):
-        if value.dtype == np.int64:
-            return value
-        if not np.issubdtype(value.dtype, np.integer):
+    if is_ndarray(value):
+        import numpy as np
+
+        array = cast("np.ndarray", value)
+        if array.dtype == np.int64:
+            return array
+        if not np.issubdtype(array.dtype, np.integer):
             raise ValueError(f"value of dimension '{name}' must be an integer array")
-        return value.astype(np.int64)
+        return array.astype(np.int64)
     if is_int(value):
         return value  # type: ignore[return-value]
     raise ValueError(f"value of dimension '{name}' must be an integer, got {value!r}")

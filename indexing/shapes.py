@@ -11,9 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from typing import TypeAlias
-
-import numpy as np
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 from physlayout.indexing.quasi_affine import (
     Bounds,
@@ -23,8 +21,12 @@ from physlayout.indexing.quasi_affine import (
     IndexValue,
     as_expr,
     is_int,
+    is_ndarray,
 )
 from physlayout.indexing.simplify import simplify
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class _AxisSeparator:
@@ -50,7 +52,7 @@ Shape: TypeAlias = Sequence[int]
 
 def check_shape(shape: Shape, rank: int | None = None, what: str = "shape") -> tuple[int, ...]:
     """Validate a shape (positive integer extents, optionally of a given rank)."""
-    if isinstance(shape, str) or not isinstance(shape, Sequence | np.ndarray):
+    if isinstance(shape, str) or not (isinstance(shape, Sequence) or is_ndarray(shape)):
         raise ValueError(f"{what} must be a sequence of integers, got {shape!r}")
     values = list(shape)  # pyright: ignore[reportUnknownArgumentType]
     if not all(is_int(v) for v in values):
@@ -153,10 +155,13 @@ def flatten_exprs(
 
 def index_value(value: object) -> IndexValue:
     """Validate one concrete index (int or integer array)."""
-    if isinstance(value, np.ndarray):
-        if not np.issubdtype(value.dtype, np.integer):
+    if is_ndarray(value):
+        import numpy as np
+
+        array = cast("np.ndarray", value)
+        if not np.issubdtype(array.dtype, np.integer):
             raise ValueError("index arrays must have an integer dtype")
-        return value.astype(np.int64, copy=False)
+        return array.astype(np.int64, copy=False)
     if is_int(value):
         return int(value)  # type: ignore[arg-type]
     raise ValueError(f"indices must be integers or integer arrays, got {value!r}")

@@ -34,7 +34,6 @@ from xdsl.passes import ModulePass, PassPipeline, PassPipelineCallbackType
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
-from physlayout.lowering.lower_layout import LowerLayoutPass
 from physlayout.lowering.raise_layout_rewrites import RaiseLayoutRewritesPass
 from physlayout.transforms.annotate_texture_scope import AnnotateTextureScopePass
 from physlayout.transforms.apply_layout import ApplyLayoutPass
@@ -152,6 +151,8 @@ class PhyslayoutMemrefPass(BufferPipeline):
     """`lower-layout{affine-loops}`."""
 
     def passes(self) -> tuple[ModulePass, ...]:
+        from physlayout.lowering.lower_layout import LowerLayoutPass  # only this pipeline's
+
         return (*self.buffer_passes(), LowerLayoutPass(self.affine_loops))
 
 

@@ -87,6 +87,7 @@ from physlayout.dialects.layout_fused import YieldOp as FusedYieldOp
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, scalar_value
 from physlayout.dialects.layout_scopes import CopyOp
 from physlayout.dialects.linalg_generic import GenericOp as ParsedGenericOp
+from physlayout.dialects.linalg_generic import generic_form
 from physlayout.dialects.linalg_named import (
     BatchMatmulOp,
     DepthwiseConv2DNchwChwOp,
@@ -552,19 +553,6 @@ def run_generic(
             assert value is not None
             out[idx] = np.broadcast_to(value, space)
     return outputs
-
-
-def generic_form(op: NamedOperation) -> GenericOp:
-    """A detached `linalg.generic` with the semantics of the named linalg op `op` (its
-    indexing maps, iterator types and body). It uses `op`'s operands: erase it after use."""
-    return GenericOp(
-        op.inputs,
-        op.outputs,
-        op.body.clone(),
-        op.get_indexing_maps(),
-        op.get_iterator_types(),
-        op.results.types,
-    )
 
 
 # The layout rewrites ------------------------------------------------------------------------

@@ -65,7 +65,7 @@ from physlayout.dialects.layout_scopes import (
     demands_attr,
     set_scope,
 )
-from physlayout.semantics.graph_evaluator import generic_form
+from physlayout.dialects.linalg_generic import generic_form
 from physlayout.transforms.diagnostics import emit_remark, require_options
 from physlayout.transforms.flow_layout_rewrites import FROZEN
 from physlayout.transforms.lane_loop_plan import is_lane_wise_float_op, is_uniform_op

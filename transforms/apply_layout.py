@@ -123,12 +123,12 @@ class Layouts:
         for op in module.walk():
             values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
             for value in values:
-                _resolve(value.type, _describe(value), op, by_type)
+                _resolve(value.type, value, op, by_type)
             if isinstance(op, func.FuncOp):
                 types = [*op.function_type.inputs, *op.function_type.outputs]
                 signatures.extend((typ, op) for typ in types)
         for typ, op in signatures:
-            _resolve(typ, "", op, by_type)
+            _resolve(typ, None, op, by_type)
         return Layouts(by_type)
 
     def get(self, buffer_type: Attribute) -> PendingLayout | None:
@@ -139,16 +139,21 @@ class Layouts:
 
 
 def _resolve(
-    typ: Attribute, where: str, op: Operation, by_type: dict[BufferType, PendingLayout]
+    typ: Attribute,
+    where: SSAValue | None,
+    op: Operation,
+    by_type: dict[BufferType, PendingLayout],
 ) -> None:
-    """Resolve the layout of `typ` (the type of a value of `op`, or in its signature); a
-    failure is reported at `op` (for a function argument, the function)."""
+    """Resolve the layout of `typ` (the type of the value `where` of `op`, or None in its
+    signature); a failure names the value and is reported at `op` (for a function argument,
+    the function)."""
     if not isinstance(typ, BufferType) or not typ.get_transforms() or typ in by_type:
         return
     try:
         layout = PendingLayout.of(typ)
     except ValueError as err:
-        raise OpPassFailure(op, f"{_PASS}: {where}{err}") from None
+        described = "" if where is None else _describe(where)
+        raise OpPassFailure(op, f"{_PASS}: {described}{err}") from None
     if layout is not None:
         by_type[typ] = layout
 

@@ -44,8 +44,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import islpy as isl
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
@@ -71,11 +71,12 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from physlayout.dialects.layout_graph import CropOp, TransformOp, static_shape
+from physlayout.dialects.linalg_generic import generic_form
+from physlayout.indexing import proofs
 from physlayout.indexing.bridges import isl as bridge
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.indexing.simplify import linear_terms, simplify
-from physlayout.semantics.graph_evaluator import generic_form
 from physlayout.transforms.diagnostics import emit_remark
 from physlayout.transforms.flow_layout_rewrites import FROZEN, loop_extents, loop_names
 from physlayout.transforms.pass_options import PhyslayoutPass
@@ -83,6 +84,9 @@ from physlayout.transforms.pass_options import PhyslayoutPass
 DEFAULT_LAYOUTS = "conv2d=NCHW4c,OIHW4o,NCHW4c"
 OP_KINDS = {"conv2d": (("NCHW", "OIHW", "NCHW"), ("data", "kernel", "output"))}
 """Op kind -> (the logical layouts of its operands and result, their roles)."""
+
+if TYPE_CHECKING:
+    import islpy as isl
 
 
 def parse_desired_layouts(text: str) -> dict[str, tuple[str, str, str]]:
@@ -342,11 +346,12 @@ def _prove(
     pads, that padded output points read the filter only on its padding."""
     with bridge.isl_errors("proving a blocked convolution"):
         for imap, shape in zip(maps, shapes, strict=True):
-            image = bridge.build_map(imap.initial_indices, imap.final_indices, extents).range()
-            if not image.is_subset(bridge.build_box(shape)):
+            if not proofs.image_within(imap, tuple(extents), tuple(shape)):
                 raise _Unconverted(f"access {imap} may leave the transformed operand {list(shape)}")
         if not output_pads:
             return
+        import islpy as isl
+
         padding = filter_map.padding_predicate(filter_shape)
         if padding is None:
             raise _Unconverted("the output pads but the filter does not")

@@ -51,7 +51,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from math import prod
 
-import islpy as isl
 from xdsl.dialects import affine, func
 from xdsl.dialects.builtin import VectorType
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
@@ -186,11 +185,15 @@ def _defined_inside(value: SSAValue, scope: Operation) -> bool:
 # Parameters passed together ---------------------------------------------------------------
 
 
-def aliased_parameters(module: Operation) -> dict[str, set[frozenset[int]]]:
+def aliased_parameters(
+    module: Operation, aliases_of: Callable[[Operation], BufferAliases] = BufferAliases
+) -> dict[str, set[frozenset[int]]]:
     """Per function name, the pairs of parameter positions that some call in `module` binds
-    to storages that may overlap (directly, or through the caller's own such pairs)."""
+    to storages that may overlap (directly, or through the caller's own such pairs).
+    `aliases_of(function)` gives a function's `BufferAliases` (a caller that keeps them
+    passes its cache)."""
     functions = [f for f in module.walk() if isinstance(f, func.FuncOp) and f.body.blocks]
-    aliases = {f: BufferAliases(f) for f in functions}
+    aliases = {f: aliases_of(f) for f in functions}
     pairs: dict[str, set[frozenset[int]]] = {}
     changed = True
     while changed:
@@ -269,6 +272,7 @@ def reorder_hazard(
     layout_of: LayoutOf,
     parameter_pairs: Iterable[frozenset[int]] = (),
     writes_padding_of: SSAValue | None = None,
+    aliases: BufferAliases | None = None,
 ) -> str | None:
     """None when running the iterations of the nest rooted at `outer` (loop variables `ivs`
     over `[0, extents)`) in the lexicographic order of `new_order` (over `iteration_dims`)
@@ -277,12 +281,16 @@ def reorder_hazard(
     `parameter_pairs` are the positions of parameters of the enclosing function that may
     be one storage (`aliased_parameters`). `writes_padding_of`: the reordered nest will also
     store to the padding of this buffer, which must then be touched by no other view.
+    `aliases`: the `BufferAliases` of the enclosing function (or of `outer` outside any),
+    when the caller already has them (a caller asking about many nests of one function
+    builds them once, instead of walking the function again for every nest).
     """
     analysis = IndexAnalysis()
     accesses = collect_accesses(outer, analysis)
     if isinstance(accesses, str):
         return accesses
-    aliases = BufferAliases(enclosing_function(outer) or outer)
+    if aliases is None:
+        aliases = BufferAliases(enclosing_function(outer) or outer)
     groups: dict[Storage, list[Access]] = {}
     for access in accesses:
         view = aliases.view_of(access.buffer)
@@ -404,6 +412,8 @@ class _Proof:
             f"[{', '.join(fixed)}] -> {{ [{', '.join(dims)}] : exists ({', '.join(hidden)} : "
             f"{' and '.join(constraints)}) }}"
         )
+        import islpy as isl
+
         try:
             found = isl.Set(text)
             if found.is_empty():

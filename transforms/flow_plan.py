@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import islpy as isl
-import numpy as np
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
@@ -41,8 +40,6 @@ from physlayout.indexing.extents import PaddingPredicate
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Const, Dim, Expr
 from physlayout.indexing.simplify import simplify
-from physlayout.semantics.evaluator_values import dtype_of
-from physlayout.semantics.graph_evaluator import evaluate_body
 
 FROZEN = "layout.frozen"
 """Unit attribute that freezes the layout of a `linalg.generic` (flow stops there)."""
@@ -51,6 +48,9 @@ OperandTransformCallback = Callable[[GenericOp, TransformOp], Sequence[IndexMap 
 """Supplies the operand transforms for a generic whose result is transformed: one IndexMap
 (over the operand's dimensions) or None (keep the operand) per input of the generic, or
 None to decline (the pass then uses its own analysis)."""
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 # Access patterns ---------------------------------------------------------------------------------
@@ -395,6 +395,12 @@ def _add_input(
 def _prove_padding(plan: FlowPlan, op: TransformOp, generic: GenericOp) -> None:
     """Raise `_Decline` unless the padding points of the new result provably hold the
     pad value (rules in the module docstring)."""
+    # isl and the evaluator (numpy) are imported when a padded flow is proven.
+    import islpy as isl
+    import numpy as np
+
+    from physlayout.semantics.graph_evaluator import evaluate_body
+
     predicate = op.map.padding_predicate(op.input_shape())
     assert predicate is not None and op.pad_value is not None
     with bridge.isl_errors("proving the padding of a flow"):
@@ -450,6 +456,10 @@ def _constant_value(value: SSAValue) -> np.ndarray | None:
 
 
 def _scalar_array(attr: Attribute | None, type_: Attribute) -> np.ndarray:
+    import numpy as np
+
+    from physlayout.semantics.evaluator_values import dtype_of
+
     assert isinstance(attr, FloatAttr | IntegerAttr)
     return np.asarray(attr.value.data, dtype=dtype_of(type_))
 

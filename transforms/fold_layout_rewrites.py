@@ -47,8 +47,8 @@ it creates replaces at least one), so it terminates and a second run changes not
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod
 
-import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import (
@@ -89,7 +89,6 @@ from physlayout.indexing.extents import transformed_shape
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim
 from physlayout.indexing.simplify import simplify
-from physlayout.semantics.graph_evaluator import EvaluationError, apply_rewrite, dense_array
 from physlayout.transforms.diagnostics import require_options
 from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
@@ -330,8 +329,17 @@ class FoldRewriteIntoConstant(RewritePattern):
             result_type, TensorType
         ):
             return
-        if int(np.prod(result_type.get_shape())) > self.max_elements:
+        if prod(result_type.get_shape()) > self.max_elements:
             return
+        # The evaluator (numpy) is imported when a constant is folded.
+        import numpy as np
+
+        from physlayout.semantics.graph_evaluator import (
+            EvaluationError,
+            apply_rewrite,
+            dense_array,
+        )
+
         try:
             array = apply_rewrite(op, dense_array(value, op.input.type))
         except EvaluationError:

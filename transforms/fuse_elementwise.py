@@ -61,7 +61,7 @@ from physlayout.dialects.layout import is_texture_scope
 from physlayout.dialects.layout_fused import FusedOp, YieldOp
 from physlayout.dialects.layout_graph import TransformOp
 from physlayout.dialects.layout_scopes import SCOPE_ATTR, CopyOp, producer_scope
-from physlayout.semantics.graph_evaluator import generic_form
+from physlayout.dialects.linalg_generic import generic_form
 from physlayout.transforms.diagnostics import emit_remark
 from physlayout.transforms.fusion_plan import GroupPlan, plan_group, root_problem, splat_init
 from physlayout.transforms.legalize_kernels import texel_lane_loop

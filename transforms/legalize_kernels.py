@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
@@ -59,6 +59,9 @@ from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
 
 """Lanes of a texel."""
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass
@@ -300,6 +303,8 @@ def constant_kernel(
     """Store the array `values` (of the buffer's shape, elements of type `element`) into
     `dst`: a fill loop when all elements are equal, else one store per element (one
     `vector<4xT>` store per texel when the innermost extent is 4)."""
+    import numpy as np
+
     kernel = Kernel(name)
     target = kernel.param(dst, "dst")
     flat = values.reshape(-1)
@@ -324,11 +329,15 @@ def constant_kernel(
 
 
 def _has_nan(flat: np.ndarray) -> bool:
+    import numpy as np
+
     return bool(np.issubdtype(flat.dtype, np.floating) and np.isnan(flat).any())
 
 
 def scalar_attr(value: np.generic, element: Attribute) -> Attribute:
     """The scalar attribute of type `element` holding the numpy scalar `value`."""
+    import numpy as np
+
     if isinstance(value, np.floating):
         return FloatAttr(float(value), element)  # type: ignore[arg-type]
     return IntegerAttr(int(value), element)  # type: ignore[arg-type]

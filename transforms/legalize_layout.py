@@ -89,10 +89,11 @@ from physlayout.dialects.layout_check import CheckOp
 from physlayout.dialects.layout_fused import FusedOp
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, static_shape
 from physlayout.dialects.layout_scopes import GLOBAL, CopyOp, producer_scope, scope_problem
+from physlayout.dialects.linalg_generic import generic_form
+from physlayout.indexing import proofs
 from physlayout.indexing.bridges import isl as bridge
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
-from physlayout.semantics.graph_evaluator import dense_array, generic_form
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
 from physlayout.transforms.fusion_plan import generic_maps, plan_group, stage_loops
 from physlayout.transforms.legalize_kernels import (
@@ -284,6 +285,8 @@ class HostBuilder:
         assert isinstance(type_, TensorType)
         buffer_type(type_, GLOBAL, op)
         target = self._result(op.result, op)
+        from physlayout.semantics.graph_evaluator import dense_array  # numpy: when used
+
         array = dense_array(value, type_)
         kernel, args = constant_kernel(
             self._name(op, "constant"), target, array, type_.get_element_type()
@@ -569,6 +572,8 @@ def _splat_scalar(op: arith.ConstantOp) -> Attribute:
     """The element of a splat dense tensor constant, as a scalar attribute."""
     value = op.value
     assert isinstance(value, DenseIntOrFPElementsAttr)
+    from physlayout.semantics.graph_evaluator import dense_array  # numpy: when used
+
     return scalar_attr(dense_array(value, op.result.type).reshape(-1)[0], _element(op.result))
 
 
@@ -613,8 +618,7 @@ def _check_access(
         return
     try:
         with bridge.isl_errors("proving the accesses of a linalg.generic in bounds"):
-            image = bridge.build_map(imap.initial_indices, imap.final_indices, extents).range()
-            inside = image.is_subset(bridge.build_box(shape))
+            inside = proofs.image_within(imap, tuple(extents), shape)
     except ValueError as err:
         raise fail(op, str(err)) from None
     if not inside:

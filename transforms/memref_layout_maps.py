@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-import islpy as isl
 from xdsl.dialects.builtin import AffineMapAttr, MemRefType, NoneAttr
 from xdsl.ir import Attribute
 from xdsl.ir.affine import (
@@ -197,6 +196,8 @@ def _check_non_negative(index_map: IndexMap, position: int, shape: tuple[int, ..
     Raises:
         _Refused: the output has a negative minimum (the message names a witness index).
     """
+    import islpy as isl
+
     try:
         as_isl = index_map.to_isl_map(shape)
         image = as_isl.range()

@@ -65,8 +65,8 @@ from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.dialects.layout_check import CheckOp
 from physlayout.dialects.layout_graph import static_shape
+from physlayout.dialects.linalg_generic import generic_form
 from physlayout.dialects.linalg_named import DepthwiseConv2DNchwChwOp
-from physlayout.semantics.graph_evaluator import generic_form
 from physlayout.transforms.pass_options import PhyslayoutPass
 
 

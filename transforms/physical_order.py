@@ -13,14 +13,14 @@ picked or why it kept the logical order; the remarks never change the plan.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from xdsl.ir import Operation, SSAValue
 
 from physlayout.dialects.buffer_layout import PendingLayout
 from physlayout.dialects.layout import StoreOp
-from physlayout.transforms.buffer_aliases import describe_value
+from physlayout.transforms.buffer_aliases import BufferAliases, describe_value
 from physlayout.transforms.dependence import (
     LayoutOf,
     access_lanes,
@@ -57,7 +57,17 @@ def plan_physical_order(
     module: Operation, layout_of: LayoutOf, remarks: bool, pass_name: str
 ) -> PhysicalOrderPlan:
     """The nests of `module` to re-iterate in physical order (see the module docstring)."""
-    pairs_of = aliased_parameters(module)
+    aliases: dict[Operation, BufferAliases] = {}  # per function: planning changes no IR
+
+    def aliases_in(scope: Operation) -> BufferAliases:
+        if scope not in aliases:
+            aliases[scope] = BufferAliases(scope)
+        return aliases[scope]
+
+    def aliases_of(nest: LoopNest) -> BufferAliases:
+        return aliases_in(enclosing_function(nest.outer) or nest.outer)
+
+    pairs_of = aliased_parameters(module, aliases_in)
     nests: dict[Operation, PhysicalOrder] = {}
     covered: set[SSAValue] = set()
     for op in _outside_picked_nests(module, nests):
@@ -66,7 +76,7 @@ def plan_physical_order(
             continue
         function = enclosing_function(nest.outer)
         pairs = set() if function is None else pairs_of.get(function.sym_name.data)
-        picked, hazard = _pick(nest, layout_of, frozenset(covered), pairs or set())
+        picked, hazard = _pick(nest, layout_of, frozenset(covered), pairs or set(), aliases_of)
         if picked is not None:
             nests[op] = picked
             covered.add(picked.buffer)
@@ -100,6 +110,7 @@ def _pick(
     layout_of: LayoutOf,
     covered: frozenset[SSAValue],
     pairs: set[frozenset[int]],
+    aliases_of: Callable[[LoopNest], BufferAliases],
 ) -> tuple[PhysicalOrder | None, str | None]:
     """The first store of the nest body that can be re-iterated in physical order, else
     the first reason why a candidate store cannot be."""
@@ -111,7 +122,7 @@ def _pick(
         axes = _store_axes(store, nest, layout)
         if axes is None:
             continue
-        hazard = _hazard(nest, store.buffer, layout, axes, layout_of, pairs)
+        hazard = _hazard(nest, store.buffer, layout, axes, layout_of, pairs, aliases_of(nest))
         if hazard is None and not has_inverse(layout):
             hazard = f"the map of {describe_value(store.buffer)} has no single quasi-affine inverse"
         if hazard is None:
@@ -127,6 +138,7 @@ def _hazard(
     axes: dict[SSAValue, int],
     layout_of: LayoutOf,
     pairs: set[frozenset[int]],
+    aliases: BufferAliases,
 ) -> str | None:
     """Why re-iterating `nest` in the physical order of `buffer` may change the result
     (None when it provably does not)."""
@@ -145,6 +157,7 @@ def _hazard(
         layout_of,
         pairs,
         buffer if layout.padding is not None else None,
+        aliases,
     )
 
 

@@ -75,7 +75,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import PassFailedException
 
-from physlayout.semantics.graph_evaluator import generic_form
+from physlayout.dialects.linalg_generic import generic_form
 from physlayout.transforms.pass_options import PhyslayoutPass
 
 KINDS = ("conv", "matmul", "pooling", "reduction")

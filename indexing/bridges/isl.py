@@ -3,17 +3,21 @@
 Every function here works on positional spaces: the inputs of an index map are named
 ``x0, x1, ...`` in isl and the outputs ``i0, i1, ...`` (our dimension names never reach isl,
 so they cannot clash with isl keywords). Every isl failure is re-raised as ValueError.
+islpy is imported by the functions that call it: the text-only ones (`expr_to_isl`,
+`conjunction_to_isl`, the names) do not load it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-
-import islpy as isl
+from typing import TYPE_CHECKING
 
 from physlayout.indexing.quasi_affine import Add, CeilDiv, Const, Dim, Expr, FloorDiv, Mod, Mul
 from physlayout.indexing.simplify import simplify
+
+if TYPE_CHECKING:
+    import islpy as isl
 
 IslConstraint = tuple[Expr, bool]
 """``(expr, is_equality)``: ``expr == 0`` if `is_equality` else ``expr >= 0``."""
@@ -22,6 +26,8 @@ IslConstraint = tuple[Expr, bool]
 @contextmanager
 def isl_errors(what: str) -> Iterator[None]:
     """Re-raise `isl.Error` raised inside the block as ValueError naming `what`."""
+    import islpy as isl
+
     try:
         yield
     except isl.Error as err:
@@ -75,6 +81,8 @@ def build_map(
 ) -> isl.Map:
     """The isl map ``{ [x...] -> [i...] : i_j = final_j(x) }``, with domain the box
     ``0 <= x_k < shape_k`` when `shape` is given, else all of Z^n."""
+    import islpy as isl
+
     ins = input_names(len(initial))
     outs = output_names(len(final))
     rename = dict(zip(initial, ins, strict=True))
@@ -90,6 +98,8 @@ def build_map(
 
 def build_box(shape: Sequence[int], names: Sequence[str] | None = None) -> isl.Set:
     """The isl set ``{ [i...] : 0 <= i_k < shape_k }``."""
+    import islpy as isl
+
     names = list(names) if names is not None else output_names(len(shape))
     text = _braces(f"[{', '.join(names)}]", box_constraints(names, shape))
     with isl_errors(f"building the isl set {text}"):
@@ -98,6 +108,8 @@ def build_box(shape: Sequence[int], names: Sequence[str] | None = None) -> isl.S
 
 def build_set(names: Sequence[str], shape: Sequence[int], disjuncts: str) -> isl.Set:
     """The isl set of the box over `names` intersected with the isl formula `disjuncts`."""
+    import islpy as isl
+
     constraints = [*box_constraints(names, shape), f"({disjuncts})"]
     text = _braces(f"[{', '.join(names)}]", constraints)
     with isl_errors(f"building the isl set {text}"):
@@ -141,6 +153,8 @@ def aff_to_expr(aff: isl.Aff, names: Sequence[str]) -> Expr:
 def local_divs(space: isl.LocalSpace, names: Sequence[str]) -> list[Expr]:
     """The integer divisions of a local space as expressions; division k may use the
     divisions before it."""
+    import islpy as isl
+
     divs: list[Expr] = []
     with isl_errors("converting integer divisions"):
         for k in range(space.dim(isl.dim_type.div)):
@@ -150,6 +164,8 @@ def local_divs(space: isl.LocalSpace, names: Sequence[str]) -> list[Expr]:
 
 def _aff_with_divs(aff: isl.Aff, names: Sequence[str], divs: Sequence[Expr]) -> Expr:
     """``floor(aff)`` given the expressions of (at least the used) divisions of its space."""
+    import islpy as isl
+
     denominator = aff.get_denominator_val()
     terms: list[tuple[int, Expr]] = [
         (_int_coef(aff.get_coefficient_val(isl.dim_type.in_, k), denominator), Dim(name))
@@ -179,6 +195,8 @@ def set_to_disjuncts(iset: isl.Set, names: Sequence[str]) -> tuple[tuple[IslCons
 
 
 def _basic_set_constraints(bset: isl.BasicSet, names: Sequence[str]) -> tuple[IslConstraint, ...]:
+    import islpy as isl
+
     result: list[IslConstraint] = []
     with isl_errors(f"describing {bset}"):
         for constraint in bset.get_constraints():
@@ -211,6 +229,8 @@ def pieces(pma: isl.PwMultiAff) -> list[tuple[isl.Set, isl.MultiAff]]:
 
 def point_coordinates(point: isl.Point, count: int) -> list[int]:
     """The first `count` coordinates of an isl point."""
+    import islpy as isl
+
     with isl_errors("reading an isl point"):
         return [val_to_int(point.get_coordinate_val(isl.dim_type.set, k)) for k in range(count)]
 

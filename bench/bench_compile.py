@@ -1,0 +1,175 @@
+"""Whole-model compile time: the Adreno pipeline on real models against `xdsl-opt` parsing
+and printing them (issue 28: within 3x; a script, not a test; about a minute of CPU time
+per model that gets through).
+
+For each `NAME.mlir` of the models folder (torch-mlir linalg-on-tensors graphs; default
+`../shared/models` beside the repository, `--models DIR` otherwise):
+
+- per pass, in this process: CPU seconds of each pass of `raise-layout-rewrites` followed
+  by `physlayout-adreno`'s passes, and of the module verification after it (the pipeline
+  verifies after every pass); a model that a pass refuses stops there (the table says
+  where: the pipeline does not handle every model yet);
+- as subprocesses (CPU seconds, start-up included, one run each): `xdsl-opt FILE` (parse and
+  print, the floor) and `xdsl-opt FILE -p raise-layout-rewrites,physlayout-adreno`, and
+  their ratio (only for models the whole pipeline compiles).
+
+Run: ``python bench/bench_compile.py [--models DIR] [--only NAME,...] [--no-write]``;
+writes its section of bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from results import cpu_seconds, machine, write_section
+
+BIN = Path(sys.executable).parent
+ROOT = Path(__file__).resolve().parent.parent
+PIPELINE = "raise-layout-rewrites,physlayout-adreno"
+TITLE = "## Whole models: physlayout-adreno against xdsl-opt parse+print (bench_compile.py)"
+TARGET = 3.0
+
+
+@dataclass
+class ModelTiming:
+    """Per-pass seconds of one model, where it stopped, and the subprocess totals."""
+
+    name: str
+    ops: int
+    parse: float = 0.0
+    passes: list[tuple[str, float, float]] = field(default_factory=list[tuple[str, float, float]])
+    """(pass, seconds, verification seconds after it)."""
+    failure: str | None = None
+    floor: float | None = None
+    whole: float | None = None
+
+
+def pipeline_passes() -> list[object]:
+    """The passes of `raise-layout-rewrites,physlayout-adreno`, in order."""
+    from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
+    from physlayout.lowering.raise_layout_rewrites import RaiseLayoutRewritesPass
+
+    return [RaiseLayoutRewritesPass(), *PhyslayoutAdrenoPass().passes()]
+
+
+def time_passes(path: Path) -> ModelTiming:
+    """Parse `path`, run each pass and verify after it, timing both (CPU seconds)."""
+    from xdsl.parser import Parser
+    from xdsl.passes import ModulePass
+
+    from physlayout.universe import make_context
+
+    ctx = make_context()
+    text = path.read_text()
+    start = time.process_time()
+    try:
+        module = Parser(ctx, text, str(path)).parse_module()
+    except Exception as err:  # xDSL may lack an op of the model
+        lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+        message = (lines[-1] if lines else type(err).__name__)[:160]
+        return ModelTiming(path.stem, 0, time.process_time() - start, failure=f"parse: {message}")
+    timing = ModelTiming(path.stem, sum(1 for _ in module.walk()))
+    timing.parse = time.process_time() - start
+    for item in pipeline_passes():
+        assert isinstance(item, ModulePass)
+        start = time.process_time()
+        try:
+            item.apply(ctx, module)
+            done = time.process_time()
+            module.verify()
+        except Exception as err:  # the table reports where the model stops
+            message = " ".join(str(err).split())[:160]
+            timing.failure = f"{item.name}: {message}"
+            return timing
+        timing.passes.append((item.name, done - start, time.process_time() - done))
+    return timing
+
+
+def time_whole(path: Path, timing: ModelTiming, timeout: float) -> None:
+    """The subprocess CPU seconds of parse+print and of the whole pipeline."""
+    xdsl_opt = str(BIN / "xdsl-opt")
+    if timing.failure is not None and timing.failure.startswith("parse:"):
+        return
+    timing.floor = cpu_seconds([xdsl_opt, str(path), "-o", os.devnull], timeout)
+    if timing.failure is None:
+        timing.whole = cpu_seconds(
+            [xdsl_opt, str(path), "-p", PIPELINE, "-o", os.devnull], timeout
+        )
+
+
+def section(timings: list[ModelTiming], models: Path) -> list[str]:
+    """The RESULTS.md section: one row per model, then the per-pass table."""
+    lines = [
+        machine(),
+        f"Models: `{models.name}/*.mlir` (torch-mlir linalg-on-tensors). CPU seconds. "
+        f"\"floor\" is `xdsl-opt FILE` (parse + print), \"whole\" `xdsl-opt FILE -p {PIPELINE}`, "
+        f"both subprocesses with start-up; the target is whole / floor <= {TARGET}. Pass "
+        "times are in-process; \"verify\" is the module verification after each pass.",
+        "",
+        "| model | ops | floor | whole | whole / floor | parse | passes | verify | stops at |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for t in timings:
+        floor = "-" if t.floor is None else f"{t.floor:.2f}"
+        whole = "-" if t.whole is None else f"{t.whole:.2f}"
+        ratio = "-" if t.floor is None or t.whole is None else f"{t.whole / t.floor:.2f}x"
+        passes = sum(s for _, s, _ in t.passes)
+        verify = sum(v for _, _, v in t.passes)
+        stops = "-" if t.failure is None else t.failure.split(":")[0]
+        lines.append(
+            f"| {t.name} | {t.ops} | {floor} | {whole} | {ratio} | {t.parse:.2f} | "
+            f"{passes:.2f} | {verify:.2f} | {stops} |"
+        )
+    names = [name for name, _, _ in max((t.passes for t in timings), key=len, default=[])]
+    lines += [
+        "",
+        "Seconds per pass (pass + verification after it; blank where the model stopped):",
+        "",
+        "| pass | " + " | ".join(t.name for t in timings) + " |",
+        "|---|" + "---|" * len(timings),
+    ]
+    for k, name in enumerate(names):
+        cells = [
+            f"{t.passes[k][1]:.3f} + {t.passes[k][2]:.3f}" if k < len(t.passes) else ""
+            for t in timings
+        ]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    stopped = [t for t in timings if t.failure is not None]
+    if stopped:
+        lines += ["", "Where the pipeline stops (not a compile-time matter):", ""]
+        lines += [f"- {t.name}: {t.failure}" for t in stopped]
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--models", type=Path, default=ROOT.parent / "shared" / "models")
+    parser.add_argument("--only", default="", help="comma-separated model names")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per run")
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    args = parser.parse_args(argv)
+    if not args.models.is_dir():
+        print(f"no models folder at {args.models}: nothing to measure (use --models DIR)")
+        return
+    only = {n for n in args.only.split(",") if n}
+    timings: list[ModelTiming] = []
+    for path in sorted(args.models.glob("*.mlir")):
+        if only and path.stem not in only:
+            continue
+        timing = time_passes(path)
+        time_whole(path, timing, args.timeout)
+        timings.append(timing)
+        print(section([timing], args.models)[5], flush=True)
+    print("\n".join(section(timings, args.models)[4:]))
+    if not args.no_write:
+        write_section(TITLE, section(timings, args.models))
+
+
+if __name__ == "__main__":
+    main()

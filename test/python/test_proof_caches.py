@@ -1,0 +1,174 @@
+"""The proofs behind apply-layout are cached per (map, shape) and have an isl-free fast path
+(`physlayout.indexing.structural`); both must give the answers of an uncached isl decision,
+checked here on random maps (hypothesis) against isl and brute-force enumeration."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from physlayout.indexing import proofs
+from physlayout.indexing.extents import PaddingPredicate, padding_of, structural_extents
+from physlayout.indexing.index_map import IndexMap, clear_caches
+from physlayout.indexing.quasi_affine import Const, Dim, Expr, FloorDiv, Mod
+from physlayout.indexing.structural import covers_box_structurally, is_injective_structurally
+
+PROPERTY = settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+NAMES = ("a", "b", "c")
+DIVISORS = st.sampled_from([1, 2, 3, 4, 5])
+
+
+def _layout_output(name: str, draw: st.DrawFn) -> list[Expr]:
+    """The outputs one input contributes in a layout-like map: itself, a split, a nested
+    split, a scaled or shifted copy, a lone floordiv or mod (lossy), or nothing."""
+    dim = Dim(name)
+    k = draw(DIVISORS)
+    match draw(st.integers(0, 6)):
+        case 0:
+            return [dim]
+        case 1:
+            return [FloorDiv(dim, k), Mod(dim, k)]
+        case 2:
+            j = draw(DIVISORS)
+            return [FloorDiv(FloorDiv(dim, k), j), Mod(FloorDiv(dim, k), j), Mod(dim, k)]
+        case 3:
+            return [dim * draw(st.integers(1, 3)) + draw(st.integers(0, 2))]
+        case 4:
+            return [FloorDiv(dim, k)]
+        case 5:
+            return [Mod(dim, k)]
+        case _:
+            return []
+
+
+@st.composite
+def layout_maps(draw: st.DrawFn) -> tuple[IndexMap, tuple[int, ...]]:
+    """A map in the style of layouts (often a bijection, sometimes lossy or padded, with
+    outputs permuted and sometimes a constant or a sum) and a small box."""
+    rank = draw(st.integers(1, 3))
+    names = NAMES[:rank]
+    outputs = [e for name in names for e in _layout_output(name, draw)]
+    if draw(st.booleans()) and rank > 1:
+        outputs.append(Dim(names[0]) + Dim(names[1]))
+    if draw(st.booleans()):
+        outputs.append(Const(0))
+    outputs = draw(st.permutations(outputs)) if outputs else [Const(0)]
+    dims = tuple(draw(st.integers(1, 6)) for _ in names)
+    return IndexMap(names, outputs), dims
+
+
+def _images(imap: IndexMap, dims: tuple[int, ...]) -> list[tuple[int, ...]]:
+    return [
+        tuple(int(v) for v in imap.map_indices(list(point)))
+        for point in itertools.product(*(range(d) for d in dims))
+    ]
+
+
+def _outputs_start_at_zero(imap: IndexMap, dims: tuple[int, ...]) -> bool:
+    try:
+        structural_extents(imap, dims)
+    except ValueError:
+        return False
+    return True
+
+
+@PROPERTY
+@given(layout_maps())
+def test_structural_injectivity_is_sound(case: tuple[IndexMap, tuple[int, ...]]) -> None:
+    imap, dims = case
+    images = _images(imap, dims)
+    if is_injective_structurally(imap, dims):
+        assert len(set(images)) == len(images)
+
+
+@PROPERTY
+@given(layout_maps())
+def test_cached_injectivity_is_the_uncached_isl_answer(
+    case: tuple[IndexMap, tuple[int, ...]],
+) -> None:
+    imap, dims = case
+    clear_caches()
+    isl_answer = bool(proofs.isl_map.__wrapped__(imap, dims).is_injective())
+    images = _images(imap, dims)
+    assert isl_answer == (len(set(images)) == len(images))
+    assert proofs.is_injective(imap, dims) == isl_answer  # computed (fast path or isl)
+    assert proofs.is_injective(imap, dims) == isl_answer  # from the cache
+    assert (proofs.find_collision(imap, dims) is None) == isl_answer
+    assert imap.is_injective(list(dims)) == isl_answer
+
+
+@PROPERTY
+@given(layout_maps())
+def test_cached_padding_is_the_uncached_isl_answer(
+    case: tuple[IndexMap, tuple[int, ...]],
+) -> None:
+    imap, dims = case
+    if not _outputs_start_at_zero(imap, dims):
+        return
+    out_shape = structural_extents(imap, dims)
+    clear_caches()
+    covered = set(_images(imap, dims)) == set(
+        itertools.product(*(range(e) for e in out_shape))
+    )
+    if covers_box_structurally(imap, dims, out_shape):
+        assert covered
+    cached = padding_of(imap, dims, out_shape)
+    assert (cached is None) == covered
+    assert padding_of(imap, dims, out_shape) == cached  # from the cache
+    # The uncached isl computation (the fast path bypassed by an impossible shape match).
+    uncached = _isl_padding(imap, dims, out_shape)
+    assert uncached == cached
+
+
+def _isl_padding(
+    imap: IndexMap, dims: tuple[int, ...], out_shape: tuple[int, ...]
+) -> PaddingPredicate | None:
+    """`padding_of` decided by isl alone: the box's points minus the image, as isl sees it."""
+    from physlayout.indexing.bridges import isl as bridge
+
+    names = tuple(bridge.output_names(imap.final_ndim))
+    box = bridge.build_box(out_shape, names)
+    image = proofs.isl_map.__wrapped__(imap, dims).range()
+    padding = box.subtract(image)
+    if padding.is_empty():
+        return None
+    return padding_of.__wrapped__(imap, dims, out_shape)
+
+
+def test_fast_path_covers_the_usual_layouts() -> None:
+    """NHWC -> NCHW4c, a transpose and a nested split are proven without isl."""
+    nchw4c = IndexMap.parse("(n, h, w, c) -> (n, c floordiv 4, h, w, c mod 4)")
+    transpose = IndexMap.parse("(i, j) -> (j, i)")
+    nested = IndexMap.parse("(i) -> ((i floordiv 4) floordiv 2, (i floordiv 4) mod 2, i mod 4)")
+    assert is_injective_structurally(nchw4c, (1, 8, 8, 16))
+    assert covers_box_structurally(nchw4c, (1, 8, 8, 16), (1, 4, 8, 8, 4))
+    assert not covers_box_structurally(nchw4c, (1, 8, 8, 6), (1, 2, 8, 8, 4))  # padded
+    assert is_injective_structurally(transpose, (3, 5))
+    assert covers_box_structurally(nested, (32,), (4, 2, 4))
+    assert not is_injective_structurally(IndexMap.parse("(i) -> (i floordiv 2)"), (4,))
+    assert math.prod((4, 2, 4)) == 32
+
+
+def test_applying_a_split_layout_does_not_load_islpy() -> None:
+    """A fresh `xdsl-opt` run applying NHWC -> NCHW4c proves it without isl."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "relu_texture.mlir"
+    code = (
+        "import sys\n"
+        "from xdsl.xdsl_opt_main import xDSLOptMain\n"
+        f"xDSLOptMain(args=[{str(example)!r}, '-p', 'apply-layout,flatten-buffers',"
+        " '-o', '/dev/null']).run()\n"
+        "print(sorted(m for m in ('islpy', 'numpy', 'pyopencl') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

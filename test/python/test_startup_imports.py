@@ -1,0 +1,83 @@
+"""Start-up imports only what a run needs (issue 28): loading physlayout's `xdsl.universe`
+entry point and listing its passes imports no pass implementation, and none of islpy,
+numpy, pyopencl, the runtime or the viz package; parsing and printing a file with
+layout types and graph-level rewrites without padding does not import them either (the
+verifier of a padded `layout.transform` computes its padding set with isl). Each check runs in a fresh interpreter
+(`sys.modules` of this one already holds everything)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = ("islpy", "numpy", "pyopencl", "matplotlib", "physlayout.runtime", "physlayout.viz")
+"""Packages a run that does not execute or draw anything should not import."""
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+NOT_AT_START_UP = (
+    *HEAVY,
+    "physlayout.transforms.",
+    "physlayout.lowering.",
+    "physlayout.semantics",
+)
+"""Module name prefixes that start-up must not import (the passes, targets, evaluator)."""
+
+
+def _imported_after(code: str) -> list[str]:
+    """The modules matching `NOT_AT_START_UP` that a fresh interpreter has imported after
+    running `code`."""
+    probe = code + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    modules: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return [m for m in modules if m.startswith(NOT_AT_START_UP)]
+
+
+def test_listing_the_universe_imports_no_pass_and_nothing_heavy() -> None:
+    code = (
+        "from importlib.metadata import entry_points\n"
+        "(entry,) = [e for e in entry_points(group='xdsl.universe') if e.name == 'physlayout']\n"
+        "universe = entry.load()\n"
+        "assert 'apply-layout' in universe.all_passes and 'layout' in universe.all_dialects\n"
+        "from xdsl.universe import Universe\n"
+        "names = sorted(Universe.get_multiverse().all_passes)\n"
+        "assert 'physlayout-adreno' in names and 'canonicalize' in names\n"
+    )
+    assert _imported_after(code) == []
+
+
+def test_the_public_api_module_imports_nothing_heavy() -> None:
+    assert _imported_after("import physlayout, physlayout.universe") == []
+
+
+@pytest.mark.parametrize(
+    "example", ["relu_texture.mlir", "rfc_conv_relu_conv.mlir", "relayout_chains.mlir"]
+)
+def test_parsing_and_printing_layout_ir_imports_nothing_heavy(example: str) -> None:
+    code = (
+        "from xdsl.xdsl_opt_main import xDSLOptMain\n"
+        f"xDSLOptMain(args=[{str(EXAMPLES / example)!r}, '-o', '/dev/null']).run()\n"
+    )
+    assert _imported_after(code) == []
+
+
+def test_physlayout_opt_without_passes_imports_no_pass() -> None:
+    code = (
+        "from physlayout.cli import opt_main\n"
+        "try:\n"
+        f"    opt_main([{str(EXAMPLES / 'relu_texture.mlir')!r}, '-o', '/dev/null'])\n"
+        "except SystemExit as exited:\n"
+        "    assert exited.code == 0\n"
+    )
+    # The driver locates pass remarks through `transforms.diagnostics` and reads pass options
+    # (bare flags, did-you-mean) through `transforms.pass_options`: no pass, no IR.
+    assert sorted(_imported_after(code)) == [
+        "physlayout.transforms.diagnostics",
+        "physlayout.transforms.pass_options",
+    ]
