@@ -482,13 +482,16 @@ def option_error_text(err: Exception) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of `physlayout` (sub-commands: `demo`, `run`, `viz`, `passes`)."""
+    """Entry point of `physlayout` (sub-commands: `demo`, `run`, `compile`, `viz`, `passes`)."""
     parser = argparse.ArgumentParser(prog="physlayout", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="run the embedded example pipeline and print each stage")
     from physlayout.cli_run import add_run_parser, run_command
 
     add_run_parser(sub)
+    from physlayout.cli_deploy import add_compile_parser, compile_command
+
+    add_compile_parser(sub)
     from physlayout.viz.command import add_viz_parser
 
     add_viz_parser(sub)
@@ -502,6 +505,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         run_demo()
     elif args.command == "run":
         sys.exit(run_with_deep_stack(lambda: run_command(args)))
+    elif args.command == "compile":
+        sys.exit(run_with_deep_stack(lambda: compile_command(args)))
     elif args.command == "viz":
         sys.exit(run_with_deep_stack(lambda: _viz_command(args)))
     elif args.command == "passes":

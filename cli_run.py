@@ -9,6 +9,7 @@ never a traceback; the exit status is 1 on an error or a failed check.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -54,7 +55,9 @@ def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         ),
     )
     run.add_argument(
-        "file", help="an .mlir file with buffer-level kernels or graph-level functions (tensors)"
+        "file",
+        help="an .mlir file with buffer-level kernels or graph-level functions (tensors), or "
+        "an artifact directory written by `physlayout compile` (run as compiled)",
     )
     run.add_argument(
         "--entry", help="function to run (default: @main, else the one function no other calls)"
@@ -122,6 +125,10 @@ def _run_checked(args: argparse.Namespace) -> int:
     from physlayout.runtime.opencl import OpenCLRuntime, compile_module
     from physlayout.transforms.legalize_layout import is_graph_function
 
+    if os.path.isdir(args.file):
+        from physlayout.cli_deploy import run_artifact_command
+
+        return run_artifact_command(args)
     with open(args.file) as stream:
         source = parse_located(stream.read(), args.file)
     if any(isinstance(op, func.FuncOp) and is_graph_function(op) for op in source.ops):
@@ -137,7 +144,7 @@ def _run_checked(args: argparse.Namespace) -> int:
     inputs = _inputs(entry, names, given, args.seed)
     reference = [v.copy() if isinstance(v, np.ndarray) else v for v in inputs]
     result = execute(compiled, entry.sym_name.data, inputs)
-    _print_times(runtime, compiled, entry.sym_name.data, result)
+    _print_times(runtime, entry.sym_name.data, result)
     for name, path in _named_values(args.output, "--output", names).items():
         np.save(path, inputs[names.index(name)])
     if not args.check:
@@ -156,17 +163,12 @@ def _run_checked(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _print_times(runtime: Any, compiled: Any, entry: str, result: Any) -> None:
+def _print_times(runtime: Any, entry: str, result: Any) -> None:
     print(f"device: {runtime.describe()}")
-    launches = {
-        launch.kernel: launch
-        for info in compiled.program.kernels.values()
-        for launch in info.launches
-    }
     print(f"@{entry}: {len(result.times)} launch(es), "
           f"{result.total_seconds * 1e3:.3f} ms device time")
     for time in result.times:
-        size = list(launches[time.kernel].global_size)
+        size = list(time.global_size)
         print(f"  {time.kernel:<24} {time.seconds * 1e3:9.3f} ms  global size {size}")
 
 
@@ -207,7 +209,7 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
         for x, t in zip(inputs, entry.function_type.inputs.data, strict=True)
     ]
     result = execute(compiled, entry.sym_name.data, [*host_args, *results])
-    _print_times(runtime, compiled, entry.sym_name.data, result)
+    _print_times(runtime, entry.sym_name.data, result)
     shaped = [
         r.reshape(tuple(t.get_shape()))
         for r, t in zip(results, entry.function_type.outputs.data, strict=True)
