@@ -721,16 +721,24 @@ int main(int argc, char **argv) {
     if (spec && !*spec)
         spec = NULL;
     for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
+        char option[32];
+        const char *a = argv[i], *value;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(argv[0]);
             return 0;
         }
-        if (i + 1 >= argc) {
-            usage(argv[0]);
-            fail("%s needs a value", a);
+        const char *eq_sign = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+        if (eq_sign && (size_t)(eq_sign - a) < sizeof option) { /* --option=value */
+            snprintf(option, sizeof option, "%.*s", (int)(eq_sign - a), a);
+            a = option;
+            value = eq_sign + 1;
+        } else {
+            if (i + 1 >= argc) {
+                usage(argv[0]);
+                fail("%s needs a value", a);
+            }
+            value = argv[++i];
         }
-        const char *value = argv[++i];
         if (strcmp(a, "--kernels") == 0) {
             kernels_path = value;
         } else if (strcmp(a, "--device") == 0) {

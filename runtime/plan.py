@@ -157,6 +157,8 @@ Arg = StorageArg | ValueArg | InputArg
 
 @dataclass(frozen=True)
 class Allocate:
+    """Device memory for the storage (`clCreateBuffer` / `clCreateImage`)."""
+
     phase: str
     storage: int
 
@@ -205,6 +207,8 @@ class Launch:
 
 @dataclass(frozen=True)
 class CopyBufferToImage:
+    """The whole image `dst` from buffer `src` (its rows x cols elements, row-major)."""
+
     phase: str
     src: int
     dst: int
@@ -212,6 +216,8 @@ class CopyBufferToImage:
 
 @dataclass(frozen=True)
 class CopyImageToBuffer:
+    """The whole image `src` into buffer `dst` (rows x cols elements, row-major)."""
+
     phase: str
     src: int
     dst: int
