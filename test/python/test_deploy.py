@@ -540,3 +540,60 @@ def test_c_host_refuses_a_device_without_a_required_extension(
         "lacks the OpenCL extension cl_physlayout_missing, which the plan's kernels need"
         in result.stderr
     )
+
+
+# Boundary kernels on edge shapes ----------------------------------------------------------------
+
+
+def _copy_module(shape: tuple[int, ...], layout: str, into: bool) -> str:
+    """@copy(%x, %y): y = x, the parameter `%x` (into=False: `%y`) in `layout`."""
+    dims = "x".join(map(str, shape))
+    plain = f"!layout.buffer<{dims}xf32>"
+    laid = f"!layout.buffer<{dims}xf32, {layout}>"
+    x_type, y_type = (laid, plain) if not into else (plain, laid)
+    idx = [f"%i{k}" for k in range(len(shape))]
+    lines = [f"func.func @copy(%x: {x_type}, %y: {y_type}) {{",
+             "  %c0 = arith.constant 0 : index", "  %c1 = arith.constant 1 : index"]  # fmt: skip
+    for k, extent in enumerate(shape):
+        lines.append(f"  %n{k} = arith.constant {extent} : index")
+    for k in range(len(shape)):
+        lines.append("  " * (k + 1) + f"scf.for %i{k} = %c0 to %n{k} step %c1 {{")
+    pad = "  " * (len(shape) + 1)
+    lines.append(f"{pad}%v = layout.load %x[{', '.join(idx)}] : {x_type}, f32")
+    lines.append(f"{pad}layout.store %v, %y[{', '.join(idx)}] : {y_type}, f32")
+    for k in reversed(range(len(shape))):
+        lines.append("  " * (k + 1) + "}")
+    lines += ["  func.return", "}"]
+    return "\n".join(lines) + "\n"
+
+
+EDGE_LAYOUTS = [
+    ((13,), "transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = 7.0 : f32"),
+    ((1,), "transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = 0.0 : f32"),
+    ((7, 3), "transform = #layout.index_map<(i, j) -> (j, i)>"),
+    ((1, 5, 7, 3), "transform = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h, w, c mod 4)>, pad_value = 0.0 : f32"),
+    ((2, 3, 1, 5), NCHW4C),
+]
+
+
+@pytest.mark.parametrize(("shape", "layout"), EDGE_LAYOUTS, ids=lambda x: str(x)[:40])
+@pytest.mark.parametrize("into", [False, True], ids=["in", "out"])
+def test_boundary_kernels_on_edge_shapes(
+    runtime: OpenCLRuntime,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    shape: tuple[int, ...],
+    layout: str,
+    into: bool,
+) -> None:
+    """Extents of 1, primes, 3 and 5 channels, padding, a transpose, a texture: the logical
+    artifact's boundary kernels give back exactly the logical input."""
+    source = tmp_path / "copy.mlir"
+    source.write_text(_copy_module(shape, layout, into))
+    out = compile_case(tmp_path, str(source), None, capsys)
+    x = np.random.default_rng(2).uniform(-1, 1, shape).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    code, stdout, err = physlayout("run", str(out), "--check", f"--input=x={tmp_path / 'x.npy'}",
+                                   f"--output=y={tmp_path / 'y.npy'}", capsys=capsys)  # fmt: skip
+    assert code == 0 and "check: passed" in stdout, err + stdout
+    np.testing.assert_array_equal(np.load(tmp_path / "y.npy"), x)
