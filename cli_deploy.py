@@ -167,8 +167,16 @@ def run_artifact_command(args: argparse.Namespace) -> int:
     from physlayout.runtime.deploy import load_artifact, run_artifact
     from physlayout.runtime.opencl import OpenCLRuntime
 
+    if args.pipeline != GRAPH_PIPELINE or args.remarks:
+        flag = "--pipeline" if args.pipeline != GRAPH_PIPELINE else "--remarks"
+        raise DiagnosticException(
+            f"{flag}: {args.file} is a compiled artifact and runs as compiled (give the "
+            "option to `physlayout compile`)"
+        )
     artifact = load_artifact(args.file)
     plan = artifact.plan
+    if args.print_opencl:
+        print(artifact.kernels)
     names = [p.name for p in plan.params]
     given = _named_values(args.input, "--input", names)
     wanted = _named_values(args.output, "--output", names)

@@ -597,3 +597,47 @@ def test_boundary_kernels_on_edge_shapes(
                                    f"--output=y={tmp_path / 'y.npy'}", capsys=capsys)  # fmt: skip
     assert code == 0 and "check: passed" in stdout, err + stdout
     np.testing.assert_array_equal(np.load(tmp_path / "y.npy"), x)
+
+
+def test_fp16_artifact_requires_cl_khr_fp16(
+    runtime: OpenCLRuntime, gcc: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Compiled for a target with cl_khr_fp16 (`--fp16`), an f16 texture program requires
+    the extension: HALF_FLOAT images in plan.json, cl_khr_fp16 in its requirements; a device
+    without it is refused by both runners."""
+    fp16 = ROOT / "test" / "opencl" / "target-fp16.mlir"
+    out = compile_case(tmp_path, str(fp16), "relu_half", capsys, "--fp16")
+    plan = json.loads((out / "plan.json").read_text())
+    assert plan["requirements"]["extensions"] == ["cl_khr_fp16"]
+    images = [s["image"]["channel_type"] for s in plan["storages"] if s["kind"] == "image"]
+    assert images and set(images) == {"CL_HALF_FLOAT"}
+    assert {p["dtype"] for p in plan["inputs"]} == {"float16"}
+    if runtime.limits.fp16:
+        pytest.skip("the device has cl_khr_fp16")
+    code, _, err = physlayout("run", str(out), capsys=capsys)
+    assert code == 1
+    assert "lacks the OpenCL extension cl_khr_fp16, which the plan's kernels need" in err
+    build_host(out)
+    args = write_inputs(out, 3)
+    result = run_host(out, *args)
+    assert result.returncode == 1
+    assert "lacks the OpenCL extension cl_khr_fp16" in result.stderr
+
+
+def test_compile_without_fp16_refuses_f16(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fp16 = ROOT / "test" / "opencl" / "target-fp16.mlir"
+    code, _, err = physlayout("compile", str(fp16), "--entry", "relu_half", "-o",
+                              str(tmp_path / "out"), capsys=capsys)  # fmt: skip
+    assert code == 1
+    assert "cl_khr_fp16" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_run_artifact_refuses_compile_options(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An artifact runs as compiled: options that would change the compile are refused."""
+    code, _, err = physlayout("run", str(demo), "--pipeline", "physlayout-adreno{fuse=true}",
+                              capsys=capsys)  # fmt: skip
+    assert code == 1
+    assert "runs as compiled" in err
