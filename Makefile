@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.physlayout-installed
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: all demo test lint pytest lit bench fuzz docs clean
+.PHONY: all demo test lint pytest lit bench models fuzz docs clean
 
 all: test
 
@@ -51,6 +51,11 @@ fuzz: $(STAMP)
 bench: $(STAMP)
 	for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 	$(BIN)/python bench/plots.py
+
+# Every real model (the shared torch-mlir exports beside the repository, else examples/models)
+# end to end on the OpenCL device against PyTorch's outputs: the compile/launch/error table.
+models: $(STAMP)
+	$(BIN)/python bench/bench_models.py
 
 # The README tutorial's pictures (test/python/test_viz.py checks the committed ones) and its
 # pass options table (test/python/test_readme.py checks it).

@@ -30,9 +30,11 @@ from physlayout.cli import (
 from physlayout.cli_run import (
     GRAPH_PIPELINE,
     _compare,  # pyright: ignore[reportPrivateUsage]
+    _compare_expected,  # pyright: ignore[reportPrivateUsage]
     _entry_function,  # pyright: ignore[reportPrivateUsage]
     _load_array,  # pyright: ignore[reportPrivateUsage]
     _named_values,  # pyright: ignore[reportPrivateUsage]
+    _npz_arrays,  # pyright: ignore[reportPrivateUsage]
     _print_times,  # pyright: ignore[reportPrivateUsage]
     _scalar_input,  # pyright: ignore[reportPrivateUsage]
     parse_located,
@@ -179,6 +181,7 @@ def run_artifact_command(args: argparse.Namespace) -> int:
         print(artifact.kernels)
     names = [p.name for p in plan.params]
     given = _named_values(args.input, "--input", names)
+    arrays = _npz_arrays(args.inputs, "--inputs", names)
     wanted = _named_values(args.output, "--output", names)
     layouts = _physical_layouts(artifact) if plan.io_layout == "physical" else {}
     rng = np.random.default_rng(args.seed)
@@ -203,8 +206,11 @@ def run_artifact_command(args: argparse.Namespace) -> int:
                         layouts[param.name].logical_shape, dtype)  # fmt: skip
             continue
         layout = layouts.get(param.name)
+        array = arrays.get(param.name)
         if text is not None:
             array = _load_array(param.name, text, dtype)
+        if array is not None:
+            text = text or f"the --inputs array {param.name}"
             if tuple(array.shape) != param.shape:
                 raise DiagnosticException(
                     f"--input {param.name}: {text} has shape {list(array.shape)}, expected "
@@ -224,13 +230,15 @@ def run_artifact_command(args: argparse.Namespace) -> int:
     values = {**inputs, **result.outputs}
     for name, path in wanted.items():
         np.save(path, values[name])
-    if not args.check:
-        return 0
     outputs = {
         name: array if name not in layouts else layouts[name].unmap_ndarray(array)
         for name, array in result.outputs.items()
     }
-    return _check(artifact, logical, outputs, args.rtol)
+    expected_ok = _compare_expected(args, {**logical, **outputs})
+    if not args.check:
+        return 0 if expected_ok else 1
+    failed = _check(artifact, logical, outputs, args.rtol)
+    return 1 if failed or not expected_ok else 0
 
 
 def _random(rng: Any, shape: tuple[int, ...], dtype: Any) -> Any:

@@ -67,6 +67,16 @@ def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="value of the parameter %%NAME (logical layout)",
     )
     run.add_argument(
+        "--inputs", metavar="FILE.npz",
+        help="values of parameters by name from one .npz (e.g. a model's input and weights); "
+        "--input overrides it",
+    )
+    run.add_argument(
+        "--expected", metavar="FILE.npz",
+        help="compare the results (result0, ...) and parameters named in FILE.npz with its "
+        "arrays (max|got - expected| / max|expected| <= --rtol); exit 1 on a mismatch",
+    )
+    run.add_argument(
         "--output", action="append", default=[], metavar="NAME=FILE.npy",
         help="save parameter %%NAME after the run (logical layout)",
     )
@@ -141,14 +151,15 @@ def _run_checked(args: argparse.Namespace) -> int:
     params = list(entry.body.blocks[0].args)
     names = [p.name_hint or str(p.index) for p in params]
     given = _named_values(args.input, "--input", names)
-    inputs = _inputs(entry, names, given, args.seed)
+    inputs = _inputs(entry, names, given, args.seed, _npz_arrays(args.inputs, "--inputs", names))
     reference = [v.copy() if isinstance(v, np.ndarray) else v for v in inputs]
     result = execute(compiled, entry.sym_name.data, inputs)
     _print_times(runtime, entry.sym_name.data, result)
     for name, path in _named_values(args.output, "--output", names).items():
         np.save(path, inputs[names.index(name)])
+    expected_ok = _compare_expected(args, dict(zip(names, inputs, strict=True)))
     if not args.check:
-        return 0
+        return 0 if expected_ok else 1
     from physlayout.semantics.evaluator import run_function
 
     run_function(source, entry.sym_name.data, reference)
@@ -160,7 +171,7 @@ def _run_checked(args: argparse.Namespace) -> int:
         failed |= not ok
         print(f"  %{name:<10} {line}")
     print("check: " + ("FAILED" if failed else "passed") + f" (rtol {args.rtol:g})")
-    return 1 if failed else 0
+    return 1 if failed or not expected_ok else 0
 
 
 def _print_times(runtime: Any, entry: str, result: Any) -> None:
@@ -188,7 +199,7 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
     names = [p.name_hint or str(p.index) for p in entry.body.blocks[0].args]
     outputs = [f"result{j}" for j in range(len(entry.function_type.outputs.data))]
     given = _named_values(args.input, "--input", names)
-    inputs = _inputs(entry, names, given, args.seed)
+    inputs = _inputs(entry, names, given, args.seed, _npz_arrays(args.inputs, "--inputs", names))
     lowered = source.clone()
     runtime = OpenCLRuntime(args.device)
     pipeline = device_pipeline(args.pipeline, runtime.limits)
@@ -218,8 +229,9 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
     values = dict(zip([*names, *outputs], [*inputs, *shaped], strict=True))
     for name, path in _named_values(args.output, "--output", list(values)).items():
         np.save(path, values[name])
+    expected_ok = _compare_expected(args, values)
     if not args.check:
-        return 0
+        return 0 if expected_ok else 1
     reference = run_graph(source, entry.sym_name.data, inputs)
     failed = False
     for name, got, want in zip(outputs, shaped, reference, strict=True):
@@ -227,7 +239,7 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
         failed |= not ok
         print(f"  %{name:<10} {line}")
     print("check: " + ("FAILED" if failed else "passed") + f" (rtol {args.rtol:g}, graph evaluator)")
-    return 1 if failed else 0
+    return 1 if failed or not expected_ok else 0
 
 
 def _tensor_dtype(type_: TensorType) -> Any:
@@ -279,8 +291,51 @@ def _named_values(pairs: Sequence[str], flag: str, names: Sequence[str]) -> dict
     return values
 
 
+def _npz_arrays(path: str | None, flag: str, names: Sequence[str]) -> dict[str, Any]:
+    """The arrays of the .npz file `path` by name (every name must be in `names`); {} for None."""
+    import numpy as np
+
+    if path is None:
+        return {}
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {key: archive[key] for key in archive.files}
+    except (ValueError, OSError) as err:
+        raise DiagnosticException(f"{flag}: cannot read {path} as a .npz archive: {err}") from None
+    unknown = sorted(set(arrays) - set(names))
+    if unknown:
+        raise DiagnosticException(
+            f"{flag}: {path} holds {unknown}, which name no parameter or result "
+            f"(have {list(names)})"
+        )
+    return arrays
+
+
+def _compare_expected(args: argparse.Namespace, values: dict[str, Any]) -> bool:
+    """Compare the values named in `--expected FILE.npz` (results and parameters) with its
+    arrays at `--rtol`, printing one line each; True when all match (or no file)."""
+    expected = _npz_arrays(args.expected, "--expected", list(values))
+    ok = True
+    for name, want in expected.items():
+        got = values[name]
+        if tuple(want.shape) != tuple(got.shape):
+            raise DiagnosticException(
+                f"--expected: {name} has shape {list(want.shape)}, the run gave {list(got.shape)}"
+            )
+        match, line = _compare(got, want, args.rtol)
+        ok &= match
+        print(f"  %{name:<10} {line.replace('opencl - numpy', 'opencl - expected')}")
+    if expected:
+        print("expected: " + ("passed" if ok else "FAILED") + f" (rtol {args.rtol:g})")
+    return ok
+
+
 def _inputs(
-    function: func.FuncOp, names: Sequence[str], given: dict[str, str], seed: int
+    function: func.FuncOp,
+    names: Sequence[str],
+    given: dict[str, str],
+    seed: int,
+    arrays: dict[str, Any] | None = None,
 ) -> list[Any]:
     import numpy as np
 
@@ -302,8 +357,11 @@ def _inputs(
         )
         dtype = numpy_dtype(element, f"parameter %{name}")
         shape = tuple(arg_type.get_shape())
+        array = (arrays or {}).get(name)
         if text is not None:
             array = _load_array(name, text, dtype)
+        if array is not None:
+            text = text or f"the --inputs array {name}"
             if tuple(array.shape) != shape:
                 raise DiagnosticException(
                     f"--input {name}: {text} has shape {list(array.shape)}, expected {list(shape)}"

@@ -53,6 +53,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "flow-layout-rewrites": ("transforms.flow_layout_rewrites", "FlowLayoutRewritesPass"),
     "lower-layout-rewrites": ("lowering.lower_layout_rewrites", "LowerLayoutRewritesPass"),
     "raise-layout-rewrites": ("lowering.raise_layout_rewrites", "RaiseLayoutRewritesPass"),
+    "normalize-graph": ("transforms.normalize_graph", "NormalizeGraphPass"),
     "convert-layout": ("transforms.convert_layout", "ConvertLayoutPass"),
     "annotate-texture-scope": ("transforms.annotate_texture_scope", "AnnotateTextureScopePass"),
     "realize-scopes": ("transforms.realize_scopes", "RealizeScopesPass"),

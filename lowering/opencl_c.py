@@ -171,9 +171,13 @@ def scalar_c_type(type_: Attribute) -> str | None:
 
 def storage_c_type(type_: Attribute, where: str) -> str:
     """The C type of a buffer's elements in memory: `c_type`, but `index` elements are
-    `long`, 64 bits like the evaluator's (and the host's int64) index values."""
+    `long`, 64 bits like the evaluator's (and the host's int64) index values, and `i1`
+    elements are `uchar` (0 or 1, one byte like numpy's bool: OpenCL C forbids bool in
+    kernel arguments)."""
     if isinstance(type_, IndexType):
         return "long"
+    if type_ == IntegerType(1):
+        return "uchar"
     return c_type(type_, where)
 
 

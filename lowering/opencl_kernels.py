@@ -368,11 +368,6 @@ class KernelWriter:
             raise fail(where, f"{buffer_type} still has a pending transform; run apply-layout")
         if isinstance(buffer_type.element_type, VectorType):
             raise fail(where, f"buffers of vectors ({buffer_type}) are not supported")
-        if c_type(buffer_type.element_type, where) == "bool":
-            raise fail(
-                where,
-                f"{buffer_type}: OpenCL C forbids bool in kernel arguments; store i8 elements",
-            )
         if buffer_type.num_elements() > _MAX_ELEMENTS:
             raise fail(where, f"{buffer_type} has more than 2^31 - 1 elements")
         texture = is_texture_scope(buffer_type.get_scope())

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import Float16Type, IndexType, VectorType
+from xdsl.dialects.builtin import Float16Type, IndexType, IntegerType, VectorType
 from xdsl.ir import Attribute, BlockArgument, SSAValue
 
 from physlayout.dialects.buffer_layout import TEXEL_LANES, flattened_type, flattening_separators
@@ -131,10 +131,14 @@ class MemoryWriter(KernelWriter):
                 "64-bit index, but kernels compute index values as 32-bit int (store i32 "
                 "elements and arith.index_cast them)",
             )
+        boolean = accessed.element_type == IntegerType(1)
+        if boolean and lanes != 1:
+            raise fail(where, f"vector loads of i1 elements ({accessed}) are not supported")
         if not buffer.texture:
             index = self.global_index(op, accessed, offset)
             if lanes == 1:
-                self.declare(op.result, f"{buffer.name}[{index}]", where)
+                read = f"{buffer.name}[{index}]"
+                self.declare(op.result, f"({read} != 0)" if boolean else read, where)
             elif self.aligned(op, buffer, accessed, offset, lanes):
                 vector_type = c_type(op.result.type, where)
                 pointer = f"(__global const {vector_type}*)({buffer.name} + {index})"
@@ -201,6 +205,10 @@ class MemoryWriter(KernelWriter):
         buffer, accessed, offset = self.access_target(op)
         lanes = self.lanes_of(op.value.type)
         value = self.expr(op.value)
+        if accessed.element_type == IntegerType(1):
+            if lanes != 1 or buffer.texture:
+                raise fail(where, "only scalar stores of i1 elements into global buffers are supported")
+            value = f"(uchar)({value})"
         if not buffer.texture:
             index = self.global_index(op, accessed, offset)
             if lanes == 1:

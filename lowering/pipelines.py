@@ -8,7 +8,7 @@
         physlayout-buffers, lower-layout{affine-loops}
     physlayout-adreno{desired-layouts allow-padding max-image-width max-image-height
                       weights-in-global remarks}           (graph level, then `-t opencl`)
-        convert-layout{desired-layouts allow-padding}, flow-layout-rewrites,
+        normalize-graph, raise-layout-rewrites, convert-layout{desired-layouts allow-padding}, flow-layout-rewrites,
         fold-layout-rewrites, annotate-texture-scope{max-image-* weights-in-global},
         realize-scopes, legalize-layout, physlayout-opencl{rewrite-loops=true remarks}, dce
 
@@ -32,6 +32,7 @@ from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from physlayout.lowering.lower_layout import LowerLayoutPass
+from physlayout.lowering.raise_layout_rewrites import RaiseLayoutRewritesPass
 from physlayout.transforms.annotate_texture_scope import AnnotateTextureScopePass
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.convert_layout import DEFAULT_LAYOUTS, ConvertLayoutPass
@@ -39,6 +40,7 @@ from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass
+from physlayout.transforms.normalize_graph import NormalizeGraphPass
 from physlayout.transforms.realize_scopes import RealizeScopesPass
 from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
 
@@ -149,9 +151,10 @@ class PhyslayoutMemrefPass(BufferPipeline):
 
 @dataclass(frozen=True)
 class PhyslayoutAdrenoPass(DeclaredPipeline):
-    """The Adreno texture pipeline, from an NCHW graph (functions over tensors) to
-    buffer-level kernels and a host function ready for `-t opencl`, from `convert-layout`
-    to `vectorize-texels`.
+    """The Adreno texture pipeline, from an NCHW graph (functions over tensors, as
+    frontends such as torch-mlir print them) to buffer-level kernels and a host function
+    ready for `-t opencl`, from `normalize-graph` and `raise-layout-rewrites` to
+    `vectorize-texels`.
 
     Options (passed on to the passes that take them):
         desired-layouts (str, "conv2d=NCHW4c,OIHW4o,NCHW4c"): `convert-layout`'s
@@ -188,6 +191,8 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
 
     def passes(self) -> tuple[ModulePass, ...]:
         return (
+            NormalizeGraphPass(),
+            RaiseLayoutRewritesPass(),
             ConvertLayoutPass(self.desired_layouts, self.allow_padding),
             FlowLayoutRewritesPass(),
             FoldLayoutRewritesPass(),

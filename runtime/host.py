@@ -18,7 +18,8 @@ whether the plan was just built or read from an artifact's plan.json.
 2. runs the `body` steps of the function's physical-layout plan: its allocations are device
    storage in their scope filled with zeros, or with `allocation_fill` (a texture
    allocation is an image of the 2-D shape its declared buffer flattens to), then the
-   launches in order;
+   launches in order; a `layout.check` reads its flags back after the launches so far and
+   raises `CheckFailed` unless all are non-zero;
 3. downloads every buffer argument, maps it back to the logical layout and writes it into
    the caller's array in place (as the numpy evaluator does); the downloaded arrays, in the
    transformed shape and padding included, are kept in `RunResult.physical`.
@@ -50,6 +51,7 @@ from physlayout.runtime.opencl import (
 from physlayout.runtime.plan import (
     C_SCALARS,
     Allocate,
+    Check,
     CopyBufferToImage,
     CopyImageToBuffer,
     Fill,
@@ -65,6 +67,7 @@ from physlayout.runtime.plan import (
     build_plan,
     c_scalar,
 )
+from physlayout.semantics.evaluator_values import check_flags
 
 
 @dataclass(frozen=True)
@@ -253,6 +256,9 @@ class _PlanRun:
                 rows, cols = src.physical_shape
                 cl.enqueue_copy(queue, dst.memory, src.memory, offset=0, origin=(0, 0),
                                 region=(cols // 4, rows))  # fmt: skip
+            case Check():
+                flat = self.get(step.storage).download().reshape(-1)
+                check_flags(flat[step.offset : step.offset + step.count], step.message)
 
     def get(self, index: int) -> DeviceStorage:
         storage = self.storage.get(index)

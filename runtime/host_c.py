@@ -21,6 +21,7 @@ import numpy as np
 from physlayout.runtime.plan import (
     C_SCALARS,
     Allocate,
+    Check,
     CopyBufferToImage,
     CopyImageToBuffer,
     Fill,
@@ -144,9 +145,10 @@ def _step(
     plan: Plan,
 ) -> str:
     """One `struct step` initializer: {op, storage, src, dst, param, kernel, function,
-    first_arg, n_args, dims, global, local, fill, fill_color}."""
+    first_arg, n_args, dims, global, local, fill, fill_color, offset, count, message}."""
     storage, src, dst, param, kernel = -1, -1, -1, -1, -1
     function, first, count, dims = "NULL", 0, 0, 0
+    offset, flags, message = 0, 0, "NULL"
     global_size, local_size = "{0, 0, 0}", "{0, 0, 0}"
     fill, color = "NULL", "0.0f"
     match step:
@@ -168,6 +170,9 @@ def _step(
             op, src, dst = "OP_COPY_BUFFER_TO_IMAGE", step.src, step.dst
         case CopyImageToBuffer():
             op, src, dst = "OP_COPY_IMAGE_TO_BUFFER", step.src, step.dst
+        case Check():
+            op, storage, offset, flags = "OP_CHECK", step.storage, step.offset, step.count
+            message = _c_string(step.message)
         case Launch():
             op, kernel, function = "OP_LAUNCH", kernels.index(step.kernel), _c_string(step.function)
             if not 1 <= len(step.global_size) <= 3:
@@ -180,7 +185,7 @@ def _step(
                 args.append(_arg(arg, names, values))
     return (
         f"    {{{op}, {storage}, {src}, {dst}, {param}, {kernel}, {function}, {first}, {count}, "
-        f"{dims}, {global_size}, {local_size}, {fill}, {color}}},"
+        f"{dims}, {global_size}, {local_size}, {fill}, {color}, {offset}u, {flags}u, {message}}},"
     )
 
 

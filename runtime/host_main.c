@@ -73,7 +73,7 @@ struct arg {
     const unsigned char *value; /* ARG_VALUE: its bytes */
 };
 
-enum op { OP_ALLOCATE, OP_FILL, OP_WRITE, OP_READ, OP_LAUNCH, OP_COPY_BUFFER_TO_IMAGE, OP_COPY_IMAGE_TO_BUFFER };
+enum op { OP_ALLOCATE, OP_FILL, OP_WRITE, OP_READ, OP_LAUNCH, OP_COPY_BUFFER_TO_IMAGE, OP_COPY_IMAGE_TO_BUFFER, OP_CHECK };
 struct step {
     int op;
     int storage; /* ALLOCATE, FILL, WRITE, READ */
@@ -87,6 +87,8 @@ struct step {
     size_t local[3];
     const unsigned char *fill; /* FILL: one element's bytes */
     float fill_color;          /* FILL of an image: every channel */
+    size_t offset, count;      /* CHECK: the flags, elements of the buffer `storage` */
+    const char *message;       /* CHECK: the failure's message */
 };
 
 /* @PLAN_TABLES@ */
@@ -897,6 +899,22 @@ int main(int argc, char **argv) {
         case OP_COPY_IMAGE_TO_BUFFER: {
             size_t copy_region[3] = {STORAGES[step->src].width, STORAGES[step->src].height, 1};
             check(clEnqueueCopyImageToBuffer(queue, memory[step->src], memory[step->dst], origin, copy_region, 0, 0, NULL, NULL), "clEnqueueCopyImageToBuffer", STORAGES[step->src].name);
+            break;
+        }
+        case OP_CHECK: {
+            /* layout.check: every flag (an integer) non-zero, else the run fails. */
+            size_t size = DTYPES[st->dtype].size, failed = 0;
+            unsigned char *flags = checked_malloc(step->count * size);
+            check(clEnqueueReadBuffer(queue, memory[step->storage], CL_TRUE, step->offset * size, step->count * size, flags, 0, NULL, NULL), "clEnqueueReadBuffer", st->name);
+            for (size_t e = 0; e < step->count; ++e) {
+                int zero = 1;
+                for (size_t b = 0; b < size; ++b)
+                    zero &= flags[e * size + b] == 0;
+                failed += (size_t)zero;
+            }
+            free(flags);
+            if (failed)
+                fail("assertion failed: %s (%zu of %zu elements)", step->message, failed, step->count);
             break;
         }
         case OP_LAUNCH: {

@@ -57,6 +57,7 @@ from physlayout.dialects.layout import (
     PtrType,
     is_texture_scope,
 )
+from physlayout.dialects.layout_check import CheckOp
 from physlayout.lowering.opencl import KernelArg, KernelInfo
 from physlayout.runtime.boundary import BoundaryFunctions
 from physlayout.runtime.opencl import (
@@ -223,7 +224,20 @@ class CopyImageToBuffer:
     dst: int
 
 
-Step = Allocate | Fill | Write | Read | Launch | CopyBufferToImage | CopyImageToBuffer
+@dataclass(frozen=True)
+class Check:
+    """`layout.check`: after the launches so far, read `count` integer flags of buffer
+    `storage` from element `offset` on; the run fails with `message` unless all are
+    non-zero."""
+
+    phase: str
+    storage: int
+    offset: int
+    count: int
+    message: str
+
+
+Step = Allocate | Fill | Write | Read | Launch | CopyBufferToImage | CopyImageToBuffer | Check
 
 
 @dataclass(frozen=True)
@@ -500,13 +514,24 @@ class _PlanBuilder:
                 case func.CallOp():
                     callee = op.callee.root_reference.data
                     self.call(callee, [env[v] for v in op.arguments])
+                case CheckOp():
+                    self.check(op, env[op.flags], where)
                 case func.ReturnOp():
                     return
                 case _:
                     raise OpenCLRuntimeError(
-                        f"{where}: host functions may only allocate, declare buffers, and "
-                        "call kernels"
+                        f"{where}: host functions may only allocate, declare buffers, call "
+                        "kernels and check flags"
                     )
+
+    def check(self, op: CheckOp, view: _Value, where: str) -> None:
+        if not isinstance(view, _View) or not isinstance(op.flags.type, BufferType):
+            raise OpenCLRuntimeError(f"{where}: expected a buffer of flags")
+        if self.storages[view.storage].kind != "buffer":
+            raise OpenCLRuntimeError(f"{where}: flags must be in a global buffer, not an image")
+        count = op.flags.type.num_elements()
+        self.read.add(view.storage)
+        self.steps.append(Check("body", view.storage, view.offset, count, op.message.data))
 
     def declare(self, op: DeclBufferOp, handle: _Value, where: str) -> _View:
         assert isinstance(handle, _Handle)
@@ -693,6 +718,8 @@ def _element(dtype: np.dtype[Any]) -> str:
 def _fill_value(value: Any, dtype: Any) -> int | float:
     """`value` as a plain number of `dtype`'s kind (NaN allowed for floats)."""
     array = np.asarray(value, dtype=np.dtype(dtype))
+    if array.dtype.kind == "b":
+        return int(array.item())
     return array.item()
 
 
@@ -845,6 +872,9 @@ def _step_json(step: Step) -> dict[str, Any]:
         case CopyImageToBuffer():
             return {"op": "copy_image_to_buffer", "phase": step.phase, "src": step.src,
                     "dst": step.dst}  # fmt: skip
+        case Check():
+            return {"op": "check", "phase": step.phase, "storage": step.storage,
+                    "offset": step.offset, "count": step.count, "message": step.message}  # fmt: skip
 
 
 def dumps(plan: Plan) -> str:
@@ -951,6 +981,9 @@ def _step_from(s: dict[str, Any]) -> Step:
             return CopyBufferToImage(phase, int(s["src"]), int(s["dst"]))
         case "copy_image_to_buffer":
             return CopyImageToBuffer(phase, int(s["src"]), int(s["dst"]))
+        case "check":
+            return Check(phase, int(s["storage"]), int(s["offset"]), int(s["count"]),
+                         str(s["message"]))  # fmt: skip
         case _:
             raise PlanError(f"plan.json: unknown step op {op!r}")
 

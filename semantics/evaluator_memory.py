@@ -35,6 +35,7 @@ from xdsl.ir import Attribute, Operation
 
 from physlayout.dialects import layout
 from physlayout.dialects.layout import BufferType, DeclBufferOp, PtrType
+from physlayout.dialects.layout_check import CheckOp
 from physlayout.semantics.evaluator_access import (
     element_offsets,
     gather,
@@ -61,6 +62,7 @@ from physlayout.semantics.evaluator_values import (
     View,
     active_values,
     any_active,
+    check_flags,
     check_view,
     dtype_of,
     fills_padding,
@@ -217,6 +219,17 @@ class LayoutFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: layout.StoreOp, args: PythonValues
     ) -> PythonValues:
         return store(interpreter, op, args)
+
+    @impl(CheckOp)
+    def run_check(self, interpreter: Interpreter, op: CheckOp, args: PythonValues) -> PythonValues:
+        """`layout.check` of a buffer: every element (in every active lane) must be non-zero."""
+        lanes = simt(interpreter).lanes
+        flags = view(op, args, 0)
+        if any_active(lanes):
+            flat, tail = whole_view_offsets(flags, lanes)
+            values = gather(flags.storage, flat, lanes, tail, flags.dtype)
+            check_flags(values, op.message.data)
+        return ()
 
 
 def fill_padding(view: View, lanes: Lanes, what: str) -> None:

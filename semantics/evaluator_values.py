@@ -60,6 +60,21 @@ class EvaluationError(DiagnosticException):
     """An error found while evaluating IR (bad argument, out-of-bounds access, ...)."""
 
 
+class CheckFailed(EvaluationError):
+    """A run-time assertion of the program failed (`cf.assert`, `layout.check`)."""
+
+
+def check_flags(flags: Any, message: str) -> None:
+    """The meaning of ``layout.check``: raise `CheckFailed` with `message` (and how many
+    elements failed) unless every element of `flags` is non-zero."""
+    array = np.asarray(flags)
+    failed = int(array.size - np.count_nonzero(array))
+    if failed:
+        raise CheckFailed(
+            f"assertion failed: {message} ({failed} of {array.size} elements)"
+        )
+
+
 # Types ------------------------------------------------------------------------------------
 
 

@@ -53,7 +53,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import arith, tensor
+from xdsl.dialects import arith, cf, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     DenseIntOrFPElementsAttr,
@@ -77,8 +77,16 @@ from xdsl.interpreter import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from physlayout.dialects.layout_check import CheckOp
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, scalar_value
 from physlayout.dialects.layout_scopes import CopyOp
+from physlayout.dialects.linalg_generic import GenericOp as ParsedGenericOp
+from physlayout.dialects.linalg_named import (
+    BatchMatmulOp,
+    DepthwiseConv2DNchwChwOp,
+    PoolingNchwMaxOp,
+    PoolingNchwSumOp,
+)
 from physlayout.dialects.linalg_pack import PackOp, UnPackOp
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim
@@ -91,12 +99,22 @@ from physlayout.semantics.evaluator_arith import (
 )
 from physlayout.semantics.evaluator_frame import lookup
 from physlayout.semantics.evaluator_scf import FuncFunctions
-from physlayout.semantics.evaluator_values import Array, EvaluationError, Handle, View, dtype_of
+from physlayout.semantics.evaluator_values import (
+    Array,
+    EvaluationError,
+    Handle,
+    View,
+    check_flags,
+    dtype_of,
+)
 from physlayout.semantics.graph_upstream import (
     UpstreamFn,
+    broadcast,
+    concat,
     extract,
     extract_op,
     extract_slice,
+    insert_slice,
     pack,
     pad,
     reshape,
@@ -209,6 +227,10 @@ def _body_op(
             return [None]
         source, *indices = _known(operands)
         return [extract(op, source, indices)]
+    if isinstance(op, cf.AssertOp):
+        if operands[0] is not None:
+            check_flags(operands[0], op.msg.data)
+        return []
     if op.name == "arith.constant" and len(op.results) == 1:
         value = op.properties.get("value")
         if isinstance(value, IntegerAttr | FloatAttr):
@@ -272,6 +294,18 @@ class GraphFunctions(InterpreterFunctions):
     def run_copy(self, interpreter: Interpreter, op: CopyOp, args: PythonValues) -> PythonValues:
         return (np.array(args[0]),)
 
+    @impl(cf.AssertOp)
+    def run_assert(
+        self, interpreter: Interpreter, op: cf.AssertOp, args: PythonValues
+    ) -> PythonValues:
+        check_flags(args[0], op.msg.data)
+        return ()
+
+    @impl(CheckOp)
+    def run_check(self, interpreter: Interpreter, op: CheckOp, args: PythonValues) -> PythonValues:
+        check_flags(args[0], op.message.data)
+        return ()
+
 
 def _named_impl(op_type: type[Operation]) -> Any:
     """The `@impl` of a named linalg op: its generic form."""
@@ -311,6 +345,14 @@ class LinalgFunctions(InterpreterFunctions):
     ) -> PythonValues:
         return tuple(run_generic(op, args, _outer(interpreter)))
 
+    @impl(ParsedGenericOp)
+    def run_parsed_generic(
+        self, interpreter: Interpreter, op: GenericOp, args: PythonValues
+    ) -> PythonValues:
+        """A parsed `linalg.generic` is physlayout's subclass (`dialects.linalg_generic`), and
+        the interpreter looks implementations up by exact type."""
+        return tuple(run_generic(op, args, _outer(interpreter)))
+
     @impl(FillOp)
     def run_fill(self, interpreter: Interpreter, op: FillOp, args: PythonValues) -> PythonValues:
         shape = _static_shape(op, op.res[0].type)
@@ -338,6 +380,11 @@ class LinalgFunctions(InterpreterFunctions):
     run_conv_2d_nhwc_hwcf = _named_impl(linalg_ops.Conv2DNhwc_HwcfOp)
     run_conv_2d_nhwgc_gfhwc = _named_impl(linalg_ops.Conv2DNhwgcGfhwcOp)
     run_pooling_nchw_max = _named_impl(linalg_ops.PoolingNchwMaxOp)
+    run_pooling_nchw_max_fixed = _named_impl(PoolingNchwMaxOp)
+    run_pooling_nchw_sum = _named_impl(PoolingNchwSumOp)
+    run_depthwise_conv_2d_nchw_chw = _named_impl(DepthwiseConv2DNchwChwOp)
+    run_batch_matmul = _named_impl(BatchMatmulOp)
+    run_broadcast = _upstream_impl(linalg_ops.BroadcastOp, broadcast)
 
 
 @register_impls
@@ -357,6 +404,8 @@ class TensorFunctions(InterpreterFunctions):
     run_pad = _upstream_impl(tensor.PadOp, pad)
     run_extract_slice = _upstream_impl(tensor.ExtractSliceOp, extract_slice)
     run_extract = _upstream_impl(tensor.ExtractOp, extract_op)
+    run_concat = _upstream_impl(tensor.ConcatOp, concat)
+    run_insert_slice = _upstream_impl(tensor.InsertSliceOp, insert_slice)
 
 
 @register_impls

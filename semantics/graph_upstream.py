@@ -15,6 +15,9 @@
 - `tensor.extract_slice` (static offsets, sizes, strides): the strided window, with the unit
   dimensions the result type drops removed.
 - `tensor.extract`: one element, bounds checked.
+- `linalg.broadcast`: the input repeated along the added dimensions; `tensor.concat`: the
+  operands joined along `dim`; `tensor.insert_slice` (static): `dest` with the window
+  replaced by `source`.
 
 Everything else raises `EvaluationError`, as does a dynamic shape, tile or index list.
 """
@@ -27,7 +30,7 @@ import numpy as np
 from xdsl.dialects import tensor
 from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, IntegerAttr, TensorType
-from xdsl.dialects.linalg.ops import TransposeOp
+from xdsl.dialects.linalg.ops import BroadcastOp, TransposeOp
 from xdsl.ir import Operation, SSAValue
 
 from physlayout.dialects.linalg_pack import PackOp, UnPackOp
@@ -135,16 +138,28 @@ def extract_slice(
     sizes = _static(op, tuple(op.static_sizes.get_values()), "sizes")
     strides = _static(op, tuple(op.static_strides.get_values()), "strides")
     x = args[0]
+    window = _window(op, offsets, sizes, strides, x.shape)
+    return np.array(np.reshape(x[window], _result_shape(op)))
+
+
+def _window(
+    op: Operation,
+    offsets: Sequence[int],
+    sizes: Sequence[int],
+    strides: Sequence[int],
+    shape: Sequence[int],
+) -> tuple[slice, ...]:
+    """The strided window of a slice op, bounds checked against `shape`."""
     window: list[slice] = []
-    for axis, (o, n, s, extent) in enumerate(zip(offsets, sizes, strides, x.shape, strict=True)):
+    for axis, (o, n, s, extent) in enumerate(zip(offsets, sizes, strides, shape, strict=True)):
         last = o + (n - 1) * s
         if n <= 0 or s <= 0 or o < 0 or last >= extent:
             raise EvaluationError(
-                f"'tensor.extract_slice': window offset {o}, size {n}, stride {s} leaves "
+                f"'{op.name}': window offset {o}, size {n}, stride {s} leaves "
                 f"dimension {axis} of extent {extent}"
             )
         window.append(slice(o, last + 1, s))
-    return np.array(np.reshape(x[tuple(window)], _result_shape(op)))
+    return tuple(window)
 
 
 def extract(op: Operation, source: Array, indices: Sequence[Array]) -> Array:
@@ -162,6 +177,43 @@ def extract(op: Operation, source: Array, indices: Sequence[Array]) -> Array:
             )
         checked.append(index)
     return np.asarray(source[tuple(checked)])
+
+
+def broadcast(
+    op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]
+) -> Array:
+    """`linalg.broadcast`: the input repeated along the result dimensions `dimensions` adds."""
+    assert isinstance(op, BroadcastOp)
+    if not op.result:
+        raise EvaluationError("'linalg.broadcast' on buffers is not supported")
+    shape = _result_shape(op)
+    added = sorted(int(d) for d in op.dimensions.get_values())
+    expanded = np.expand_dims(args[0], added) if added else args[0]
+    return np.array(np.broadcast_to(expanded, shape))
+
+
+def concat(
+    op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]
+) -> Array:
+    """`tensor.concat`: the operands joined along `dim`."""
+    assert isinstance(op, tensor.ConcatOp)
+    return np.concatenate(list(args), axis=op.dim.value.data)
+
+
+def insert_slice(
+    op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]
+) -> Array:
+    """`tensor.insert_slice` with static offsets, sizes and strides: a copy of `dest` with the
+    strided window replaced by `source` (reshaped to the window when it drops unit axes)."""
+    assert isinstance(op, tensor.InsertSliceOp)
+    offsets = _static(op, tuple(op.static_offsets.get_values()), "offsets")
+    sizes = _static(op, tuple(op.static_sizes.get_values()), "sizes")
+    strides = _static(op, tuple(op.static_strides.get_values()), "strides")
+    source, dest = args[0], args[1]
+    window = _window(op, offsets, sizes, strides, dest.shape)
+    result = np.array(dest)
+    result[window] = np.reshape(source, sizes)
+    return result
 
 
 def extract_op(

@@ -25,7 +25,9 @@ scope before global, the RFC's default; then the first use in program order); th
 uses will need copies (`realize-scopes`). A producer that
 cannot write whole texels keeps ``global`` (with a remark), and its uses then demand
 ``global``: a `linalg.generic` whose outputs' innermost axes are not all indexed by one
-parallel loop of extent 4, a `layout.transform` that pads (its padding splits texels: the
+parallel loop of extent 4, or whose body computes a point-dependent value with an op that
+`vectorize-texels` does not run lane by lane (the same rule, so the target never meets a
+partial texel store), a `layout.transform` that pads (its padding splits texels: the
 per-lane choice is not vectorized yet), a `layout.pad` of the innermost axis. Uses of
 function arguments (global buffers) demand ``global`` likewise: a copy into a texture
 would cost a kernel of its own. A `layout.copy` keeps the scope it names. A tensor
@@ -47,7 +49,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import Float16Type, Float32Type, ModuleOp, TensorType
+from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, ModuleOp, TensorType
 from xdsl.dialects.linalg.abstract_ops import ConvOperation, NamedOperation
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.dialects.tensor import EmptyOp
@@ -68,6 +70,7 @@ from physlayout.dialects.layout_scopes import (
 from physlayout.semantics.graph_evaluator import generic_form
 from physlayout.transforms.diagnostics import emit_remark, require_options
 from physlayout.transforms.flow_layout_rewrites import FROZEN
+from physlayout.transforms.lane_loop_plan import ELEMENTWISE
 from physlayout.transforms.legalize_kernels import texel_lane_loop
 
 TEXTURE: str = MemoryScope.TEXTURE
@@ -101,6 +104,7 @@ def writes_texels(op: Operation) -> str | None:
         case GenericOp():
             if texel_lane_loop(op) is None:
                 return "its outputs' innermost axes are not one parallel loop of extent 4"
+            return _unvectorizable_body_op(op)
         case NamedOperation():
             generic = generic_form(op)
             try:
@@ -113,6 +117,24 @@ def writes_texels(op: Operation) -> str | None:
             return "it pads the innermost (texel) axis"
         case _:
             return None
+    return None
+
+
+def _unvectorizable_body_op(op: GenericOp) -> str | None:
+    """Why vectorize-texels could not compute the body of `op` on whole texels, or None: every
+    op that depends on the loop point (on a block argument, transitively) must be one of the
+    float ops it computes lane by lane (`lane_loop_plan.ELEMENTWISE`, one float type); ops on
+    values defined outside the body are computed once and are fine."""
+    block = op.body.block
+    varying: set[SSAValue] = set(block.args)
+    for body_op in block.ops:
+        if body_op is block.last_op or not any(v in varying for v in body_op.operands):
+            continue
+        types = {v.type for v in (*body_op.operands, *body_op.results)}
+        float_types = all(isinstance(t, Float16Type | Float32Type | Float64Type) for t in types)
+        if body_op.name not in ELEMENTWISE or len(types) != 1 or not float_types:
+            return f"its body computes '{body_op.name}', which vectorize-texels cannot run on texels"
+        varying.update(body_op.results)
     return None
 
 

@@ -20,7 +20,10 @@ The operand transform, from the access pattern (the design's "mapping the axes")
 operand dimension indexed by the bare output loop of result dimension ``r`` is *tied* to
 ``r``. Each output ``e`` of ``M`` over tied dimensions only becomes ``e`` over the operand
 dimensions; an output over none of them is a broadcast: a unit dimension (``0``), dropped
-when it comes before or after every other output; an output that mixes tied and untied
+when it comes before or after every other output, or when the result dimensions it reads
+are read by the operand through its own compound indices (a window: a pool's or depthwise
+conv's ``x[n, c, oh * 2 + kh, ...]`` gets ``(n, c, a2, a3) -> (n, c floordiv 4, a2, a3, c
+mod 4)``, its spatial dimensions standing where the result's were); an output that mixes tied and untied
 dimensions cannot be mapped, and the generic is left alone. Untied operand dimensions
 (reduction axes, constant or compound indices; of extent 1 only when a bare loop indexes
 them) stay as they are, placed before the first output of the next tied dimension, else
@@ -55,6 +58,9 @@ padded transforms whose padding cannot be proven, and rebuilt generics that woul
 verify. A callback that returns a bad operand transform is an error
 (`PassFailedException`).
 
+The same pass also moves transforms through `layout.pad` and `tensor.insert_slice`
+(`flow_through_windows`: spatial pads and channel concatenations of real graphs).
+
 Guarantees: results are unchanged; each flow moves a transform strictly closer to the
 function's inputs, so the pass terminates. Run `fold-layout-rewrites` afterwards to fold the
 moved transforms into their neighbours and into constants.
@@ -85,6 +91,11 @@ from physlayout.transforms.flow_plan import (
     loop_extents,
     loop_names,
     rebuild_over_transformed_result,
+)
+from physlayout.transforms.flow_through_windows import (
+    FlowTransformThroughInsertSlice,
+    FlowTransformThroughPad,
+    MergeEqualTransforms,
 )
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
@@ -145,5 +156,12 @@ def flow_layout_rewrites(
     proves everything it relies on (injectivity of the supplied maps, the padding rules).
     """
     PatternRewriteWalker(
-        GreedyRewritePatternApplier([FlowTransformThroughGeneric(callback)])
+        GreedyRewritePatternApplier(
+            [
+                FlowTransformThroughGeneric(callback),
+                FlowTransformThroughPad(),
+                FlowTransformThroughInsertSlice(),
+                MergeEqualTransforms(),
+            ]
+        )
     ).rewrite_module(module)

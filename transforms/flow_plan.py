@@ -94,12 +94,18 @@ def derive_operand_transform(
             return None
         tied[r] = k
     names = _operand_names(result_map, access, tied)
+    untied_loops = {
+        name for k, e in enumerate(access.final_indices) if k not in tied.values() for name in e.dims()
+    }
+    windowed = {r for r, m in enumerate(output_loops) if r not in tied and f"d{m}" in untied_loops}
     slots: list[Expr | None] = []
     for expr in result_map.final_indices:
         used = {r for r, name in enumerate(result_map.initial_indices) if name in expr.dims()}
         if used and used <= tied.keys():
             rename = {result_map.initial_indices[r]: Dim(names[tied[r]]) for r in used}
             slots.append(expr.substitute(rename))
+        elif used and used <= windowed:
+            continue  # read through the operand's own (compound) dimensions, placed below
         elif not used & tied.keys():
             slots.append(None)
         else:

@@ -243,14 +243,36 @@ def pad_kernel(
     kernel = Kernel(name)
     source, target = kernel.param(src, "src"), kernel.param(dst, "dst")
     _fill(kernel, target, dst_extents, kernel.constant(pad_value))
+    _place(kernel, source, target, src_extents, low)
+    return kernel.finish(), kernel.host_values
+
+
+def insert_kernel(
+    name: str, src: SSAValue, dst: SSAValue, src_extents: Sequence[int], offset: Sequence[int]
+) -> tuple[func.FuncOp, list[SSAValue]]:
+    """``dst[i + offset] = src[i]`` for every ``i`` of the box `src_extents` (the rest of
+    `dst` is left as it is): `tensor.insert_slice` with unit strides."""
+    kernel = Kernel(name)
+    source, target = kernel.param(src, "src"), kernel.param(dst, "dst")
+    _place(kernel, source, target, src_extents, offset)
+    return kernel.finish(), kernel.host_values
+
+
+def _place(
+    kernel: Kernel,
+    source: SSAValue,
+    target: SSAValue,
+    src_extents: Sequence[int],
+    low: Sequence[int],
+) -> None:
+    """The loop nest ``target[i + low] = source[i]`` over the box `src_extents`."""
     aligned = not low or low[-1] % TEXEL_LANES == 0
-    lane = aligned and wants_lane_loop(dst.type, src_extents)
+    lane = aligned and wants_lane_loop(target.type, src_extents)
     ivs, point = box_loops(kernel, src_extents, lane)
     names = [f"i{k}" for k in range(len(ivs))]
     emitter = ExprEmitter(point, dict(zip(names, ivs, strict=True)), _box(names, src_extents))
     value = _insert(LoadOp(source, _indices(kernel, [Dim(n) for n in names], emitter)), point)
     _insert(StoreOp(value.results[0], target, _indices(kernel, _shifted(names, low), emitter)), point)
-    return kernel.finish(), kernel.host_values
 
 
 def _shifted(names: Sequence[str], offset: Sequence[int]) -> list[Expr]:

@@ -13,6 +13,9 @@ body becomes a kernel `func.func` (see `legalize_kernels` for their loop nests) 
 - ``layout.transform``: a copy over the source box into a destination parameter whose type
   carries the transform as a PENDING layout (``!layout.buffer<SRC x T, transform = M,
   pad_value = V, scope = S>``): `apply-layout` rewrites the stores and fills the padding;
+- ``tensor.insert_slice`` (static, unit strides): the source copied into its window of the
+  destination's storage, updated in place when nothing else reads the destination;
+- ``layout.check``: the same check on the buffer holding its flags, in the host function;
 - ``layout.pad``, ``layout.crop``, ``layout.copy``: copies with offsets (a pad first fills
   the destination with its pad value);
 - ``arith.constant`` of a dense tensor: a kernel that stores the constant (a fill loop for a
@@ -53,7 +56,7 @@ from dataclasses import dataclass, field, replace
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func
+from xdsl.dialects import arith, func, tensor
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FunctionType,
@@ -83,6 +86,7 @@ from physlayout.dialects.layout import (
     PtrType,
     is_texture_scope,
 )
+from physlayout.dialects.layout_check import CheckOp
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, static_shape
 from physlayout.dialects.layout_scopes import GLOBAL, CopyOp, producer_scope, scope_problem
 from physlayout.indexing.bridges import isl as bridge
@@ -97,6 +101,7 @@ from physlayout.transforms.legalize_kernels import (
     constant_kernel,
     copy_kernel,
     generic_kernel,
+    insert_kernel,
     pad_kernel,
     texel_lane_loop,
 )
@@ -242,6 +247,10 @@ class HostBuilder:
                 self._call(kernel, args)
             case CopyOp():
                 self._call_copy(op, self._input(op.input, op), self._result(op.result, op), op.result)
+            case tensor.InsertSliceOp():
+                self.insert_slice(op)
+            case CheckOp():
+                self.block.add_op(CheckOp(self._input(op.flags, op), op.message.data))
             case EmptyOp():
                 return
             case arith.ConstantOp() if isinstance(op.result.type, TensorType):
@@ -253,7 +262,8 @@ class HostBuilder:
                 self.scalars.update(zip(op.results, clone.results, strict=True))
             case _:
                 raise fail(op, "cannot be legalized (supported: linalg ops, layout.transform/"
-                           "pad/crop/copy, tensor.empty, constants and scalar ops)")
+                           "pad/crop/copy/check, tensor.empty, tensor.insert_slice, constants "
+                           "and scalar ops)")
 
     def constant(self, op: arith.ConstantOp) -> None:
         """Legalize a dense tensor `arith.constant`: a kernel that stores its elements into the
@@ -269,6 +279,43 @@ class HostBuilder:
         array = dense_array(value, type_)
         kernel, args = constant_kernel(
             self._name(op, "constant"), target, array, type_.get_element_type()
+        )
+        self._call(kernel, args)
+
+    def insert_slice(self, op: tensor.InsertSliceOp) -> None:
+        """Legalize a `tensor.insert_slice` with static offsets and sizes and unit strides: the
+        result is the destination's storage, updated in place when nothing else reads the
+        destination (a `tensor.empty`, or a value with no other use in the same scope), else a
+        copy of it; then a kernel writes the source into its window."""
+        offsets = [int(v) for v in op.static_offsets.get_values()]
+        sizes = [int(v) for v in op.static_sizes.get_values()]
+        strides = [int(v) for v in op.static_strides.get_values()]
+        if op.offsets or op.sizes or op.strides or any(s != 1 for s in strides):
+            raise fail(op, "with dynamic offsets or sizes or non-unit strides cannot be legalized")
+        source_shape = _shape(op.source)
+        if prod(sizes) != prod(source_shape):
+            raise fail(op, f"inserts {list(source_shape)} into a window of {sizes}")
+        dest = op.dest
+        scope = producer_scope(op.result)
+        in_place = (
+            not isinstance(dest, BlockArgument)
+            and dest.has_one_use()
+            and dest in self.storage
+            and self.storage[dest].scope == scope
+            and not any(dest is r for r in self.returned)
+        )
+        if in_place:
+            self.storage[op.result] = self.storage[dest]
+        elif isinstance(dest.owner, EmptyOp):
+            self._result(op.result, op)
+        else:
+            self._call_copy(op, self._input(dest, op), self._result(op.result, op), op.result)
+        target = self.storage[op.result].buffer
+        source = self._input(op.source, op)
+        if len(source_shape) != len(sizes):
+            raise fail(op, "that drops unit dimensions cannot be legalized")
+        kernel, args = insert_kernel(
+            self._name(op, "insert"), source, target, source_shape, offsets
         )
         self._call(kernel, args)
 

@@ -116,11 +116,14 @@ func.func @matmul_transposed(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>) -> tensor
   func.return %t : tensor<5x3xf32>
 }
 
-// A chain of two elementwise ops: the transform flows to the function argument (once per
-// use of it; `cse` merges the two).
+// A chain of two elementwise ops: the transform flows to the function argument, once per
+// use of it, and the two equal transforms of %x merge into one that both generics read.
 // CHECK-LABEL: func.func @chain
 // CHECK-SAME:    (%[[X:.*]]: tensor<8xf32>)
-// CHECK-COUNT-2: layout.transform %[[X]] {index_map = #layout.index_map<(i) -> (i mod 4, i floordiv 4)>}
+// CHECK-NEXT:    %[[XT:.*]] = layout.transform %[[X]] {index_map = #layout.index_map<(i) -> (i mod 4, i floordiv 4)>}
+// CHECK-NOT:     layout.transform
+// CHECK:         %[[A:.*]] = linalg.generic {{.*}} ins(%[[XT]] : tensor<4x2xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[A]], %[[XT]] : tensor<4x2xf32>, tensor<4x2xf32>)
 // CHECK-NOT:     layout.transform
 // CHECK:         func.return
 func.func @chain(%x: tensor<8xf32>) -> tensor<4x2xf32> {

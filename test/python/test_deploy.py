@@ -641,3 +641,71 @@ def test_run_artifact_refuses_compile_options(
                               capsys=capsys)  # fmt: skip
     assert code == 1
     assert "runs as compiled" in err
+
+
+# Models (torch-mlir graphs, examples/models/) -------------------------------------------------
+
+MODELS = ROOT / "examples" / "models"
+
+
+def _model_inputs(name: str, out: Path) -> list[str]:
+    """The model's inputs (examples/models/inputs.py, seed 0) as .npy files in `out`."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("model_inputs", MODELS / "inputs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    arrays = module.make_inputs(str(MODELS / f"{name}.args.txt"), seed=0)
+    args: list[str] = []
+    for key, array in arrays.items():
+        np.save(out / f"in_{key}.npy", array)
+        args.append(f"--input={key}=in_{key}.npy")
+    return args
+
+
+@pytest.mark.parametrize("name", ["bottleneck", "transformer_encoder_layer"])
+def test_models_through_the_c_host(
+    runtime: OpenCLRuntime, gcc: None, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """A torch-mlir model compiled once: the C host's output equals `physlayout run OUT/`'s
+    bit for bit and PyTorch's within 1e-5 of max|result0|."""
+    if not (MODELS / f"{name}.mlir").exists():
+        pytest.skip(f"examples/models/{name}.mlir is not in this checkout")
+    out = compile_case(tmp_path, str(MODELS / f"{name}.mlir"), None, capsys)
+    jsonschema = pytest.importorskip("jsonschema")
+    plan = json.loads((out / "plan.json").read_text())
+    jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(plan)
+    inputs = _model_inputs(name, out)
+    expected = np.load(MODELS / f"{name}.expected.npz")["result0"]
+    python_inputs = [a.replace("=in_", f"={out}/in_") for a in inputs]
+    code, stdout, err = physlayout("run", str(out), *python_inputs,
+                                   f"--output=result0={tmp_path / 'py.npy'}", capsys=capsys)  # fmt: skip
+    assert code == 0, err + stdout
+    build_host(out)
+    host = run_host(out, *inputs, "--output=result0=c.npy")
+    assert host.returncode == 0, host.stderr
+    got = np.load(out / "c.npy")
+    np.testing.assert_array_equal(got, np.load(tmp_path / "py.npy"))
+    assert float(np.abs(got - expected).max()) <= 1e-5 * float(np.abs(expected).max())
+
+
+def test_failed_layout_check_in_both_runners(
+    runtime: OpenCLRuntime, gcc: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The bottleneck's outlined `cf.assert` (a `layout.check` step in the plan) fails on
+    random batch-norm statistics: both runners stop with the program's message."""
+    if not (MODELS / "bottleneck.mlir").exists():
+        pytest.skip("examples/models/bottleneck.mlir is not in this checkout")
+    out = compile_case(tmp_path, str(MODELS / "bottleneck.mlir"), None, capsys)
+    plan = json.loads((out / "plan.json").read_text())
+    checks = [s for s in plan["steps"] if s["op"] == "check"]
+    assert checks and all(s["message"] == "unimplemented: tensor with zero element" for s in checks)
+    inputs = write_inputs(out, 0)
+    code, _, err = physlayout("run", str(out), *inputs, capsys=capsys)
+    assert code == 1
+    assert "assertion failed: unimplemented: tensor with zero element" in err
+    build_host(out)
+    host = run_host(out, *inputs)
+    assert host.returncode == 1
+    assert "host: error: assertion failed: unimplemented: tensor with zero element (" in host.stderr

@@ -1,0 +1,118 @@
+"""Real models end to end (`make models`; also part of `make bench`): every torch-mlir export
+in the models folder through the default `physlayout-adreno` pipeline on the local OpenCL
+device, on the inputs its `inputs.py` makes (seed 0), compared with PyTorch's outputs.
+
+Per model: compile seconds (graph passes up to legalize-layout, buffer passes, OpenCL
+build), launches per inference, of which layout-transform kernels and copies, intermediate
+tensors in texture / global memory, device milliseconds (OpenCL profiling events) and the
+max error relative to max|PyTorch output|. The table is printed and written to a section of
+bench/RESULTS.md. A model that fails is a row with its error and makes the script exit 1.
+
+Usage: `python bench/bench_models.py [--models DIR] [--only NAME ...] [--no-write]`; DIR
+defaults to the shared models folder beside the repository, else examples/models.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from results import machine, write_section
+
+from physlayout.runtime.model_report import ModelReport, run_model
+from physlayout.runtime.opencl import OpenCLRuntime
+
+ROOT = Path(__file__).resolve().parents[1]
+SECTION = "## Real models end to end (bench_models.py, `make models`)"
+GRAPH_PASSES = (
+    "normalize-graph", "raise-layout-rewrites", "convert-layout", "flow-layout-rewrites",
+    "fold-layout-rewrites", "annotate-texture-scope", "realize-scopes",
+)  # fmt: skip
+
+
+def models_dir() -> Path:
+    """The shared models folder beside the repository, else the repository's copy."""
+    shared = ROOT.parent / "shared" / "models"
+    return shared if shared.is_dir() else ROOT / "examples" / "models"
+
+
+def load_inputs(folder: Path, name: str) -> dict[str, Any]:
+    """The model's arguments by name, made by the folder's `inputs.py` (seed 0)."""
+    spec = importlib.util.spec_from_file_location("model_inputs", folder / "inputs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.make_inputs(str(folder / f"{name}.args.txt"), seed=0)
+
+
+def measure(folder: Path, name: str, runtime: OpenCLRuntime) -> ModelReport:
+    """Compile and run model `name` of `folder`."""
+    text = (folder / f"{name}.mlir").read_text()
+    with np.load(folder / f"{name}.expected.npz") as archive:
+        expected = {k: archive[k] for k in archive.files}
+    return run_model(name, text, load_inputs(folder, name), expected, runtime)
+
+
+def row(report: ModelReport) -> str:
+    graph = sum(s for p, s in report.pass_seconds.items() if p in GRAPH_PASSES or p == "parse")
+    legalize = report.pass_seconds.get("legalize-layout", 0.0)
+    buffers = sum(
+        s for p, s in report.pass_seconds.items()
+        if p not in GRAPH_PASSES and p not in ("parse", "legalize-layout")
+    )  # fmt: skip
+    return (
+        f"| {report.name} | {graph:.1f} | {legalize:.1f} | {buffers:.1f} | "
+        f"{report.opencl_seconds:.1f} | {report.compile_seconds:.1f} | {report.launches} | "
+        f"{report.layout_launches} | {report.copy_launches} | "
+        f"{report.texture_tensors} / {report.global_tensors} | {report.device_ms:.2f} | "
+        f"{report.max_error:.1e} |"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=Path, default=None)
+    parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args()
+    folder = args.models or models_dir()
+    names = args.only or sorted(p.stem for p in folder.glob("*.mlir"))
+    runtime = OpenCLRuntime()
+    lines = [
+        machine(),
+        f"Device: {runtime.describe()}. Models from `{folder.name}/` "
+        "(torch-mlir exports, inputs.py seed 0); error = max|opencl - PyTorch| / max|PyTorch|.",
+        "Compile seconds: graph = parse + graph passes up to realize-scopes; legalize; "
+        "buffers = apply-layout, flatten-buffers, vectorize-texels, dce; OpenCL = C generation "
+        "and build.",
+        "",
+        "| model | graph s | legalize s | buffers s | OpenCL s | compile s | launches | "
+        "layout kernels | copies | tensors texture / global | device ms | error |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    failed = False
+    for name in names:
+        print(f"== {name}", flush=True)
+        try:
+            report = measure(folder, name, runtime)
+        except Exception as err:  # a failing model is a row of the table, not the end
+            traceback.print_exc()
+            lines.append(f"| {name} | failed: {type(err).__name__}: {str(err)[:120]} |")
+            failed = True
+            continue
+        lines.append(row(report))
+        print(lines[-1], flush=True)
+        failed |= report.max_error > 1e-4
+    print("\n".join(lines))
+    if not args.no_write:
+        write_section(SECTION, lines)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

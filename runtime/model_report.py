@@ -1,0 +1,141 @@
+"""Run a whole model (a graph-level module, e.g. a torch-mlir export) on an OpenCL device and
+report what the compiler made of it: compile seconds per pass, launches per inference, how
+many of them are layout transforms and copies, how many intermediate tensors live in
+textures and in global memory, device time, and the error against expected outputs.
+
+`run_model(text, inputs, expected, runtime)` is what `make models`, `bench/bench_models.py`
+and the model execution tests share; `physlayout run --inputs/--expected` does the same run
+for one model from the command line.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.parser import Parser
+from xdsl.passes import ModulePass
+
+from physlayout.dialects.layout import AllocateOp, PtrType, is_texture_scope
+from physlayout.lowering.pipelines import DeclaredPipeline
+from physlayout.runtime.host import execute
+from physlayout.runtime.opencl import OpenCLRuntime, compile_module, device_pipeline, numpy_dtype
+from physlayout.universe import make_context
+
+__all__ = ["ModelReport", "run_model"]
+
+
+@dataclass
+class ModelReport:
+    """What one model run gave (see the module docstring)."""
+
+    name: str
+    pass_seconds: dict[str, float] = field(default_factory=dict[str, float])
+    """Compile seconds of each graph/buffer pass (summed over repeats of a name)."""
+    opencl_seconds: float = 0.0
+    """Generating and building the OpenCL program."""
+    launches: int = 0
+    layout_launches: int = 0
+    """Launches of layout-transform kernels (`*_transform*`)."""
+    copy_launches: int = 0
+    """Launches of scope or result copies (`*_copy*`)."""
+    texture_tensors: int = 0
+    """Intermediate tensors allocated as textures by the host function."""
+    global_tensors: int = 0
+    """Intermediate tensors allocated in global memory by the host function."""
+    device_ms: float = 0.0
+    outputs: list[np.ndarray] = field(default_factory=list[np.ndarray])
+    errors: dict[str, float] = field(default_factory=dict[str, float])
+    """Per expected output: max|got - expected| / max|expected|."""
+
+    @property
+    def compile_seconds(self) -> float:
+        """All compile time: every pass and the OpenCL build."""
+        return sum(self.pass_seconds.values()) + self.opencl_seconds
+
+    @property
+    def max_error(self) -> float:
+        """The largest relative error over the expected outputs (0.0 without any)."""
+        return max(self.errors.values(), default=0.0)
+
+
+def _timed_pipeline(
+    spec: str, runtime: OpenCLRuntime, report: ModelReport, module: ModuleOp
+) -> None:
+    """Apply `spec` (declared pipelines expanded into their passes), timing every pass."""
+    passes: list[ModulePass] = []
+    for one in device_pipeline(spec, runtime.limits).passes:
+        passes.extend(one.passes() if isinstance(one, DeclaredPipeline) else (one,))
+    ctx = make_context()
+    for one in passes:
+        start = time.perf_counter()
+        one.apply(ctx, module)
+        module.verify()
+        elapsed = time.perf_counter() - start
+        report.pass_seconds[one.name] = report.pass_seconds.get(one.name, 0.0) + elapsed
+
+
+def run_model(
+    name: str,
+    text: str,
+    inputs: Mapping[str, np.ndarray],
+    expected: Mapping[str, np.ndarray],
+    runtime: OpenCLRuntime,
+    pipeline: str = "physlayout-adreno",
+) -> ModelReport:
+    """Compile the graph-level module `text` with `pipeline`, run `@main` (else its only
+    function) on `inputs` (arrays by argument name; every tensor argument must be given) and
+    compare its results `result0, ...` with `expected`."""
+    report = ModelReport(name)
+    start = time.perf_counter()
+    source = Parser(make_context(), text).parse_module()
+    source.verify()
+    report.pass_seconds["parse"] = time.perf_counter() - start
+    functions = [op for op in source.ops if isinstance(op, func.FuncOp) and op.body.blocks]
+    entry = next((f for f in functions if f.sym_name.data == "main"), functions[0])
+    entry_name = entry.sym_name.data
+    lowered = source.clone()
+    _timed_pipeline(pipeline, runtime, report, lowered)
+    start = time.perf_counter()
+    compiled = compile_module(lowered, runtime)
+    report.opencl_seconds = time.perf_counter() - start
+    for op in compiled.lowered.walk():
+        if isinstance(op, AllocateOp) and isinstance(op.ptr.type, PtrType):
+            if is_texture_scope(op.ptr.type.get_scope()):
+                report.texture_tensors += 1
+            else:
+                report.global_tensors += 1
+    args: list[Any] = []
+    for arg, arg_type in zip(
+        entry.body.blocks[0].args, entry.function_type.inputs.data, strict=True
+    ):
+        assert isinstance(arg_type, TensorType)
+        value = np.asarray(
+            inputs[arg.name_hint or str(arg.index)],
+            dtype=numpy_dtype(arg_type.get_element_type(), "input"),
+        )
+        args.append(np.array(value.reshape(value.shape or (1,))))
+    outputs = [
+        np.zeros(tuple(t.get_shape()) or (1,), dtype=numpy_dtype(t.get_element_type(), "result"))
+        for t in entry.function_type.outputs.data
+        if isinstance(t, TensorType)
+    ]
+    result = execute(compiled, entry_name, [*args, *outputs])
+    report.launches = len(result.times)
+    report.layout_launches = sum("_transform" in t.kernel for t in result.times)
+    report.copy_launches = sum("_copy" in t.kernel for t in result.times)
+    report.device_ms = result.total_seconds * 1e3
+    report.outputs = outputs
+    for j, got in enumerate(outputs):
+        want = expected.get(f"result{j}")
+        if want is None:
+            continue
+        got = got.reshape(want.shape)
+        scale = float(np.max(np.abs(want))) or 1.0
+        report.errors[f"result{j}"] = float(np.max(np.abs(got.astype(np.float64) - want))) / scale
+    return report

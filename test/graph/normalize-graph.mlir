@@ -1,0 +1,120 @@
+// normalize-graph on IR exactly as torch-mlir prints it: broadcast, concat, relu as
+// cmpf ugt + select, and a batch norm's cf.assert in a generic body.
+// test/python/test_frontend_ops.py runs these functions before and after the pass.
+// RUN: xdsl-opt %s -p normalize-graph | filecheck %s
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#id1 = affine_map<(d0) -> (d0)>
+
+// A bias broadcast over N, H, W: the generic reads the bias at the channel only.
+// CHECK-LABEL: func.func @bias
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<1x3x2x2xf32>
+// CHECK-NEXT:    %{{.*}} = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : tensor<3xf32>) outs(%[[E]] : tensor<1x3x2x2xf32>) {
+// CHECK-NEXT:    ^{{.*}}(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      linalg.yield %[[IN]] : f32
+// CHECK-NOT:     linalg.broadcast
+func.func @bias(%b: tensor<3xf32>) -> tensor<1x3x2x2xf32> {
+  %0 = tensor.empty() : tensor<1x3x2x2xf32>
+  %broadcasted = linalg.broadcast ins(%b : tensor<3xf32>) outs(%0 : tensor<1x3x2x2xf32>) dimensions = [0, 2, 3]
+  func.return %broadcasted : tensor<1x3x2x2xf32>
+}
+
+// Unaligned channel counts (3 + 5 + 1): one insert_slice per operand at its offset.
+// CHECK-LABEL: func.func @concat
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<1x9x2x2xf32>
+// CHECK-NEXT:    %[[R0:.*]] = tensor.insert_slice %a into %[[E]][0, 0, 0, 0] [1, 3, 2, 2] [1, 1, 1, 1] : tensor<1x3x2x2xf32> into tensor<1x9x2x2xf32>
+// CHECK-NEXT:    %[[R1:.*]] = tensor.insert_slice %b into %[[R0]][0, 3, 0, 0] [1, 5, 2, 2] [1, 1, 1, 1] : tensor<1x5x2x2xf32> into tensor<1x9x2x2xf32>
+// CHECK-NEXT:    %[[R2:.*]] = tensor.insert_slice %c into %[[R1]][0, 8, 0, 0] [1, 1, 2, 2] [1, 1, 1, 1] : tensor<1x1x2x2xf32> into tensor<1x9x2x2xf32>
+// CHECK-NEXT:    func.return %[[R2]]
+func.func @concat(%a: tensor<1x3x2x2xf32>, %b: tensor<1x5x2x2xf32>, %c: tensor<1x1x2x2xf32>) -> tensor<1x9x2x2xf32> {
+  %concat = tensor.concat dim(1) %a, %b, %c : (tensor<1x3x2x2xf32>, tensor<1x5x2x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x9x2x2xf32>
+  func.return %concat : tensor<1x9x2x2xf32>
+}
+
+// torch-mlir's relu: cmpf ugt + select against +0.0 becomes maximumf (bit-exact).
+// CHECK-LABEL: func.func @relu
+// CHECK:         ^{{.*}}(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[M:.*]] = arith.maximumf %[[IN]], %cst : f32
+// CHECK-NEXT:      linalg.yield %[[M]] : f32
+func.func @relu(%x: tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x4x2x2xf32>
+  %1 = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x4x2x2xf32>) outs(%0 : tensor<1x4x2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %2 = arith.cmpf ugt, %in, %cst : f32
+    %3 = arith.select %2, %in, %cst : f32
+    linalg.yield %3 : f32
+  } -> tensor<1x4x2x2xf32>
+  func.return %1 : tensor<1x4x2x2xf32>
+}
+
+// Against -0.0 the maximum would differ (maximumf(+0.0, -0.0) = +0.0, the select gives
+// -0.0): left alone. So is an ordered compare (ogt(NaN, c) is false).
+// CHECK-LABEL: func.func @relu_negative_zero
+// CHECK:         arith.cmpf ugt
+// CHECK-NEXT:    arith.select
+// CHECK:         arith.cmpf ogt
+// CHECK-NEXT:    arith.select
+// CHECK-NOT:     arith.maximumf
+func.func @relu_negative_zero(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %cst = arith.constant -0.000000e+00 : f32
+  %zero = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<4xf32>
+  %1 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%0 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %2 = arith.cmpf ugt, %in, %cst : f32
+    %3 = arith.select %2, %in, %cst : f32
+    linalg.yield %3 : f32
+  } -> tensor<4xf32>
+  %4 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%0 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %5 = arith.cmpf ogt, %in, %zero : f32
+    %6 = arith.select %5, %in, %zero : f32
+    linalg.yield %6 : f32
+  } -> tensor<4xf32>
+  func.return %1, %4 : tensor<4xf32>, tensor<4xf32>
+}
+
+// A batch norm's 1 / sqrt(var + eps) with its assert, as torch-mlir prints it (f64 eps):
+// the assert leaves the body for a flags generic and a host-side layout.check.
+// CHECK-LABEL: func.func @batch_norm_scale
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<4xi8>
+// CHECK-NEXT:    %[[FLAGS:.*]] = linalg.generic {{.*}} ins(%var : tensor<4xf32>) outs(%[[E]] : tensor<4xi8>) {
+// CHECK-NEXT:    ^{{.*}}(%[[IN:.*]]: f32, %{{.*}}: i8):
+// CHECK-NEXT:      %[[C:.*]] = arith.cmpf one, %[[IN]], %cst : f32
+// CHECK-NEXT:      %[[F:.*]] = arith.extui %[[C]] : i1 to i8
+// CHECK-NEXT:      linalg.yield %[[F]] : i8
+// CHECK:         layout.check %[[FLAGS]], "unimplemented: tensor with zero element" : tensor<4xi8>
+// CHECK-NEXT:    linalg.generic
+// CHECK-NOT:     cf.assert
+// CHECK:         arith.divf
+func.func @batch_norm_scale(%var: tensor<4xf32>) -> tensor<4xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %cst_0 = arith.constant 1.000000e+00 : f32
+  %0 = tensor.empty() : tensor<4xf32>
+  %1 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%var : tensor<4xf32>) outs(%0 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %2 = arith.cmpf one, %in, %cst : f32
+    cf.assert %2, "unimplemented: tensor with zero element"
+    %3 = arith.divf %cst_0, %in : f32
+    linalg.yield %3 : f32
+  } -> tensor<4xf32>
+  func.return %1 : tensor<4xf32>
+}
+
+// A statically true assert is erased (xDSL's AssertTrue), in a body or not.
+// CHECK-LABEL: func.func @true_assert
+// CHECK-NOT:     cf.assert
+// CHECK-NOT:     layout.check
+// CHECK:         func.return
+func.func @true_assert(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %true = arith.constant true
+  cf.assert %true, "never fails"
+  %0 = tensor.empty() : tensor<4xf32>
+  %1 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%0 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    cf.assert %true, "never fails"
+    linalg.yield %in : f32
+  } -> tensor<4xf32>
+  func.return %1 : tensor<4xf32>
+}

@@ -1,0 +1,49 @@
+"""Real models as torch-mlir prints them run end to end on the OpenCL device and match
+PyTorch's outputs within 1e-4 of max|output| (the default physlayout-adreno pipeline, no
+hand edits). `make test` runs the two small ones the repository ships (examples/models/);
+`make models` (bench/bench_models.py) runs every model of the shared models folder and
+prints the compile-time / launches / error table. With PHYSLAYOUT_MODELS=all this file runs
+the shared folder's models too."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_models import load_inputs, measure  # noqa: E402
+
+SHIPPED = ROOT / "examples" / "models"
+SHARED = ROOT.parent / "shared" / "models"
+
+
+def _cases() -> list[tuple[Path, str]]:
+    cases = [(SHIPPED, "bottleneck"), (SHIPPED, "transformer_encoder_layer")]
+    if os.environ.get("PHYSLAYOUT_MODELS") == "all" and SHARED.is_dir():
+        cases += [(SHARED, p.stem) for p in sorted(SHARED.glob("*.mlir"))]
+    return cases
+
+
+@pytest.mark.parametrize(("folder", "name"), _cases(), ids=lambda v: getattr(v, "name", v))
+def test_model_matches_pytorch(runtime: object, folder: Path, name: str) -> None:
+    report = measure(folder, name, runtime)  # type: ignore[arg-type]
+    assert report.errors, "no expected output compared"
+    assert report.max_error <= 1e-4, report.errors
+    if name.startswith("transformer"):
+        return  # its reshapes and transposes (attention heads) are layout kernels by nature
+    # CNNs: only graph-boundary layout kernels, at most one per argument and result
+    inputs = load_inputs(folder, name)
+    assert report.layout_launches <= len(inputs) + 1
+
+
+def test_shipped_models_equal_the_shared_ones() -> None:
+    """examples/models/ is a copy (README stands alone); it must not drift."""
+    if not SHARED.is_dir():
+        pytest.skip("no shared models folder beside the repository")
+    for path in SHIPPED.iterdir():
+        assert path.read_bytes() == (SHARED / path.name).read_bytes(), path.name

@@ -1,0 +1,192 @@
+"""The flow rules of `flow-layout-rewrites` through the window ops of real graphs:
+`layout.pad` (a conv's or pool's spatial padding) and `tensor.insert_slice` (a channel
+concatenation, as `normalize-graph` decomposes `tensor.concat`), so that a transform at their
+result moves to their operands and can cancel against the previous conv's transform back.
+
+- ``transform_M(pad(x, low, high, v))`` -> ``pad'(transform_M(x), low', high', v)`` when
+  every padded dimension ``d`` of ``x`` is an output of ``M`` by itself (a bare ``d`` at one
+  output axis ``j``, and in no other output): ``pad'`` pads axis ``j`` as ``pad`` padded
+  ``d``. When ``M`` itself pads (channels), its pad value must equal ``v`` bit for bit
+  (the corner points that both pad hold ``v`` on one side and ``M``'s value on the other).
+- ``transform_M(insert_slice(src, dest, offsets, sizes))`` (unit strides, static) ->
+  ``insert_slice(transform_M(src), transform_M(dest), offsets', sizes')`` when every output
+  of ``M`` that reads a sliced dimension ``d`` (offset not 0 or size not the whole extent)
+  reads ``d`` alone, as a bare ``d`` (offset and size carry over) or as the pair ``d floordiv
+  b`` / ``d mod b`` (the window must start at a multiple of ``b`` and end at one or at the
+  end of ``d``: the slice is then whole blocks of the transformed tensor, the last one
+  padded by ``M`` as the destination's is). A destination that is `tensor.empty` becomes a
+  `tensor.empty` of the transformed type.
+
+Equal transforms of one value are merged first (`MergeEqualTransforms`), so a value with
+several consumers that want the same layout flows too.
+
+Soundness: both sides hold ``M(result)`` at every point (the window of the transformed
+slice is exactly the image of the slice's window under ``M``, by the conditions above), and
+the padding of ``M`` holds its pad value on both sides. Anything else is left alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import tensor
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from physlayout.dialects.layout_graph import PadOp, TransformOp, static_shape
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Dim, FloorDiv, Mod
+
+__all__ = ["FlowTransformThroughInsertSlice", "FlowTransformThroughPad", "MergeEqualTransforms"]
+
+
+class MergeEqualTransforms(RewritePattern):
+    """Two `layout.transform`s of the same tensor by the same map and pad value, in the same
+    block -> the first one (a value with several consumers that all want one layout, e.g. the
+    squeeze output of a fire module read by a 1x1 and a padded 3x3 conv; after the merge the
+    transform is the value's only use and flows on)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TransformOp, rewriter: PatternRewriter) -> None:
+        for use in op.input.uses:
+            other = use.operation
+            if other is op or not isinstance(other, TransformOp):
+                continue
+            if other.parent_block() is not op.parent_block() or not other.is_before_in_block(op):
+                continue
+            if other.index_map == op.index_map and other.pad_value == op.pad_value:
+                rewriter.replace(op, [], [other.result])
+                return
+
+
+def _sole_use(op: TransformOp, producer: type[Operation]) -> Operation | None:
+    """The producer of the transform's input when it is a `producer` whose result only the
+    transform uses."""
+    owner = op.input.owner
+    if not isinstance(owner, producer) or not op.input.has_one_use():
+        return None
+    return owner
+
+
+def _bare_axis(imap: IndexMap, name: str) -> int | None:
+    """The output axis that is exactly `name`, when no other output reads `name`."""
+    readers = [j for j, e in enumerate(imap.final_indices) if name in e.dims()]
+    if len(readers) != 1 or imap.final_indices[readers[0]] != Dim(name):
+        return None
+    return readers[0]
+
+
+class FlowTransformThroughPad(RewritePattern):
+    """``transform(pad(x))`` -> ``pad(transform(x))`` (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TransformOp, rewriter: PatternRewriter) -> None:
+        pad = _sole_use(op, PadOp)
+        if not isinstance(pad, PadOp):
+            return
+        imap = op.map
+        low, high = pad.get_low(), pad.get_high()
+        rank = len(imap.final_indices)
+        new_low, new_high = [0] * rank, [0] * rank
+        for k, (lo, hi) in enumerate(zip(low, high, strict=True)):
+            if not lo and not hi:
+                continue
+            axis = _bare_axis(imap, imap.initial_indices[k])
+            if axis is None:
+                return
+            new_low[axis], new_high[axis] = lo, hi
+        x_shape = static_shape(pad.input)
+        if x_shape is None:
+            return
+        pads = imap.padding_predicate(x_shape) is not None
+        if pads and op.pad_value != pad.pad_value:
+            return
+        moved = TransformOp(pad.input, imap, op.pad_value if pads else None)
+        moved.result.name_hint = pad.input.name_hint
+        padded = PadOp(moved.result, new_low, new_high, pad.pad_value)
+        if padded.result.type != op.result.type:
+            return
+        padded.result.name_hint = op.result.name_hint
+        rewriter.replace(op, [moved, padded])
+        rewriter.erase(pad)
+
+
+def _sliced_window(
+    imap: IndexMap, offsets: Sequence[int], sizes: Sequence[int], shape: Sequence[int]
+) -> tuple[list[int], list[int]] | None:
+    """The window (offsets, sizes) of the transformed slice in the transformed destination, or
+    None when `imap` does not move the slice as whole blocks (module docstring)."""
+    out_shape = imap.map_shape(list(shape))
+    new_offsets, new_sizes = [0] * len(out_shape), list(out_shape)
+    for k, (offset, size, extent) in enumerate(zip(offsets, sizes, shape, strict=True)):
+        if offset == 0 and size == extent:
+            continue
+        name = imap.initial_indices[k]
+        readers = [j for j, e in enumerate(imap.final_indices) if name in e.dims()]
+        exprs = [imap.final_indices[j] for j in readers]
+        if any(e.dims() != {name} for e in exprs):
+            return None
+        if exprs == [Dim(name)]:
+            new_offsets[readers[0]], new_sizes[readers[0]] = offset, size
+            continue
+        blocks = [e for e in exprs if isinstance(e, FloorDiv) and e.lhs == Dim(name)]
+        lanes = [e for e in exprs if isinstance(e, Mod) and e.lhs == Dim(name)]
+        if len(exprs) != 2 or len(blocks) != 1 or len(lanes) != 1:
+            return None
+        b = blocks[0].divisor
+        if lanes[0].divisor != b or offset % b or (size % b and offset + size != extent):
+            return None
+        axis = readers[exprs.index(blocks[0])]
+        new_offsets[axis], new_sizes[axis] = offset // b, -(-size // b)
+    return new_offsets, new_sizes
+
+
+class FlowTransformThroughInsertSlice(RewritePattern):
+    """``transform(insert_slice(src, dest))`` -> ``insert_slice(transform(src),
+    transform(dest))`` (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TransformOp, rewriter: PatternRewriter) -> None:
+        insert = _sole_use(op, tensor.InsertSliceOp)
+        if not isinstance(insert, tensor.InsertSliceOp) or insert.offsets or insert.sizes:
+            return
+        if insert.strides or any(int(s) != 1 for s in insert.static_strides.get_values()):
+            return
+        offsets = [int(v) for v in insert.static_offsets.get_values()]
+        sizes = [int(v) for v in insert.static_sizes.get_values()]
+        dest_shape, src_shape = static_shape(insert.dest), static_shape(insert.source)
+        if dest_shape is None or src_shape is None or list(src_shape) != sizes:
+            return
+        window = _sliced_window(op.map, offsets, sizes, dest_shape)
+        if window is None:
+            return
+        new_offsets, new_sizes = window
+        source = self._transformed(op, insert.source, src_shape)
+        if static_shape(source[-1]) != tuple(new_sizes):
+            return
+        dest = self._transformed(op, insert.dest, dest_shape)
+        ops = [*(v.owner for v in (source[-1], dest[-1]) if isinstance(v.owner, Operation))]
+        moved = tensor.InsertSliceOp.get(
+            source[-1], dest[-1], static_offsets=new_offsets, static_sizes=new_sizes,
+            static_strides=[1] * len(new_sizes),
+        )  # fmt: skip
+        if moved.result.type != op.result.type:
+            for new in ops:
+                new.erase()
+            return
+        moved.result.name_hint = op.result.name_hint
+        rewriter.replace(op, [*ops, moved])
+        rewriter.erase(insert)
+
+    @staticmethod
+    def _transformed(op: TransformOp, value: SSAValue, shape: Sequence[int]) -> list[SSAValue]:
+        """`value` under the transform's map (a new `tensor.empty` for an empty tensor)."""
+        if isinstance(value.owner, tensor.EmptyOp):
+            element = op.result.type.get_element_type()  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownVariableType]
+            empty = tensor.EmptyOp([], TensorType(element, op.map.map_shape(list(shape))))  # pyright: ignore[reportUnknownArgumentType]
+            return [empty.tensor]
+        pads = op.map.padding_predicate(list(shape)) is not None
+        moved = TransformOp(value, op.map, op.pad_value if pads else None)
+        moved.result.name_hint = value.name_hint
+        return [moved.result]

@@ -1,0 +1,282 @@
+"""normalize-graph: the graph-level ops frontends print (torch-mlir's linalg-on-tensors) ->
+the forms the layout passes and `legalize-layout` handle. The first pass of
+`physlayout-adreno`; `raise-layout-rewrites` follows it (pads, reshapes, slices, transposes).
+
+What it rewrites:
+
+- ``linalg.broadcast %x dimensions = [..]`` -> the `linalg.generic` with the same meaning
+  (all loops parallel, ``%x`` read at the result's indices without the added dimensions,
+  body ``yield in``), keeping the op's discardable attributes;
+- poolings (``linalg.pooling_*``) and ``linalg.depthwise_conv_2d_nchw_chw`` -> their
+  `linalg.generic` form (layout transforms then flow through them);
+- ``tensor.concat dim(d) %a, %b, ...`` -> ``tensor.empty`` and one ``tensor.insert_slice``
+  per operand at its offset along ``d`` (upstream's decomposition of concat);
+- ``select(cmpf ugt %x, %c), %x, %c`` in a body (torch-mlir's relu) -> ``maximumf %x, %c``
+  when ``%c`` is a constant neither NaN nor -0.0 (bit-exact then), so that the relu runs on
+  whole texels;
+- ``cf.assert`` whose condition is a constant true -> erased (xDSL's `AssertTrue`, also in
+  `linalg.generic` bodies);
+- ``cf.assert %c, "msg"`` in the body of a `linalg.generic` whose loops are all parallel ->
+  moved out of the body: a *flags* generic over the same iteration space and inputs computes
+  ``extui(%c) : i8`` per point (the body's ops up to the condition, cloned), and
+  ``layout.check %flags, "msg"`` fails on the host unless every flag is 1; the assert is
+  erased from the original body. Kernels never assert.
+
+Refused (PassFailedException naming the op): an assert in a generic with reduction loops,
+or whose condition depends on the generic's outputs (the flags generic could not compute
+it from the inputs), or an assert at the top level of a graph function whose condition is
+not a constant (a scalar condition the host cannot read from a buffer).
+
+Guarantees: every result keeps its value, and a failing assert still fails (with its
+message) before any value computed from the asserted point is returned; a second run
+changes nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, cf, tensor
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    FloatAttr,
+    ModuleOp,
+    TensorType,
+    i8,
+)
+from xdsl.dialects.linalg.abstract_ops import NamedOperation, PoolingOperation
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.ops import BroadcastOp, GenericOp, YieldOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+from xdsl.traits import is_side_effect_free
+from xdsl.transforms.canonicalization_patterns.cf import AssertTrue
+from xdsl.utils.exceptions import PassFailedException
+
+from physlayout.dialects.layout_check import CheckOp
+from physlayout.dialects.layout_graph import static_shape
+from physlayout.dialects.linalg_named import DepthwiseConv2DNchwChwOp
+from physlayout.semantics.graph_evaluator import generic_form
+
+
+def _fail(op: Operation, message: str) -> PassFailedException:
+    return PassFailedException(f"normalize-graph: '{op.name}' {message}")
+
+
+class GeneralizeBroadcast(RewritePattern):
+    """``linalg.broadcast`` on tensors -> its `linalg.generic`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: BroadcastOp, rewriter: PatternRewriter) -> None:
+        if not op.result or not isinstance(op.init.type, TensorType):
+            return
+        rank = len(op.init.type.get_shape())
+        added = {int(d) for d in op.dimensions.get_values()}
+        kept = tuple(AffineDimExpr(d) for d in range(rank) if d not in added)
+        maps = [
+            AffineMapAttr(AffineMap(rank, 0, kept)),
+            AffineMapAttr(AffineMap.identity(rank)),
+        ]
+        element = op.init.type.get_element_type()
+        body = Block(arg_types=[op.input.type.get_element_type(), element])  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownArgumentType]
+        body.add_op(YieldOp(body.args[0]))
+        generic = GenericOp(
+            [op.input], [op.init], Region(body), maps,
+            [IteratorTypeAttr.parallel()] * rank, [op.init.type],
+        )  # fmt: skip
+        generic.attributes.update(op.attributes)
+        rewriter.replace(op, generic)
+
+
+class SelectOfUgtToMaximumf(RewritePattern):
+    """``select(cmpf ugt %x, %c), %x, %c`` -> ``maximumf %x, %c`` (torch-mlir's relu; the
+    maximum vectorize-texels runs on whole texels). Exact when ``%c`` is a constant that is
+    neither NaN nor -0.0: for a NaN ``%x`` both give NaN, for ``%x`` equal to ``%c`` (or a
+    zero of either sign when ``%c`` is +0.0) both give ``%c``, else the larger value."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter) -> None:
+        compare = op.cond.owner
+        if not isinstance(compare, arith.CmpfOp) or compare.predicate.value.data != _UGT:
+            return
+        x, c = compare.lhs, compare.rhs
+        if op.lhs is not x or op.rhs is not c or not _safe_bound(c):
+            return
+        rewriter.replace(op, arith.MaximumfOp(x, c))
+        if not compare.result.uses:
+            rewriter.erase(compare)
+
+
+_UGT = arith.CMPF_COMPARISON_OPERATIONS.index("ugt")
+"""`arith.cmpf`'s predicate number of ``ugt`` (unordered or greater than)."""
+
+
+def _safe_bound(value: SSAValue) -> bool:
+    """Whether `value` is a float constant that is neither NaN nor -0.0."""
+    owner = value.owner
+    if not isinstance(owner, arith.ConstantOp) or not isinstance(owner.value, FloatAttr):
+        return False
+    number = owner.value.value.data
+    return not math.isnan(number) and not (number == 0.0 and math.copysign(1.0, number) < 0)
+
+
+class GeneralizeWindowOp(RewritePattern):
+    """A pooling or depthwise convolution -> its `linalg.generic` form, so that layout
+    transforms flow through it like through any generic (convolutions stay named:
+    `convert-layout` freezes their layouts)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: NamedOperation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, PoolingOperation | DepthwiseConv2DNchwChwOp):
+            return
+        generic = generic_form(op)
+        generic.attributes.update(op.attributes)
+        rewriter.replace(op, generic)
+
+
+class DecomposeConcat(RewritePattern):
+    """``tensor.concat`` -> ``tensor.empty`` + one ``tensor.insert_slice`` per operand."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tensor.ConcatOp, rewriter: PatternRewriter) -> None:
+        shape = static_shape(op.result)
+        shapes = [static_shape(v) for v in op.inputs]
+        if shape is None or any(s is None for s in shapes):
+            raise _fail(op, "with dynamic shapes is not supported")
+        result_type = op.result.type
+        assert isinstance(result_type, TensorType)
+        dim = op.dim.value.data
+        empty = tensor.EmptyOp([], result_type)
+        new_ops: list[Operation] = [empty]
+        current: SSAValue = empty.tensor
+        offset = 0
+        for value, part in zip(op.inputs, shapes, strict=True):
+            assert part is not None
+            offsets = [0] * len(shape)
+            offsets[dim] = offset
+            insert = tensor.InsertSliceOp.get(
+                value,
+                current,
+                static_offsets=offsets,
+                static_sizes=list(part),
+                static_strides=[1] * len(shape),
+            )
+            insert.result.name_hint = op.result.name_hint
+            new_ops.append(insert)
+            current = insert.result
+            offset += part[dim]
+        rewriter.replace(op, new_ops, [current])
+
+
+class OutlineBodyAssert(RewritePattern):
+    """``cf.assert`` in a `linalg.generic` body -> a flags generic + ``layout.check`` before the
+    generic (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cf.AssertOp, rewriter: PatternRewriter) -> None:
+        generic = op.parent_op()
+        if not isinstance(generic, GenericOp):
+            if not isinstance(op.arg.owner, arith.ConstantOp):
+                raise _fail(op, "with a condition only known at run time is only supported "
+                            "inside a linalg.generic body")  # fmt: skip
+            return
+        if any(str(t.data) != "parallel" for t in generic.iterator_types.data):
+            raise _fail(op, "in a linalg.generic with reduction loops is not supported")
+        flags = _flags_generic(generic, op)
+        check = CheckOp(flags.res[0], op.msg.data)
+        empty = flags.outputs[0].owner
+        assert isinstance(empty, Operation)
+        rewriter.insert([empty, flags, check], InsertPoint.before(generic))
+        condition = op.arg.owner
+        rewriter.erase(op)
+        if not isinstance(condition, Operation):
+            return
+        if not condition.results[0].uses and is_side_effect_free(condition):
+            rewriter.erase(condition)
+
+
+def _flags_generic(generic: GenericOp, assertion: cf.AssertOp) -> GenericOp:
+    """The generic computing ``extui(condition) : i8`` of `assertion` at every point of
+    `generic`'s (parallel) iteration space, from its inputs."""
+    body = generic.body.block
+    position = list(body.ops).index(assertion)
+    region = generic.body.clone()
+    block = region.block
+    cloned = list(block.ops)
+    cloned_assert = cloned[position]
+    assert isinstance(cloned_assert, cf.AssertOp)
+    condition = cloned_assert.arg
+    flag = arith.ExtUIOp(condition, i8)
+    block.insert_op_before(flag, cloned_assert)
+    terminator = block.last_op
+    assert terminator is not None
+    block.insert_op_before(YieldOp(flag.result), terminator)
+    terminator.detach()
+    terminator.erase()
+    for other in [o for o in block.ops if isinstance(o, cf.AssertOp)]:
+        other.detach()
+        other.erase()
+    _erase_dead(block)
+    count = len(generic.inputs)
+    for arg in list(block.args[count:]):
+        if arg.uses:
+            raise _fail(assertion, "depends on the outputs of its linalg.generic")
+        block.erase_arg(arg)
+    block.insert_arg(i8, len(block.args))
+    result_type = generic.res[0].type
+    shape = static_shape(generic.res[0])
+    if shape is None or not isinstance(result_type, TensorType):
+        raise _fail(assertion, "in a linalg.generic with a dynamic result is not supported")
+    flags_type = TensorType(i8, shape)
+    empty = tensor.EmptyOp([], flags_type)
+    maps = list(generic.indexing_maps.data)
+    flags = GenericOp(
+        list(generic.inputs), [empty.tensor], region,
+        [*maps[:count], maps[count]], list(generic.iterator_types.data), [flags_type],
+    )  # fmt: skip
+    hint = generic.res[0].name_hint
+    flags.res[0].name_hint = f"{hint}_flags" if hint else "flags"
+    return flags
+
+
+def _erase_dead(block: Block) -> None:
+    """Erase the ops of `block` whose results are unused and that have no effect."""
+    for op in reversed(list(block.ops)):
+        if op is block.last_op:
+            continue
+        if all(not r.uses for r in op.results) and is_side_effect_free(op):
+            op.detach()
+            op.erase()
+
+
+@dataclass(frozen=True)
+class NormalizeGraphPass(ModulePass):
+    """Frontend graph ops -> the forms the layout passes handle (module docstring)."""
+
+    name = "normalize-graph"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(
+                [
+                    AssertTrue(),
+                    OutlineBodyAssert(),
+                    GeneralizeBroadcast(),
+                    DecomposeConcat(),
+                    SelectOfUgtToMaximumf(),
+                    GeneralizeWindowOp(),
+                ]
+            ),
+            apply_recursively=False,
+        ).rewrite_module(op)
