@@ -533,7 +533,7 @@ EXAMPLES_TEXT = """examples:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of `physlayout` (sub-commands: `demo`, `run`, `viz`, `passes`)."""
+    """Entry point of `physlayout` (sub-commands: `demo`, `run`, `compile`, `viz`, `passes`)."""
     parser = argparse.ArgumentParser(
         prog="physlayout",
         description=USAGE_TEXT,
@@ -559,6 +559,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     from physlayout.cli_run import add_run_parser, run_command
 
     add_run_parser(sub)
+    from physlayout.cli_deploy import add_compile_parser, compile_command
+
+    add_compile_parser(sub)
     from physlayout.viz.command import add_viz_parser
 
     add_viz_parser(sub)
@@ -572,6 +575,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(0 if run_demo(verbose=args.verbose) <= RTOL else 1)
     elif args.command == "run":
         sys.exit(run_with_deep_stack(lambda: run_command(args)))
+    elif args.command == "compile":
+        sys.exit(run_with_deep_stack(lambda: compile_command(args)))
     elif args.command == "viz":
         sys.exit(run_with_deep_stack(lambda: _viz_command(args)))
     elif args.command == "passes":

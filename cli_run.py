@@ -9,6 +9,7 @@ never a traceback; the exit status is 1 on an error or a failed check.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -54,7 +55,9 @@ def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         ),
     )
     run.add_argument(
-        "file", help="an .mlir file with buffer-level kernels or graph-level functions (tensors)"
+        "file",
+        help="an .mlir file with buffer-level kernels or graph-level functions (tensors), or "
+        "an artifact directory written by `physlayout compile` (run as compiled)",
     )
     run.add_argument(
         "--entry", help="function to run (default: @main, else the one function no other calls)"
@@ -138,6 +141,10 @@ def _run_checked(args: argparse.Namespace) -> int:
     from physlayout.runtime.opencl import OpenCLRuntime, compile_module
     from physlayout.transforms.legalize_layout import is_graph_function
 
+    if os.path.isdir(args.file):
+        from physlayout.cli_deploy import run_artifact_command
+
+        return run_artifact_command(args)
     with open(args.file) as stream:
         source = parse_located(stream.read(), args.file)
     if any(isinstance(op, func.FuncOp) and is_graph_function(op) for op in source.ops):
@@ -164,7 +171,7 @@ def _run_checked(args: argparse.Namespace) -> int:
     inputs = _inputs(entry, names, given, args.seed, _npz_arrays(args.inputs, "--inputs", names))
     reference = [v.copy() if isinstance(v, np.ndarray) else v for v in inputs]
     result = execute(compiled, entry.sym_name.data, inputs)
-    _print_times(runtime, compiled, entry.sym_name.data, result)
+    _print_times(runtime, entry.sym_name.data, result)
     for name, path in _named_values(args.output, "--output", names).items():
         np.save(path, inputs[names.index(name)])
     expected_ok = _compare_expected(args, dict(zip(names, inputs, strict=True)))
@@ -184,17 +191,12 @@ def _run_checked(args: argparse.Namespace) -> int:
     return 1 if failed or not expected_ok else 0
 
 
-def _print_times(runtime: Any, compiled: Any, entry: str, result: Any) -> None:
+def _print_times(runtime: Any, entry: str, result: Any) -> None:
     print(f"device: {runtime.describe()}")
-    launches = {
-        launch.kernel: launch
-        for info in compiled.program.kernels.values()
-        for launch in info.launches
-    }
     print(f"@{entry}: {len(result.times)} launch(es), "
           f"{result.total_seconds * 1e3:.3f} ms device time")
     for time in result.times:
-        size = list(launches[time.kernel].global_size)
+        size = list(time.global_size)
         print(f"  {time.kernel:<24} {time.seconds * 1e3:9.3f} ms  global size {size}")
 
 
@@ -242,7 +244,7 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
     ]
     host_args = _prepare_parameters(lowered, compiled, runtime, entry.sym_name.data, names, host_args)
     result = execute(compiled, entry.sym_name.data, [*host_args, *results])
-    _print_times(runtime, compiled, entry.sym_name.data, result)
+    _print_times(runtime, entry.sym_name.data, result)
     shaped = [
         r.reshape(tuple(t.get_shape()))
         for r, t in zip(results, entry.function_type.outputs.data, strict=True)
@@ -309,7 +311,7 @@ def _prepare_parameters(
     ]
     by_name = dict(zip(names, host_args, strict=True))
     result = execute(compiled, prepare.sym_name.data, [*(by_name[str(a.name_hint)] for a in params), *outputs])
-    _print_times(runtime, compiled, prepare.sym_name.data, result)
+    _print_times(runtime, prepare.sym_name.data, result)
     lifted = {a.name_hint for a in params}
     return [*(x for n, x in zip(names, host_args, strict=True) if n not in lifted), *outputs]
 

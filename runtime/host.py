@@ -1,99 +1,82 @@
-"""Execute a compiled function on OpenCL: a kernel, or a host function that allocates
-buffers and launches kernels in order.
+"""Execute a compiled function on OpenCL: run its launch plan (`runtime/plan.py`) with
+pyopencl.
 
 A *host function* is a `func.func` whose body only holds `layout.allocate`,
 `layout.decl_buffer` / `layout.data`, `arith.constant` and `func.call`s of kernels (or of
 other host functions), then `func.return`. Its parameters are the inputs and outputs.
-Buffers are views of device storage (`DeviceView`): a `layout.decl_buffer %h offset k`
-starts `k` elements after the handle `%h`, `layout.data %b` is the handle `%b` was declared
-over, and a parameter's handle starts at the parameter's first element (as in the numpy
-evaluator). A global buffer at a non-zero offset reaches a kernel through its offset
-argument (`KernelArg.offset_argument`); a texture view must start at offset 0.
+`build_plan` turns it (or a kernel) into a launch plan: storages, and steps that allocate,
+fill, launch kernels with their argument bindings, copy and read/write the caller's data.
+`run_plan` executes a plan's steps in order (those of the phases asked for) on a runtime,
+whether the plan was just built or read from an artifact's plan.json.
+
 `execute(compiled, name, args)`:
 
 1. uploads every buffer argument (a LOGICAL numpy array) to a device buffer or image in the
    parameter's physical layout (`ParamLayout.to_physical`; `padding={index: value}` puts
    `value` instead of the pad value into the padding of those parameters: tests upload
    garbage into buffers a kernel writes, whose padding the kernel must fill);
-2. runs the function: a kernel's launches in order, or the host body op by op (a
-   `layout.check` reads its flags back and raises `CheckFailed` unless all are non-zero; each
-   allocation becomes device storage in its scope filled with zeros, or with
-   `allocation_fill`: a texture allocation is an image of the 2-D shape its declared
-   buffer flattens to);
+2. runs the `body` steps of the function's physical-layout plan: its allocations are device
+   storage in their scope filled with zeros, or with `allocation_fill` (a texture
+   allocation is an image of the 2-D shape its declared buffer flattens to), then the
+   launches in order; a `layout.check` reads its flags back after the launches so far and
+   raises `CheckFailed` unless all are non-zero;
 3. downloads every buffer argument, maps it back to the logical layout and writes it into
    the caller's array in place (as the numpy evaluator does); the downloaded arrays, in the
    transformed shape and padding included, are kept in `RunResult.physical`.
 
-Work-groups are chosen by `OpenCLRuntime.local_size`. Kernel times come from OpenCL
-profiling events (end - start of each launch). Overlapping views of one storage passed to
-two buffer parameters of a kernel that writes one of them are refused (kernel buffer
-parameters are assumed not to overlap: see `lowering/opencl_parallel.py`).
+Work-groups are the plan's (`work_group_shape`), smaller where the kernel allows fewer
+work-items. Kernel times come from OpenCL profiling events (end - start of each launch).
+Overlapping views of one storage passed to two buffer parameters of a kernel that writes
+one of them are refused when the plan is built (kernel buffer parameters are assumed not
+to overlap: see `lowering/opencl_parallel.py`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from math import prod
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr
-from xdsl.ir import SSAValue
 
-from physlayout.dialects.buffer_layout import flattened_type
-from physlayout.dialects.layout import (
-    AllocateOp,
-    BufferType,
-    DataOp,
-    DeclBufferOp,
-    PtrType,
-    is_texture_scope,
-)
-from physlayout.dialects.layout_check import CheckOp
-from physlayout.lowering.opencl import KernelArg, KernelInfo, Launch
 from physlayout.runtime.opencl import (
     CompiledModule,
     DeviceStorage,
+    OpenCLRuntime,
     OpenCLRuntimeError,
     _cl,  # pyright: ignore[reportPrivateUsage]
     numpy_dtype,
+    work_group_shape,
+)
+from physlayout.runtime.plan import (
+    C_SCALARS,
+    Allocate,
+    Check,
+    CopyBufferToImage,
+    CopyImageToBuffer,
+    Fill,
+    InputArg,
+    Launch,
+    Plan,
+    PlanError,
+    Read,
+    Step,
+    StorageArg,
+    ValueArg,
+    Write,
+    build_plan,
+    c_scalar,
 )
 from physlayout.semantics.evaluator_values import check_flags
-
-_SCALARS: dict[str, Any] = {
-    "int": np.int32, "long": np.int64, "float": np.float32, "double": np.float64,
-    "short": np.int16, "char": np.int8, "uint": np.uint32, "ulong": np.uint64,
-    "ushort": np.uint16, "uchar": np.uint8, "half": np.float16,
-}  # fmt: skip
-"""The numpy type of each C type a scalar kernel argument may have."""
-
 
 
 @dataclass(frozen=True)
 class DeviceView:
-    """A buffer of a host function: `storage` from element `offset` on; `base` is where the
-    data handle it was declared over starts (what `layout.data` of it yields)."""
+    """A buffer the caller allocated, bound to a parameter (`execute_physical`): `storage`
+    from element `offset` on (only 0 is supported)."""
 
     storage: DeviceStorage
     offset: int = 0
-    base: int = 0
-
-    def as_parameter(self) -> DeviceView:
-        """This buffer bound to a function parameter: its handle starts at its offset."""
-        return DeviceView(self.storage, self.offset, self.offset)
-
-
-@dataclass(frozen=True)
-class DeviceHandle:
-    """A data handle of a host function: `storage` from element `base` on."""
-
-    storage: DeviceStorage
-    base: int = 0
-
-
-Value = DeviceView | DeviceHandle | int | float
 
 
 @dataclass(frozen=True)
@@ -103,6 +86,7 @@ class KernelTime:
     function: str
     kernel: str
     seconds: float
+    global_size: tuple[int, ...] = ()
 
 
 @dataclass
@@ -112,6 +96,8 @@ class RunResult:
     times: list[KernelTime] = field(default_factory=list[KernelTime])
     physical: dict[int, np.ndarray] = field(default_factory=dict[int, np.ndarray])
     """Per buffer parameter (by index), its downloaded array in the transformed shape."""
+    outputs: dict[str, np.ndarray] = field(default_factory=dict[str, np.ndarray])
+    """Per `read` step, the array it read (the caller's shape of the output)."""
 
     @property
     def total_seconds(self) -> float:
@@ -135,7 +121,7 @@ def execute(
         raise OpenCLRuntimeError(f"@{name} takes {len(layouts)} arguments, got {len(args)}")
     runtime = compiled.runtime
     fills = padding or {}
-    values: list[Value] = []
+    values: list[DeviceView | int | float] = []
     types = function.function_type.inputs.data
     for index, (arg, layout, arg_type) in enumerate(zip(args, layouts, types, strict=True)):
         if layout is None:
@@ -157,16 +143,47 @@ def execute(
 
 
 def execute_physical(
-    compiled: CompiledModule, name: str, values: Sequence[Value], allocation_fill: Any = 0
+    compiled: CompiledModule,
+    name: str,
+    values: Sequence[DeviceView | int | float],
+    allocation_fill: Any = 0,
 ) -> RunResult:
     """Run function `name` of `compiled` on device storage the caller allocated and filled
     in the physical layout (`OpenCLRuntime.allocate`, `DeviceStorage.upload`), e.g. to
-    check that a kernel writes every element, padding included; `allocation_fill` as in
-    `execute`."""
-    result = RunResult()
-    _Executor(compiled, result, allocation_fill).call(name, list(values))
-    compiled.runtime.queue.finish()
-    return result
+    check that a kernel writes every element, padding included: the `body` steps of its
+    physical-layout plan; `allocation_fill` as in `execute`."""
+    plan = build_plan(compiled, name, allocation_fill=allocation_fill)
+    if len(values) != len(plan.params):
+        raise OpenCLRuntimeError(f"@{name} takes {len(plan.params)} arguments, got {len(values)}")
+    bound: dict[int, DeviceStorage] = {}
+    scalars: dict[str, Any] = {}
+    for param, value in zip(plan.params, values, strict=True):
+        if param.storage is None:
+            if isinstance(value, DeviceView):
+                raise OpenCLRuntimeError(f"@{name}: %{param.name}: expected a scalar, got a buffer")
+            scalars[param.name] = value
+            continue
+        if not isinstance(value, DeviceView):
+            raise OpenCLRuntimeError(f"@{name}: %{param.name}: expected a buffer, got {value!r}")
+        if value.offset:
+            raise OpenCLRuntimeError(
+                f"@{name}: %{param.name}: a parameter is bound to its storage from offset 0, "
+                f"got a view at offset {value.offset}"
+            )
+        _check_bound(plan, param.storage, value.storage, f"@{name}: %{param.name}")
+        bound[param.storage] = value.storage
+    return run_plan(plan, compiled.runtime, compiled.cl_program, scalars, bound, ("body",),
+                    compiled.cl_kernels)  # fmt: skip
+
+
+def _check_bound(plan: Plan, index: int, storage: DeviceStorage, where: str) -> None:
+    want = plan.storages[index]
+    kind = "texture" if want.kind == "image" else "global"
+    if storage.kind != kind or storage.physical_shape != want.shape:
+        raise OpenCLRuntimeError(
+            f"{where}: expected {kind} storage of shape {list(want.shape)}, got "
+            f"{storage.kind} storage of shape {list(storage.physical_shape)}"
+        )
 
 
 def _scalar(value: Any, arg_type: Any, where: str) -> int | float:
@@ -176,178 +193,126 @@ def _scalar(value: Any, arg_type: Any, where: str) -> int | float:
     return np.asarray(value, dtype=dtype).item()
 
 
+def run_plan(
+    plan: Plan,
+    runtime: OpenCLRuntime,
+    program: Any,
+    inputs: Mapping[str, Any],
+    bound: Mapping[int, DeviceStorage] | None = None,
+    phases: Collection[str] = ("input", "body", "output"),
+    kernels: dict[str, Any] | None = None,
+) -> RunResult:
+    """Execute the steps of `plan` in the given `phases`, in order, on `runtime` with the
+    built `program` (kernels.cl). `inputs` holds the caller's value of every input the
+    steps write (arrays of the parameter's shape and dtype) and of every scalar parameter;
+    `bound` maps storage ids to storage the caller allocated (their `allocate` steps are
+    skipped); `kernels` caches the kernel objects. `read` steps fill `RunResult.outputs`."""
+    state = _PlanRun(plan, runtime, program, inputs, dict(bound or {}), kernels or {})
+    for step in (*plan.prepare, *plan.steps):
+        if step.phase in phases:
+            state.run(step)
+    runtime.queue.finish()
+    return state.result
+
+
 @dataclass
-class _Executor:
-    compiled: CompiledModule
-    result: RunResult
-    allocation_fill: Any = 0
+class _PlanRun:
+    plan: Plan
+    runtime: OpenCLRuntime
+    program: Any
+    inputs: Mapping[str, Any]
+    storage: dict[int, DeviceStorage]
+    kernels: dict[str, Any]
+    result: RunResult = field(default_factory=RunResult)
 
-    def call(self, name: str, values: list[Value]) -> None:
-        info = self.compiled.program.kernels.get(name)
-        if info is not None:
-            self.launch_all(info, values)
-            return
-        self.host(name, values)
-
-    def host(self, name: str, values: list[Value]) -> None:
-        function = self.compiled.function(name)
-        bound = [v.as_parameter() if isinstance(v, DeviceView) else v for v in values]
-        env: dict[SSAValue, Value] = dict(zip(function.body.blocks[0].args, bound, strict=True))
-        for op in function.body.blocks[0].ops:
-            where = f"@{name}: '{op.name}'"
-            match op:
-                case AllocateOp():
-                    env[op.ptr] = DeviceHandle(self.allocate(op, where))
-                case DeclBufferOp():
-                    env[op.buffer] = _declare(op, env[op.ptr], where)
-                case DataOp():
-                    view = env[op.buffer]
-                    assert isinstance(view, DeviceView)
-                    env[op.ptr] = DeviceHandle(view.storage, view.base)
-                case arith.ConstantOp(value=FloatAttr() | IntegerAttr() as attr):
-                    env[op.result] = attr.value.data
-                case func.CallOp():
-                    callee = op.callee.root_reference.data
-                    self.call(callee, [env[v] for v in op.arguments])
-                case CheckOp():
-                    self.check(op, env[op.flags])
-                case func.ReturnOp():
-                    return
-                case _:
-                    raise OpenCLRuntimeError(
-                        f"{where}: host functions may only allocate, declare buffers, call "
-                        "kernels and check flags"
-                    )
-
-    def check(self, op: CheckOp, view: Value) -> None:
-        """`layout.check` on the host: read the flags back (after the launches so far) and
-        raise `CheckFailed` with the op's message unless all are non-zero."""
-        assert isinstance(view, DeviceView) and isinstance(op.flags.type, BufferType)
-        self.compiled.runtime.queue.finish()
-        count = op.flags.type.num_elements()
-        flat = view.storage.download().reshape(-1)
-        check_flags(flat[view.offset : view.offset + count], op.message.data)
-
-    def allocate(self, op: AllocateOp, where: str) -> DeviceStorage:
-        ptr_type = op.ptr.type
-        assert isinstance(ptr_type, PtrType)
-        dtype = numpy_dtype(ptr_type.element_type, where)
-        runtime = self.compiled.runtime
-        if not is_texture_scope(ptr_type.get_scope()):
-            storage = runtime.allocate("global", (op.num_elements(),), dtype)
-        else:
-            shapes = {
-                flattened_type(use.operation.buffer.type).get_shape()
-                for use in op.ptr.uses
-                if isinstance(use.operation, DeclBufferOp)
-                and isinstance(use.operation.buffer.type, BufferType)
-            }
-            if len(shapes) != 1:
-                raise OpenCLRuntimeError(
-                    f"{where}: a texture allocation needs exactly one image shape, got "
-                    f"{sorted(shapes)}"
+    def run(self, step: Step) -> None:
+        cl = _cl()
+        queue = self.runtime.queue
+        match step:
+            case Allocate():
+                if step.storage not in self.storage:
+                    s = self.plan.storages[step.storage]
+                    kind = "texture" if s.kind == "image" else "global"
+                    self.storage[step.storage] = self.runtime.allocate(kind, s.shape, s.dtype)
+            case Fill():
+                self.fill(step)
+            case Write():
+                storage = self.get(step.storage)
+                storage.upload(np.asarray(self.inputs[step.input]).reshape(storage.physical_shape))
+            case Read():
+                param = self.plan.param(step.output)
+                self.result.outputs[step.output] = self.get(step.storage).download().reshape(
+                    param.shape
                 )
-            (shape,) = shapes
-            storage = runtime.allocate("texture", shape, dtype)
-        storage.upload(np.full(storage.physical_shape, self.allocation_fill, dtype=dtype))
+            case Launch():
+                self.launch(step)
+            case CopyBufferToImage():
+                src, dst = self.get(step.src), self.get(step.dst)
+                rows, cols = dst.physical_shape
+                cl.enqueue_copy(queue, dst.memory, src.memory, offset=0, origin=(0, 0),
+                                region=(cols // 4, rows))  # fmt: skip
+            case CopyImageToBuffer():
+                src, dst = self.get(step.src), self.get(step.dst)
+                rows, cols = src.physical_shape
+                cl.enqueue_copy(queue, dst.memory, src.memory, offset=0, origin=(0, 0),
+                                region=(cols // 4, rows))  # fmt: skip
+            case Check():
+                flat = self.get(step.storage).download().reshape(-1)
+                check_flags(flat[step.offset : step.offset + step.count], step.message)
+
+    def get(self, index: int) -> DeviceStorage:
+        storage = self.storage.get(index)
+        if storage is None:
+            raise PlanError(
+                f"storage {index} ({self.plan.storages[index].name}) is used before its "
+                "allocate step"
+            )
         return storage
 
-    def kernel(self, name: str) -> Any:
-        kernels = self.compiled.cl_kernels
-        if name not in kernels:
-            kernels[name] = _cl().Kernel(self.compiled.cl_program, name)
-        return kernels[name]
-
-    def launch_all(self, info: KernelInfo, values: list[Value]) -> None:
-        _check_arguments(info, values)
-        for launch in info.launches:
-            self.launch(info, launch, values)
-
-    def launch(self, info: KernelInfo, launch: Launch, values: list[Value]) -> None:
+    def fill(self, step: Fill) -> None:
         cl = _cl()
-        kernel = self.kernel(launch.kernel)
-        position = 0
-        for arg, value in zip(info.args, values, strict=True):
-            if isinstance(value, DeviceView):
-                kernel.set_arg(position, value.storage.memory)
-                if arg.offset_argument:
-                    position += 1
-                    kernel.set_arg(position, np.int32(value.offset))
-            else:
-                kernel.set_arg(position, _c_scalar(value, arg, info.name))
-            position += 1
-        runtime = self.compiled.runtime
-        local = runtime.local_size(kernel, launch.global_size)
-        event = cl.enqueue_nd_range_kernel(runtime.queue, kernel, launch.global_size, local)
+        storage = self.get(step.storage)
+        if storage.kind == "texture":
+            rows, cols = storage.physical_shape
+            color = np.full(4, step.value, dtype=np.float32)
+            cl.enqueue_fill_image(self.runtime.queue, storage.memory, color, (0, 0), (cols // 4, rows))
+            return
+        pattern = np.asarray(step.value, dtype=storage.dtype)
+        size = self.plan.storages[step.storage].bytes
+        cl.enqueue_fill_buffer(self.runtime.queue, storage.memory, pattern, 0, size)
+
+    def kernel(self, name: str) -> Any:
+        if name not in self.kernels:
+            cl = _cl()
+            try:
+                self.kernels[name] = cl.Kernel(self.program, name)
+            except cl.Error:
+                raise PlanError(
+                    f"kernels.cl has no kernel '{name}' (the plan launches it)"
+                ) from None
+        return self.kernels[name]
+
+    def launch(self, step: Launch) -> None:
+        cl = _cl()
+        kernel = self.kernel(step.kernel)
+        for position, arg in enumerate(step.args):
+            match arg:
+                case StorageArg():
+                    kernel.set_arg(position, self.get(arg.storage).memory)
+                case ValueArg():
+                    kernel.set_arg(position, np.asarray(arg.value, C_SCALARS[arg.c_type]))
+                case InputArg():
+                    value = c_scalar(self.inputs[arg.input], arg.c_type, step.function, arg.input)
+                    kernel.set_arg(position, np.asarray(value, C_SCALARS[arg.c_type]))
+        limit = int(
+            kernel.get_work_group_info(
+                cl.kernel_work_group_info.WORK_GROUP_SIZE, self.runtime.device
+            )
+        )
+        local = step.local_size
+        if int(np.prod(local)) > limit:
+            local = work_group_shape(step.global_size, limit)
+        event = cl.enqueue_nd_range_kernel(self.runtime.queue, kernel, step.global_size, local)
         event.wait()
         seconds = (event.profile.end - event.profile.start) * 1e-9
-        self.result.times.append(KernelTime(info.name, launch.kernel, seconds))
-
-
-def _c_scalar(value: Any, arg: KernelArg, function: str) -> Any:
-    """`value` as the C type of scalar argument `arg`; an integer that does not fit it (an
-    `index` value beyond the kernels' 32-bit `int`) is refused, never wrapped."""
-    scalar = _SCALARS[arg.c_type]
-    if np.issubdtype(scalar, np.integer):
-        limits = np.iinfo(scalar)
-        if not limits.min <= int(value) <= limits.max:
-            raise OpenCLRuntimeError(
-                f"@{function}: argument %{arg.name}: {value} does not fit the kernel's "
-                f"{arg.c_type} ({arg.type} values are {arg.c_type} in OpenCL kernels)"
-            )
-        return scalar(int(value))
-    return scalar(value)
-
-
-def _declare(op: DeclBufferOp, handle: Value, where: str) -> DeviceView:
-    """The view `layout.decl_buffer` declares over `handle`."""
-    assert isinstance(handle, DeviceHandle)
-    offset = handle.base + op.elem_offset.data
-    if handle.storage.kind == "texture" and offset:
-        raise OpenCLRuntimeError(
-            f"{where}: a texture view must start at offset 0 (an image starts at its first "
-            f"texel), got {offset}"
-        )
-    return DeviceView(handle.storage, offset, handle.base)
-
-
-def _check_arguments(info: KernelInfo, values: list[Value]) -> None:
-    seen: list[tuple[KernelArg, DeviceView]] = []
-    for arg, value in zip(info.args, values, strict=True):
-        where = f"@{info.name}: argument %{arg.name}"
-        if arg.kind == "scalar":
-            if isinstance(value, DeviceView | DeviceHandle):
-                raise OpenCLRuntimeError(f"{where}: expected a scalar, got a buffer")
-            continue
-        if not isinstance(value, DeviceView):
-            raise OpenCLRuntimeError(f"{where}: expected a buffer, got {value!r}")
-        storage = value.storage
-        if storage.kind != arg.kind:
-            raise OpenCLRuntimeError(f"{where}: expected {arg.kind} storage, got {storage.kind}")
-        if value.offset + prod(arg.physical_shape) > prod(storage.physical_shape) or (
-            arg.kind == "texture" and storage.physical_shape != arg.physical_shape
-        ):
-            raise OpenCLRuntimeError(
-                f"{where}: storage of shape {list(storage.physical_shape)} does not hold "
-                f"{list(arg.physical_shape)} at offset {value.offset}"
-            )
-        if value.offset and not arg.offset_argument:
-            raise OpenCLRuntimeError(
-                f"{where}: a buffer at offset {value.offset} reaches a parameter compiled "
-                "without an offset argument"
-            )
-        for other, other_value in seen:
-            if (other.written or arg.written) and _overlap(other, other_value, arg, value):
-                raise OpenCLRuntimeError(
-                    f"{where}: it overlaps the storage passed as %{other.name} and one of "
-                    "them is written; kernel buffer parameters must not overlap"
-                )
-        seen.append((arg, value))
-
-
-def _overlap(a: KernelArg, a_view: DeviceView, b: KernelArg, b_view: DeviceView) -> bool:
-    if a_view.storage is not b_view.storage:
-        return False
-    a_end = a_view.offset + prod(a.physical_shape)
-    b_end = b_view.offset + prod(b.physical_shape)
-    return a_view.offset < b_end and b_view.offset < a_end
+        self.result.times.append(KernelTime(step.function, step.kernel, seconds, step.global_size))

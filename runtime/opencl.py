@@ -436,20 +436,16 @@ def module_text(module: ModuleOp) -> str:
 
 
 @dataclass
-class CompiledModule:
-    """A source module lowered to OpenCL and built for a runtime."""
+class LoweredModule:
+    """A source module lowered to OpenCL C (no device needed)."""
 
     source: ModuleOp
     lowered: ModuleOp
     program: OpenCLProgram
-    cl_program: Any
-    runtime: OpenCLRuntime
     params: dict[str, list[ParamLayout | None]]
     """Per function, per parameter: its layout (None for scalars)."""
     stages: list[tuple[str, str]]
     """(pass name, module text after it) for each lowering pass."""
-    cl_kernels: dict[str, Any] = field(default_factory=dict[str, Any])
-    """Kernels retrieved from `cl_program`, by name (retrieved once, reused by every run)."""
 
     def function(self, name: str) -> func.FuncOp:
         """The lowered function `@name`."""
@@ -457,6 +453,44 @@ class CompiledModule:
             if isinstance(op, func.FuncOp) and op.sym_name.data == name:
                 return op
         raise OpenCLRuntimeError(f"no function @{name} in the module")
+
+
+@dataclass
+class CompiledModule(LoweredModule):
+    """A lowered module built for a runtime."""
+
+    cl_program: Any
+    runtime: OpenCLRuntime
+    cl_kernels: dict[str, Any] = field(default_factory=dict[str, Any])
+    """Kernels retrieved from `cl_program`, by name (retrieved once, reused by every run)."""
+
+
+def lower_module(
+    module: ModuleOp | str,
+    limits: DeviceLimits,
+    keep_stages: bool = False,
+    remarks: bool = False,
+    device: str = "the target device",
+    half_arithmetic: bool | None = None,
+) -> LoweredModule:
+    """Lower `module` (a source module with pending layouts) to OpenCL C for a device with
+    `limits`, named `device` in diagnostics (`remarks`: print the lowering passes' remarks
+    to stderr; `half_arithmetic`: compute f16 in half, which needs `limits.fp16`; None:
+    whenever the device has cl_khr_fp16, else f16 is storage only, computed in float)."""
+    source = parse_module(module) if isinstance(module, str) else module
+    lowered = source.clone()
+    stages: list[tuple[str, str]] = []
+
+    def keep(previous: ModulePass | None, module: ModuleOp, _next: ModulePass | None) -> None:
+        if keep_stages and previous is not None:
+            stages.append((previous.name, module_text(module)))
+
+    PhyslayoutOpenCLPass(remarks=remarks).pipeline(keep).apply(make_context(), lowered)
+    if not limits.image_support and _has_textures(lowered):
+        raise OpenCLRuntimeError(f"{device} has no image support")
+    half = limits.fp16 if half_arithmetic is None else limits.fp16 and half_arithmetic
+    program = generate_opencl(lowered, limits.image_limits(), half, limits.fp64, vectorized=True)
+    return LoweredModule(source, lowered, program, _param_layouts(source, lowered), stages)
 
 
 def compile_module(
@@ -467,23 +501,15 @@ def compile_module(
 ) -> CompiledModule:
     """Lower `module` (a source module with pending layouts) and build it for `runtime`
     (`remarks`: print the lowering passes' remarks to stderr)."""
-    source = parse_module(module) if isinstance(module, str) else module
-    lowered = source.clone()
-    stages: list[tuple[str, str]] = []
-
-    def keep(previous: ModulePass | None, module: ModuleOp, _next: ModulePass | None) -> None:
-        if keep_stages and previous is not None:
-            stages.append((previous.name, module_text(module)))
-
-    PhyslayoutOpenCLPass(remarks=remarks).pipeline(keep).apply(make_context(), lowered)
-    if not runtime.limits.image_support and _has_textures(lowered):
-        raise OpenCLRuntimeError(f"device {runtime.describe()} has no image support")
-    limits = runtime.limits
-    half = limits.fp16 and runtime.half_arithmetic
-    program = generate_opencl(lowered, limits.image_limits(), half, limits.fp64, vectorized=True)
+    device = f"device {runtime.describe()}"
+    lowered = lower_module(
+        module, runtime.limits, keep_stages, remarks, device, runtime.half_arithmetic
+    )
+    program = lowered.program
     cl_program = runtime.build(program.source) if program.kernels else None
     return CompiledModule(
-        source, lowered, program, cl_program, runtime, _param_layouts(source, lowered), stages
+        lowered.source, lowered.lowered, program, lowered.params, lowered.stages, cl_program,
+        runtime,
     )
 
 

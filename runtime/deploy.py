@@ -1,0 +1,249 @@
+"""Artifacts: `physlayout compile FILE.mlir -o OUT/` and `physlayout run OUT/`.
+
+An artifact is a directory holding
+- `kernels.cl`: the OpenCL C of every kernel, its first line `artifact_line(id)`;
+- `plan.json`: the launch plan (`runtime/plan.py`, JSON Schema `docs/plan.schema.json`);
+- `host.c`: the standalone C99 host of the plan (`runtime/host_c.py`);
+- `README.txt`: how to build and run host.c;
+- `source.mlir`: the source module (what `physlayout run OUT/ --check` compares with).
+
+`compile_artifact` needs no OpenCL device: the image limits and the fp16/fp64 switches are
+the target's (given, or read from a local device by the caller). The artifact's id is a hash
+of its plan and kernels, so a kernels.cl of another compile is refused by both runners.
+`load_artifact` reads one back (refusing another schema version or a kernels.cl of another
+artifact); `run_artifact` checks that the device meets the plan's requirements and runs the
+whole plan (input, body and output steps) with pyopencl.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.utils.exceptions import PassFailedException, VerifyException
+
+from physlayout.runtime.boundary import add_boundary_functions
+from physlayout.runtime.host import RunResult, run_plan
+from physlayout.runtime.host_c import BUILD_COMMAND, host_c
+from physlayout.runtime.opencl import (
+    DeviceLimits,
+    OpenCLRuntime,
+    device_pipeline,
+    lower_module,
+    module_text,
+)
+from physlayout.runtime.plan import (
+    Plan,
+    PlanError,
+    artifact_line,
+    build_plan,
+    dumps,
+    plan_from_json,
+)
+from physlayout.universe import make_context
+
+KERNELS_FILE = "kernels.cl"
+PLAN_FILE = "plan.json"
+HOST_FILE = "host.c"
+README_FILE = "README.txt"
+SOURCE_FILE = "source.mlir"
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A compiled artifact in memory."""
+
+    plan: Plan
+    kernels: str
+    """kernels.cl's text (its first line names the artifact)."""
+    source: str | None
+    """source.mlir's text (None when the artifact has none)."""
+
+    def files(self) -> dict[str, str]:
+        """The artifact's files by name."""
+        files = {
+            KERNELS_FILE: self.kernels,
+            PLAN_FILE: dumps(self.plan),
+            HOST_FILE: host_c(self.plan, self.plan.artifact_id),
+            README_FILE: readme(self.plan),
+        }
+        if self.source is not None:
+            files[SOURCE_FILE] = self.source
+        return files
+
+
+def compile_artifact(
+    source: ModuleOp,
+    entry: str,
+    limits: DeviceLimits,
+    *,
+    pipeline: str = "physlayout-adreno",
+    physical_io: bool = False,
+    remarks: bool = False,
+    source_text: str | None = None,
+) -> Artifact:
+    """Compile function `entry` of `source` (buffer-level, or graph-level: then `pipeline`
+    first) for a device with `limits`. Inputs and outputs are in the entry's logical layout
+    (boundary kernels, `runtime/boundary.py`), or in their physical layout with
+    `physical_io`."""
+    from physlayout.transforms.legalize_layout import is_graph_function
+
+    graph = any(isinstance(op, func.FuncOp) and is_graph_function(op) for op in source.ops)
+    module = source.clone()
+    shapes: dict[int, tuple[int, ...]] = {}
+    if graph:
+        try:
+            device_pipeline(pipeline, limits).apply(make_context(), module)
+        except VerifyException as err:
+            raise PassFailedException(f"the graph pipeline produced invalid IR: {err}") from None
+        signature = _function(source, entry).function_type
+        types = [*signature.inputs.data, *signature.outputs.data]
+        shapes = {i: tuple(t.get_shape()) for i, t in enumerate(types) if isinstance(t, TensorType)}
+    boundary = [] if physical_io else add_boundary_functions(module, _function(module, entry))
+    lowered = lower_module(module, limits, remarks=remarks)
+    options: dict[str, Any] = {
+        "pipeline": pipeline if graph else None,
+        "max_image_width": limits.max_image_width,
+        "max_image_height": limits.max_image_height,
+        "fp16": limits.fp16,
+        "fp64": limits.fp64,
+        "physical_io": physical_io,
+    }
+    plan = build_plan(
+        lowered,
+        entry,
+        io_layout="physical" if physical_io else "logical",
+        boundary=boundary,
+        level="graph" if graph else "buffer",
+        shapes=shapes,
+        options=options,
+    )
+    digest = hashlib.sha256((dumps(plan) + lowered.program.source).encode()).hexdigest()[:16]
+    plan = dataclasses.replace(plan, artifact_id=digest)
+    kernels = artifact_line(digest) + "\n" + lowered.program.source
+    text = source_text if source_text is not None else module_text(source)
+    return Artifact(plan, kernels, text)
+
+
+def _function(module: ModuleOp, name: str) -> func.FuncOp:
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and op.sym_name.data == name and op.body.blocks:
+            return op
+    raise PlanError(f"no function @{name} in the module")
+
+
+def readme(plan: Plan) -> str:
+    """README.txt: what the artifact is, the one-line build, a run command."""
+    inputs = " ".join(f"--input {p.name}={p.name}.npy" for p in plan.inputs if p.kind == "buffer")
+    scalars = " ".join(f"--input {p.name}=1" for p in plan.inputs if p.kind == "scalar")
+    outputs = " ".join(f"--output {p.name}={p.name}.out.npy" for p in plan.outputs)
+    run = " ".join(x for x in ("./host", inputs, scalars, outputs) if x)
+    return (
+        f"physlayout artifact {plan.artifact_id}: @{plan.entry} ({plan.level}-level source; "
+        f"inputs and outputs in the {plan.io_layout} layout, see plan.json)\n"
+        f"Build: {BUILD_COMMAND}\n"
+        f"Run:   {run}\n"
+        "Files: kernels.cl (OpenCL C, loaded at run time), plan.json (the launch plan), "
+        "host.c (this plan's C host), source.mlir (the source module)\n"
+    )
+
+
+def write_artifact(artifact: Artifact, directory: str) -> list[str]:
+    """Write the artifact's files into `directory` (created if missing); the paths written.
+    Every file is generated before the first is written."""
+    files = artifact.files()
+    os.makedirs(directory, exist_ok=True)
+    written: list[str] = []
+    for name, text in files.items():
+        path = os.path.join(directory, name)
+        with open(path, "w") as stream:
+            stream.write(text)
+        written.append(path)
+    return written
+
+
+def load_artifact(directory: str) -> Artifact:
+    """The artifact in `directory`; PlanError when it is not one, is of another schema
+    version, or its kernels.cl belongs to another artifact."""
+    plan_path = os.path.join(directory, PLAN_FILE)
+    if not os.path.isfile(plan_path):
+        raise PlanError(f"{directory} is not a physlayout artifact: it has no {PLAN_FILE}")
+    with open(plan_path) as stream:
+        try:
+            data = json.load(stream)
+        except json.JSONDecodeError as err:
+            raise PlanError(f"{plan_path}: not valid JSON ({err})") from None
+    plan = plan_from_json(data, plan_path)
+    kernels_path = os.path.join(directory, KERNELS_FILE)
+    if not os.path.isfile(kernels_path):
+        raise PlanError(f"{directory}: the artifact has no {KERNELS_FILE}")
+    with open(kernels_path) as stream:
+        kernels = stream.read()
+    line = artifact_line(plan.artifact_id)
+    first = kernels.split("\n", 1)[0].rstrip("\r")
+    if first != line:
+        raise PlanError(
+            f"{kernels_path} belongs to another artifact (its first line is '{first[:120]}'; "
+            f"{PLAN_FILE} expects '{line}'): use the files of one `physlayout compile`"
+        )
+    source_path = os.path.join(directory, SOURCE_FILE)
+    source = None
+    if os.path.isfile(source_path):
+        with open(source_path) as stream:
+            source = stream.read()
+    return Artifact(plan, kernels, source)
+
+
+def check_device(plan: Plan, runtime: OpenCLRuntime) -> None:
+    """Refuse (PlanError) a device that lacks what `plan` requires: an extension its
+    kernels enable, image support, or images as large as the plan's."""
+    device = runtime.describe()
+    extensions = set(runtime.device.extensions.split())
+    for extension in plan.requirements.extensions:
+        if extension not in extensions:
+            raise PlanError(
+                f"device {device} lacks the OpenCL extension {extension}, which the plan's "
+                "kernels need"
+            )
+    requirements = plan.requirements
+    if requirements.image_support:
+        limits = runtime.limits
+        if not limits.image_support:
+            raise PlanError(f"device {device} has no image support; the plan uses images")
+        if (
+            requirements.max_image_width > limits.max_image_width
+            or requirements.max_image_height > limits.max_image_height
+        ):
+            raise PlanError(
+                f"the plan uses images up to {requirements.max_image_width} x "
+                f"{requirements.max_image_height} texels; device {device} allows "
+                f"{limits.max_image_width} x {limits.max_image_height}"
+            )
+
+
+def run_artifact(
+    artifact: Artifact, runtime: OpenCLRuntime, inputs: Mapping[str, Any]
+) -> RunResult:
+    """Run the whole plan of `artifact` on `runtime`; `inputs` holds an array of each
+    buffer input (the plan's shape and dtype, in its io layout) and the value of each scalar.
+    The outputs are in `RunResult.outputs`."""
+    plan = artifact.plan
+    check_device(plan, runtime)
+    program = runtime.build(artifact.kernels)
+    kernels: dict[str, Any] = {}
+    from physlayout.runtime.opencl import _cl  # pyright: ignore[reportPrivateUsage]
+
+    cl = _cl()
+    for name in plan.kernels:
+        try:
+            kernels[name] = cl.Kernel(program, name)
+        except cl.Error:
+            raise PlanError(f"{KERNELS_FILE} has no kernel '{name}', which the plan launches") from None
+    return run_plan(plan, runtime, program, inputs, kernels=kernels)

@@ -1,0 +1,1009 @@
+"""The launch plan: everything a host program does to run one compiled function on an
+OpenCL device, as data (docs/deploy.md; JSON Schema `docs/plan.schema.json`).
+
+`build_plan(compiled, entry)` is the ONE interpretation of a host function: it walks the
+lowered entry (a kernel, or a host function that allocates buffers and calls kernels and
+other host functions) and records
+
+- `storages`: every device buffer and image (element type, physical shape, scope, bytes;
+  images are `CL_RGBA` of `CL_FLOAT` or `CL_HALF_FLOAT`, width = cols / 4, height = rows
+  of the flattened [rows, cols] texture);
+- `steps`, in order, each in a phase: `input` (allocate the parameters, write the caller's
+  data, relayout it), `body` (the host function: allocations filled with zeros, kernel
+  launches with their argument bindings, global and local sizes) and `output` (relayout
+  back, read the results);
+- `params`: the entry's parameters with their direction (`in`, `out`, `inout`: whether
+  some launch reads / writes their storage), the shape and layout in which the caller
+  gives and gets them;
+- `requirements`: the device extensions the kernels enable, image support and the largest
+  image the plan uses.
+
+The Python runtime (`runtime/host.py`) executes plans; the generated C host
+(`runtime/host_c.py`) executes the same plan compiled into tables.
+
+Layouts at the boundary (`io_layout`): `physical` plans take every buffer in its physical
+layout (the transformed shape, padding included; a texture's rows and columns): the
+caller converts, as `physlayout run FILE.mlir` does on the host with numpy. `logical`
+plans take buffers in the entry's logical layout: a parameter with pending transforms
+gets a logical staging buffer and the boundary kernels of `runtime/boundary.py` (fill the
+padding with the pad value, scatter into the physical layout, copy to the image for a
+texture; and back after the body). An `out` parameter is not an input: it starts filled
+with its pad value (0 without one).
+
+Raises `OpenCLRuntimeError` for anything the plan cannot express (a view of a texture at an
+offset, overlapping written buffers, a constant that does not fit a kernel's C type).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from math import prod
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr
+from xdsl.ir import SSAValue
+
+from physlayout.dialects.buffer_layout import flattened_type
+from physlayout.dialects.layout import (
+    AllocateOp,
+    BufferType,
+    DataOp,
+    DeclBufferOp,
+    PtrType,
+    is_texture_scope,
+)
+from physlayout.dialects.layout_check import CheckOp
+from physlayout.lowering.opencl import KernelArg, KernelInfo
+from physlayout.runtime.boundary import BoundaryFunctions
+from physlayout.runtime.opencl import (
+    LoweredModule,
+    OpenCLRuntimeError,
+    ParamLayout,
+    numpy_dtype,
+    work_group_shape,
+)
+
+PLAN_SCHEMA = "physlayout-plan"
+PLAN_VERSION = 1
+"""The plan schema's version: a reader refuses any other."""
+
+C_SCALARS: dict[str, str] = {
+    "int": "int32", "long": "int64", "float": "float32", "double": "float64",
+    "short": "int16", "char": "int8", "uint": "uint32", "ulong": "uint64",
+    "ushort": "uint16", "uchar": "uint8", "half": "float16",
+}  # fmt: skip
+"""The numpy dtype of each C type a scalar kernel argument may have."""
+
+
+def artifact_line(artifact_id: str) -> str:
+    """The first line of an artifact's kernels.cl: the artifact's id and plan schema version
+    (the Python runner and the C host refuse a kernels.cl of another artifact)."""
+    return f"// physlayout artifact {artifact_id} (plan schema {PLAN_VERSION})"
+
+
+class PlanError(OpenCLRuntimeError):
+    """A plan that cannot be read or run: another schema version, a missing field, a
+    kernel its kernels.cl lacks, a device without what it requires."""
+
+
+# The plan ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Storage:
+    """A device buffer (`kind` "buffer", shape [elements]) or RGBA image (`kind` "image",
+    shape [rows, cols]: width cols / 4 texels, height rows)."""
+
+    name: str
+    kind: str
+    scope: str
+    element_type: str
+    dtype: str
+    shape: tuple[int, ...]
+    role: str
+    """`param` (a parameter's storage), `staging` (a boundary buffer) or `allocation`."""
+
+    @property
+    def elements(self) -> int:
+        """The number of elements."""
+        return prod(self.shape)
+
+    @property
+    def bytes(self) -> int:
+        """The bytes of device memory (a buffer has at least one element)."""
+        return max(1, self.elements) * np.dtype(self.dtype).itemsize
+
+    @property
+    def image_size(self) -> tuple[int, int]:
+        """Images: (width, height) in texels."""
+        rows, cols = self.shape
+        return cols // 4, rows
+
+    @property
+    def channel_type(self) -> str:
+        """Images: the OpenCL channel type of the texels."""
+        return "CL_HALF_FLOAT" if self.dtype == "float16" else "CL_FLOAT"
+
+
+@dataclass(frozen=True)
+class StorageArg:
+    """A buffer or image kernel argument."""
+
+    storage: int
+
+
+@dataclass(frozen=True)
+class ValueArg:
+    """A scalar kernel argument known when the plan is built."""
+
+    c_type: str
+    value: int | float
+
+
+@dataclass(frozen=True)
+class InputArg:
+    """A scalar kernel argument: the value of scalar parameter `input`."""
+
+    c_type: str
+    input: str
+
+
+Arg = StorageArg | ValueArg | InputArg
+
+
+@dataclass(frozen=True)
+class Allocate:
+    """Device memory for the storage (`clCreateBuffer` / `clCreateImage`)."""
+
+    phase: str
+    storage: int
+
+
+@dataclass(frozen=True)
+class Fill:
+    """Every element of the storage (every channel of every texel) set to `value`."""
+
+    phase: str
+    storage: int
+    value: int | float
+
+
+@dataclass(frozen=True)
+class Write:
+    """The caller's data of parameter `input` copied to the storage."""
+
+    phase: str
+    storage: int
+    input: str
+
+
+@dataclass(frozen=True)
+class Read:
+    """The storage copied back to the caller as parameter `output`."""
+
+    phase: str
+    storage: int
+    output: str
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One NDRange launch of `kernel` (a kernel of function `function`)."""
+
+    phase: str
+    function: str
+    kernel: str
+    args: tuple[Arg, ...]
+    global_size: tuple[int, ...]
+    local_size: tuple[int, ...]
+    """The work-group shape for a device that allows 256 work-items per group
+    (`work_group_shape`); a device (or kernel) that allows fewer uses
+    `work_group_shape(global_size, its limit)`."""
+
+
+@dataclass(frozen=True)
+class CopyBufferToImage:
+    """The whole image `dst` from buffer `src` (its rows x cols elements, row-major)."""
+
+    phase: str
+    src: int
+    dst: int
+
+
+@dataclass(frozen=True)
+class CopyImageToBuffer:
+    """The whole image `src` into buffer `dst` (rows x cols elements, row-major)."""
+
+    phase: str
+    src: int
+    dst: int
+
+
+@dataclass(frozen=True)
+class Check:
+    """`layout.check`: after the launches so far, read `count` integer flags of buffer
+    `storage` from element `offset` on; the run fails with `message` unless all are
+    non-zero."""
+
+    phase: str
+    storage: int
+    offset: int
+    count: int
+    message: str
+
+
+Step = Allocate | Fill | Write | Read | Launch | CopyBufferToImage | CopyImageToBuffer | Check
+
+
+@dataclass(frozen=True)
+class PlanParam:
+    """A parameter of the entry function as the caller sees it."""
+
+    name: str
+    index: int
+    kind: str
+    """`buffer` or `scalar`."""
+    direction: str
+    """`in`, `out` or `inout` (scalars are `in`)."""
+    element_type: str
+    dtype: str
+    shape: tuple[int, ...]
+    """The shape of the caller's array: the logical shape, or the transformed shape
+    (padding included) when `layout` is `physical`; () for scalars."""
+    layout: str
+    """`logical` or `physical`."""
+    storage: int | None = None
+    """The parameter's device storage (in its physical layout)."""
+    host_storage: int | None = None
+    """The storage the caller's data is written to and read from."""
+    transform: str | None = None
+    """The composed index map of the parameter's transforms (None: none)."""
+    pad_value: int | float | None = None
+    physical_shape: tuple[int, ...] = ()
+    """The transformed shape (the logical shape without transforms)."""
+
+
+@dataclass(frozen=True)
+class Requirements:
+    """What a device must offer to run the plan."""
+
+    extensions: tuple[str, ...] = ()
+    image_support: bool = False
+    max_image_width: int = 0
+    """The widest image of the plan (texels); 0 without images."""
+    max_image_height: int = 0
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A compiled function's launch plan (see the module docstring)."""
+
+    entry: str
+    level: str
+    """`buffer` (buffer-level source) or `graph` (graph-level source)."""
+    io_layout: str
+    storages: tuple[Storage, ...]
+    params: tuple[PlanParam, ...]
+    steps: tuple[Step, ...]
+    requirements: Requirements
+    prepare: tuple[Step, ...] = ()
+    """Steps run once before the first run (none of the pipelines has any yet)."""
+    options: Mapping[str, Any] = field(default_factory=dict[str, Any])
+    """How the artifact was compiled (pipeline, image limits, fp16/fp64)."""
+    artifact_id: str = ""
+    """The artifact's id (a hash of its plan and kernels; empty for a plan not saved)."""
+
+    @property
+    def kernels(self) -> tuple[str, ...]:
+        """Every kernel the plan launches, in first-launch order."""
+        names: dict[str, None] = {}
+        for step in (*self.prepare, *self.steps):
+            if isinstance(step, Launch):
+                names[step.kernel] = None
+        return tuple(names)
+
+    @property
+    def inputs(self) -> tuple[PlanParam, ...]:
+        """The parameters the caller gives (`in`, `inout`)."""
+        return tuple(p for p in self.params if p.direction != "out")
+
+    @property
+    def outputs(self) -> tuple[PlanParam, ...]:
+        """The buffer parameters the caller gets back (`out`, `inout`)."""
+        return tuple(p for p in self.params if p.direction != "in")
+
+    def param(self, name: str) -> PlanParam:
+        """The parameter `name`."""
+        for param in self.params:
+            if param.name == name:
+                return param
+        raise PlanError(f"the plan has no parameter '{name}'")
+
+
+# Building ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _View:
+    storage: int
+    offset: int = 0
+    base: int = 0
+
+
+@dataclass(frozen=True)
+class _Handle:
+    storage: int
+    base: int = 0
+
+
+@dataclass(frozen=True)
+class _Input:
+    name: str
+
+
+_Value = _View | _Handle | _Input | int | float
+
+
+def build_plan(
+    compiled: LoweredModule,
+    entry: str,
+    *,
+    io_layout: str = "physical",
+    boundary: Sequence[BoundaryFunctions] = (),
+    allocation_fill: Any = 0,
+    level: str = "buffer",
+    shapes: Mapping[int, tuple[int, ...]] | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Plan:
+    """The launch plan of function `entry` of `compiled`. `io_layout` "logical" needs the
+    boundary functions (`runtime/boundary.py`) of every parameter with pending transforms,
+    compiled into `compiled`; `allocation_fill` is the value the body's allocations start
+    with (tests: garbage); `shapes` overrides a parameter's caller shape (a graph's tensor
+    shape; the element count must match)."""
+    if io_layout not in ("logical", "physical"):
+        raise PlanError(f"io_layout must be 'logical' or 'physical', not '{io_layout}'")
+    builder = _PlanBuilder(compiled, allocation_fill)
+    function = compiled.function(entry)
+    layouts = compiled.params.get(entry)
+    if layouts is None:
+        raise PlanError(f"no function @{entry} in the source module")
+    values: list[_Value] = []
+    for index, (arg, layout) in enumerate(zip(function.body.blocks[0].args, layouts, strict=True)):
+        name = arg.name_hint or str(index)
+        if layout is None:
+            values.append(_Input(name))
+            continue
+        kind = "image" if layout.kind == "texture" else "buffer"
+        scope = _scope(function.function_type.inputs.data[index])
+        values.append(_View(builder.storage(name, kind, scope, layout, "param")))
+    builder.call(entry, values)
+    body = builder.steps
+    builder.steps = []
+    params: list[PlanParam] = []
+    output_steps: list[Step] = []
+    by_index = {b.index: b for b in boundary}
+    for index, (value, layout) in enumerate(zip(values, layouts, strict=True)):
+        shape = (shapes or {}).get(index)
+        if isinstance(value, _Input):
+            params.append(builder.scalar_param(value.name, index, function))
+            continue
+        assert isinstance(value, _View) and layout is not None
+        param, outputs = builder.boundary(
+            value.storage, index, layout, io_layout, by_index.get(index), shape
+        )
+        params.append(param)
+        output_steps += outputs
+    steps = (*builder.steps, *body, *output_steps)
+    return Plan(
+        entry=entry,
+        level=level,
+        io_layout=io_layout,
+        storages=tuple(builder.storages),
+        params=tuple(params),
+        steps=steps,
+        requirements=_requirements(compiled.program.source, builder.storages),
+        options=dict(options or {}),
+    )
+
+
+def _scope(type_: Any) -> str:
+    return str(type_.get_scope().value) if isinstance(type_, BufferType) else "global"
+
+
+_EXTENSION = re.compile(r"^#pragma OPENCL EXTENSION (\w+) : enable$", re.MULTILINE)
+
+
+def _requirements(source: str, storages: Sequence[Storage]) -> Requirements:
+    images = [s.image_size for s in storages if s.kind == "image"]
+    return Requirements(
+        extensions=tuple(sorted(set(_EXTENSION.findall(source)))),
+        image_support=bool(images),
+        max_image_width=max((w for w, _ in images), default=0),
+        max_image_height=max((h for _, h in images), default=0),
+    )
+
+
+@dataclass
+class _PlanBuilder:
+    compiled: LoweredModule
+    allocation_fill: Any
+    storages: list[Storage] = field(default_factory=list[Storage])
+    steps: list[Step] = field(default_factory=list[Step])
+    read: set[int] = field(default_factory=set[int])
+    written: set[int] = field(default_factory=set[int])
+
+    # Storage --------------------------------------------------------------------------
+
+    def add(self, storage: Storage) -> int:
+        self.storages.append(storage)
+        return len(self.storages) - 1
+
+    def storage(
+        self, name: str, kind: str, scope: str, layout: ParamLayout, role: str
+    ) -> int:
+        dtype = np.dtype(layout.dtype)
+        return self.add(
+            Storage(name, kind, scope, _element(dtype), dtype.name, layout.physical_shape, role)
+        )
+
+    def allocate(self, op: AllocateOp, where: str) -> int:
+        ptr_type = op.ptr.type
+        assert isinstance(ptr_type, PtrType)
+        dtype = np.dtype(numpy_dtype(ptr_type.element_type, where))
+        name = op.ptr.name_hint or f"alloc{len(self.storages)}"
+        scope = str(ptr_type.get_scope().value)
+        element = str(ptr_type.element_type)
+        if not is_texture_scope(ptr_type.get_scope()):
+            shape: tuple[int, ...] = (op.num_elements(),)
+            kind = "buffer"
+        else:
+            shapes = {
+                flattened_type(use.operation.buffer.type).get_shape()
+                for use in op.ptr.uses
+                if isinstance(use.operation, DeclBufferOp)
+                and isinstance(use.operation.buffer.type, BufferType)
+            }
+            if len(shapes) != 1:
+                raise OpenCLRuntimeError(
+                    f"{where}: a texture allocation needs exactly one image shape, got "
+                    f"{sorted(shapes)}"
+                )
+            (shape,) = shapes
+            kind = "image"
+            if dtype.kind != "f" or dtype.itemsize not in (2, 4):
+                raise OpenCLRuntimeError(
+                    f"{where}: a texture holds f32 or f16 texels (RGBA FLOAT or HALF_FLOAT "
+                    f"images), not {dtype} values"
+                )
+        index = self.add(Storage(name, kind, scope, element, dtype.name, tuple(shape), "allocation"))
+        self.steps.append(Allocate("body", index))
+        self.steps.append(Fill("body", index, _fill_value(self.allocation_fill, dtype)))
+        return index
+
+    # The host function -------------------------------------------------------------------
+
+    def call(self, name: str, values: list[_Value]) -> None:
+        info = self.compiled.program.kernels.get(name)
+        if info is not None:
+            self.launch_all(info, values, "body")
+            return
+        self.host(name, values)
+
+    def host(self, name: str, values: list[_Value]) -> None:
+        function = self.compiled.function(name)
+        bound = [_View(v.storage, v.offset, v.offset) if isinstance(v, _View) else v for v in values]
+        env: dict[SSAValue, _Value] = dict(zip(function.body.blocks[0].args, bound, strict=True))
+        for op in function.body.blocks[0].ops:
+            where = f"@{name}: '{op.name}'"
+            match op:
+                case AllocateOp():
+                    env[op.ptr] = _Handle(self.allocate(op, where))
+                case DeclBufferOp():
+                    env[op.buffer] = self.declare(op, env[op.ptr], where)
+                case DataOp():
+                    view = env[op.buffer]
+                    assert isinstance(view, _View)
+                    env[op.ptr] = _Handle(view.storage, view.base)
+                case arith.ConstantOp(value=FloatAttr() | IntegerAttr() as attr):
+                    env[op.result] = attr.value.data
+                case func.CallOp():
+                    callee = op.callee.root_reference.data
+                    self.call(callee, [env[v] for v in op.arguments])
+                case CheckOp():
+                    self.check(op, env[op.flags], where)
+                case func.ReturnOp():
+                    return
+                case _:
+                    raise OpenCLRuntimeError(
+                        f"{where}: host functions may only allocate, declare buffers, call "
+                        "kernels and check flags"
+                    )
+
+    def check(self, op: CheckOp, view: _Value, where: str) -> None:
+        if not isinstance(view, _View) or not isinstance(op.flags.type, BufferType):
+            raise OpenCLRuntimeError(f"{where}: expected a buffer of flags")
+        if self.storages[view.storage].kind != "buffer":
+            raise OpenCLRuntimeError(f"{where}: flags must be in a global buffer, not an image")
+        count = op.flags.type.num_elements()
+        self.read.add(view.storage)
+        self.steps.append(Check("body", view.storage, view.offset, count, op.message.data))
+
+    def declare(self, op: DeclBufferOp, handle: _Value, where: str) -> _View:
+        assert isinstance(handle, _Handle)
+        offset = handle.base + op.elem_offset.data
+        if self.storages[handle.storage].kind == "image" and offset:
+            raise OpenCLRuntimeError(
+                f"{where}: a texture view must start at offset 0 (an image starts at its "
+                f"first texel), got {offset}"
+            )
+        return _View(handle.storage, offset, handle.base)
+
+    def launch_all(self, info: KernelInfo, values: list[_Value], phase: str) -> None:
+        self.check_arguments(info, values)
+        args: list[Arg] = []
+        for arg, value in zip(info.args, values, strict=True):
+            if isinstance(value, _View):
+                args.append(StorageArg(value.storage))
+                if arg.read:
+                    self.read.add(value.storage)
+                if arg.written:
+                    self.written.add(value.storage)
+                if arg.offset_argument:
+                    args.append(ValueArg("int", value.offset))
+            elif isinstance(value, _Input):
+                args.append(InputArg(arg.c_type, value.name))
+            else:
+                assert not isinstance(value, _Handle)
+                scalar = c_scalar(value, arg.c_type, info.name, arg.name, str(arg.type))
+                args.append(ValueArg(arg.c_type, scalar))
+        for launch in info.launches:
+            self.steps.append(
+                Launch(
+                    phase,
+                    info.name,
+                    launch.kernel,
+                    tuple(args),
+                    tuple(launch.global_size),
+                    work_group_shape(launch.global_size),
+                )
+            )
+
+    def check_arguments(self, info: KernelInfo, values: list[_Value]) -> None:
+        seen: list[tuple[KernelArg, _View]] = []
+        for arg, value in zip(info.args, values, strict=True):
+            where = f"@{info.name}: argument %{arg.name}"
+            if arg.kind == "scalar":
+                if isinstance(value, _View | _Handle):
+                    raise OpenCLRuntimeError(f"{where}: expected a scalar, got a buffer")
+                continue
+            if not isinstance(value, _View):
+                raise OpenCLRuntimeError(f"{where}: expected a buffer, got {value!r}")
+            storage = self.storages[value.storage]
+            kind = "texture" if storage.kind == "image" else "global"
+            if kind != arg.kind:
+                raise OpenCLRuntimeError(f"{where}: expected {arg.kind} storage, got {kind}")
+            if value.offset + prod(arg.physical_shape) > storage.elements or (
+                arg.kind == "texture" and storage.shape != arg.physical_shape
+            ):
+                raise OpenCLRuntimeError(
+                    f"{where}: storage of shape {list(storage.shape)} does not hold "
+                    f"{list(arg.physical_shape)} at offset {value.offset}"
+                )
+            if value.offset and not arg.offset_argument:
+                raise OpenCLRuntimeError(
+                    f"{where}: a buffer at offset {value.offset} reaches a parameter compiled "
+                    "without an offset argument"
+                )
+            for other, other_value in seen:
+                if (other.written or arg.written) and _overlap(other, other_value, arg, value):
+                    raise OpenCLRuntimeError(
+                        f"{where}: it overlaps the storage passed as %{other.name} and one of "
+                        "them is written; kernel buffer parameters must not overlap"
+                    )
+            seen.append((arg, value))
+
+    # The boundary ------------------------------------------------------------------------
+
+    def scalar_param(self, name: str, index: int, function: func.FuncOp) -> PlanParam:
+        type_ = function.function_type.inputs.data[index]
+        dtype = np.dtype(numpy_dtype(type_, f"parameter %{name}"))
+        return PlanParam(name, index, "scalar", "in", str(type_), dtype.name, (), "logical")
+
+    def boundary(
+        self,
+        storage: int,
+        index: int,
+        layout: ParamLayout,
+        io_layout: str,
+        functions: BoundaryFunctions | None,
+        shape: tuple[int, ...] | None,
+    ) -> tuple[PlanParam, list[Step]]:
+        """The parameter `layout` bound to `storage`: its input steps (appended to
+        `self.steps`) and its output steps (returned)."""
+        read, written = storage in self.read, storage in self.written
+        direction = "inout" if read and written else "out" if written else "in"
+        target = self.storages[storage]
+        pending = layout.layout
+        transformed = layout.logical_shape if pending is None else pending.shape
+        pad = None if pending is None else pending.pad_value
+        relayout = io_layout == "logical" and pending is not None
+        caller_shape = layout.logical_shape if io_layout == "logical" else transformed
+        if shape is not None and prod(shape) == prod(caller_shape) and not relayout:
+            caller_shape = shape
+        host = storage
+        output: list[Step] = []
+        self.steps.append(Allocate("input", storage))
+        if not relayout:
+            if direction == "out":
+                self.steps.append(Fill("input", storage, _fill_value(pad or 0, target.dtype)))
+            else:
+                self.steps.append(Write("input", storage, layout.name))
+            if direction != "in":
+                output.append(Read("output", storage, layout.name))
+        else:
+            assert pending is not None
+            if functions is None:
+                raise PlanError(
+                    f"parameter %{layout.name} has a transform: a logical-layout plan needs "
+                    "its boundary functions (runtime/boundary.py)"
+                )
+            host = self.add(
+                Storage(
+                    f"{layout.name}.logical", "buffer", "global", target.element_type,
+                    target.dtype, (prod(layout.logical_shape),), "staging",
+                )
+            )  # fmt: skip
+            physical = storage
+            if target.kind == "image":
+                physical = self.add(
+                    Storage(
+                        f"{layout.name}.physical", "buffer", "global", target.element_type,
+                        target.dtype, (target.elements,), "staging",
+                    )
+                )  # fmt: skip
+            for staging in dict.fromkeys((host, physical)):
+                self.steps.append(Allocate("input", staging))
+            if direction == "out":
+                self.steps.append(Fill("input", storage, _fill_value(pad or 0, target.dtype)))
+            else:
+                self.steps.append(Write("input", host, layout.name))
+                if pending.padding is not None:
+                    self.steps.append(Fill("input", physical, _fill_value(pad, target.dtype)))
+                self.boundary_launch(functions.to_physical, host, physical, "input")
+                if physical != storage:
+                    self.steps.append(CopyBufferToImage("input", physical, storage))
+            if direction != "in":
+                saved = self.steps
+                self.steps = output
+                if physical != storage:
+                    self.steps.append(CopyImageToBuffer("output", storage, physical))
+                self.boundary_launch(functions.to_logical, physical, host, "output")
+                self.steps.append(Read("output", host, layout.name))
+                self.steps = saved
+        param = PlanParam(
+            name=layout.name,
+            index=index,
+            kind="buffer",
+            direction=direction,
+            element_type=target.element_type,
+            dtype=target.dtype,
+            shape=tuple(caller_shape),
+            layout=io_layout if pending is not None else "logical",
+            storage=storage,
+            host_storage=host,
+            transform=None if pending is None else str(pending.index_map),
+            pad_value=pad,
+            physical_shape=tuple(transformed),
+        )
+        return param, output
+
+    def boundary_launch(self, function: str, src: int, dst: int, phase: str) -> None:
+        info = self.compiled.program.kernels.get(function)
+        if info is None:
+            raise PlanError(f"the boundary function @{function} was not compiled")
+        self.launch_all(info, [_View(src), _View(dst)], phase)
+
+
+def _element(dtype: np.dtype[Any]) -> str:
+    kind = {"f": "f", "i": "i", "u": "ui", "b": "i"}[dtype.kind]
+    bits = 1 if dtype.kind == "b" else dtype.itemsize * 8
+    return f"{kind}{bits}"
+
+
+def _fill_value(value: Any, dtype: Any) -> int | float:
+    """`value` as a plain number of `dtype`'s kind (NaN allowed for floats)."""
+    array = np.asarray(value, dtype=np.dtype(dtype))
+    if array.dtype.kind == "b":
+        return int(array.item())
+    return array.item()
+
+
+def _overlap(a: KernelArg, a_view: _View, b: KernelArg, b_view: _View) -> bool:
+    if a_view.storage != b_view.storage:
+        return False
+    a_end = a_view.offset + prod(a.physical_shape)
+    b_end = b_view.offset + prod(b.physical_shape)
+    return a_view.offset < b_end and b_view.offset < a_end
+
+
+def c_scalar(
+    value: Any, c_type: str, function: str, name: str, type_: str | None = None
+) -> int | float:
+    """`value` as the C type `c_type` of a scalar kernel argument (of MLIR type `type_`);
+    an integer that does not fit it (an `index` value beyond the kernels' 32-bit `int`) is
+    refused, never wrapped."""
+    dtype = np.dtype(C_SCALARS[c_type])
+    if dtype.kind in "iu":
+        limits = np.iinfo(dtype)
+        if not limits.min <= int(value) <= limits.max:
+            raise OpenCLRuntimeError(
+                f"@{function}: argument %{name}: {value} does not fit the kernel's "
+                f"{c_type} ({type_ or c_type} values are {c_type} in OpenCL kernels)"
+            )
+        return int(value)
+    return float(np.asarray(value, dtype=dtype).item())
+
+
+# JSON ----------------------------------------------------------------------------------------
+
+
+def plan_to_json(plan: Plan) -> dict[str, Any]:
+    """The JSON object of `plan` (docs/plan.schema.json)."""
+    return {
+        "schema": PLAN_SCHEMA,
+        "version": PLAN_VERSION,
+        "artifact_id": plan.artifact_id,
+        "entry": plan.entry,
+        "level": plan.level,
+        "io_layout": plan.io_layout,
+        "options": dict(plan.options),
+        "requirements": {
+            "extensions": list(plan.requirements.extensions),
+            "image_support": plan.requirements.image_support,
+            "max_image_width": plan.requirements.max_image_width,
+            "max_image_height": plan.requirements.max_image_height,
+        },
+        "kernels": list(plan.kernels),
+        "storages": [_storage_json(i, s) for i, s in enumerate(plan.storages)],
+        "inputs": [_param_json(p) for p in plan.inputs],
+        "outputs": [_param_json(p) for p in plan.outputs],
+        "prepare": [_step_json(s) for s in plan.prepare],
+        "steps": [_step_json(s) for s in plan.steps],
+    }
+
+
+def _storage_json(index: int, storage: Storage) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "id": index,
+        "name": storage.name,
+        "kind": storage.kind,
+        "scope": storage.scope,
+        "role": storage.role,
+        "element_type": storage.element_type,
+        "dtype": storage.dtype,
+        "shape": list(storage.shape),
+        "bytes": storage.bytes,
+    }
+    if storage.kind == "image":
+        width, height = storage.image_size
+        data["image"] = {
+            "channel_order": "CL_RGBA",
+            "channel_type": storage.channel_type,
+            "width": width,
+            "height": height,
+        }
+    return data
+
+
+def _param_json(param: PlanParam) -> dict[str, Any]:
+    return {
+        "name": param.name,
+        "index": param.index,
+        "kind": param.kind,
+        "direction": param.direction,
+        "element_type": param.element_type,
+        "dtype": param.dtype,
+        "shape": list(param.shape),
+        "layout": param.layout,
+        "storage": param.storage,
+        "host_storage": param.host_storage,
+        "transform": param.transform,
+        "pad_value": _json_number(param.pad_value),
+        "physical_shape": list(param.physical_shape),
+    }
+
+
+def _json_number(value: int | float | None) -> int | float | str | None:
+    """JSON has no NaN or infinities: those are the strings "nan", "inf", "-inf"."""
+    if isinstance(value, float) and not np.isfinite(value):
+        return str(value)
+    return value
+
+
+def _number(value: Any) -> int | float:
+    if isinstance(value, str):
+        return float(value)
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise PlanError(f"plan.json: expected a number, got {value!r}")
+    return value
+
+
+def _arg_json(arg: Arg) -> dict[str, Any]:
+    match arg:
+        case StorageArg():
+            return {"storage": arg.storage}
+        case ValueArg():
+            return {"type": arg.c_type, "value": _json_number(arg.value)}
+        case InputArg():
+            return {"type": arg.c_type, "input": arg.input}
+
+
+def _step_json(step: Step) -> dict[str, Any]:
+    match step:
+        case Allocate():
+            return {"op": "allocate", "phase": step.phase, "storage": step.storage}
+        case Fill():
+            value = _json_number(step.value)
+            return {"op": "fill", "phase": step.phase, "storage": step.storage, "value": value}
+        case Write():
+            return {"op": "write", "phase": step.phase, "storage": step.storage, "input": step.input}
+        case Read():
+            return {
+                "op": "read", "phase": step.phase, "storage": step.storage, "output": step.output
+            }
+        case Launch():
+            return {
+                "op": "launch",
+                "phase": step.phase,
+                "function": step.function,
+                "kernel": step.kernel,
+                "args": [_arg_json(a) for a in step.args],
+                "global_size": list(step.global_size),
+                "local_size": list(step.local_size),
+            }
+        case CopyBufferToImage():
+            return {"op": "copy_buffer_to_image", "phase": step.phase, "src": step.src,
+                    "dst": step.dst}  # fmt: skip
+        case CopyImageToBuffer():
+            return {"op": "copy_image_to_buffer", "phase": step.phase, "src": step.src,
+                    "dst": step.dst}  # fmt: skip
+        case Check():
+            return {"op": "check", "phase": step.phase, "storage": step.storage,
+                    "offset": step.offset, "count": step.count, "message": step.message}  # fmt: skip
+
+
+def dumps(plan: Plan) -> str:
+    """plan.json's text (deterministic: same plan, same bytes)."""
+    return json.dumps(plan_to_json(plan), indent=1) + "\n"
+
+
+def plan_from_json(data: Any, where: str = "plan.json") -> Plan:
+    """The plan of a JSON object written by `plan_to_json`. Raises PlanError naming the
+    problem: another schema or version, a missing or ill-typed field, a reference to a
+    storage, input or output that does not exist."""
+    if not isinstance(data, dict):
+        raise PlanError(f"{where}: expected a JSON object")
+    obj: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
+    if obj.get("schema") != PLAN_SCHEMA:
+        raise PlanError(f"{where}: not a physlayout plan (schema {obj.get('schema')!r})")
+    if obj.get("version") != PLAN_VERSION:
+        raise PlanError(
+            f"{where}: plan schema version {obj.get('version')!r}, but this physlayout reads "
+            f"version {PLAN_VERSION}: compile the artifact again with this physlayout"
+        )
+    try:
+        storages = tuple(_storage_from(s) for s in obj["storages"])
+        params: dict[str, PlanParam] = {}
+        for p in [*obj["inputs"], *obj["outputs"]]:
+            params[p["name"]] = _param_from(p)
+        requirements = obj["requirements"]
+        plan = Plan(
+            entry=str(obj["entry"]),
+            level=str(obj["level"]),
+            io_layout=str(obj["io_layout"]),
+            storages=storages,
+            params=tuple(sorted(params.values(), key=lambda p: p.index)),
+            steps=tuple(_step_from(s) for s in obj["steps"]),
+            prepare=tuple(_step_from(s) for s in obj["prepare"]),
+            requirements=Requirements(
+                tuple(requirements["extensions"]),
+                bool(requirements["image_support"]),
+                int(requirements["max_image_width"]),
+                int(requirements["max_image_height"]),
+            ),
+            options=dict(obj.get("options", {})),
+            artifact_id=str(obj.get("artifact_id", "")),
+        )
+    except (KeyError, TypeError, ValueError) as err:
+        raise PlanError(f"{where}: malformed plan ({type(err).__name__}: {err})") from None
+    _check_references(plan, where)
+    return plan
+
+
+def _storage_from(s: dict[str, Any]) -> Storage:
+    return Storage(
+        str(s["name"]), str(s["kind"]), str(s["scope"]), str(s["element_type"]),
+        np.dtype(s["dtype"]).name, tuple(int(e) for e in s["shape"]), str(s["role"]),
+    )  # fmt: skip
+
+
+def _param_from(p: dict[str, Any]) -> PlanParam:
+    pad = p.get("pad_value")
+    return PlanParam(
+        name=str(p["name"]),
+        index=int(p["index"]),
+        kind=str(p["kind"]),
+        direction=str(p["direction"]),
+        element_type=str(p["element_type"]),
+        dtype=np.dtype(p["dtype"]).name,
+        shape=tuple(int(e) for e in p["shape"]),
+        layout=str(p["layout"]),
+        storage=p.get("storage"),
+        host_storage=p.get("host_storage"),
+        transform=p.get("transform"),
+        pad_value=None if pad is None else _number(pad),
+        physical_shape=tuple(int(e) for e in p.get("physical_shape", ())),
+    )
+
+
+def _arg_from(a: dict[str, Any]) -> Arg:
+    if "storage" in a:
+        return StorageArg(int(a["storage"]))
+    if "input" in a:
+        return InputArg(str(a["type"]), str(a["input"]))
+    return ValueArg(str(a["type"]), _number(a["value"]))
+
+
+def _step_from(s: dict[str, Any]) -> Step:
+    op, phase = s["op"], str(s["phase"])
+    match op:
+        case "allocate":
+            return Allocate(phase, int(s["storage"]))
+        case "fill":
+            return Fill(phase, int(s["storage"]), _number(s["value"]))
+        case "write":
+            return Write(phase, int(s["storage"]), str(s["input"]))
+        case "read":
+            return Read(phase, int(s["storage"]), str(s["output"]))
+        case "launch":
+            return Launch(
+                phase, str(s["function"]), str(s["kernel"]),
+                tuple(_arg_from(a) for a in s["args"]),
+                tuple(int(g) for g in s["global_size"]),
+                tuple(int(g) for g in s["local_size"]),
+            )  # fmt: skip
+        case "copy_buffer_to_image":
+            return CopyBufferToImage(phase, int(s["src"]), int(s["dst"]))
+        case "copy_image_to_buffer":
+            return CopyImageToBuffer(phase, int(s["src"]), int(s["dst"]))
+        case "check":
+            return Check(phase, int(s["storage"]), int(s["offset"]), int(s["count"]),
+                         str(s["message"]))  # fmt: skip
+        case _:
+            raise PlanError(f"plan.json: unknown step op {op!r}")
+
+
+def _check_references(plan: Plan, where: str) -> None:
+    count = len(plan.storages)
+    names = {p.name for p in plan.params}
+    for step in (*plan.prepare, *plan.steps):
+        ids = [getattr(step, f) for f in ("storage", "src", "dst") if hasattr(step, f)]
+        if isinstance(step, Launch):
+            ids += [a.storage for a in step.args if isinstance(a, StorageArg)]
+            for a in step.args:
+                if isinstance(a, InputArg) and a.input not in names:
+                    raise PlanError(f"{where}: kernel {step.kernel} takes unknown input '{a.input}'")
+                if not isinstance(a, StorageArg) and a.c_type not in C_SCALARS:
+                    raise PlanError(f"{where}: kernel {step.kernel}: unknown C type '{a.c_type}'")
+        for index in ids:
+            if not 0 <= index < count:
+                raise PlanError(f"{where}: a {type(step).__name__} step names storage {index}, "
+                                f"but the plan has {count}")  # fmt: skip
+        name = step.input if isinstance(step, Write) else step.output if isinstance(step, Read) else None
+        if name is not None and name not in names:
+            raise PlanError(f"{where}: a {type(step).__name__} step names unknown parameter '{name}'")
