@@ -37,7 +37,7 @@ func.func @scalar_assert(%x: tensor<4xf32>, %flag: i1) -> tensor<4xf32> {
 
 // -----
 func.func @float_flags(%x: tensor<4xf32>) {
-  // expected-error @+1 {{'layout.check' expects flags of an integer element type, got f32}}
   layout.check %x, "floats" : tensor<4xf32>
   func.return
 }
+// CHECK: frontend-ops.mlir:[[# @LINE - 3]]:3: error: 'layout.check' expects flags of an integer element type, got f32

@@ -97,9 +97,9 @@ def test_python_examples(page: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_pages_have_examples() -> None:
-    """The README has Python examples; the reference pages have console examples between them
-    (nothing moved out of the tests when sections moved to docs/)."""
-    assert any(kind == "python" for kind, _ in BLOCK.findall(README))
+    """The pages have Python examples (the tutorial's); the reference pages have console
+    examples between them (nothing moved out of the tests when sections moved to docs/)."""
+    assert any(kind == "python" for page in PAGES for kind, _ in BLOCK.findall(page.read_text()))
     pages = [page for page in PAGES if page.parent.name == "docs"]
     assert len(pages) >= 10
     assert sum(len(console_examples(page.read_text())) for page in pages) >= 20
