@@ -276,7 +276,8 @@ class NormalizeGraphPass(PhyslayoutPass):
                     DecomposeConcat(),
                     SelectOfUgtToMaximumf(),
                     GeneralizeWindowOp(),
-                ]
+                ],
+                dce_enabled=False,  # rewrite only what the patterns match (idempotent)
             ),
             apply_recursively=False,
         ).rewrite_module(op)

@@ -95,8 +95,10 @@ def with_element(type_: Attribute, element: Attribute) -> Attribute:
 
 
 def is_cast_generic(op: Operation) -> bool:
-    """A cast generic: one input and one output with identity maps, parallel iterators, and
-    a body of one `arith.extf` or `arith.truncf` of the input element, yielded."""
+    """A cast generic between f16 and f32 (what this pass inserts): one input and one output
+    with identity maps, parallel iterators, and a body of one `arith.extf` or `arith.truncf`
+    of the input element, yielded, both sides f16 or f32 (a cast to or from f64, e.g. a
+    LayerNorm's, is an ordinary op whose f32 input may have become f16)."""
     if not isinstance(op, GenericOp) or len(op.inputs) != 1 or len(op.outputs) != 1:
         return False
     if any(str(t.data) != "parallel" for t in op.iterator_types.data):
@@ -104,9 +106,12 @@ def is_cast_generic(op: Operation) -> bool:
     if any(m.data != AffineMap.identity(m.data.num_dims) for m in op.indexing_maps.data):
         return False
     ops = list(op.body.blocks[0].ops)
+    halves = (Float16Type, Float32Type)
     return (
         len(ops) == 2
         and isinstance(ops[0], arith.ExtFOp | arith.TruncFOp)
+        and isinstance(ops[0].input.type, halves)
+        and isinstance(ops[0].result.type, halves)
         and ops[0].input is op.body.blocks[0].args[0]
         and isinstance(ops[1], LinalgYieldOp)
         and list(ops[1].operands) == [ops[0].result]
