@@ -342,8 +342,8 @@ class WidenOperandsOfOtherOps(RewritePattern):
     its producer: a rewritten generic or a truncf cast."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, LinalgStructuredOperation | func.ReturnOp | tensor.EmptyOp):
-            return
+        if isinstance(op, GenericOp | NamedOperation | func.ReturnOp | tensor.EmptyOp):
+            return  # the ops StoreLinalgInHalf rewrites (other linalg ops, e.g. a transpose, stay f32)
         if isinstance(op, arith.ConstantOp | LinalgYieldOp):
             return
         for index, operand in enumerate(op.operands):
