@@ -8,7 +8,9 @@ tensors in texture / global memory, device milliseconds (OpenCL profiling events
 max error relative to max|PyTorch output|. The table is printed and written to a section of
 bench/RESULTS.md. A model that fails is a row with its error and makes the script exit 1.
 
-Usage: `python bench/bench_models.py [--models DIR] [--only NAME ...] [--no-write]`; DIR
+With `--precision f16` (and by default, after the f32 table) the models first go through `to-mixed-precision` (f16 storage, f32
+accumulation; its own section, error bound 2e-2). Usage: `python bench/bench_models.py
+[--models DIR] [--only NAME ...] [--precision f32|f16|all] [--no-write]`; DIR
 defaults to the shared models folder beside the repository, else examples/models.
 """
 
@@ -50,12 +52,17 @@ def load_inputs(folder: Path, name: str) -> dict[str, Any]:
     return module.make_inputs(str(folder / f"{name}.args.txt"), seed=0)
 
 
-def measure(folder: Path, name: str, runtime: OpenCLRuntime) -> ModelReport:
-    """Compile and run model `name` of `folder`."""
+PIPELINES = {"f32": "physlayout-adreno", "f16": "to-mixed-precision,physlayout-adreno"}
+"""The graph pipeline per `--precision` (f16: f16 storage, f32 accumulation)."""
+
+
+def measure(folder: Path, name: str, runtime: OpenCLRuntime, precision: str = "f32") -> ModelReport:
+    """Compile and run model `name` of `folder` (in `precision`)."""
     text = (folder / f"{name}.mlir").read_text()
     with np.load(folder / f"{name}.expected.npz") as archive:
         expected = {k: archive[k] for k in archive.files}
-    return run_model(name, text, load_inputs(folder, name), expected, runtime)
+    inputs = load_inputs(folder, name)
+    return run_model(name, text, inputs, expected, runtime, PIPELINES[precision])
 
 
 def row(report: ModelReport) -> str:
@@ -74,19 +81,17 @@ def row(report: ModelReport) -> str:
     )
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", type=Path, default=None)
-    parser.add_argument("--only", nargs="*", default=None)
-    parser.add_argument("--no-write", action="store_true")
-    args = parser.parse_args()
-    folder = args.models or models_dir()
-    names = args.only or sorted(p.stem for p in folder.glob("*.mlir"))
-    runtime = OpenCLRuntime()
+def table(
+    folder: Path, names: list[str], runtime: OpenCLRuntime, precision: str
+) -> tuple[list[str], bool]:
+    """The section's lines for every model in `precision`, and whether one failed (an error,
+    or an error above the bound: 1e-4 of max|PyTorch| in f32, 2e-2 in f16)."""
+    bound = 2e-2 if precision == "f16" else 1e-4
     lines = [
         machine(),
         f"Device: {runtime.describe()}. Models from `{folder.name}/` "
-        "(torch-mlir exports, inputs.py seed 0); error = max|opencl - PyTorch| / max|PyTorch|.",
+        "(torch-mlir exports, inputs.py seed 0); error = max|opencl - PyTorch| / max|PyTorch|; "
+        f"pipeline `{PIPELINES[precision]}`.",
         "Compile seconds: graph = parse + graph passes up to realize-scopes; legalize; "
         "buffers = apply-layout, flatten-buffers, vectorize-texels, dce; OpenCL = C generation "
         "and build.",
@@ -97,9 +102,9 @@ def main() -> int:
     ]
     failed = False
     for name in names:
-        print(f"== {name}", flush=True)
+        print(f"== {name} ({precision})", flush=True)
         try:
-            report = measure(folder, name, runtime)
+            report = measure(folder, name, runtime, precision)
         except Exception as err:  # a failing model is a row of the table, not the end
             traceback.print_exc()
             lines.append(f"| {name} | failed: {type(err).__name__}: {str(err)[:120]} |")
@@ -107,10 +112,32 @@ def main() -> int:
             continue
         lines.append(row(report))
         print(lines[-1], flush=True)
-        failed |= report.max_error > 1e-4
-    print("\n".join(lines))
-    if not args.no_write:
-        write_section(SECTION, lines)
+        failed |= report.max_error > bound
+    return lines, failed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=Path, default=None)
+    parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument("--no-write", action="store_true")
+    parser.add_argument(
+        "--precision", choices=[*sorted(PIPELINES), "all"], default="all",
+        help="f32, f16 (to-mixed-precision first), or all: both, one section each",
+    )  # fmt: skip
+    args = parser.parse_args()
+    folder = args.models or models_dir()
+    names = args.only or sorted(p.stem for p in folder.glob("*.mlir"))
+    runtime = OpenCLRuntime()
+    failed = False
+    for precision in (
+        sorted(PIPELINES, reverse=True) if args.precision == "all" else [args.precision]
+    ):
+        lines, bad = table(folder, names, runtime, precision)
+        failed |= bad
+        print("\n".join(lines))
+        if not args.no_write:
+            write_section(SECTION if precision == "f32" else f"{SECTION} in f16", lines)
     return 1 if failed else 0
 
 

@@ -24,7 +24,7 @@ from xdsl.dialects.linalg.ops import GenericOp as XdslGenericOp
 from xdsl.ir import Attribute, SSAValue
 from xdsl.parser import Parser
 
-__all__ = ["GenericOp", "generic_form"]
+__all__ = ["GenericOp", "generalized", "generic_form"]
 
 
 def _operand_list(parser: Parser, keyword: str) -> Sequence[SSAValue]:
@@ -107,3 +107,11 @@ def generic_form(op: NamedOperation) -> XdslGenericOp:
         op.get_iterator_types(),
         op.results.types,
     )
+
+
+def generalized(op: NamedOperation) -> XdslGenericOp:
+    """`generic_form(op)` carrying `op`'s discardable attributes (e.g. `layout.scope`): what
+    replaces a named op that a pass generalizes."""
+    generic = generic_form(op)
+    generic.attributes.update(op.attributes)
+    return generic

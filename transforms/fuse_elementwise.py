@@ -61,7 +61,7 @@ from physlayout.dialects.layout import is_texture_scope
 from physlayout.dialects.layout_fused import FusedOp, YieldOp
 from physlayout.dialects.layout_graph import TransformOp
 from physlayout.dialects.layout_scopes import SCOPE_ATTR, CopyOp, producer_scope
-from physlayout.dialects.linalg_generic import generic_form
+from physlayout.dialects.linalg_generic import generalized
 from physlayout.transforms.diagnostics import emit_remark
 from physlayout.transforms.fusion_plan import GroupPlan, plan_group, root_problem, splat_init
 from physlayout.transforms.legalize_kernels import texel_lane_loop
@@ -293,9 +293,7 @@ class GeneralizeNamedOp(RewritePattern):
     def match_and_rewrite(self, op: NamedOperation, rewriter: PatternRewriter) -> None:
         if isinstance(op, FillOp) or not _top_level(op):
             return
-        generic = generic_form(op)
-        generic.attributes.update(op.attributes)
-        rewriter.replace(op, generic)
+        rewriter.replace(op, generalized(op))
 
 
 class AbsorbAccumulatorStart(RewritePattern):

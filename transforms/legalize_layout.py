@@ -89,7 +89,7 @@ from physlayout.dialects.layout_check import CheckOp
 from physlayout.dialects.layout_fused import FusedOp
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, static_shape
 from physlayout.dialects.layout_scopes import GLOBAL, CopyOp, producer_scope, scope_problem
-from physlayout.dialects.linalg_generic import generic_form
+from physlayout.dialects.linalg_generic import generalized
 from physlayout.indexing import proofs
 from physlayout.indexing.bridges import isl as bridge
 from physlayout.indexing.index_map import IndexMap
@@ -652,9 +652,7 @@ class GeneralizeNamedLinalgOp(RewritePattern):
     def match_and_rewrite(self, op: NamedOperation, rewriter: PatternRewriter) -> None:
         if isinstance(op, FillOp) and isinstance(op.parent_op(), FusedOp):
             return
-        generic = generic_form(op)
-        generic.attributes.update(op.attributes)
-        rewriter.replace(op, generic)
+        rewriter.replace(op, generalized(op))
 
 
 class LegalizeGraphFunction(RewritePattern):

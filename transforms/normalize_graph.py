@@ -65,7 +65,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.dialects.layout_check import CheckOp
 from physlayout.dialects.layout_graph import static_shape
-from physlayout.dialects.linalg_generic import generic_form
+from physlayout.dialects.linalg_generic import generalized
 from physlayout.dialects.linalg_named import DepthwiseConv2DNchwChwOp
 from physlayout.transforms.pass_options import PhyslayoutPass
 
@@ -140,9 +140,7 @@ class GeneralizeWindowOp(RewritePattern):
     def match_and_rewrite(self, op: NamedOperation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, PoolingOperation | DepthwiseConv2DNchwChwOp):
             return
-        generic = generic_form(op)
-        generic.attributes.update(op.attributes)
-        rewriter.replace(op, generic)
+        rewriter.replace(op, generalized(op))
 
 
 class DecomposeConcat(RewritePattern):
