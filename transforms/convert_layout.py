@@ -440,13 +440,20 @@ def _describe(op: Operation) -> str:
     return f"%{hint}" if hint else "(unnamed)"
 
 
+def _zero_like(value: SSAValue) -> FloatAttr:
+    """0.0 of the element type of the tensor `value`."""
+    assert isinstance(value.type, TensorType)
+    return FloatAttr(0.0, value.type.get_element_type())  # type: ignore[arg-type]
+
+
 def _build(conv: Conv, plan: BlockedConv) -> list[Operation]:
     result = conv.op.results[0]
     assert isinstance(result.type, TensorType)
     element = result.type.get_element_type()
-    zero = FloatAttr(0.0, element)  # type: ignore[arg-type]
     fill = _fill_value(conv.init, element)
-    pad_values = (zero, zero, fill)
+    # each operand pads with a zero of its own element type (a mixed-precision conv reads
+    # f16 data and filters into an f32 accumulator)
+    pad_values = (_zero_like(conv.input), _zero_like(conv.filter), fill)
     ops: list[Operation] = []
     operands: list[SSAValue] = []
     for value, imap, pads, pad in zip(

@@ -567,11 +567,15 @@ def verify_buffers(
     _raise_problems(root, problems, [])
 
 
+NO_IMAGE_LIMIT = 2**31 - 1
+"""The image limit of `refuse_invalid_buffers` when the caller knows no device."""
+
+
 def refuse_invalid_buffers(
     pass_name: str,
     root: Operation,
-    max_image_width: int = DEFAULT_MAX_IMAGE_WIDTH,
-    max_image_height: int = DEFAULT_MAX_IMAGE_HEIGHT,
+    max_image_width: int = NO_IMAGE_LIMIT,
+    max_image_height: int = NO_IMAGE_LIMIT,
 ) -> None:
     """Refuse input that `verify-buffers` rejects, before pass `pass_name` rewrites it.
 
@@ -580,7 +584,10 @@ def refuse_invalid_buffers(
     not accepted by `-p PASS,verify-buffers` either. The rules are those of
     `verify-buffers` with its defaults (partial-texel writes allowed), except that a buffer
     cast from a memref (`is_memref_bridge`: the bridge `lower-layout` lowers to that
-    memref) counts as declared.
+    memref) counts as declared, and that the image limits are the caller's: a pass that
+    knows no device (apply-layout, flatten-buffers, ...) checks none, since an image fits
+    or not only on a device (`-t opencl` checks its device's; `verify-buffers` its options'),
+    and these passes never change an image's size.
 
     Raises:
         VerifyException: a first line ``PASS: the input has invalid buffers (see

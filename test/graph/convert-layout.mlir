@@ -136,3 +136,26 @@ func.func @not_a_conv(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x1x1xf32>, %init: t
   } -> tensor<1x4x4x4xf32>
   func.return %y, %z : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
 }
+
+// A mixed-precision conv (to-mixed-precision: f16 data and filter, f32 accumulator) with 6
+// channels: each padded transform pads with a zero of its operand's element type (an f32
+// pad value on an f16 tensor used to leave the conv unconverted).
+// CHECK-LABEL: func.func @mixed_precision_padded
+// CHECK:         layout.transform %{{.*}} pad_value = 0.000000e+00 : f16} : tensor<1x6x5x5xf16> -> tensor<1x2x5x5x4xf16>
+// CHECK:         layout.transform %{{.*}} pad_value = 0.000000e+00 : f16} : tensor<6x6x3x3xf16> -> tensor<2x6x3x3x4xf16>
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%{{.*}}, %{{.*}} : tensor<1x2x5x5x4xf16>, tensor<2x6x3x3x4xf16>) outs(%{{.*}} : tensor<1x2x3x3x4xf32>)
+func.func @mixed_precision_padded(%x: tensor<1x6x5x5xf16>, %w: tensor<6x6x3x3xf16>) -> tensor<1x6x3x3xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x6x3x3xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x6x3x3xf32>) -> tensor<1x6x3x3xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>, affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>, affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x6x5x5xf16>, tensor<6x6x3x3xf16>) outs(%1 : tensor<1x6x3x3xf32>) {
+  ^bb0(%a: f16, %b: f16, %acc: f32):
+    %ae = arith.extf %a : f16 to f32
+    %be = arith.extf %b : f16 to f32
+    %p = arith.mulf %ae, %be : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x6x3x3xf32>
+  func.return %2 : tensor<1x6x3x3xf32>
+}
