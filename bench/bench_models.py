@@ -30,7 +30,7 @@ from physlayout.runtime.model_report import ModelReport, run_model
 from physlayout.runtime.opencl import OpenCLRuntime
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTION = "## Real models end to end (bench_models.py, `make models`)"
+SECTION = "## Real models end to end, {precision} (bench_models.py)"
 GRAPH_PASSES = (
     "normalize-graph", "raise-layout-rewrites", "convert-layout", "flow-layout-rewrites",
     "fold-layout-rewrites", "annotate-texture-scope", "realize-scopes",
@@ -137,7 +137,7 @@ def main() -> int:
         failed |= bad
         print("\n".join(lines))
         if not args.no_write:
-            write_section(SECTION if precision == "f32" else f"{SECTION} in f16", lines)
+            write_section(SECTION.format(precision=precision), lines)
     return 1 if failed else 0
 
 
