@@ -10,7 +10,14 @@ What it rewrites (in the functions' top-level blocks):
   group: its epilogue runs on the conv's final accumulator, before its one store;
 - `AbsorbAccumulatorStart`: a generic whose output's initial value is a `linalg.fill` or a
   splat dense `arith.constant` that nothing else reads becomes a group holding both, so the
-  fill is the accumulator's starting value, not a kernel of its own.
+  fill is the accumulator's starting value, not a kernel of its own; `SplitSharedStart`
+  first gives each generic its own copy of a fill several generics start from (a fill
+  costs nothing to repeat, a kernel of its own costs a launch and a store);
+- `FusePadIntoConsumer`: a `layout.pad` read only by inputs of one consumer's root (a
+  generic or a group) joins the consumer's group: the root reads the pad's source through
+  the padding (a clamped load and a select of the pad value), and the padded tensor is
+  never stored. Any read pattern is legal here (a 3x3 window reads neighbours of the pad,
+  but the pad is a function of a tensor that exists before the kernel runs).
 
 Legality is PROVEN on the merged group (`fusion_plan.plan_group`, the same check
 `legalize-layout` makes): at most one generic with reduction loops (the root) and every value
@@ -56,10 +63,11 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
 
 from physlayout.dialects.layout import is_texture_scope
 from physlayout.dialects.layout_fused import FusedOp, YieldOp
-from physlayout.dialects.layout_graph import TransformOp
+from physlayout.dialects.layout_graph import PadOp, TransformOp
 from physlayout.dialects.layout_scopes import SCOPE_ATTR, CopyOp, producer_scope
 from physlayout.dialects.linalg_generic import generalized
 from physlayout.transforms.diagnostics import emit_remark
@@ -190,7 +198,7 @@ def absorbable_start(op: GenericOp) -> Operation | None:
 
 def _erase_dead(op: Operation, rewriter: PatternRewriter) -> None:
     """Erase `op` if nothing uses it, then the init producers it was the last user of."""
-    if any(r.uses for r in op.results):
+    if op.parent is None or any(r.uses for r in op.results):
         return
     owners = [v.owner for v in op.operands]
     rewriter.erase(op)
@@ -284,6 +292,68 @@ class FuseIntoProducer(RewritePattern):
         return True
 
 
+@dataclass
+class FusePadIntoConsumer(RewritePattern):
+    """A consumer whose root reads a `layout.pad` that nothing else reads -> a group holding
+    the pad, read through its padding (module docstring; `fusion_plan.pad_problem`)."""
+
+    remarks: Remarks
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, GenericOp | FusedOp) or not _top_level(op) or len(op.results) != 1:
+            return
+        for value in dict.fromkeys(op.inputs):
+            pad = value.owner
+            if not isinstance(pad, PadOp) or not _top_level(pad):
+                continue
+            if {use.operation for use in value.uses} != {op}:
+                self.remarks.add(
+                    value,
+                    op,
+                    f"{_name(value)} is not read through its padding: it has other users than "
+                    f"{_name(op.results[0])}, so it is stored",
+                )
+                continue
+            builder = GroupBuilder()
+            inner = builder.add(pad.clone(value_mapper={pad.input: builder.outer(pad.input)}))
+            fused = builder.finish(builder.clone(op, {value: inner.results[0]}), op)
+            problem = plan_group(fused)
+            if isinstance(problem, str):
+                fused.erase()
+                self.remarks.add(
+                    value, op, f"{_name(value)} is not read through its padding: {problem}"
+                )
+                continue
+            fused.result.name_hint = op.results[0].name_hint
+            owners = [v.owner for v in op.operands if isinstance(v.owner, Operation)]
+            rewriter.replace(op, fused)
+            for owner in owners:
+                if isinstance(owner, PadOp | EmptyOp | FillOp | arith.ConstantOp):
+                    _erase_dead(owner, rewriter)
+            return
+
+
+@dataclass
+class SplitSharedStart(RewritePattern):
+    """A `linalg.fill` / splat constant that several generics start their output from ->
+    one copy per generic that could absorb it (`absorbable_start`)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
+        if not _top_level(op) or len(op.outputs) != 1 or root_problem(op) is not None:
+            return
+        owner = op.outputs[0].owner
+        if not isinstance(owner, Operation) or not splat_init(owner) or not _top_level(owner):
+            return
+        if len(list(owner.results[0].uses)) < 2:
+            return
+        copy = owner.clone()
+        rewriter.insert(copy, InsertPoint.before(op))
+        rewriter.replace_uses_with_if(
+            owner.results[0], copy.results[0], lambda use: use.operation is op
+        )
+
+
 class GeneralizeNamedOp(RewritePattern):
     """A named linalg op other than `linalg.fill` (a conv, `linalg.add`, ...) -> its
     `linalg.generic` form (attributes kept), so it can be a producer or a consumer; a fill
@@ -332,8 +402,11 @@ class FuseElementwisePass(PhyslayoutPass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         remarks = Remarks(self.remarks)
         PatternRewriteWalker(GeneralizeNamedOp(), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(SplitSharedStart(), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([FuseIntoProducer(remarks), AbsorbAccumulatorStart()]),
+            GreedyRewritePatternApplier(
+                [FuseIntoProducer(remarks), FusePadIntoConsumer(remarks), AbsorbAccumulatorStart()]
+            ),
             apply_recursively=True,
         ).rewrite_module(op)
         remarks.emit()

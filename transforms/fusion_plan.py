@@ -16,7 +16,12 @@ other generic of the group (a *stage*) runs its body once, on the same element `
   point of the root nest computed (so no iteration reads an element another iteration
   writes: a 3x3 window, a pool, a broadcast or a transposed read is not of this form);
 - the root's initial value may be a `linalg.fill` or a splat dense `arith.constant` of the
-  group, read by nothing else (it becomes the accumulator's starting value).
+  group, read by nothing else (it becomes the accumulator's starting value);
+- a root input may be a `layout.pad` of the group (of a tensor from outside, with a scalar
+  pad value), read by nothing but root inputs: the padded tensor is never stored, the
+  root reads the source through the padding (`legalize_kernels.PaddedRead`). Any read
+  pattern is legal (a 3x3 window, a pool): the pad is a function of a tensor computed
+  before the kernel, so no iteration reads what another writes.
 
 Because every internal edge joins two iterations that write the same element, the stages'
 loops are functions of the root's parallel loops: stage loop ``s`` is ``O_R[t]``, where the
@@ -29,13 +34,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, TensorType
 from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.dialects.tensor import EmptyOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from physlayout.dialects.layout_fused import FusedOp, YieldOp
-from physlayout.dialects.layout_graph import static_shape
+from physlayout.dialects.layout_graph import PadOp, static_shape
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.transforms.flow_plan import loop_names
@@ -192,6 +197,11 @@ def plan_group(op: FusedOp) -> GroupPlan | str:
     for inner in block.ops:
         if isinstance(inner, GenericOp | YieldOp):
             continue
+        if isinstance(inner, PadOp):
+            problem = pad_problem(inner, root)
+            if problem is not None:
+                return f"the group's pad {_name(inner.result)} {problem}"
+            continue
         if inner is not start and not isinstance(inner, EmptyOp) and not _is_scalar(inner):
             return f"the group holds '{inner.name}', which a fused kernel cannot compute"
     if start is not None and any(u.operation is not root for u in start.results[0].uses):
@@ -199,6 +209,19 @@ def plan_group(op: FusedOp) -> GroupPlan | str:
     if not isinstance(block.last_op, YieldOp) or block.last_op.value.owner not in generics:
         return "the group does not yield the result of one of its generics"
     return GroupPlan(root, stages, start)
+
+
+def pad_problem(pad: PadOp, root: GenericOp) -> str | None:
+    """Why the root of a group cannot read `pad` (a `layout.pad` of the group) through its
+    padding, or None."""
+    if not isinstance(pad.input, BlockArgument):
+        return "pads a value computed in the group (only a tensor from outside is padded on read)"
+    if not isinstance(pad.pad_value, FloatAttr | IntegerAttr):
+        return f"has pad value {pad.pad_value}, not a scalar"
+    for use in pad.result.uses:
+        if use.operation is not root or use.index >= len(root.inputs):
+            return "is read by another op than the group's root (as an input)"
+    return None
 
 
 def _is_scalar(op: Operation) -> bool:

@@ -27,7 +27,7 @@ module.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -54,6 +54,7 @@ from physlayout.dialects.layout import BufferType, LoadOp, StoreOp, is_texture_s
 from physlayout.dialects.layout_graph import static_shape
 from physlayout.dialects.scf_syntax import ParallelOp, ReduceOp
 from physlayout.indexing.bridges.arith import ExprEmitter
+from physlayout.indexing.expr_range import interval_of
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
@@ -359,6 +360,19 @@ class GenericOutput:
 
 
 @dataclass(frozen=True)
+class PaddedRead:
+    """How a root input that a group's absorbed `layout.pad` produced is read: element ``i``
+    of the padded tensor is ``source[i - low]`` where that index lies in `extents`, else
+    `pad_value`. The kernel loads the source at the index clamped into `extents` (always
+    in bounds, also for textures) and selects the pad value outside; the padded tensor is
+    never stored."""
+
+    low: tuple[int, ...]
+    extents: tuple[int, ...]
+    pad_value: Attribute
+
+
+@dataclass(frozen=True)
 class StageInput:
     """Where an input of an epilogue stage comes from: a `value` the group computed
     earlier, a host `buffer` loaded at `indices` (over the root's loops), or (neither) a
@@ -469,11 +483,13 @@ def generic_kernel(
     outputs: Sequence[GenericOutput],
     external: External,
     epilogue: Epilogue | None = None,
+    padded: Mapping[int, PaddedRead] | None = None,
 ) -> tuple[func.FuncOp, list[SSAValue]]:
     """The kernel of `op` (see the module docstring). `inputs[k]` is the host buffer of
     tensor input `k` (None for a scalar input, supplied by `external`). With an `epilogue`
     (a group, `op` its root with one output) the stages run on the final accumulator and
-    their result is what the kernel stores."""
+    their result is what the kernel stores. `padded[k]`: input `k` is the source of a pad
+    read through its padding (`PaddedRead`)."""
     kernel = Kernel(name)
     input_params = [
         None if buffer is None else kernel.param(buffer) for buffer in inputs
@@ -511,8 +527,9 @@ def generic_kernel(
         else:
             accumulators.append(_insert(LoadOp(init, indices), point).results[0])
     final = _reduction_nest(
-        kernel, op, loops, names, bounds, ivs, point, input_params, accumulators, external
-    )
+        kernel, op, loops, names, bounds, ivs, point, input_params, accumulators, external,
+        padded or {},
+    )  # fmt: skip
     if epilogue is not None:
         final = [epilogue.emit(kernel, point, emitter, final[0], external)]
     for (target, indices), value in zip(stores, final, strict=True):
@@ -538,6 +555,7 @@ def _reduction_nest(
     inputs: Sequence[BlockArgument | None],
     accumulators: Sequence[SSAValue],
     external: External,
+    padded: Mapping[int, PaddedRead],
 ) -> list[SSAValue]:
     """Emit the reduction loops (carrying the accumulators) around the loads and the body;
     returns the final value of each output."""
@@ -556,6 +574,10 @@ def _reduction_nest(
         if param is None or not isinstance(operand.type, ShapedType):
             values.append(external(operand, kernel))
             continue
+        read = padded.get(k)
+        if read is not None:
+            values.append(_padded_load(kernel, param, loops.maps[k], read, emitter, bounds, point))
+            continue
         indices = _indices(kernel, loops.maps[k], emitter)
         values.append(_insert(LoadOp(param, indices), point).results[0])
     yielded = _clone_body(op, [*values, *carried], ivs, point, kernel, external)
@@ -563,6 +585,42 @@ def _reduction_nest(
         body.add_op(scf.YieldOp(*yielded))
         yielded = list[SSAValue](loop.results)
     return yielded
+
+
+def _padded_load(
+    kernel: Kernel,
+    source: SSAValue,
+    exprs: Sequence[Expr],
+    read: PaddedRead,
+    emitter: ExprEmitter,
+    bounds: Mapping[str, tuple[int, int]],
+    point: InsertPoint,
+) -> SSAValue:
+    """The element at `exprs` of the padded tensor (`PaddedRead`): a load of `source` at
+    the clamped shifted index, then a select of the pad value where any axis is outside
+    (only the bounds the loop ranges do not already prove are checked)."""
+    indices: list[SSAValue] = []
+    inside: list[SSAValue] = []
+    for expr, low, extent in zip(exprs, read.low, read.extents, strict=True):
+        shifted = expr + (-low) if low else expr
+        index = emitter.emit(shifted)
+        clamped = index
+        lo, hi = interval_of(shifted, bounds)
+        if lo is None or lo < 0:
+            inside.append(_insert(arith.CmpiOp(index, kernel.index(0), "sge"), point).results[0])
+            clamped = _insert(arith.MaxSIOp(clamped, kernel.index(0)), point).results[0]
+        if hi is None or hi > extent - 1:
+            inside.append(_insert(arith.CmpiOp(index, kernel.index(extent), "slt"), point).results[0])
+            clamped = _insert(arith.MinSIOp(clamped, kernel.index(extent - 1)), point).results[0]
+        indices.append(clamped)
+    value = _insert(LoadOp(source, indices or [kernel.index(0)]), point).results[0]
+    if not inside:
+        return value
+    condition = inside[0]
+    for other in inside[1:]:
+        condition = _insert(arith.AndIOp(condition, other), point).results[0]
+    pad = kernel.constant(read.pad_value)
+    return _insert(arith.SelectOp(condition, value, pad), point).results[0]
 
 
 def _clone_body(

@@ -58,8 +58,13 @@ from math import prod
 from xdsl.context import Context
 from xdsl.dialects import arith, func, tensor
 from xdsl.dialects.builtin import (
+    AnyFloat,
     DenseIntOrFPElementsAttr,
+    FloatAttr,
     FunctionType,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
     ModuleOp,
     ShapedType,
     TensorType,
@@ -102,6 +107,7 @@ from physlayout.transforms.legalize_kernels import (
     GenericLoops,
     GenericOutput,
     Kernel,
+    PaddedRead,
     StageInput,
     constant_kernel,
     copy_kernel,
@@ -399,10 +405,19 @@ class HostBuilder:
         loops = self._loops(root)
         for stage in plan.stages:
             self._loops(stage)
-        inputs = [
-            self._input(outer.get(v, v), op) if isinstance(v.type, ShapedType) else None
-            for v in root.inputs
-        ]
+        inputs: list[SSAValue | None] = []
+        padded: dict[int, PaddedRead] = {}
+        for k, value in enumerate(root.inputs):
+            if not isinstance(value.type, ShapedType):
+                inputs.append(None)
+                continue
+            if isinstance(value.owner, PadOp) and value.owner.parent_op() is op:
+                pad = value.owner
+                padded[k] = PaddedRead(
+                    pad.get_low(), _shape(pad.input), _pad_scalar(pad.pad_value, _element(value))
+                )
+                value = pad.input
+            inputs.append(self._input(outer.get(value, value), op))
         init = root.outputs[0]
         reads = bool(root.body.blocks[0].args[len(root.inputs)].uses)
         target = self._result(op.result, op)
@@ -421,7 +436,7 @@ class HostBuilder:
         epilogue = Epilogue(root.res[0], stages, op.yielded())
         kernel, args = generic_kernel(
             self._name(op, "fused"), root, loops, inputs,
-            [GenericOutput(source, target, start)], self._external, epilogue,
+            [GenericOutput(source, target, start)], self._external, epilogue, padded,
         )  # fmt: skip
         self._call(kernel, args)
 
@@ -575,6 +590,15 @@ def _splat_scalar(op: arith.ConstantOp) -> Attribute:
     from physlayout.semantics.graph_evaluator import dense_array  # numpy: when used
 
     return scalar_attr(dense_array(value, op.result.type).reshape(-1)[0], _element(op.result))
+
+
+def _pad_scalar(value: Attribute, element: Attribute) -> Attribute:
+    """A pad value as a scalar of the padded tensor's `element` type."""
+    if isinstance(value, FloatAttr) and isinstance(element, AnyFloat):
+        return FloatAttr(value.value.data, element)
+    if isinstance(value, IntegerAttr) and isinstance(element, IntegerType | IndexType):
+        return IntegerAttr(value.value.data, element)
+    return value
 
 
 def _is_texture(buffer: SSAValue) -> bool:

@@ -283,3 +283,89 @@ func.func @decided_scope_and_layout(%x: tensor<1x1x2x2x4xf32>) -> tensor<1x4x2x2
   } -> tensor<1x4x2x2xf32>
   func.return %y : tensor<1x4x2x2xf32>
 }
+
+// A 3x3 conv over a zero pad (3 channels, prime extents): the pad joins the conv's group
+// and is read through its padding, never stored; the fill is the conv's start.
+// CHECK-LABEL: func.func @conv_reads_pad
+// CHECK-NEXT:    arith.constant
+// CHECK-NEXT:    %[[R:.*]] = layout.fused ins(%{{.*}}, %{{.*}} : tensor<1x3x5x7xf32>, tensor<2x3x3x3xf32>) -> tensor<1x2x5x7xf32> {
+// CHECK-NEXT:    ^{{.*}}(%[[X:.*]]: tensor<1x3x5x7xf32>, %[[W:.*]]: tensor<2x3x3x3xf32>):
+// CHECK-NEXT:      %[[P:.*]] = layout.pad %[[X]] {{.*}}low = array<i64: 0, 0, 1, 1>
+// CHECK:           linalg.fill
+// CHECK-NEXT:      %[[C:.*]] = linalg.generic {{.*}} ins(%[[P]], %[[W]] :
+// CHECK:           layout.yield %[[C]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %[[R]]
+func.func @conv_reads_pad(%x: tensor<1x3x5x7xf32>, %w: tensor<2x3x3x3xf32>) -> tensor<1x2x5x7xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = layout.pad %x {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 1>, pad_value = 0.0 : f32} : tensor<1x3x5x7xf32> -> tensor<1x3x7x9xf32>
+  %e = tensor.empty() : tensor<1x2x5x7xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x5x7xf32>) -> tensor<1x2x5x7xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%p, %w : tensor<1x3x7x9xf32>, tensor<2x3x3x3xf32>) outs(%init : tensor<1x2x5x7xf32>) -> tensor<1x2x5x7xf32>
+  func.return %c : tensor<1x2x5x7xf32>
+}
+
+// A 3x3 stride-2 max pool over a -inf pad with asymmetric widths (ceil mode): padding only
+// on the high side of the width, so the kernel checks only that bound; the pool's -inf
+// fill is its start.
+// CHECK-LABEL: func.func @pool_reads_neg_inf_pad
+// CHECK:         layout.fused ins(%{{.*}} : tensor<1x3x5x6xf32>) -> tensor<1x3x2x3xf32> {
+// CHECK-NEXT:    ^{{.*}}(%[[X:.*]]: tensor<1x3x5x6xf32>):
+// CHECK-NEXT:      layout.pad %[[X]] {{.*}}high = array<i64: 0, 0, 0, 1>
+func.func @pool_reads_neg_inf_pad(%x: tensor<1x3x5x6xf32>) -> tensor<1x3x2x3xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %p = layout.pad %x {low = array<i64: 0, 0, 0, 0>, high = array<i64: 0, 0, 0, 1>, pad_value = 0xFF800000 : f32} : tensor<1x3x5x6xf32> -> tensor<1x3x5x7xf32>
+  %e = tensor.empty() : tensor<1x3x2x3xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e : tensor<1x3x2x3xf32>) -> tensor<1x3x2x3xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(n, c, h, w, i, j) -> (n, c, 2 * h + i, 2 * w + j)>, affine_map<(n, c, h, w, i, j) -> (i, j)>, affine_map<(n, c, h, w, i, j) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%p, %win : tensor<1x3x5x7xf32>, tensor<3x3xf32>) outs(%init : tensor<1x3x2x3xf32>) {
+  ^bb0(%u: f32, %k: f32, %o: f32):
+    %r = arith.maximumf %u, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<1x3x2x3xf32>
+  func.return %m : tensor<1x3x2x3xf32>
+}
+
+// REFUSED: the relu before a pad cannot join the conv that reads the pad (the conv reads a
+// neighbourhood of it: only a tensor that exists before the kernel is padded on read).
+// The pad still joins the conv; the relu is a kernel of its own.
+// CHECK-LABEL: func.func @relu_pad_conv
+// CHECK:         %[[Y:.*]] = linalg.generic
+// CHECK:         layout.fused ins(%[[Y]], %{{.*}} :
+// CHECK-NEXT:    ^{{.*}}(%[[A:.*]]: tensor<1x4x4x4xf32>, %{{.*}}: tensor<4x4x3x3xf32>):
+// CHECK-NEXT:      layout.pad %[[A]]
+// REMARK: remark: fuse-elementwise: %y is not fused into %c: %y is used by 'layout.pad'
+func.func @relu_pad_conv(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x4x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ex = tensor.empty() : tensor<1x4x4x4xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%x : tensor<1x4x4x4xf32>) outs(%ex : tensor<1x4x4x4xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.maximumf %u, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x4x4xf32>
+  %p = layout.pad %y {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 1>, pad_value = 0.0 : f32} : tensor<1x4x4x4xf32> -> tensor<1x4x6x6xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%ex : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%p, %w : tensor<1x4x6x6xf32>, tensor<4x4x3x3xf32>) outs(%init : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  func.return %c : tensor<1x4x4x4xf32>
+}
+
+// REFUSED: a pad two convs read is stored once (reading it through the padding would
+// repeat it per reader); the two convs start from one fill, which each gets a copy of.
+// CHECK-LABEL: func.func @pad_two_users
+// CHECK:         %[[P:.*]] = layout.pad
+// CHECK:         layout.fused ins(%[[P]], %{{.*}} :
+// CHECK:           linalg.fill
+// CHECK:         layout.fused ins(%[[P]], %{{.*}} :
+// CHECK:           linalg.fill
+// CHECK-NOT:     linalg.fill
+// CHECK:         func.return
+// REMARK: remark: fuse-elementwise: %p is not read through its padding: it has other users than %d, so it is stored
+func.func @pad_two_users(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x3x3xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = layout.pad %x {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 1>, pad_value = 0.0 : f32} : tensor<1x4x4x4xf32> -> tensor<1x4x6x6xf32>
+  %e = tensor.empty() : tensor<1x4x4x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%p, %w : tensor<1x4x6x6xf32>, tensor<4x4x3x3xf32>) outs(%init : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %d = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%p, %w : tensor<1x4x6x6xf32>, tensor<4x4x3x3xf32>) outs(%init : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  func.return %c, %d : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
+}

@@ -40,3 +40,38 @@ func.func @conv_bias_relu(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x3x3xf32>, %b: 
   } -> tensor<1x3x2x2xf32>
   func.return %y : tensor<1x3x2x2xf32>
 }
+
+// A pool over a pad the group absorbed: the source is loaded at the clamped index and the
+// pad value selected outside; only the bound the loops do not prove is checked (the width's
+// high side: 2 * w + j reaches 6 on a source of width 6), and no padded tensor is stored.
+// CHECK-LABEL: func.func @pool_over_pad_fused_m(
+// CHECK-SAME:      %[[X:[^:]*]]: !layout.buffer<1x3x5x6xf32>, %{{[^:]*}}: !layout.buffer<3x3xf32>, %[[OUT:[^:]*]]: !layout.buffer<1x3x2x3xf32>)
+// CHECK-DAG:     %[[FIVE:.*]] = arith.constant 5 : index
+// CHECK-DAG:     %[[SIX:.*]] = arith.constant 6 : index
+// CHECK-DAG:     %[[NINF:.*]] = arith.constant 0xff800000 : f32
+// CHECK:         scf.for %{{.*}} iter_args(%{{.*}} = %[[NINF]])
+// CHECK:           %[[H:.*]] = arith.addi
+// CHECK:           %[[W:.*]] = arith.addi
+// CHECK-NEXT:      %[[IN:.*]] = arith.cmpi slt, %[[W]], %[[SIX]] : index
+// CHECK-NEXT:      %[[CW:.*]] = arith.minsi %[[W]], %[[FIVE]] : index
+// CHECK-NEXT:      %[[V:.*]] = layout.load %[[X]][%{{.*}}, %{{.*}}, %[[H]], %[[CW]]]
+// CHECK-NEXT:      arith.select %[[IN]], %[[V]], %[[NINF]] : f32
+// CHECK-NOT:     arith.maxsi
+// CHECK:         layout.store %{{.*}}, %[[OUT]]
+// CHECK-LABEL: func.func @pool_over_pad(
+// CHECK-NOT:     layout.pad
+// CHECK:         func.call @pool_over_pad_fused_m(
+// CHECK-NEXT:    func.return
+func.func @pool_over_pad(%x: tensor<1x3x5x6xf32>) -> tensor<1x3x2x3xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %p = layout.pad %x {low = array<i64: 0, 0, 0, 0>, high = array<i64: 0, 0, 0, 1>, pad_value = 0xFF800000 : f32} : tensor<1x3x5x6xf32> -> tensor<1x3x5x7xf32>
+  %e = tensor.empty() : tensor<1x3x2x3xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e : tensor<1x3x2x3xf32>) -> tensor<1x3x2x3xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(n, c, h, w, i, j) -> (n, c, 2 * h + i, 2 * w + j)>, affine_map<(n, c, h, w, i, j) -> (i, j)>, affine_map<(n, c, h, w, i, j) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%p, %win : tensor<1x3x5x7xf32>, tensor<3x3xf32>) outs(%init : tensor<1x3x2x3xf32>) {
+  ^bb0(%u: f32, %k: f32, %o: f32):
+    %r = arith.maximumf %u, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<1x3x2x3xf32>
+  func.return %m : tensor<1x3x2x3xf32>
+}

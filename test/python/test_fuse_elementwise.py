@@ -15,11 +15,13 @@ from graph_harness import apply, compare_before_after, count_ops, functions, par
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from legalize_harness import check_legalized
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FloatAttr
 from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
 from physlayout.runtime.opencl import OpenCLRuntime, compile_module
-from physlayout.transforms import fusion_plan
+from physlayout.transforms import fusion_plan, legalize_layout
 from physlayout.transforms.fuse_elementwise import FuseElementwisePass
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass
 from physlayout.universe import make_context
@@ -75,12 +77,44 @@ def test_fusion_removes_kernels() -> None:
         assert counts == [unfused, fused]
 
 
+PADDED = """
+func.func @padded(%x: tensor<1x3x7x5xf32>, %w: tensor<5x3x3x3xf32>) -> tensor<1x5x4x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %p = layout.pad %x {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 1>, pad_value = 0.0 : f32} : tensor<1x3x7x5xf32> -> tensor<1x3x9x7xf32>
+  %e = tensor.empty() : tensor<1x5x7x5xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x5x7x5xf32>) -> tensor<1x5x7x5xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%p, %w : tensor<1x3x9x7xf32>, tensor<5x3x3x3xf32>) outs(%init : tensor<1x5x7x5xf32>) -> tensor<1x5x7x5xf32>
+  %q = layout.pad %c {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 1>, pad_value = 0xFF800000 : f32} : tensor<1x5x7x5xf32> -> tensor<1x5x9x7xf32>
+  %e2 = tensor.empty() : tensor<1x5x4x3xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<1x5x4x3xf32>) -> tensor<1x5x4x3xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %m = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%q, %win : tensor<1x5x9x7xf32>, tensor<3x3xf32>) outs(%f : tensor<1x5x4x3xf32>) -> tensor<1x5x4x3xf32>
+  func.return %m : tensor<1x5x4x3xf32>
+}
+"""
+"""A 3x3 conv over a zero pad, then a 3x3 stride-2 max pool over a -inf pad (3 and 5
+channels, odd extents): both pads are read through their padding by the kernels."""
+
+
+def test_pads_read_through_padding_match_unfused() -> None:
+    """The pads join their readers (no pad kernel is left) and the kernels compute what the
+    graph evaluator does, bit for bit, on the graph and after every buffer stage."""
+    compare_before_after(PADDED, graph_passes(fuse=True), seed=6)
+    legalized = check_legalized(PADDED, graph_passes(fuse=True), seed=6)
+    kernels = [f.sym_name.data for f in legalized.ops if isinstance(f, func.FuncOp)]
+    assert not [k for k in kernels if "_pad" in k], kernels
+    assert count_ops(legalized, "func.call") == count_ops(
+        apply(parse(PADDED), [*graph_passes(fuse=False), LegalizeLayoutPass()]), "func.call"
+    ) - 4
+
+
 def test_fused_equals_unfused_on_opencl(runtime: OpenCLRuntime) -> None:
     """Same kernels' arithmetic in the same order (FP_CONTRACT OFF): bit-exact outputs."""
     from physlayout.runtime.host import execute
 
     limits = runtime.limits.image_limits()
-    for text in (BLOCK.read_text(), small_rfc()):
+    for text in (BLOCK.read_text(), small_rfc(), PADDED):
         source = parse(text)
         outputs: list[list[np.ndarray]] = []
         for fuse in (False, True):
@@ -198,6 +232,17 @@ def test_random_chains_fuse_to_equal_results(text: str) -> None:
 
 
 # A planted bug ------------------------------------------------------------------------------
+
+
+def test_planted_bug_in_the_padding_bounds_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel that reads a pad through its padding with the wrong pad value (zero for the
+    pool's -inf: a window of negative conv outputs at the border then gives 0) computes
+    other values: the execution check fails on values (not on a crash)."""
+    monkeypatch.setattr(
+        legalize_layout, "_pad_scalar", lambda value, element: FloatAttr(0.0, element)  # pyright: ignore[reportUnknownLambdaType, reportUnknownArgumentType]
+    )
+    with pytest.raises(AssertionError, match="Mismatched elements"):
+        check_legalized(PADDED, graph_passes(fuse=True), seed=6)
 
 
 def test_planted_bug_in_the_legality_check_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
