@@ -306,6 +306,15 @@ STACK_BYTES = 512 * 1024 * 1024
 RECURSION_LIMIT = 200_000
 
 
+def output_closed() -> int:
+    """The reader of standard output went away (``physlayout ... | head -1``): stop quietly,
+    as a Unix filter does (standard output is pointed at the null device, so the flush at
+    exit cannot fail again); exit status 0."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 0
+
+
 def run_with_deep_stack(body: Callable[[], int]) -> int:
     """Run `body` on a thread with a large stack and recursion limit (deep loop nests recurse
     in xDSL's parser, printer and walkers); its exit status."""

@@ -24,6 +24,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 from physlayout.cli import (
     LocatedVerifyError,
     located_diagnostic,
+    output_closed,
     report_text,
     unexpected_error_text,
 )
@@ -103,6 +104,8 @@ def _reporting(body: Any) -> int:
         print(report_text(err), file=sys.stderr)
     except DiagnosticException as err:
         print(located_diagnostic(err) or report_text(err), file=sys.stderr)
+    except BrokenPipeError:
+        return output_closed()
     except OSError as err:
         print(f"error: {err}", file=sys.stderr)
     except Exception as err:  # reported, never a traceback

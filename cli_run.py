@@ -30,6 +30,7 @@ from physlayout.cli import (
     LocatingParser,
     attach_locations,
     located_diagnostic,
+    output_closed,
     parse_module_reporting,
     report_text,
     unexpected_error_text,
@@ -126,6 +127,8 @@ def run_command(args: argparse.Namespace) -> int:
     except DiagnosticException as err:
         print(located_diagnostic(err) or report_text(err), file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        return output_closed()
     except OSError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

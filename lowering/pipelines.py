@@ -10,7 +10,8 @@
                       weights-in-global fuse lift-params params remarks}
                                                        (graph level, then `-t opencl`)
         normalize-graph, raise-layout-rewrites, convert-layout{desired-layouts allow-padding},
-        flow-layout-rewrites, fold-layout-rewrites, lift-transform-params{params} (when
+        flow-layout-rewrites, fold-layout-rewrites, sink-layout-rewrites{params prepared=lift-params},
+        fold-layout-rewrites, lift-transform-params{params} (when
         lift-params), annotate-texture-scope{max-image-* weights-in-global}, realize-scopes,
         fuse-elementwise{remarks} (when fuse), legalize-layout,
         physlayout-opencl{rewrite-loops=true remarks}, dce
@@ -47,6 +48,7 @@ from physlayout.transforms.lift_transform_params import LiftTransformParamsPass
 from physlayout.transforms.normalize_graph import NormalizeGraphPass
 from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.realize_scopes import RealizeScopesPass
+from physlayout.transforms.sink_layout_rewrites import SinkLayoutRewritesPass
 from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
 
 
@@ -178,8 +180,9 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             consumers (one kernel per group); false keeps one kernel per graph op.
         lift-params (bool, false): `lift-transform-params` moves the work on parameters
             (weight layout transforms, batch-norm statistics) into `@main_prepare`, run once.
-        params (str, ""): the parameters of `lift-transform-params` (comma-separated names;
-            empty: every argument but the first).
+        params (str, ""): the parameters of `sink-layout-rewrites` and
+            `lift-transform-params` (comma-separated names; empty: every argument but the
+            first).
         remarks (bool, false): `apply-layout` says which nests it re-iterates, and why not;
             `fuse-elementwise` says which fusions it refused, and why.
     """
@@ -211,6 +214,8 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             RaiseLayoutRewritesPass(),
             ConvertLayoutPass(self.desired_layouts, self.allow_padding),
             FlowLayoutRewritesPass(),
+            FoldLayoutRewritesPass(),
+            SinkLayoutRewritesPass(self.params, prepared=self.lift_params),
             FoldLayoutRewritesPass(),
             *((LiftTransformParamsPass(self.params),) if self.lift_params else ()),
             AnnotateTextureScopePass(

@@ -103,7 +103,7 @@ def writes_texels(op: Operation) -> str | None:
         case GenericOp():
             if texel_lane_loop(op) is None:
                 return "its outputs' innermost axes are not one parallel loop of extent 4"
-            return _unvectorizable_body_op(op)
+            return unvectorizable_body_op(op)
         case NamedOperation():
             generic = generic_form(op)
             try:
@@ -119,7 +119,7 @@ def writes_texels(op: Operation) -> str | None:
     return None
 
 
-def _unvectorizable_body_op(op: GenericOp) -> str | None:
+def unvectorizable_body_op(op: GenericOp) -> str | None:
     """Why vectorize-texels could not compute the body of `op` on whole texels, or None: every
     op that depends on the loop point (on a block argument, transitively) must be a float op
     it computes lane by lane (`lane_loop_plan.is_lane_wise_float_op`), and every other op one

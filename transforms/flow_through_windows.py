@@ -112,7 +112,7 @@ class FlowTransformThroughPad(RewritePattern):
         rewriter.erase(pad)
 
 
-def _sliced_window(
+def sliced_window(
     imap: IndexMap, offsets: Sequence[int], sizes: Sequence[int], shape: Sequence[int]
 ) -> tuple[list[int], list[int]] | None:
     """The window (offsets, sizes) of the transformed slice in the transformed destination, or
@@ -158,7 +158,7 @@ class FlowTransformThroughInsertSlice(RewritePattern):
         dest_shape, src_shape = static_shape(insert.dest), static_shape(insert.source)
         if dest_shape is None or src_shape is None or list(src_shape) != sizes:
             return
-        window = _sliced_window(op.map, offsets, sizes, dest_shape)
+        window = sliced_window(op.map, offsets, sizes, dest_shape)
         if window is None:
             return
         new_offsets, new_sizes = window

@@ -70,6 +70,7 @@ from physlayout.dialects.layout_fused import FusedOp, YieldOp
 from physlayout.dialects.layout_graph import PadOp, TransformOp
 from physlayout.dialects.layout_scopes import SCOPE_ATTR, CopyOp, producer_scope
 from physlayout.dialects.linalg_generic import generalized
+from physlayout.transforms.annotate_texture_scope import unvectorizable_body_op
 from physlayout.transforms.diagnostics import emit_remark
 from physlayout.transforms.fusion_plan import GroupPlan, plan_group, root_problem, splat_init
 from physlayout.transforms.legalize_kernels import texel_lane_loop
@@ -208,11 +209,17 @@ def _erase_dead(op: Operation, rewriter: PatternRewriter) -> None:
 
 
 def _store_problem(plan: GroupPlan, scope: str) -> str | None:
-    if is_texture_scope(scope) and texel_lane_loop(plan.root) is None:
+    if not is_texture_scope(scope):
+        return None
+    if texel_lane_loop(plan.root) is None:
         return (
             f"would store whole texels of its {scope} result from no texel lane loop of the "
             f"root {_name(plan.root.res[0])}"
         )
+    for generic in (plan.root, *plan.stages):
+        problem = unvectorizable_body_op(generic)
+        if problem is not None:
+            return f"would store whole texels of its {scope} result, but {problem}"
     return None
 
 

@@ -39,11 +39,14 @@ from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
+from physlayout.dialects.layout import is_texture_scope
 from physlayout.dialects.layout_fused import FusedOp, YieldOp
 from physlayout.dialects.layout_graph import PadOp, static_shape
+from physlayout.dialects.layout_scopes import producer_scope
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
-from physlayout.transforms.flow_plan import loop_names
+from physlayout.transforms.flow_plan import loop_extents, loop_names
+from physlayout.transforms.legalize_kernels import texel_lane_loop
 
 
 def generic_maps(op: GenericOp) -> list[IndexMap] | None:
@@ -123,7 +126,7 @@ def aligned_read_problem(user: Operation, index: int) -> str | None:
         return f"is read{at} by a consumer that {problem}"
     assert maps is not None
     read, written = maps[index].final_indices, maps[-1].final_indices
-    if tuple(read) != tuple(written):
+    if _unit_loops_at_zero(user, maps, read) != _unit_loops_at_zero(user, maps, written):
         return (
             f"is read at {_map_text(read)} by a consumer that writes {_map_text(written)}: "
             "not the element the producer writes there (a neighbour, broadcast or "
@@ -132,6 +135,18 @@ def aligned_read_problem(user: Operation, index: int) -> str | None:
     if static_shape(user.operands[index]) != static_shape(user.res[0]):
         return "has another shape than its consumer's result"
     return None
+
+
+def _unit_loops_at_zero(
+    user: GenericOp, maps: Sequence[IndexMap], exprs: Sequence[Expr]
+) -> tuple[Expr, ...]:
+    """`exprs` (indices over `user`'s loops) with each loop of extent 1 replaced by 0: a
+    read at ``(d0, 0, d2)`` where ``d1`` only takes the value 0 reads the element the
+    iteration writes at ``(d0, d1, d2)``."""
+    shapes = [static_shape(v) or () for v in user.operands]
+    extents = loop_extents(maps, shapes, len(user.iterator_types.data))
+    unit = {f"d{m}": 0 for m, e in enumerate(extents or ()) if e == 1}
+    return tuple(e.substitute(unit) for e in exprs)
 
 
 def splat_init(op: Operation) -> bool:
@@ -198,7 +213,7 @@ def plan_group(op: FusedOp) -> GroupPlan | str:
         if isinstance(inner, GenericOp | YieldOp):
             continue
         if isinstance(inner, PadOp):
-            problem = pad_problem(inner, root)
+            problem = pad_problem(inner, root, is_texture_scope(producer_scope(op.result)))
             if problem is not None:
                 return f"the group's pad {_name(inner.result)} {problem}"
             continue
@@ -211,9 +226,10 @@ def plan_group(op: FusedOp) -> GroupPlan | str:
     return GroupPlan(root, stages, start)
 
 
-def pad_problem(pad: PadOp, root: GenericOp) -> str | None:
+def pad_problem(pad: PadOp, root: GenericOp, texture: bool) -> str | None:
     """Why the root of a group cannot read `pad` (a `layout.pad` of the group) through its
-    padding, or None."""
+    padding, or None; `texture`: the group stores a texture (its texel lanes are one vector,
+    so they must agree on whether they read padding)."""
     if not isinstance(pad.input, BlockArgument):
         return "pads a value computed in the group (only a tensor from outside is padded on read)"
     if not isinstance(pad.pad_value, FloatAttr | IntegerAttr):
@@ -221,6 +237,19 @@ def pad_problem(pad: PadOp, root: GenericOp) -> str | None:
     for use in pad.result.uses:
         if use.operation is not root or use.index >= len(root.inputs):
             return "is read by another op than the group's root (as an input)"
+    lane = texel_lane_loop(root) if texture else None
+    maps = generic_maps(root)
+    if lane is None or maps is None:
+        return None
+    widths = zip(pad.get_low(), pad.get_high(), strict=True)
+    padded = [j for j, (lo, hi) in enumerate(widths) if lo or hi]
+    for use in pad.result.uses:
+        exprs = maps[use.index].final_indices
+        if any(f"d{lane}" in exprs[j].dims() for j in padded):
+            return (
+                "is read through its padding along the root's texel lane loop (the lanes of "
+                "one texel would differ in whether they read padding)"
+            )
     return None
 
 

@@ -154,7 +154,9 @@ def _for(
     its carried block arguments and its body (without terminator)."""
     body = Block(arg_types=[IndexType(), *(v.type for v in inits)])
     body.args[0].name_hint = name
-    loop = scf.ForOp(kernel.index(0), kernel.index(extent), kernel.index(1), list(inits), Region(body))
+    loop = scf.ForOp(
+        kernel.index(0), kernel.index(extent), kernel.index(1), list(inits), Region(body)
+    )
     Builder(point).insert(loop)
     return loop, body.args[0], list(body.args[1:]), body
 
@@ -277,13 +279,20 @@ def _place(
     names = [f"i{k}" for k in range(len(ivs))]
     emitter = ExprEmitter(point, dict(zip(names, ivs, strict=True)), _box(names, src_extents))
     value = _insert(LoadOp(source, _indices(kernel, [Dim(n) for n in names], emitter)), point)
-    _insert(StoreOp(value.results[0], target, _indices(kernel, _shifted(names, low), emitter)), point)
+    _insert(
+        StoreOp(value.results[0], target, _indices(kernel, _shifted(names, low), emitter)), point
+    )
 
 
 def _shifted(names: Sequence[str], offset: Sequence[int]) -> list[Expr]:
     """``name + offset`` per axis (the bare name where the offset is 0)."""
-    offsets = list(offset) or [0] * len(names)
-    return [Dim(n) + k if k else Dim(n) for n, k in zip(names, offsets, strict=True)]
+    return _moved([Dim(n) for n in names], offset)
+
+
+def _moved(exprs: Sequence[Expr], offset: Sequence[int]) -> list[Expr]:
+    """``expr + offset`` per axis (the expression itself where the offset is 0)."""
+    offsets = list(offset) or [0] * len(exprs)
+    return [e + k if k else e for e, k in zip(exprs, offsets, strict=True)]
 
 
 def _fill(kernel: Kernel, target: SSAValue, extents: Sequence[int], value: SSAValue) -> None:
@@ -357,6 +366,9 @@ class GenericOutput:
     init: SSAValue | None
     result: SSAValue
     start: Attribute | SSAValue | None = None
+    offset: tuple[int, ...] = ()
+    """Added to every stored index (a window of `result`, e.g. a concat's part); `init`,
+    a separate buffer, is read at the unshifted index."""
 
 
 @dataclass(frozen=True)
@@ -491,9 +503,7 @@ def generic_kernel(
     their result is what the kernel stores. `padded[k]`: input `k` is the source of a pad
     read through its padding (`PaddedRead`)."""
     kernel = Kernel(name)
-    input_params = [
-        None if buffer is None else kernel.param(buffer) for buffer in inputs
-    ]
+    input_params = [None if buffer is None else kernel.param(buffer) for buffer in inputs]
     inits = [None if o.init is None else kernel.param(o.init) for o in outputs]
     results = [kernel.param(o.result) for o in outputs]
     names = [f"d{m}" for m in range(len(loops.extents))]
@@ -514,8 +524,16 @@ def generic_kernel(
     stores: list[tuple[BlockArgument, list[SSAValue]]] = []
     accumulators: list[SSAValue] = []
     for k, (init, result) in enumerate(zip(inits, results, strict=True)):
-        indices = _indices(kernel, loops.maps[count + k], emitter)
-        stores.append((result, indices))
+        exprs = loops.maps[count + k]
+        indices = _indices(kernel, exprs, emitter)
+        if outputs[k].offset:
+            if outputs[k].init is outputs[k].result:
+                raise PassFailedException(
+                    "legalize-layout: an output updated in place has no window"
+                )
+            stores.append((result, _indices(kernel, _moved(exprs, outputs[k].offset), emitter)))
+        else:
+            stores.append((result, indices))
         start = outputs[k].start
         if isinstance(start, SSAValue):
             accumulators.append(external(start, kernel))
@@ -610,7 +628,9 @@ def _padded_load(
             inside.append(_insert(arith.CmpiOp(index, kernel.index(0), "sge"), point).results[0])
             clamped = _insert(arith.MaxSIOp(clamped, kernel.index(0)), point).results[0]
         if hi is None or hi > extent - 1:
-            inside.append(_insert(arith.CmpiOp(index, kernel.index(extent), "slt"), point).results[0])
+            inside.append(
+                _insert(arith.CmpiOp(index, kernel.index(extent), "slt"), point).results[0]
+            )
             clamped = _insert(arith.MinSIOp(clamped, kernel.index(extent - 1)), point).results[0]
         indices.append(clamped)
     value = _insert(LoadOp(source, indices or [kernel.index(0)]), point).results[0]

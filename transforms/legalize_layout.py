@@ -134,7 +134,9 @@ def is_graph_function(function: func.FuncOp) -> bool:
     if any(isinstance(t, TensorType) for t in types):
         return True
     return any(
-        isinstance(v.type, TensorType) for op in function.walk() for v in (*op.results, *op.operands)
+        isinstance(v.type, TensorType)
+        for op in function.walk()
+        for v in (*op.results, *op.operands)
     )
 
 
@@ -175,6 +177,11 @@ class HostBuilder:
     claimed: set[int] = field(default_factory=set[int])
     cloned: list[Operation] = field(default_factory=list[Operation])
     """Scalar ops cloned into the host (the unused ones are dropped at the end)."""
+    direct: dict[SSAValue, tensor.InsertSliceOp] = field(
+        default_factory=dict[SSAValue, tensor.InsertSliceOp]
+    )
+    """Group results stored straight into the window of the insert that reads them
+    (`direct_inserts`)."""
 
     # Entry --------------------------------------------------------------------------------
 
@@ -198,7 +205,10 @@ class HostBuilder:
             if not isinstance(value.type, TensorType):
                 raise fail(terminator, f"returns {value.type}; only tensor results legalize")
             self.returned.append(value)
-            self.outputs.append(self._arg(buffer_type(value.type, GLOBAL, terminator), f"result{j}"))
+            self.outputs.append(
+                self._arg(buffer_type(value.type, GLOBAL, terminator), f"result{j}")
+            )
+        self.direct = direct_inserts(entry)
         for op in entry.ops:
             if op is terminator:
                 break
@@ -261,7 +271,9 @@ class HostBuilder:
                 )
                 self._call(kernel, args)
             case CopyOp():
-                self._call_copy(op, self._input(op.input, op), self._result(op.result, op), op.result)
+                self._call_copy(
+                    op, self._input(op.input, op), self._result(op.result, op), op.result
+                )
             case tensor.InsertSliceOp():
                 self.insert_slice(op)
             case CheckOp():
@@ -276,9 +288,12 @@ class HostBuilder:
                 self.cloned.append(clone)
                 self.scalars.update(zip(op.results, clone.results, strict=True))
             case _:
-                raise fail(op, "cannot be legalized (supported: linalg ops, layout.transform/"
-                           "pad/crop/copy/check, tensor.empty, tensor.insert_slice, constants "
-                           "and scalar ops)")
+                raise fail(
+                    op,
+                    "cannot be legalized (supported: linalg ops, layout.transform/"
+                    "pad/crop/copy/check, tensor.empty, tensor.insert_slice, constants "
+                    "and scalar ops)",
+                )
 
     def constant(self, op: arith.ConstantOp) -> None:
         """Legalize a dense tensor `arith.constant`: a kernel that stores its elements into the
@@ -321,12 +336,16 @@ class HostBuilder:
             and self.storage[dest].scope == scope
             and not any(dest is r for r in self.returned)
         )
-        if in_place:
+        if op.result in self.storage:
+            pass  # the window's producer stored into it directly (`direct_inserts`)
+        elif in_place:
             self.storage[op.result] = self.storage[dest]
         elif isinstance(dest.owner, EmptyOp):
             self._result(op.result, op)
         else:
             self._call_copy(op, self._input(dest, op), self._result(op.result, op), op.result)
+        if self.direct.get(op.source) is op:
+            return
         target = self.storage[op.result].buffer
         source = self._input(op.source, op)
         if len(source_shape) != len(sizes):
@@ -368,9 +387,7 @@ class HostBuilder:
         copied into the result first. Texture outputs iterate their texel lanes innermost."""
         loops = self._loops(op)
         count = len(op.inputs)
-        inputs = [
-            self._input(v, op) if isinstance(v.type, ShapedType) else None for v in op.inputs
-        ]
+        inputs = [self._input(v, op) if isinstance(v.type, ShapedType) else None for v in op.inputs]
         body = op.body.blocks[0]
         outputs: list[GenericOutput] = []
         parallel_points = prod(loops.extents[m] for m in loops.parallel)
@@ -420,7 +437,13 @@ class HostBuilder:
             inputs.append(self._input(outer.get(value, value), op))
         init = root.outputs[0]
         reads = bool(root.body.blocks[0].args[len(root.inputs)].uses)
-        target = self._result(op.result, op)
+        insert = self.direct.get(op.result)
+        offset: tuple[int, ...] = ()
+        if insert is None:
+            target = self._result(op.result, op)
+        else:
+            target = self._window_storage(insert).buffer
+            offset = tuple(int(v) for v in insert.static_offsets.get_values())
         start: Attribute | SSAValue | None = None
         source: SSAValue | None = None
         if isinstance(plan.start, FillOp):
@@ -436,9 +459,23 @@ class HostBuilder:
         epilogue = Epilogue(root.res[0], stages, op.yielded())
         kernel, args = generic_kernel(
             self._name(op, "fused"), root, loops, inputs,
-            [GenericOutput(source, target, start)], self._external, epilogue, padded,
+            [GenericOutput(source, target, start, offset)], self._external, epilogue, padded,
         )  # fmt: skip
         self._call(kernel, args)
+
+    def _window_storage(self, insert: tensor.InsertSliceOp) -> Storage:
+        """The storage of the chain of inserts through `insert` (`direct_inserts`): that of
+        its last result (the function's result buffer when it is returned), shared by every
+        link; made by the first producer of the chain that is legalized."""
+        storage = self.storage.get(insert.result)
+        if storage is not None:
+            return storage
+        chain = _insert_chain(insert)
+        assert chain is not None, "direct_inserts proved the chain"
+        storage = self._storage_of_result(chain[-1].result, chain[-1])
+        for link in chain:
+            self.storage[link.result] = storage
+        return storage
 
     def _stage(
         self,
@@ -583,6 +620,76 @@ class HostBuilder:
         self._call(kernel, args)
 
 
+def direct_inserts(block: Block) -> dict[SSAValue, tensor.InsertSliceOp]:
+    """The group results of `block` that can be stored straight into the window of the
+    `tensor.insert_slice` reading them (destination passing: a concat's parts written by
+    their producers, no insert kernel), by result. Proven per chain of inserts (each
+    inserting into the previous one's result, the first into a `tensor.empty`): every link
+    has one use (nothing else reads the buffer while its windows fill, so the order the
+    windows are written in does not matter), the windows are pairwise disjoint (no write of
+    one part is overwritten by another), unit strides and no rank change, one memory scope
+    for the producer and the whole chain, and a texture's windows start at texel 0 (whole
+    texels stored). The producer must be a `layout.fused` group whose result only the
+    insert reads."""
+    direct: dict[SSAValue, tensor.InsertSliceOp] = {}
+    for op in block.ops:
+        if not isinstance(op, tensor.InsertSliceOp):
+            continue
+        source = op.source
+        if not isinstance(source.owner, FusedOp) or not source.has_one_use():
+            continue
+        chain = _insert_chain(op)
+        if chain is None:
+            continue
+        scope = producer_scope(op.result)
+        scopes = {producer_scope(source), *(producer_scope(link.result) for link in chain)}
+        if scopes != {scope}:
+            continue
+        offsets = [int(v) for v in op.static_offsets.get_values()]
+        if is_texture_scope(scope) and offsets and offsets[-1] != 0:
+            continue
+        direct[source] = op
+    return direct
+
+
+def _insert_chain(op: tensor.InsertSliceOp) -> list[tensor.InsertSliceOp] | None:
+    """Every insert of the chain through `op` (module docstring of `direct_inserts`), or
+    None when the chain does not qualify."""
+    chain = [op]
+    while isinstance(chain[0].dest.owner, tensor.InsertSliceOp):
+        if not chain[0].dest.has_one_use():
+            return None
+        chain.insert(0, chain[0].dest.owner)
+    if not isinstance(chain[0].dest.owner, EmptyOp) or not chain[0].dest.has_one_use():
+        return None
+    last = chain[-1]
+    while last.result.has_one_use():
+        (use,) = last.result.uses
+        if not isinstance(use.operation, tensor.InsertSliceOp) or use.index != 1:
+            break
+        last = use.operation
+        chain.append(last)
+    boxes: list[list[tuple[int, int]]] = []
+    for link in chain:
+        if link.offsets or link.sizes or link.strides:
+            return None
+        if any(int(s) != 1 for s in link.static_strides.get_values()):
+            return None
+        sizes = [int(v) for v in link.static_sizes.get_values()]
+        if list(sizes) != list(_shape(link.source)):
+            return None
+        offsets = [int(v) for v in link.static_offsets.get_values()]
+        boxes.append([(o, o + s) for o, s in zip(offsets, sizes, strict=True)])
+    for k, box in enumerate(boxes):
+        for other in boxes[k + 1 :]:
+            if all(
+                lo < other_hi and other_lo < hi
+                for (lo, hi), (other_lo, other_hi) in zip(box, other, strict=True)
+            ):
+                return None
+    return chain
+
+
 def _splat_scalar(op: arith.ConstantOp) -> Attribute:
     """The element of a splat dense tensor constant, as a scalar attribute."""
     value = op.value
@@ -662,8 +769,9 @@ def _check_output(
     restricted = IndexMap(tuple(names), imap.final_indices)
     if not restricted.is_injective([extents[m] for m in parallel]):
         raise fail(
-            op, f"output #{k - len(op.inputs)} map {imap} writes one element from several "
-            "parallel iterations"
+            op,
+            f"output #{k - len(op.inputs)} map {imap} writes one element from several "
+            "parallel iterations",
         )
 
 
@@ -704,4 +812,3 @@ class LegalizeLayoutPass(PhyslayoutPass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(GeneralizeNamedLinalgOp(), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(LegalizeGraphFunction(), apply_recursively=False).rewrite_module(op)
-

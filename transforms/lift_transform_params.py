@@ -48,7 +48,7 @@ from physlayout.transforms.legalize_layout import is_graph_function
 from physlayout.transforms.pass_options import PhyslayoutPass
 
 
-def _values_read(op: Operation) -> list[SSAValue]:
+def values_read(op: Operation) -> list[SSAValue]:
     """The values `op` reads: its operands and those its regions use from above."""
     read: list[SSAValue] = []
     for inner in op.walk():
@@ -60,7 +60,7 @@ def _values_read(op: Operation) -> list[SSAValue]:
     return read
 
 
-def _pure(op: Operation) -> bool:
+def pure_on_tensors(op: Operation) -> bool:
     """Side-effect free, counting linalg ops on tensors (value semantics) as such."""
     if isinstance(op, GenericOp | NamedOperation):
         return all(isinstance(r.type, TensorType) for r in op.results) and bool(op.results)
@@ -95,8 +95,8 @@ def split(function: func.FuncOp, params: Sequence[SSAValue]) -> Split:
         if _is_free(op):
             known.update(op.results)
             continue
-        read = _values_read(op)
-        if not _pure(op) or not all(v in known for v in read):
+        read = values_read(op)
+        if not pure_on_tensors(op) or not all(v in known for v in read):
             continue
         known.update(op.results)
         if any(v in derived for v in read):
@@ -132,7 +132,7 @@ def prepare_function(function: func.FuncOp, params: Sequence[SSAValue], plan: Sp
     clones: list[Operation] = []
     for op in block.ops:
         if op in plan.lifted or (
-            all(v in mapper for v in _values_read(op)) and not isinstance(op, func.ReturnOp)
+            all(v in mapper for v in values_read(op)) and not isinstance(op, func.ReturnOp)
         ):
             clones.append(op.clone(value_mapper=mapper))
     lifted = {id(mapper[r]) for op in plan.lifted for r in op.results}

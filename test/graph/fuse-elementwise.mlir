@@ -369,3 +369,26 @@ func.func @pad_two_users(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x3x3xf32>) -> (t
   %d = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%p, %w : tensor<1x4x6x6xf32>, tensor<4x4x3x3xf32>) outs(%init : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   func.return %c, %d : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
 }
+
+// REFUSED: the group would store a texture, but a stage selects per lane (a vector select
+// vectorize-texels cannot run); a read at 0 of a loop of extent 1 (d1 here) still counts as
+// the element the iteration writes, so only the texture stops this fusion.
+// CHECK-LABEL: func.func @select_into_texture
+// CHECK:         %[[A:.*]] = linalg.generic
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %[[A]] :
+// REMARK: remark: fuse-elementwise: %a is not fused into %s: would store whole texels of its global.texture result, but its body computes 'arith.select', which vectorize-texels cannot run on texels
+func.func @select_into_texture(%x: tensor<2x1x4xf32>, %m: tensor<2x1x4xi1>) -> tensor<2x1x4xf32> {
+  %e = tensor.empty() : tensor<2x1x4xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(i, j, l) -> (i, j, l)>, affine_map<(i, j, l) -> (i, j, l)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<2x1x4xf32>) outs(%e : tensor<2x1x4xf32>) attrs = {layout.scope = "global"} {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.negf %u : f32
+    linalg.yield %r : f32
+  } -> tensor<2x1x4xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j, l) -> (i, j, l)>, affine_map<(i, j, l) -> (i, 0, l)>, affine_map<(i, j, l) -> (i, j, l)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%m, %a : tensor<2x1x4xi1>, tensor<2x1x4xf32>) outs(%e : tensor<2x1x4xf32>) attrs = {layout.scope = "global.texture"} {
+  ^bb0(%c: i1, %u: f32, %o: f32):
+    %n = arith.negf %u : f32
+    %r = arith.select %c, %u, %n : f32
+    linalg.yield %r : f32
+  } -> tensor<2x1x4xf32>
+  func.return %s : tensor<2x1x4xf32>
+}

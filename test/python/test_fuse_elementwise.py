@@ -30,8 +30,13 @@ ROOT = Path(__file__).resolve().parents[2]
 BLOCK = ROOT / "examples/resnet_block.mlir"
 RELAX = ROOT / "examples/graph_conv_bias_conv.mlir"
 RULES = ROOT / "test/graph/fuse-elementwise.mlir"
-GRAPH_STAGES = 5
-"""convert-layout, flow, fold, annotate-texture-scope, realize-scopes."""
+LEGALIZED = ROOT / "test/graph/legalize-fused.mlir"
+ID4 = "affine_map<(n, c, h, w) -> (n, c, h, w)>"
+CH4 = "affine_map<(n, c, h, w) -> (c, 0, 0)>"
+TR4 = "affine_map<(n, c, h, w) -> (n, c, w, h)>"
+PAR4 = '["parallel", "parallel", "parallel", "parallel"]'
+GRAPH_STAGES = [p.name for p in PhyslayoutAdrenoPass().passes()].index("realize-scopes") + 1
+"""The graph passes of physlayout-adreno before fuse-elementwise (through realize-scopes)."""
 
 SETTINGS = settings(
     max_examples=int(os.environ.get("PHYSLAYOUT_HYPOTHESIS_EXAMPLES", "30")),
@@ -109,12 +114,82 @@ def test_pads_read_through_padding_match_unfused() -> None:
     ) - 4
 
 
+def _fire(squeeze: int, expand: int) -> str:
+    """SqueezeNet's fire module as torch-mlir prints it (after normalize-graph): a 1x1
+    squeeze conv + relu, then a 1x1 and a padded 3x3 expand conv + relu concatenated on
+    channels (`expand` channels each: 4 stays texel-aligned in NCHW4c, 3 does not)."""
+    c = 2 * expand
+
+    def conv(name: str, src: str, cin: int, cout: int, k: int, size: int) -> str:
+        return (
+            f"  %e_{name} = tensor.empty() : tensor<1x{cout}x5x5xf32>\n"
+            f"  %f_{name} = linalg.fill ins(%zero : f32) outs(%e_{name} : tensor<1x{cout}x5x5xf32>) -> tensor<1x{cout}x5x5xf32>\n"
+            f"  %c_{name} = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}} ins({src}, %w_{name} : tensor<1x{cin}x{size}x{size}xf32>, tensor<{cout}x{cin}x{k}x{k}xf32>) outs(%f_{name} : tensor<1x{cout}x5x5xf32>) -> tensor<1x{cout}x5x5xf32>\n"
+            f"  %{name} = linalg.generic {{indexing_maps = [{ID4}, {ID4}], iterator_types = {PAR4}}} ins(%c_{name} : tensor<1x{cout}x5x5xf32>) outs(%e_{name} : tensor<1x{cout}x5x5xf32>) {{\n"
+            "  ^bb0(%u: f32, %o: f32):\n    %r = arith.maximumf %u, %zero : f32\n    linalg.yield %r : f32\n"
+            f"  }} -> tensor<1x{cout}x5x5xf32>\n"
+        )
+
+    return (
+        f"func.func @fire(%x: tensor<1x4x5x5xf32>, %w_s: tensor<{squeeze}x4x1x1xf32>, "
+        f"%w_a: tensor<{expand}x{squeeze}x1x1xf32>, %w_b: tensor<{expand}x{squeeze}x3x3xf32>) "
+        f"-> tensor<1x{c}x5x5xf32> {{\n"
+        "  %zero = arith.constant 0.0 : f32\n"
+        + conv("s", "%x", 4, squeeze, 1, 5)
+        + f"  %p = layout.pad %s {{low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 1>, pad_value = 0.0 : f32}} : tensor<1x{squeeze}x5x5xf32> -> tensor<1x{squeeze}x7x7xf32>\n"
+        + conv("a", "%s", squeeze, expand, 1, 5)
+        + conv("b", "%p", squeeze, expand, 3, 7)
+        + f"  %e = tensor.empty() : tensor<1x{c}x5x5xf32>\n"
+        f"  %c0 = tensor.insert_slice %a into %e[0, 0, 0, 0] [1, {expand}, 5, 5] [1, 1, 1, 1] : tensor<1x{expand}x5x5xf32> into tensor<1x{c}x5x5xf32>\n"
+        f"  %cat = tensor.insert_slice %b into %c0[0, {expand}, 0, 0] [1, {expand}, 5, 5] [1, 1, 1, 1] : tensor<1x{expand}x5x5xf32> into tensor<1x{c}x5x5xf32>\n"
+        f"  func.return %cat : tensor<1x{c}x5x5xf32>\n}}\n"
+    )
+
+
+FIRE = _fire(3, 4)
+FIRE_ODD = _fire(5, 3)
+
+
+def test_concat_parts_are_stored_in_place() -> None:
+    """The fire module's two expand convs store straight into the concat (the aligned one:
+    no insert kernel) and compute the graph evaluator's values, bit for bit, aligned or
+    not."""
+    for text in (FIRE, FIRE_ODD):
+        compare_before_after(text, graph_passes(fuse=True), seed=8)
+        check_legalized(text, graph_passes(fuse=True), seed=8)
+    legalized = apply(parse(FIRE), [*graph_passes(fuse=True), LegalizeLayoutPass()])
+    kernels = [f.sym_name.data for f in legalized.ops if isinstance(f, func.FuncOp)]
+    assert not [k for k in kernels if "_insert" in k or "_pad" in k], kernels
+
+
+def test_legalized_groups_agree() -> None:
+    """Every function of the legalize-fused lit test (pads read through their padding,
+    concat parts stored in place, and the refusals) computes what the graph does."""
+    check_legalized(LEGALIZED.read_text(), [FuseElementwisePass()], seed=3)
+
+
+def _chain_without_checks(op: Any) -> list[Any]:
+    chain = [op]
+    while isinstance(chain[0].dest.owner, type(op)):
+        chain.insert(0, chain[0].dest.owner)
+    return chain
+
+
+def test_planted_bug_in_the_window_proof_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a proof that accepts overlapping windows, the two parts of @overlapping_parts
+    are stored by their producers in producer order, so the first part wins where the
+    graph's later insert should: the values differ."""
+    monkeypatch.setattr(legalize_layout, "_insert_chain", _chain_without_checks)
+    with pytest.raises(AssertionError, match="Mismatched elements"):
+        check_legalized(LEGALIZED.read_text(), [FuseElementwisePass()], seed=3)
+
+
 def test_fused_equals_unfused_on_opencl(runtime: OpenCLRuntime) -> None:
     """Same kernels' arithmetic in the same order (FP_CONTRACT OFF): bit-exact outputs."""
     from physlayout.runtime.host import execute
 
     limits = runtime.limits.image_limits()
-    for text in (BLOCK.read_text(), small_rfc(), PADDED):
+    for text in (BLOCK.read_text(), small_rfc(), PADDED, FIRE, FIRE_ODD):
         source = parse(text)
         outputs: list[list[np.ndarray]] = []
         for fuse in (False, True):
@@ -135,10 +210,6 @@ def test_fused_equals_unfused_on_opencl(runtime: OpenCLRuntime) -> None:
 
 # Random chains ------------------------------------------------------------------------------
 
-ID4 = "affine_map<(n, c, h, w) -> (n, c, h, w)>"
-CH4 = "affine_map<(n, c, h, w) -> (c, 0, 0)>"
-TR4 = "affine_map<(n, c, h, w) -> (n, c, w, h)>"
-PAR4 = '["parallel", "parallel", "parallel", "parallel"]'
 
 
 def _elementwise(name: str, ins: list[tuple[str, str, str]], body: str, shape: str) -> str:

@@ -32,6 +32,7 @@ from physlayout.transforms.annotate_texture_scope import AnnotateTextureScopePas
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.lift_transform_params import LiftTransformParamsPass
+from physlayout.transforms.sink_layout_rewrites import SinkLayoutRewritesPass
 from physlayout.transforms.verify_buffers import VerifyBuffersPass
 from physlayout.universe import make_context
 
@@ -64,17 +65,20 @@ def test_pipeline_passes_and_options() -> None:
     adreno = PhyslayoutAdrenoPass(max_image_width=8, weights_in_global=True).passes()
     assert names(adreno) == [
         "normalize-graph", "raise-layout-rewrites", "convert-layout", "flow-layout-rewrites", "fold-layout-rewrites",
-        "annotate-texture-scope", "realize-scopes", "fuse-elementwise", "legalize-layout",
+        "sink-layout-rewrites", "fold-layout-rewrites", "annotate-texture-scope", "realize-scopes", "fuse-elementwise", "legalize-layout",
         "apply-layout", "flatten-buffers", "vectorize-texels", "dce",
     ]
     assert AnnotateTextureScopePass(8, 16384, True) in adreno
     assert ApplyLayoutPass(rewrite_loops=True) in adreno
     unfused = PhyslayoutAdrenoPass(fuse=False, lift_params=True, params="w").passes()
-    assert names(unfused)[:9] == [
-        "normalize-graph", "raise-layout-rewrites", "convert-layout", "flow-layout-rewrites", "fold-layout-rewrites", "lift-transform-params",
+    assert names(unfused)[:11] == [
+        "normalize-graph", "raise-layout-rewrites", "convert-layout", "flow-layout-rewrites", "fold-layout-rewrites",
+        "sink-layout-rewrites", "fold-layout-rewrites", "lift-transform-params",
         "annotate-texture-scope", "realize-scopes", "legalize-layout",
     ]
     assert LiftTransformParamsPass("w") in unfused
+    assert SinkLayoutRewritesPass("w", prepared=True) in unfused
+    assert SinkLayoutRewritesPass("", prepared=False) in adreno
 
 
 def test_memref_pipeline_is_apply_flatten_lower() -> None:

@@ -1,0 +1,127 @@
+// sink-layout-rewrites: a transform back to NCHW in front of elementwise ops sinks below
+// them, so the epilogue runs in the blocked layout (and fuses into the conv's kernel).
+// RUN: xdsl-opt %s -p 'sink-layout-rewrites{params=b}' | filecheck %s
+// RUN: xdsl-opt %s -p 'sink-layout-rewrites{params=b},sink-layout-rewrites{params=b}' | filecheck %s
+
+#id4 = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#ch4 = affine_map<(n, c, h, w) -> (c, 0, 0)>
+#par4 = ["parallel", "parallel", "parallel", "parallel"]
+
+// The epilogue of a ResNet block's last conv: bias (a parameter: its blocked form is
+// parameter work), the residual input (already blocked for the first conv: reused) and a
+// relu run on the blocked tensor; one transform back to NCHW comes last.
+// CHECK-LABEL: func.func @epilogue(
+// CHECK-SAME:      %[[X:[^:]*]]: tensor<1x8x3x5xf32>, %[[Y:[^:]*]]: tensor<1x2x3x5x4xf32>, %[[B:[^:]*]]: tensor<8xf32>)
+// CHECK:         %[[XB:.*]] = layout.transform %[[X]]
+// CHECK:         %[[BB:.*]] = layout.transform %[[B]] {index_map = #layout.index_map<{{.*}}floordiv 4{{.*}}mod 4)>}
+// CHECK:         %[[A:.*]] = linalg.generic {{.*}} ins(%[[Y]], %[[BB]] : tensor<1x2x3x5x4xf32>, tensor<2x1x1x4xf32>)
+// CHECK:         %[[S:.*]] = linalg.generic {{.*}} ins(%[[A]], %[[XB]] : tensor<1x2x3x5x4xf32>, tensor<1x2x3x5x4xf32>)
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%[[S]] : tensor<1x2x3x5x4xf32>)
+// CHECK-NEXT:      ^{{.*}}
+// CHECK-NEXT:        arith.maximumf
+// CHECK-NEXT:        linalg.yield
+// CHECK-NEXT:    } -> tensor<1x2x3x5x4xf32>
+// CHECK-NEXT:    %[[T:.*]] = layout.transform %[[R]] {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>} : tensor<1x2x3x5x4xf32> -> tensor<1x8x3x5xf32>
+// CHECK-NEXT:    func.return %[[T]], %[[XB]]
+func.func @epilogue(%x: tensor<1x8x3x5xf32>, %y: tensor<1x2x3x5x4xf32>, %b: tensor<8xf32>) -> (tensor<1x8x3x5xf32>, tensor<1x2x3x5x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %xb = layout.transform %x {index_map = #layout.index_map<(N, C, H, W) -> (N, C floordiv 4, H, W, C mod 4)>} : tensor<1x8x3x5xf32> -> tensor<1x2x3x5x4xf32>
+  %t = layout.transform %y {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>} : tensor<1x2x3x5x4xf32> -> tensor<1x8x3x5xf32>
+  %e = tensor.empty() : tensor<1x8x3x5xf32>
+  %a = linalg.generic {indexing_maps = [#id4, affine_map<(n, c, h, w) -> (c)>, #id4], iterator_types = #par4} ins(%t, %b : tensor<1x8x3x5xf32>, tensor<8xf32>) outs(%e : tensor<1x8x3x5xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.addf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x3x5xf32>
+  %s = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = #par4} ins(%a, %x : tensor<1x8x3x5xf32>, tensor<1x8x3x5xf32>) outs(%e : tensor<1x8x3x5xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.addf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x3x5xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%s : tensor<1x8x3x5xf32>) outs(%e : tensor<1x8x3x5xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %m = arith.maximumf %u, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x3x5xf32>
+  func.return %r, %xb : tensor<1x8x3x5xf32>, tensor<1x2x3x5x4xf32>
+}
+
+// REFUSED: the other operand is the function's input with no blocked form computed yet
+// (and an earlier transform of it by another map, NHWC, is not the one needed): sinking
+// would add a transform kernel per inference.
+// CHECK-LABEL: func.func @unblocked_input(
+// CHECK:         %[[T:.*]] = layout.transform %{{.*}} {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>}
+// CHECK:         linalg.generic {{.*}} ins(%[[T]], %{{.*}} : tensor<1x8x3x5xf32>, tensor<1x8x3x5xf32>)
+func.func @unblocked_input(%x: tensor<1x8x3x5xf32>, %y: tensor<1x2x3x5x4xf32>) -> (tensor<1x8x3x5xf32>, tensor<1x3x5x8xf32>) {
+  %nhwc = layout.transform %x {index_map = #layout.index_map<(N, C, H, W) -> (N, H, W, C)>} : tensor<1x8x3x5xf32> -> tensor<1x3x5x8xf32>
+  %t = layout.transform %y {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>} : tensor<1x2x3x5x4xf32> -> tensor<1x8x3x5xf32>
+  %e = tensor.empty() : tensor<1x8x3x5xf32>
+  %s = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = #par4} ins(%t, %x : tensor<1x8x3x5xf32>, tensor<1x8x3x5xf32>) outs(%e : tensor<1x8x3x5xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.subf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x3x5xf32>
+  func.return %s, %nhwc : tensor<1x8x3x5xf32>, tensor<1x3x5x8xf32>
+}
+
+// REFUSED: a transform that pads (6 channels into two blocks of 4: two padding lanes) is
+// not a bijection: sunk below the relu, the padding lanes would have to be proven to hold
+// relu's value of them.
+// CHECK-LABEL: func.func @padding_transform(
+// CHECK:         %[[T:.*]] = layout.transform
+// CHECK-NEXT:    tensor.empty
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[T]] : tensor<1x2x3x5x4xf32>)
+func.func @padding_transform(%y: tensor<1x6x3x5xf32>) -> tensor<1x2x3x5x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %t = layout.transform %y {index_map = #layout.index_map<(N, C, H, W) -> (N, C floordiv 4, H, W, C mod 4)>, pad_value = 1.0 : f32} : tensor<1x6x3x5xf32> -> tensor<1x2x3x5x4xf32>
+  %e = tensor.empty() : tensor<1x2x3x5x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(a, b, c, d, l) -> (a, b, c, d, l)>, affine_map<(a, b, c, d, l) -> (a, b, c, d, l)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%t : tensor<1x2x3x5x4xf32>) outs(%e : tensor<1x2x3x5x4xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %m = arith.negf %u : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x3x5x4xf32>
+  func.return %r : tensor<1x2x3x5x4xf32>
+}
+
+// REFUSED: the result is read by a transform (a layout its consumer decided: the backward
+// flow's business), and a window read (a transposed operand) is not elementwise.
+// CHECK-LABEL: func.func @decided_consumer(
+// CHECK:         %[[T:.*]] = layout.transform %{{.*}} {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>}
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%[[T]] :
+// CHECK:         layout.transform %[[R]]
+// CHECK:         linalg.generic {{.*}} ins(%[[T]] :
+func.func @decided_consumer(%y: tensor<1x2x3x3x4xf32>) -> (tensor<1x3x3x8xf32>, tensor<1x8x3x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %t = layout.transform %y {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>} : tensor<1x2x3x3x4xf32> -> tensor<1x8x3x3xf32>
+  %e = tensor.empty() : tensor<1x8x3x3xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%t : tensor<1x8x3x3xf32>) outs(%e : tensor<1x8x3x3xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %m = arith.maximumf %u, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x3x3xf32>
+  %n = layout.transform %r {index_map = #layout.index_map<(N, C, H, W) -> (N, H, W, C)>} : tensor<1x8x3x3xf32> -> tensor<1x3x3x8xf32>
+  %q = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, w, h)>, #id4], iterator_types = #par4} ins(%t : tensor<1x8x3x3xf32>) outs(%e : tensor<1x8x3x3xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %m = arith.negf %u : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x3x3xf32>
+  func.return %n, %q : tensor<1x3x3x8xf32>, tensor<1x8x3x3xf32>
+}
+
+// REFUSED: an earlier transform of the residual input has the right shape but another map
+// (H and W swapped inside the blocks): it is not the blocked form, so the sink would need a
+// new transform kernel.
+// CHECK-LABEL: func.func @same_shape_other_map(
+// CHECK:         %[[T:.*]] = layout.transform %{{.*}} {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>}
+// CHECK:         linalg.generic {{.*}} ins(%[[T]], %{{.*}} : tensor<1x8x3x3xf32>, tensor<1x8x3x3xf32>)
+func.func @same_shape_other_map(%x: tensor<1x8x3x3xf32>, %y: tensor<1x2x3x3x4xf32>) -> (tensor<1x8x3x3xf32>, tensor<1x2x3x3x4xf32>) {
+  %xt = layout.transform %x {index_map = #layout.index_map<(N, C, H, W) -> (N, C floordiv 4, W, H, C mod 4)>} : tensor<1x8x3x3xf32> -> tensor<1x2x3x3x4xf32>
+  %t = layout.transform %y {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>} : tensor<1x2x3x3x4xf32> -> tensor<1x8x3x3xf32>
+  %e = tensor.empty() : tensor<1x8x3x3xf32>
+  %s = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = #par4} ins(%t, %x : tensor<1x8x3x3xf32>, tensor<1x8x3x3xf32>) outs(%e : tensor<1x8x3x3xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.subf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x3x3xf32>
+  func.return %s, %xt : tensor<1x8x3x3xf32>, tensor<1x2x3x3x4xf32>
+}
