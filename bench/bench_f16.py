@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import warnings
-from math import prod
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +28,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
 from physlayout.runtime.host import execute
+from physlayout.runtime.model_report import bytes_per_inference
 from physlayout.runtime.opencl import CompiledModule, OpenCLRuntime, compile_module, parse_module
 from physlayout.transforms.to_mixed_precision import ToMixedPrecisionPass
 from physlayout.universe import make_context
@@ -37,7 +37,6 @@ REPEATS = 3
 SECTION = "## f16 storage against f32 on the example graphs (bench_f16.py)"
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 GRAPHS = (("rfc_conv_relu_conv.mlir", "main"), ("graph_conv_bias_conv.mlir", "conv_bias_conv"))
-ELEMENT_BYTES = {"half": 2, "float": 4, "double": 8, "int": 4, "long": 8}
 
 
 def _compile(source: ModuleOp, runtime: OpenCLRuntime) -> CompiledModule:
@@ -47,20 +46,6 @@ def _compile(source: ModuleOp, runtime: OpenCLRuntime) -> CompiledModule:
         max_image_width=limits.max_width, max_image_height=limits.max_height
     ).apply(make_context(), lowered)
     return compile_module(lowered, runtime)
-
-
-def _bytes_per_inference(compiled: CompiledModule, times: list[str]) -> int:
-    """The bytes the launches of one inference move (each buffer argument once per launch)."""
-    per_launch = {
-        launch.kernel: sum(
-            ELEMENT_BYTES.get(arg.c_type, 4) * prod(arg.physical_shape)
-            for arg in info.args
-            if arg.kind != "scalar"
-        )
-        for info in compiled.program.kernels.values()
-        for launch in info.launches
-    }
-    return sum(per_launch[kernel] for kernel in times)
 
 
 def _run(compiled: CompiledModule, name: str, inputs: list[np.ndarray], shapes: list[tuple[int, ...]]) -> tuple[np.ndarray, float, int, int]:
@@ -73,7 +58,7 @@ def _run(compiled: CompiledModule, name: str, inputs: list[np.ndarray], shapes: 
         result = execute(compiled, name, [*inputs, output])
         totals.append(result.total_seconds)
         kernels = [t.kernel for t in result.times]
-    return output, statistics.median(totals), _bytes_per_inference(compiled, kernels), len(kernels)
+    return output, statistics.median(totals), bytes_per_inference(compiled, kernels), len(kernels)
 
 
 def run(device: str | None) -> list[str]:

@@ -3,7 +3,8 @@ in the models folder through the default `physlayout-adreno` pipeline on the loc
 device, on the inputs its `inputs.py` makes (seed 0), compared with PyTorch's outputs.
 
 Per model: compile seconds (graph passes up to legalize-layout, buffer passes, OpenCL
-build), launches per inference, of which layout-transform kernels and copies, intermediate
+build), launches per inference, of which layout-transform kernels and copies, bytes moved
+per inference (`runtime.model_report.bytes_per_inference`, as bench_f16.py counts), intermediate
 tensors in texture / global memory, device milliseconds (OpenCL profiling events) and the
 max error relative to max|PyTorch output|. The table is printed and written to a section of
 bench/RESULTS.md. A model that fails is a row with its error and makes the script exit 1.
@@ -76,8 +77,8 @@ def row(report: ModelReport) -> str:
         f"| {report.name} | {graph:.1f} | {legalize:.1f} | {buffers:.1f} | "
         f"{report.opencl_seconds:.1f} | {report.compile_seconds:.1f} | {report.launches} | "
         f"{report.layout_launches} | {report.copy_launches} | "
-        f"{report.texture_tensors} / {report.global_tensors} | {report.device_ms:.2f} | "
-        f"{report.max_error:.1e} |"
+        f"{report.texture_tensors} / {report.global_tensors} | "
+        f"{report.bytes_moved / 1e6:.2f} | {report.device_ms:.2f} | {report.max_error:.1e} |"
     )
 
 
@@ -94,11 +95,12 @@ def table(
         f"pipeline `{PIPELINES[precision]}`.",
         "Compile seconds: graph = parse + graph passes up to realize-scopes; legalize; "
         "buffers = apply-layout, flatten-buffers, vectorize-texels, dce; OpenCL = C generation "
-        "and build.",
+        "and build. MB moved: the bytes the launches of one inference move (every buffer or "
+        "image argument of every launch once; half 2 bytes, float 4).",
         "",
         "| model | graph s | legalize s | buffers s | OpenCL s | compile s | launches | "
-        "layout kernels | copies | tensors texture / global | device ms | error |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "layout kernels | copies | tensors texture / global | MB moved | device ms | error |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     failed = False
     for name in names:

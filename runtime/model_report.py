@@ -11,8 +11,9 @@ for one model from the command line.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from math import prod
 from typing import Any
 
 import numpy as np
@@ -24,10 +25,35 @@ from xdsl.passes import ModulePass
 from physlayout.dialects.layout import AllocateOp, PtrType, is_texture_scope
 from physlayout.lowering.pipelines import DeclaredPipeline
 from physlayout.runtime.host import execute
-from physlayout.runtime.opencl import OpenCLRuntime, compile_module, device_pipeline, numpy_dtype
+from physlayout.runtime.opencl import (
+    CompiledModule,
+    OpenCLRuntime,
+    compile_module,
+    device_pipeline,
+    numpy_dtype,
+)
 from physlayout.universe import make_context
 
-__all__ = ["ModelReport", "run_model"]
+__all__ = ["ModelReport", "bytes_per_inference", "run_model"]
+
+ELEMENT_BYTES = {"half": 2, "float": 4, "double": 8, "int": 4, "long": 8}
+"""Bytes of one element of a kernel argument, by its C element type."""
+
+
+def bytes_per_inference(compiled: CompiledModule, kernels: Sequence[str]) -> int:
+    """The bytes the launches `kernels` (one inference, in launch order) move: every buffer
+    or image argument of every launch, read or written, once per launch (elements of its
+    physical shape x element bytes: 2 for half, 4 for float)."""
+    per_launch = {
+        launch.kernel: sum(
+            ELEMENT_BYTES.get(arg.c_type, 4) * prod(arg.physical_shape)
+            for arg in info.args
+            if arg.kind != "scalar"
+        )
+        for info in compiled.program.kernels.values()
+        for launch in info.launches
+    }
+    return sum(per_launch[kernel] for kernel in kernels)
 
 
 @dataclass
@@ -49,6 +75,8 @@ class ModelReport:
     global_tensors: int = 0
     """Intermediate tensors allocated in global memory by the host function."""
     device_ms: float = 0.0
+    bytes_moved: int = 0
+    """Bytes the launches of one inference move (`bytes_per_inference`)."""
     outputs: list[np.ndarray] = field(default_factory=list[np.ndarray])
     errors: dict[str, float] = field(default_factory=dict[str, float])
     """Per expected output: max|got - expected| / max|expected|."""
@@ -127,6 +155,7 @@ def run_model(
     ]
     result = execute(compiled, entry_name, [*args, *outputs])
     report.launches = len(result.times)
+    report.bytes_moved = bytes_per_inference(compiled, [t.kernel for t in result.times])
     report.layout_launches = sum("_transform" in t.kernel for t in result.times)
     report.copy_launches = sum("_copy" in t.kernel for t in result.times)
     report.device_ms = result.total_seconds * 1e3

@@ -208,26 +208,32 @@ def _strided(expr: Expr, out: str, kernel: str) -> bool:
 
 
 def _same_float_elements(types: Sequence[Attribute]) -> bool:
-    """The inputs share one float element type and the output has a float element type (the
-    same, or another one for a mixed-precision conv: f16 inputs, f32 accumulator)."""
+    """The inputs and the output have float element types: one type everywhere, or a
+    mixed-precision conv's (f16 data and filters, or an f32 input it rounds to half in its
+    body, see `_is_mac`, and an f32 accumulator)."""
     if not all(isinstance(t, TensorType) for t in types):
         return False
-    inputs = {t.get_element_type() for t in types[:-1] if isinstance(t, TensorType)}
-    output = types[-1].get_element_type() if isinstance(types[-1], TensorType) else None
-    return len(inputs) == 1 and all(isinstance(e, AnyFloat) for e in (*inputs, output))
+    elements = [t.get_element_type() for t in types if isinstance(t, TensorType)]
+    return all(isinstance(e, AnyFloat) for e in elements)
 
 
 def _is_mac(generic: GenericOp) -> bool:
     """Whether the body is ``yield acc + x * w`` (either operand order), where `x` and `w`
-    may first be widened by `arith.extf` (a mixed-precision conv)."""
+    may first be converted by `arith.extf`/`arith.truncf` (a mixed-precision conv: f16
+    elements widened, or f32 ones rounded to half and widened back, as `to-mixed-precision`
+    reads an f32 parameter)."""
     block = generic.body.blocks[0]
     ops = list(block.ops)
     if len(block.args) != 3:
         return False
     x, w, acc = block.args
-    widened: dict[SSAValue, SSAValue] = {}
-    while ops and isinstance(ops[0], arith.ExtFOp) and ops[0].input in (x, w):
-        widened[ops[0].result] = ops[0].input
+    widened: dict[SSAValue, SSAValue] = {x: x, w: w}
+    while (
+        ops
+        and isinstance(ops[0], arith.ExtFOp | arith.TruncFOp)
+        and ops[0].input in widened
+    ):
+        widened[ops[0].result] = widened[ops[0].input]
         ops = ops[1:]
     if len(ops) != 3:
         return False

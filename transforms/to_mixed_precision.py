@@ -1,4 +1,5 @@
-"""to-mixed-precision{accumulate="conv,matmul,pooling,reduction" keep-io-f32=true}: f32
+"""to-mixed-precision{accumulate="conv,matmul,pooling,reduction" keep-io-f32=true
+    keep-statistics-f32=false}: f32
 tensors of graph-level functions become f16 storage, computed in f32 (TVM's
 ToMixedPrecision, for linalg on tensors).
 
@@ -15,23 +16,36 @@ What it rewrites, in every graph-level function (one with tensor parameters or r
   `conv` (a 2-D convolution, named or generic as `convert-layout` recognizes it),
   `matmul` (named `*matmul*`, `*matvec*`, `*vecmat*`, `*dot*` ops), `pooling` (named
   `linalg.pooling_*`), `reduction` (any other op with a reduction iterator)) keeps an f32
-  output: it accumulates in f32 from f16 inputs and its f32 result is rounded to f16 once,
-  by an elementwise cast generic (`arith.truncf`) right after it, which its users read;
+  output: it accumulates in f32 from f16 inputs, and each rewritten op reading its result
+  rounds it to f16 where it reads it (`arith.truncf` then `arith.extf` in its body), so
+  no cast kernel follows it (the rounding fuses into its consumers; data movement between
+  them moves f32). Its init (`linalg.fill`) stays f32;
 - the outputs (`outs`) an op needs in another type are rebuilt in that type: a
   `tensor.empty` as an empty of the new type, a `linalg.fill` as a fill of the scalar
   converted (`arith.truncf`), a dense f32 constant as the f16 constant of its rounded
   values; any other value through a cast generic;
 - dense f32 constants read as inputs of a rewritten op become f16 constants;
-- function boundary: with `keep-io-f32=true` (the default) f32 tensor parameters stay f32
-  and are rounded to f16 by a cast generic at the function's entry; f16 results are
-  widened back (`arith.extf`) before `func.return`. With `keep-io-f32=false` f32 tensor
-  parameters and results become f16 (the function's type changes; callers are not
-  rewritten, so use it on entry functions);
+- data movement (`tensor.expand_shape`, `collapse_shape`, `extract_slice`,
+  `insert_slice`, `pad`, `concat`, `reshape`, `cast`, `linalg.transpose`,
+  `linalg.broadcast`) of an f16 tensor the pass made moves f16 (a pad's value becomes an
+  f16 constant; another f32 operand, e.g. a parameter concatenated with it, is cast);
+- function boundary: with `keep-io-f32=true` (the default) f32 tensor parameters stay
+  f32 and no cast kernel is added at the entry: each rewritten op reading a parameter (or
+  data movement of one, which stays f32) rounds it to f16 where it reads it, as for an
+  accumulator's result; f16 results are widened back (`arith.extf`) before
+  `func.return` (an f32 accumulator returned directly is returned unrounded). With
+  `keep-io-f32=false` f32 tensor parameters and results become f16 (the function's type
+  changes; callers are not rewritten, so use it on entry functions);
+- `keep-statistics-f32=true`: the results of `reduction`-kind ops and of the elementwise
+  ops that read only such statistics (or f64 tensors) stay f32 and are read unrounded
+  (normalization and softmax statistics: a mean, a variance, rsqrt(var + eps), a max, an
+  exp-sum);
 - any other op (one this pass does not know to be type-agnostic) keeps its f32 types: its
   operands that became f16 are widened back by a cast generic before it.
 
 A cast generic (identity maps, all parallel, a body of one `arith.extf`/`arith.truncf` and
-the yield) is never rewritten, so running the pass again changes nothing. Only f32 is
+the yield) is never rewritten, and a body that already rounds an argument is not rounded
+again, so running the pass again changes nothing. Only f32 is
 converted: f64, f16 and integer tensors, and scalars, are left alone. Refused (a
 `PassFailedException`): an `accumulate` kind this pass does not know.
 
@@ -53,6 +67,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
+    FloatAttr,
     FunctionType,
     ModuleOp,
     TensorType,
@@ -61,9 +76,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation, NamedOperation
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
-from xdsl.dialects.linalg.ops import FillOp, GenericOp
+from xdsl.dialects.linalg.ops import BroadcastOp, FillOp, GenericOp, TransposeOp
 from xdsl.dialects.linalg.ops import YieldOp as LinalgYieldOp
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -168,6 +183,44 @@ def converted_constant(op: arith.ConstantOp) -> arith.ConstantOp | None:
     return arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(new_type, halves.tolist()))
 
 
+DATA_MOVEMENT = (
+    tensor.ExpandShapeOp,
+    tensor.CollapseShapeOp,
+    tensor.ExtractSliceOp,
+    tensor.InsertSliceOp,
+    tensor.PadOp,
+    tensor.ConcatOp,
+    tensor.ReshapeOp,
+    tensor.CastOp,
+    TransposeOp,
+    BroadcastOp,
+)
+"""The ops that only move elements (any element type): they carry f16 where their data is
+f16 (`linalg.transpose` and `linalg.broadcast` too, with their init)."""
+
+
+def data_operands(op: Operation) -> list[SSAValue]:
+    """The operands of a data-movement op whose elements it moves (not its indices/shapes)."""
+    if isinstance(op, tensor.ConcatOp):
+        return list(op.inputs)
+    if isinstance(op, tensor.InsertSliceOp):
+        return [op.source, op.dest]
+    if isinstance(op, tensor.ExpandShapeOp | tensor.CollapseShapeOp):
+        return [op.src]
+    if isinstance(op, DATA_MOVEMENT):
+        return [op.operands[0]]
+    return []
+
+
+def rounded_in_body(arg: SSAValue) -> bool:
+    """A body argument (f32) every use of which rounds it to half: an input this pass
+    already reads rounded (`StoreLinalgInHalf.read_rounded`)."""
+    return all(
+        isinstance(u.operation, arith.TruncFOp) and isinstance(u.operation.result.type, Float16Type)
+        for u in arg.uses
+    )
+
+
 def materialize(
     rewriter: PatternRewriter, value: SSAValue, element: Attribute, before: Operation
 ) -> SSAValue:
@@ -227,9 +280,69 @@ def accumulation_kind(op: LinalgStructuredOperation) -> str | None:
 class StoreLinalgInHalf(RewritePattern):
     """A linalg op (not a fill, not a cast generic) with f32 tensors -> a `linalg.generic`
     with f16 storage computing in f32 (module docstring); an accumulating one keeps its f32
-    output and is followed by a truncf cast generic."""
+    output, which its readers round (`read_rounded`); with `statistics` a reduction's
+    output and the elementwise ops over such statistics stay f32 (`is_statistic`)."""
 
     accumulate: frozenset[str]
+    statistics: bool = False
+
+    def is_statistic(self, value: SSAValue) -> bool:
+        """With `statistics`: an f32 tensor that is the result of a `reduction`-kind op
+        accumulating in f32, of an elementwise generic that kept f32 because it reads only
+        statistics (`keeps_statistic`), or of data movement of statistics."""
+        if not self.statistics or not is_f32_tensor(value.type):
+            return False
+        owner = value.owner
+        if isinstance(owner, DATA_MOVEMENT):
+            operands = data_operands(owner)
+            return bool(operands) and all(self.is_statistic(v) for v in operands)
+        if not isinstance(owner, GenericOp):
+            return False
+        kind = accumulation_kind(owner)
+        if kind is not None:
+            return kind == "reduction" and kind in self.accumulate
+        return self.keeps_statistic(owner)
+
+    def keeps_statistic(self, op: Operation) -> bool:
+        """With `statistics`: an elementwise linalg op (no reduction) whose tensor inputs
+        are all statistics or tensors of other element types than f16/f32 (e.g. an f64
+        variance), at least one of them: it computes a statistic (mean = sum / n, rstd =
+        rsqrt(var + eps)) and keeps its f32 outputs."""
+        if not self.statistics or not isinstance(op, LinalgStructuredOperation):
+            return False
+        if "reduction" in [str(t.data) for t in op.get_iterator_types().data]:
+            return False
+        tensors = [v for v in op.inputs if isinstance(v.type, TensorType)]
+        others = [
+            v
+            for v in tensors
+            if isinstance(v.type, TensorType)
+            and not isinstance(v.type.get_element_type(), Float16Type | Float32Type)
+        ]
+        statistics = [v for v in tensors if self.is_statistic(v)]
+        return bool(tensors) and len(others) + len(statistics) == len(tensors) and (
+            bool(statistics) or bool(others)
+        )
+
+    def read_rounded(self, value: SSAValue) -> bool:
+        """An f32 tensor that stands for f16 data but is kept f32, which each rewritten op
+        rounds to half where it reads it (`arith.truncf`, `arith.extf` in its body): a graph
+        function's parameter (`keep-io-f32`), the f32 result of an op accumulating in f32
+        (rounded by its readers, so that no cast kernel follows it), or data movement of
+        those (which keeps it f32). Not a statistic (`is_statistic`): read unrounded."""
+        if not is_f32_tensor(value.type) or self.is_statistic(value):
+            return False
+        if isinstance(value, BlockArgument):
+            owner = value.block.parent_op()
+            return isinstance(owner, func.FuncOp) and value.block is owner.body.blocks[0]
+        owner = value.owner
+        if isinstance(owner, DATA_MOVEMENT):
+            operands = data_operands(owner)
+            return bool(operands) and all(self.read_rounded(v) for v in operands)
+        if isinstance(owner, GenericOp) and not is_cast_generic(owner):
+            kind = accumulation_kind(owner)
+            return kind is not None and kind in self.accumulate
+        return False
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, GenericOp | NamedOperation) or isinstance(op, FillOp):
@@ -237,7 +350,7 @@ class StoreLinalgInHalf(RewritePattern):
         if is_cast_generic(op):
             return
         kind = accumulation_kind(op)
-        keep_f32 = kind is not None and kind in self.accumulate
+        keep_f32 = (kind is not None and kind in self.accumulate) or self.keeps_statistic(op)
         out_types = [
             with_element(t, f16) if is_f32_tensor(t) and not keep_f32 else t
             for t in op.results.types
@@ -253,11 +366,13 @@ class StoreLinalgInHalf(RewritePattern):
             t.get_element_type() if isinstance(t, TensorType) else t for t in out_types
         ]
         element_of[len(inputs) :] = out_elements
+        rounded = {k for k, v in enumerate(inputs) if self.read_rounded(v)}
         unchanged = (
             isinstance(op, GenericOp)
             and list(out_types) == list(op.results.types)
             and [a.type for a in block.args] == element_of
             and all(a is b for a, b in zip(inputs, op.inputs, strict=True))
+            and all(rounded_in_body(block.args[k]) for k in rounded)
         )
         if unchanged:
             return
@@ -270,7 +385,7 @@ class StoreLinalgInHalf(RewritePattern):
             materialize(rewriter, v, e, op) if isinstance(v.type, TensorType) else v
             for v, e in zip(op.outputs, out_elements, strict=True)
         ]
-        body = self.body(generic, element_of, out_elements)
+        body = self.body(generic, element_of, out_elements, rounded)
         new = GenericOp(
             inputs,
             outputs,
@@ -284,13 +399,6 @@ class StoreLinalgInHalf(RewritePattern):
             generic.erase()
         rewriter.insert(new, InsertPoint.before(op))
         results: list[SSAValue] = list(new.results)
-        if keep_f32:
-            after = InsertPoint.after(new)
-            results = [
-                insert_cast(rewriter, r, f16, after) if is_f32_tensor(r.type) else r
-                for r in new.results
-            ]
-            # insert_cast placed the casts after `new` in reverse; order does not matter
         rewriter.replace(op, [], results)
 
     @staticmethod
@@ -308,19 +416,29 @@ class StoreLinalgInHalf(RewritePattern):
 
     @staticmethod
     def body(
-        generic: GenericOp, element_of: Sequence[Attribute], out_elements: Sequence[Attribute]
+        generic: GenericOp,
+        element_of: Sequence[Attribute],
+        out_elements: Sequence[Attribute],
+        rounded: set[int] | frozenset[int] = frozenset(),
     ) -> Region:
         """The body of `generic` over block arguments of types `element_of`: an argument
-        that became f16 where the body computes in f32 is widened (`arith.extf`) first; a
-        value yielded into an f16 output is rounded (`arith.truncf`) before the yield."""
+        that became f16 where the body computes in f32 is widened (`arith.extf`) first; an
+        f32 argument in `rounded` (see `StoreLinalgInHalf.read_rounded`) is rounded to half and
+        widened back (`arith.truncf`, `arith.extf`) unless the body already does; a value
+        yielded into an f16 output is rounded (`arith.truncf`) before the yield."""
         old = generic.body.blocks[0]
         block = Block(arg_types=element_of)
         mapping: dict[SSAValue, SSAValue] = {}
-        for old_arg, new_arg in zip(old.args, block.args, strict=True):
+        for index, (old_arg, new_arg) in enumerate(zip(old.args, block.args, strict=True)):
             mapping[old_arg] = new_arg
             if old_arg.type != new_arg.type and isinstance(old_arg.type, Float32Type):
                 widen = arith.ExtFOp(new_arg, f32)
                 block.add_op(widen)
+                mapping[old_arg] = widen.result
+            elif index in rounded and old_arg.uses and not rounded_in_body(old_arg):
+                narrow = arith.TruncFOp(new_arg, f16)
+                widen = arith.ExtFOp(narrow.result, f32)
+                block.add_ops([narrow, widen])
                 mapping[old_arg] = widen.result
         for inner in old.ops:
             if isinstance(inner, LinalgYieldOp):
@@ -336,6 +454,61 @@ class StoreLinalgInHalf(RewritePattern):
         return Region(block)
 
 
+class CarryHalfThroughDataMovement(RewritePattern):
+    """A data-movement op (`DATA_MOVEMENT`) of an f16 tensor this pass made from an f32 one
+    moves f16: its result becomes f16; its other f32 data operands are materialized in f16
+    (a cast generic for a parameter); a pad's value becomes an f16 constant (or is rounded
+    in its region)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, DATA_MOVEMENT) or not is_f32_tensor(op.results[0].type):
+            return
+        operands = data_operands(op)
+        if not any(_was_f32(v) for v in operands):
+            return
+        if isinstance(op, TransposeOp | BroadcastOp):
+            operands = [*operands, op.operands[1]]  # the init: an empty, rebuilt in f16
+        for operand in operands:
+            if is_f32_tensor(operand.type):
+                index = next(k for k, o in enumerate(op.operands) if o is operand)
+                op.operands[index] = materialize(rewriter, operand, f16, op)
+        if isinstance(op, tensor.PadOp):
+            self.pad_value_in_half(op, rewriter)
+        result_type = with_element(op.results[0].type, f16)
+        if isinstance(op, TransposeOp | BroadcastOp):
+            # rebuilt: their (hidden) body's block arguments have the element types too
+            new = (
+                TransposeOp(op.operands[0], op.operands[1], op.permutation, result_type)
+                if isinstance(op, TransposeOp)
+                else BroadcastOp(op.operands[0], op.operands[1], op.dimensions, result_type)
+            )
+            new.attributes.update(op.attributes)
+            rewriter.replace(op, new)
+            return
+        rewriter.replace_value_with_new_type(op.results[0], result_type)
+
+    @staticmethod
+    def pad_value_in_half(op: tensor.PadOp, rewriter: PatternRewriter) -> None:
+        """The pad's yielded f32 value as f16: the f16 constant of a float constant, else
+        rounded (`arith.truncf`) in the region."""
+        yield_op = op.region.blocks[0].last_op
+        assert yield_op is not None
+        value = yield_op.operands[0]
+        if not isinstance(value.type, Float32Type):
+            return
+        owner = value.owner
+        if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, FloatAttr):
+            with np.errstate(over="ignore"):
+                half_value = float(np.float16(np.float32(owner.value.value.data)))
+            constant = arith.ConstantOp(FloatAttr(half_value, f16))
+            rewriter.insert(constant, InsertPoint.before(op))
+            yield_op.operands[0] = constant.result
+        else:
+            narrow = arith.TruncFOp(value, f16)
+            rewriter.insert(narrow, InsertPoint.before(yield_op))
+            yield_op.operands[0] = narrow.result
+
+
 class WidenOperandsOfOtherOps(RewritePattern):
     """An op this pass does not rewrite keeps its f32 types: an f16 tensor operand that was
     f32 before (a result of a rewritten op) is widened back by a cast generic. Recognized by
@@ -344,6 +517,8 @@ class WidenOperandsOfOtherOps(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if isinstance(op, GenericOp | NamedOperation | func.ReturnOp | tensor.EmptyOp):
             return  # the ops StoreLinalgInHalf rewrites (other linalg ops, e.g. a transpose, stay f32)
+        if isinstance(op, DATA_MOVEMENT) and _was_f32(op.results[0]):
+            return  # CarryHalfThroughDataMovement made it move f16
         if isinstance(op, arith.ConstantOp | LinalgYieldOp):
             return
         for index, operand in enumerate(op.operands):
@@ -362,6 +537,8 @@ def _was_f32(value: SSAValue) -> bool:
     ):
         return False
     owner = value.owner
+    if isinstance(owner, DATA_MOVEMENT):
+        return any(_was_f32(v) for v in data_operands(owner))
     if not isinstance(owner, GenericOp):
         return False
     yield_op = owner.body.blocks[0].last_op
@@ -388,19 +565,9 @@ class CastFunctionBoundary(RewritePattern):
             return
         entry = op.body.blocks[0]
         for arg in entry.args:
-            if not is_f32_tensor(arg.type) or not arg.uses:
-                continue
-            if all(is_cast_generic(u.operation) for u in arg.uses):
-                continue
-            if self.keep_io:
-                first = entry.first_op
-                assert first is not None
-                cast = insert_cast(rewriter, arg, f16, InsertPoint.before(first))
-                rewriter.replace_uses_with_if(
-                    arg, cast, lambda use, caster=cast.owner: use.operation is not caster
-                )
-            else:
-                rewriter.replace_value_with_new_type(arg, with_element(arg.type, f16))
+            if not is_f32_tensor(arg.type) or not arg.uses or self.keep_io:
+                continue  # kept f32: each rewritten op rounds it where it reads it
+            rewriter.replace_value_with_new_type(arg, with_element(arg.type, f16))
         self.retype(op, rewriter)
 
     def retype(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
@@ -459,8 +626,15 @@ class ToMixedPrecisionPass(PhyslayoutPass):
             in f32 (their output stays f32 and is rounded to f16 once, after them); a kind
             left out accumulates in f16 storage like an elementwise op (each partial
             result rounded: for testing how much that loses).
-        keep-io-f32 (bool, true): f32 tensor parameters and results stay f32, with a cast
-            at the boundary; false retypes them to f16.
+        keep-io-f32 (bool, true): f32 tensor parameters and results stay f32 (the ops
+            reading a parameter round it where they read it; results are widened back by
+            a cast); false retypes them to f16.
+        keep-statistics-f32 (bool, false): normalization and softmax statistics stay f32:
+            the outputs of `reduction`-kind ops (a mean's or variance's sum, a softmax's
+            max and exp-sum) are not rounded to f16, nor are the elementwise ops that read
+            only such statistics or f64 tensors (mean = sum / n, rstd = rsqrt(var + eps)):
+            they compute and store f32, and the ops combining them with f16 data
+            (x - mean, e / sum) read them unrounded. Needs `reduction` in `accumulate`.
     """
 
     name = "to-mixed-precision"
@@ -468,7 +642,10 @@ class ToMixedPrecisionPass(PhyslayoutPass):
     accumulate: str = ",".join(KINDS)
     """The op kinds accumulating in f32 (comma-separated: conv, matmul, pooling, reduction)."""
     keep_io_f32: bool = True
-    """f32 function parameters and results stay f32 (casts at the boundary)."""
+    """f32 function parameters and results stay f32 (rounded where read, results widened)."""
+    keep_statistics_f32: bool = False
+    """Reductions' results (normalization/softmax statistics) and the elementwise ops over
+    them only stay f32."""
 
     def kinds(self) -> frozenset[str]:
         """The `accumulate` kinds; a `PassFailedException` for an unknown one."""
@@ -484,7 +661,15 @@ class ToMixedPrecisionPass(PhyslayoutPass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         kinds = self.kinds()
         PatternRewriteWalker(CastFunctionBoundary(self.keep_io_f32), apply_recursively=False).rewrite_module(op)
-        PatternRewriteWalker(StoreLinalgInHalf(kinds), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(
+                [
+                    StoreLinalgInHalf(kinds, self.keep_statistics_f32),
+                    CarryHalfThroughDataMovement(),
+                ]
+            ),
+            apply_recursively=False,
+        ).rewrite_module(op)
         PatternRewriteWalker(WidenOperandsOfOtherOps(), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(CastReturnedValues(), apply_recursively=False).rewrite_module(op)
         # the f32 fills and empties the rewritten ops no longer use

@@ -149,3 +149,59 @@ def test_rfc_example_f16_on_opencl(runtime: OpenCLRuntime) -> None:
     execute(compiled, "main", [*inputs, got])
     scale = float(np.max(np.abs(want)))
     assert float(np.max(np.abs(got - want))) <= 2.0**-10 * scale
+
+
+ROW_NORMALIZE = """
+func.func @main(%x: tensor<2x3001xf32>) -> tensor<2x3001xf32> {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 3001.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<2x3001xf32>) outs(%init : tensor<2xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %a = arith.addf %acc, %v : f32
+    linalg.yield %a : f32
+  } -> tensor<2xf32>
+  %mean = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%s : tensor<2xf32>) outs(%e : tensor<2xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.divf %v, %n : f32
+    linalg.yield %m : f32
+  } -> tensor<2xf32>
+  %ex = tensor.empty() : tensor<2x3001xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x, %mean : tensor<2x3001xf32>, tensor<2xf32>) outs(%ex : tensor<2x3001xf32>) {
+  ^bb0(%v: f32, %m: f32, %o: f32):
+    %d = arith.subf %v, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<2x3001xf32>
+  func.return %y : tensor<2x3001xf32>
+}
+"""
+
+
+def test_statistics_stay_f32_with_keep_statistics_f32() -> None:
+    """x - mean(x) per row: by default the row sum is rounded where the mean reads it and
+    the mean is stored in f16; with keep-statistics-f32 the sum and the mean (an
+    elementwise op over a statistic) stay f32 and the subtraction reads the mean unrounded.
+    Both are exactly numpy's model of their rounding points, and they differ."""
+    text = ROW_NORMALIZE
+    stats = mixed(text, keep_statistics_f32=True)
+    printed = module_text(stats)
+    assert "-> tensor<2xf16>" not in printed and "tensor<2x3001xf16>" in printed
+    assert "-> tensor<2xf16>" in module_text(mixed(text))
+    assert module_text(mixed(printed, keep_statistics_f32=True)) == printed
+
+    rng = np.random.default_rng(5)
+    x = (10 + rng.uniform(-1, 1, (2, 3001))).astype(np.float32)  # row sums near 30010
+    xh = half(x).astype(np.float32)
+    total = xh.sum(axis=1, dtype=np.float64).astype(np.float32)  # f32 accumulation (order aside)
+    (got_stats,) = run_graph(stats, "main", [x])
+    (got_plain,) = run_graph(mixed(text), "main", [x])
+    mean_f32 = total / np.float32(3001)
+    mean_f16 = half(half(total).astype(np.float32) / np.float32(3001)).astype(np.float32)
+    want_stats = half(xh - mean_f32[:, None]).astype(np.float32)
+    want_plain = half(xh - mean_f16[:, None]).astype(np.float32)
+    ulp = 2.0**-10  # results lie in (-2, 2): one half ulp there is at most 2^-10
+    assert np.max(np.abs(got_stats - want_stats)) <= ulp
+    assert np.max(np.abs(got_plain - want_plain)) <= ulp
+    exact = x.astype(np.float64) - x.astype(np.float64).mean(axis=1, keepdims=True)
+    assert np.max(np.abs(got_stats - exact)) < np.max(np.abs(got_plain - exact))

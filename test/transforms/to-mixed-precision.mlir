@@ -6,31 +6,31 @@
 
 // BAD: to-mixed-precision: unknown accumulate kind(s) ['softmax']; the kinds are conv, matmul, pooling, reduction
 
-// conv -> relu: the parameters are rounded to f16 at the entry; the conv reads f16,
-// widens each element and accumulates into its f32 init (the fill stays f32), then its
-// result is rounded once; the relu reads f16, computes in f32, rounds its result; the
-// result is widened back to f32 for the return.
+// conv -> relu: the parameters stay f32 (no cast kernel at the entry): the conv reads them
+// and rounds each element to f16 where it reads it (truncf, then extf: the rounding a cast
+// at the entry would do), accumulates into its f32 init (the fill stays f32); its f32
+// result is rounded the same way by the relu that reads it (no cast kernel after the
+// conv), which computes in f32 and rounds its result into f16 storage; the result is
+// widened back to f32 for the return.
 // CHECK-LABEL: func.func @conv_relu(
 // CHECK-SAME:      %[[X:.*]]: tensor<1x8x6x6xf32>, %[[W:.*]]: tensor<4x8x3x3xf32>) -> tensor<1x4x4x4xf32> {
-// CHECK-DAG:     %[[WH:.*]] = linalg.generic {{.*}} ins(%[[W]] : tensor<4x8x3x3xf32>) outs(%{{.*}} : tensor<4x8x3x3xf16>)
-// CHECK-DAG:     %[[XH:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<1x8x6x6xf32>) outs(%{{.*}} : tensor<1x8x6x6xf16>) {
-// CHECK-DAG:       %[[T:.*]] = arith.truncf %{{.*}} : f32 to f16
+// CHECK-NOT:     outs(%{{.*}} : tensor<1x8x6x6xf16>)
 // CHECK:         %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
-// CHECK:         %[[ACC:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[XH]], %[[WH]] : tensor<1x8x6x6xf16>, tensor<4x8x3x3xf16>) outs(%[[INIT]] : tensor<1x4x4x4xf32>) {
-// CHECK-NEXT:    ^{{.*}}(%[[XV:.*]]: f16, %[[WV:.*]]: f16, %[[AV:.*]]: f32):
-// CHECK-NEXT:      %[[XE:.*]] = arith.extf %[[XV]] : f16 to f32
-// CHECK-NEXT:      %[[WE:.*]] = arith.extf %[[WV]] : f16 to f32
+// CHECK:         %[[ACC:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[X]], %[[W]] : tensor<1x8x6x6xf32>, tensor<4x8x3x3xf32>) outs(%[[INIT]] : tensor<1x4x4x4xf32>) {
+// CHECK-NEXT:    ^{{.*}}(%[[XV:.*]]: f32, %[[WV:.*]]: f32, %[[AV:.*]]: f32):
+// CHECK-NEXT:      %[[XT:.*]] = arith.truncf %[[XV]] : f32 to f16
+// CHECK-NEXT:      %[[XE:.*]] = arith.extf %[[XT]] : f16 to f32
+// CHECK-NEXT:      %[[WT:.*]] = arith.truncf %[[WV]] : f32 to f16
+// CHECK-NEXT:      %[[WE:.*]] = arith.extf %[[WT]] : f16 to f32
 // CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[XE]], %[[WE]] : f32
 // CHECK-NEXT:      %[[S:.*]] = arith.addf %[[P]], %[[AV]] : f32
 // CHECK-NEXT:      linalg.yield %[[S]] : f32
 // CHECK-NEXT:    } -> tensor<1x4x4x4xf32>
-// CHECK:         %[[CONV:.*]] = linalg.generic {{.*}} ins(%[[ACC]] : tensor<1x4x4x4xf32>) outs(%{{.*}} : tensor<1x4x4x4xf16>) {
-// CHECK-NEXT:    ^{{.*}}(%[[C:.*]]: f32, %{{.*}}: f16):
-// CHECK-NEXT:      %[[CT:.*]] = arith.truncf %[[C]] : f32 to f16
-// CHECK-NEXT:      linalg.yield %[[CT]] : f16
-// CHECK:         %[[RELU:.*]] = linalg.generic {{.*}} ins(%[[CONV]] : tensor<1x4x4x4xf16>) outs(%{{.*}} : tensor<1x4x4x4xf16>) {
-// CHECK-NEXT:    ^{{.*}}(%[[V:.*]]: f16, %{{.*}}: f16):
-// CHECK-NEXT:      %[[VE:.*]] = arith.extf %[[V]] : f16 to f32
+// CHECK-NOT:     arith.truncf %{{.*}} : f32 to f16
+// CHECK:         %[[RELU:.*]] = linalg.generic {{.*}} ins(%[[ACC]] : tensor<1x4x4x4xf32>) outs(%{{.*}} : tensor<1x4x4x4xf16>) {
+// CHECK-NEXT:    ^{{.*}}(%[[V:.*]]: f32, %{{.*}}: f16):
+// CHECK-NEXT:      %[[VT:.*]] = arith.truncf %[[V]] : f32 to f16
+// CHECK-NEXT:      %[[VE:.*]] = arith.extf %[[VT]] : f16 to f32
 // CHECK-NEXT:      %[[R:.*]] = arith.maximumf %[[VE]], %{{.*}} : f32
 // CHECK-NEXT:      %[[RT:.*]] = arith.truncf %[[R]] : f32 to f16
 // CHECK-NEXT:      linalg.yield %[[RT]] : f16
@@ -58,22 +58,26 @@ func.func @conv_relu(%x: tensor<1x8x6x6xf32>, %w: tensor<4x8x3x3xf32>) -> tensor
   func.return %relu : tensor<1x4x4x4xf32>
 }
 
-// A matmul accumulates in f32 (named ops become generics); a bias constant is stored in
-// f16 (its values rounded); the row sum (a reduction generic) accumulates in f32. With
+// A matmul accumulates in f32 (named ops become generics), its result rounded by the op
+// reading it; a bias constant is stored in f16 (its values rounded); the row sum (a
+// reduction generic) accumulates in f32 and is returned as it is (f32, not rounded). With
 // accumulate="conv,matmul" the row sum accumulates in f16 storage: its output is f16 and
 // each partial sum is rounded (truncf before the yield).
 // CHECK-LABEL: func.func @matmul_bias_rowsum(
-// CHECK:         %[[MM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<3x5xf16>, tensor<5x7xf16>) outs(%{{.*}} : tensor<3x7xf32>)
-// CHECK:           arith.extf
-// CHECK:         %[[MMH:.*]] = linalg.generic {{.*}} ins(%[[MM]] : tensor<3x7xf32>) outs(%{{.*}} : tensor<3x7xf16>)
+// CHECK:         %[[MM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<3x5xf32>, tensor<5x7xf32>) outs(%{{.*}} : tensor<3x7xf32>)
+// CHECK:           arith.truncf
+// CHECK-NEXT:      arith.extf
 // CHECK:         %[[B:.*]] = arith.constant dense<[9.997560e-02, 1.999510e-01, 3.000490e-01, 3.999020e-01, 5.000000e-01, 6.000980e-01, 7.001950e-01]> : tensor<7xf16>
-// CHECK:         %[[ADD:.*]] = linalg.generic {{.*}} ins(%[[MMH]], %[[B]] : tensor<3x7xf16>, tensor<7xf16>) outs(%{{.*}} : tensor<3x7xf16>)
+// CHECK:         %[[ADD:.*]] = linalg.generic {{.*}} ins(%[[MM]], %[[B]] : tensor<3x7xf32>, tensor<7xf16>) outs(%{{.*}} : tensor<3x7xf16>)
+// CHECK-NEXT:    ^{{.*}}(%[[MV:.*]]: f32, %{{.*}}: f16, %{{.*}}: f16):
+// CHECK-NEXT:      %[[MT:.*]] = arith.truncf %[[MV]] : f32 to f16
+// CHECK-NEXT:      arith.extf %[[MT]] : f16 to f32
 // CHECK:         %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[ADD]] : tensor<3x7xf16>) outs(%{{.*}} : tensor<3xf32>) {
 // CHECK-NEXT:    ^{{.*}}(%[[E:.*]]: f16, %[[ACC:.*]]: f32):
 // CHECK-NEXT:      %[[EE:.*]] = arith.extf %[[E]] : f16 to f32
 // CHECK-NEXT:      %[[S:.*]] = arith.addf %[[ACC]], %[[EE]] : f32
 // CHECK-NEXT:      linalg.yield %[[S]] : f32
-// CHECK:         linalg.generic {{.*}} ins(%[[SUM]] : tensor<3xf32>) outs(%{{.*}} : tensor<3xf16>)
+// CHECK:         func.return %[[SUM]] : tensor<3xf32>
 // NOACC-LABEL: func.func @matmul_bias_rowsum(
 // NOACC:         linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<3x7xf16>) outs(%{{.*}} : tensor<3xf16>) {
 // NOACC-NEXT:    ^{{.*}}(%[[E:.*]]: f16, %[[ACC:.*]]: f16):
@@ -103,17 +107,21 @@ func.func @matmul_bias_rowsum(%a: tensor<3x5xf32>, %b: tensor<5x7xf32>) -> tenso
   func.return %sum : tensor<3xf32>
 }
 
-// Only f32 is converted: an f64 and an i32 graph are left alone. An op the pass does not
-// know (tensor.collapse_shape) keeps its f32 types: its f16 operand is widened back first.
+// Only f32 is converted: an f64 and an i32 graph are left alone. A data-movement op
+// (tensor.collapse_shape) of an f16 tensor moves f16; an op the pass does not know
+// (tensor.extract) keeps its f32 types: its f16 operand is widened back first.
 // CHECK-LABEL: func.func @others(
 // CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<4xf64>) outs(%{{.*}} : tensor<4xf64>)
 // CHECK-NEXT:    ^{{.*}}(%{{.*}}: f64, %{{.*}}: f64):
 // CHECK-NEXT:      arith.negf %{{.*}} : f64
 // CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<4xi32>) outs(%{{.*}} : tensor<4xi32>)
 // CHECK:         %[[N:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x2xf16>)
+// CHECK:         %[[C:.*]] = tensor.collapse_shape %[[N]] {{.*}} : tensor<2x2xf16> into tensor<4xf16>
 // CHECK:         %[[WIDE:.*]] = linalg.generic {{.*}} ins(%[[N]] : tensor<2x2xf16>) outs(%{{.*}} : tensor<2x2xf32>)
-// CHECK:         tensor.collapse_shape %[[WIDE]] {{.*}} : tensor<2x2xf32> into tensor<4xf32>
-func.func @others(%d: tensor<4xf64>, %i: tensor<4xi32>, %f: tensor<2x2xf32>) -> (tensor<4xf64>, tensor<4xi32>, tensor<4xf32>) {
+// CHECK:         tensor.extract %[[WIDE]]
+// CHECK:         %[[CW:.*]] = linalg.generic {{.*}} ins(%[[C]] : tensor<4xf16>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK:         func.return %{{.*}}, %{{.*}}, %[[CW]], %{{.*}} : tensor<4xf64>, tensor<4xi32>, tensor<4xf32>, f32
+func.func @others(%d: tensor<4xf64>, %i: tensor<4xi32>, %f: tensor<2x2xf32>) -> (tensor<4xf64>, tensor<4xi32>, tensor<4xf32>, f32) {
   %ed = tensor.empty() : tensor<4xf64>
   %nd = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%d : tensor<4xf64>) outs(%ed : tensor<4xf64>) {
   ^bb0(%x: f64, %o: f64):
@@ -133,5 +141,43 @@ func.func @others(%d: tensor<4xf64>, %i: tensor<4xi32>, %f: tensor<2x2xf32>) -> 
     linalg.yield %n : f32
   } -> tensor<2x2xf32>
   %c = tensor.collapse_shape %nf [[0, 1]] : tensor<2x2xf32> into tensor<4xf32>
-  func.return %nd, %ni, %c : tensor<4xf64>, tensor<4xi32>, tensor<4xf32>
+  %k = arith.constant 0 : index
+  %s = tensor.extract %nf[%k, %k] : tensor<2x2xf32>
+  func.return %nd, %ni, %c, %s : tensor<4xf64>, tensor<4xi32>, tensor<4xf32>, f32
+}
+
+// Data movement carries f16: the relu's f16 result is padded in f16 (the pad value an f16
+// constant) and concatenated with a parameter, which (being f32) is rounded by a cast; a
+// parameter reshaped by expand_shape stays f32 and the op reading it rounds it in its body.
+// CHECK-LABEL: func.func @data_movement(
+// CHECK-SAME:      %[[A:.*]]: tensor<1x2x4x4xf32>, %[[B:.*]]: tensor<1x2x6x6xf32>, %[[S:.*]]: tensor<2xf32>)
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%[[A]], %[[SX:.*]] : tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) outs(%{{.*}} : tensor<1x2x4x4xf16>) {
+// CHECK-NEXT:    ^{{.*}}(%[[AV:.*]]: f32, %[[SV:.*]]: f32, %{{.*}}: f16):
+// CHECK-NEXT:      %[[AT:.*]] = arith.truncf %[[AV]] : f32 to f16
+// CHECK-NEXT:      arith.extf %[[AT]] : f16 to f32
+// CHECK-NEXT:      %[[ST:.*]] = arith.truncf %[[SV]] : f32 to f16
+// CHECK-NEXT:      arith.extf %[[ST]] : f16 to f32
+// CHECK:         %[[Z:.*]] = arith.constant 0.000000e+00 : f16
+// CHECK:         %[[P:.*]] = tensor.pad %[[R]] low[0, 0, 1, 1] high[0, 0, 1, 1] {
+// CHECK:           tensor.yield %[[Z]] : f16
+// CHECK-NEXT:    } : tensor<1x2x4x4xf16> to tensor<1x2x6x6xf16>
+// CHECK:         %[[BH:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<1x2x6x6xf32>) outs(%{{.*}} : tensor<1x2x6x6xf16>)
+// CHECK:         %[[CAT:.*]] = tensor.concat dim(1) %[[P]], %[[BH]] : (tensor<1x2x6x6xf16>, tensor<1x2x6x6xf16>) -> tensor<1x4x6x6xf16>
+// CHECK:         linalg.generic {{.*}} ins(%[[CAT]] : tensor<1x4x6x6xf16>) outs(%{{.*}} : tensor<1x4x6x6xf32>)
+func.func @data_movement(%a: tensor<1x2x4x4xf32>, %b: tensor<1x2x6x6xf32>, %s: tensor<2xf32>) -> tensor<1x4x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %sx = tensor.expand_shape %s [[0, 1, 2]] output_shape [2, 1, 1] : tensor<2xf32> into tensor<2x1x1xf32>
+  %e = tensor.empty() : tensor<1x2x4x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (c, 0, 0)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a, %sx : tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) outs(%e : tensor<1x2x4x4xf32>) {
+  ^bb0(%v: f32, %k: f32, %o: f32):
+    %m = arith.mulf %v, %k : f32
+    %r0 = arith.maximumf %m, %zero : f32
+    linalg.yield %r0 : f32
+  } -> tensor<1x2x4x4xf32>
+  %p = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x4x4xf32> to tensor<1x2x6x6xf32>
+  %cat = tensor.concat dim(1) %p, %b : (tensor<1x2x6x6xf32>, tensor<1x2x6x6xf32>) -> tensor<1x4x6x6xf32>
+  func.return %cat : tensor<1x4x6x6xf32>
 }
