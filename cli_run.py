@@ -211,7 +211,7 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
     import numpy as np
     from xdsl.utils.exceptions import PassFailedException
 
-    from physlayout.runtime.host import execute
+    from physlayout.runtime.host import execute, run_prepare
     from physlayout.runtime.opencl import OpenCLRuntime, compile_module, device_pipeline
     from physlayout.semantics.graph_evaluator import run_graph
 
@@ -245,7 +245,9 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
         np.array(x).reshape(np.shape(x) or (1,)) if isinstance(t, TensorType) else x
         for x, t in zip(inputs, entry.function_type.inputs.data, strict=True)
     ]
-    host_args = _prepare_parameters(lowered, compiled, runtime, entry.sym_name.data, names, host_args)
+    host_args, prepared = run_prepare(compiled, entry.sym_name.data, names, host_args)
+    if prepared is not None:
+        _print_times(runtime, f"{entry.sym_name.data}_prepare", prepared)
     result = execute(compiled, entry.sym_name.data, [*host_args, *results])
     _print_times(runtime, entry.sym_name.data, result)
     shaped = [
@@ -284,39 +286,6 @@ def _error_line(got: Any, want: Any) -> str:
     scale = float(np.max(np.abs(b))) if b.size else 0.0
     relative = error / scale if scale > 0 else error
     return f"max|f16 - f32| = {error:.3g} (relative to max|f32| {relative:.3g})"
-
-
-def _prepare_parameters(
-    lowered: ModuleOp, compiled: Any, runtime: Any, entry: str, names: Sequence[str],
-    host_args: list[Any],
-) -> list[Any]:
-    """When `lift-transform-params` split `@entry`, run `@entry_prepare` once on the
-    parameters (its first parameters, named as the graph's) and print its device time;
-    returns the arguments of `@entry`: the other graph arguments, then the prepared values
-    (its out-parameters, in order). Without a prepare function: `host_args` as they are."""
-    import numpy as np
-
-    from physlayout.dialects.layout import BufferType
-    from physlayout.runtime.host import execute
-    from physlayout.runtime.opencl import numpy_dtype
-
-    prepare = next(
-        (f for f in lowered.ops if isinstance(f, func.FuncOp) and f.sym_name.data == f"{entry}_prepare"),
-        None,
-    )
-    if prepare is None:
-        return host_args
-    params = [a for a in prepare.body.blocks[0].args if a.name_hint in names]
-    outputs = [
-        np.zeros(a.type.get_shape(), dtype=numpy_dtype(a.type.element_type, "prepared value"))
-        for a in prepare.body.blocks[0].args[len(params):]
-        if isinstance(a.type, BufferType)
-    ]
-    by_name = dict(zip(names, host_args, strict=True))
-    result = execute(compiled, prepare.sym_name.data, [*(by_name[str(a.name_hint)] for a in params), *outputs])
-    _print_times(runtime, prepare.sym_name.data, result)
-    lifted = {a.name_hint for a in params}
-    return [*(x for n, x in zip(names, host_args, strict=True) if n not in lifted), *outputs]
 
 
 def _tensor_dtype(type_: TensorType) -> Any:

@@ -142,6 +142,33 @@ def execute(
     return result
 
 
+def run_prepare(
+    compiled: CompiledModule, entry: str, names: Sequence[str], args: Sequence[Any]
+) -> tuple[list[Any], RunResult | None]:
+    """When `lift-transform-params` split `@entry`, run `@entry_prepare` once on the
+    parameters among `args` (the graph's arguments, named `names`) and return the arguments
+    of `@entry` (its other graph arguments, then the prepared values: the prepare
+    function's out-parameters, in order) with the prepare run's result. Without a prepare
+    function: `args` as they are, and None."""
+    from physlayout.dialects.layout import BufferType
+
+    name = f"{entry}_prepare"
+    if name not in compiled.params:
+        return list(args), None
+    block = compiled.function(name).body.blocks[0]
+    params = [a for a in block.args if a.name_hint in names]
+    outputs = [
+        np.zeros(a.type.get_shape(), dtype=numpy_dtype(a.type.element_type, "prepared value"))
+        for a in block.args[len(params) :]
+        if isinstance(a.type, BufferType)
+    ]
+    by_name = dict(zip(names, args, strict=True))
+    result = execute(compiled, name, [*(by_name[str(a.name_hint)] for a in params), *outputs])
+    lifted = {a.name_hint for a in params}
+    kept = [x for n, x in zip(names, args, strict=True) if n not in lifted]
+    return [*kept, *outputs], result
+
+
 def execute_physical(
     compiled: CompiledModule,
     name: str,

@@ -24,7 +24,7 @@ from xdsl.passes import ModulePass
 
 from physlayout.dialects.layout import AllocateOp, PtrType, is_texture_scope
 from physlayout.lowering.pipelines import DeclaredPipeline
-from physlayout.runtime.host import execute
+from physlayout.runtime.host import execute, run_prepare
 from physlayout.runtime.opencl import (
     CompiledModule,
     OpenCLRuntime,
@@ -66,6 +66,12 @@ class ModelReport:
     opencl_seconds: float = 0.0
     """Generating and building the OpenCL program."""
     launches: int = 0
+    """Launches of one inference (`@main`; with prepared parameters, not `@main_prepare`)."""
+    prepare_launches: int = 0
+    """Launches of `@main_prepare` (run once; 0 without `lift-transform-params`)."""
+    prepare_ms: float = 0.0
+    goal: int = 0
+    """A launch count to compare with (set by the caller, e.g. `bench_models.launch_goal`)."""
     layout_launches: int = 0
     """Launches of layout-transform kernels (`*_transform*`)."""
     copy_launches: int = 0
@@ -153,6 +159,11 @@ def run_model(
         for t in entry.function_type.outputs.data
         if isinstance(t, TensorType)
     ]
+    names = [arg.name_hint or str(arg.index) for arg in entry.body.blocks[0].args]
+    args, prepared = run_prepare(compiled, entry_name, names, args)
+    if prepared is not None:
+        report.prepare_launches = len(prepared.times)
+        report.prepare_ms = prepared.total_seconds * 1e3
     result = execute(compiled, entry_name, [*args, *outputs])
     report.launches = len(result.times)
     report.bytes_moved = bytes_per_inference(compiled, [t.kernel for t in result.times])

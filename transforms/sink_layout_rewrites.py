@@ -22,7 +22,9 @@ constants (``params``: comma-separated argument names; empty: every argument but
 as torch-mlir exports them; their transforms move to ``@main_prepare`` under
 `lift-transform-params`, which is what ``prepared`` promises; constants' transforms fold
 into constants); a result
-read by a `layout.transform` (a layout a consumer decided: the backward flow's business);
+read by a `layout.transform` other than ``M^-1`` (a layout a consumer decided: the backward
+flow's business; ``M^-1`` itself is what a blocked consumer such as the next convolution
+asks for, and ``M^-1(T(G'))`` folds to ``G'`` in `fold-layout-rewrites`);
 `linalg.index` in the body; frozen generics (``layout.frozen``); a transform that pads or
 crops (its padding positions would have to be proven, see `flow-layout-rewrites`).
 
@@ -146,13 +148,16 @@ class SinkTransformBelowElementwise(RewritePattern):
             and len(op.res) == 1
             and FROZEN not in op.attributes
             and not any(isinstance(inner, IndexOp) for inner in op.body.walk())
-            and not any(isinstance(use.operation, TransformOp) for use in op.res[0].uses)
         )
 
     def _sink(self, op: GenericOp, transform: TransformOp, rewriter: PatternRewriter) -> bool:
         inverse = bijective_inverse(transform)
         if inverse is None:
             return False
+        for use in op.res[0].uses:
+            user = use.operation
+            if isinstance(user, TransformOp) and not _same_rewrite(user, inverse, None):
+                return False
         probe = TransformOp(op.res[0], inverse)
         created = rebuild_over_transformed_result(op, probe)
         probe.erase()

@@ -125,3 +125,25 @@ func.func @same_shape_other_map(%x: tensor<1x8x3x3xf32>, %y: tensor<1x2x3x3x4xf3
   } -> tensor<1x8x3x3xf32>
   func.return %s, %xt : tensor<1x8x3x3xf32>, tensor<1x2x3x3x4xf32>
 }
+
+// A result read by the blocked layout it came from (the next convolution's input transform,
+// M^-1) and by the function's return: the relu sinks; the consumer's transform now reads
+// T(relu'), which fold-layout-rewrites folds to relu' (the pair is a proven identity).
+// CHECK-LABEL: func.func @blocked_consumer(
+// CHECK-SAME:      %[[Y:[^:]*]]: tensor<1x2x3x3x4xf32>)
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%[[Y]] : tensor<1x2x3x3x4xf32>)
+// CHECK:         %[[T:.*]] = layout.transform %[[R]] {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>}
+// CHECK-NEXT:    %[[B:.*]] = layout.transform %[[T]] {index_map = #layout.index_map<(N, C, H, W) -> (N, C floordiv 4, H, W, C mod 4)>}
+// CHECK-NEXT:    func.return %[[B]], %[[T]]
+func.func @blocked_consumer(%y: tensor<1x2x3x3x4xf32>) -> (tensor<1x2x3x3x4xf32>, tensor<1x8x3x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %t = layout.transform %y {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>} : tensor<1x2x3x3x4xf32> -> tensor<1x8x3x3xf32>
+  %e = tensor.empty() : tensor<1x8x3x3xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%t : tensor<1x8x3x3xf32>) outs(%e : tensor<1x8x3x3xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %m = arith.maximumf %u, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x3x3xf32>
+  %b = layout.transform %r {index_map = #layout.index_map<(N, C, H, W) -> (N, C floordiv 4, H, W, C mod 4)>} : tensor<1x8x3x3xf32> -> tensor<1x2x3x3x4xf32>
+  func.return %b, %r : tensor<1x2x3x3x4xf32>, tensor<1x8x3x3xf32>
+}
