@@ -52,6 +52,7 @@ hold no tensors).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from math import prod
 
@@ -98,7 +99,7 @@ from physlayout.dialects.linalg_generic import generalized
 from physlayout.indexing import proofs
 from physlayout.indexing.bridges import isl as bridge
 from physlayout.indexing.index_map import IndexMap
-from physlayout.indexing.quasi_affine import Dim, Expr
+from physlayout.indexing.quasi_affine import Const, Dim, Expr
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
 from physlayout.transforms.fusion_plan import generic_maps, plan_group, stage_loops
 from physlayout.transforms.legalize_kernels import (
@@ -182,6 +183,8 @@ class HostBuilder:
     )
     """Group results stored straight into the window of the insert that reads them
     (`direct_inserts`)."""
+    views: set[SSAValue] = field(default_factory=set[SSAValue])
+    """Values whose storage another value also declares (`_reshape_view`)."""
 
     # Entry --------------------------------------------------------------------------------
 
@@ -331,6 +334,7 @@ class HostBuilder:
         scope = producer_scope(op.result)
         in_place = (
             not isinstance(dest, BlockArgument)
+            and dest not in self.views
             and dest.has_one_use()
             and dest in self.storage
             and self.storage[dest].scope == scope
@@ -364,6 +368,8 @@ class HostBuilder:
         if not shape:
             raise fail(op, "of a rank-0 tensor cannot be legalized")
         source = self._input(op.input, op)
+        if self._reshape_view(op):
+            return
         storage = self._storage_of_result(op.result, op)
         pad = op.pad_value if op.pads() else None
         pending = BufferType(
@@ -462,6 +468,23 @@ class HostBuilder:
             [GenericOutput(source, target, start, offset)], self._external, epilogue, padded,
         )  # fmt: skip
         self._call(kernel, args)
+
+    def _reshape_view(self, op: TransformOp) -> bool:
+        """A transform that keeps the row-major order of the elements (a reshape: torch-mlir's
+        expand/collapse of global tensors) between two global buffers moves no data: its
+        result is a second `layout.decl_buffer` over the input's storage (the DeclBuffer
+        RFC's aliasing buffers), no kernel. Both values are then *views* of one storage,
+        which no in-place insert may update (`insert_slice`). Returns whether it did so."""
+        source = self.storage.get(op.input)
+        if source is None or source.scope != GLOBAL or producer_scope(op.result) != GLOBAL:
+            return False
+        if op.pads() or not preserves_row_major_order(op.map, op.input_shape(), op.result_shape()):
+            return False
+        plain = buffer_type(op.result.type, GLOBAL, op)
+        view = self._declare(self._handle(source), plain, op.result.name_hint)
+        self.storage[op.result] = Storage(view, source.ptr, GLOBAL)
+        self.views.update((op.input, op.result))
+        return True
 
     def _window_storage(self, insert: tensor.InsertSliceOp) -> Storage:
         """The storage of the chain of inserts through `insert` (`direct_inserts`): that of
@@ -618,6 +641,30 @@ class HostBuilder:
         assert isinstance(target.type, BufferType)
         kernel, args = copy_kernel(name, source, target, target.type.get_shape())
         self._call(kernel, args)
+
+
+def preserves_row_major_order(
+    imap: IndexMap, shape: tuple[int, ...], result_shape: tuple[int, ...]
+) -> bool:
+    """Whether `imap` sends every index of the box `shape` to the index of `result_shape`
+    at the same row-major position (a reshape: the buffers hold the same bytes), proven
+    (isl) on the box."""
+    if prod(shape) != prod(result_shape) or not shape or not result_shape:
+        return False
+
+    def linear(exprs: Sequence[Expr], extents: Sequence[int]) -> Expr:
+        total: Expr = Const(0)
+        for expr, extent in zip(exprs, extents, strict=True):
+            total = total * extent + expr
+        return total
+
+    names = imap.initial_indices
+    source = IndexMap(names, (linear([Dim(n) for n in names], shape),))
+    moved = IndexMap(names, (linear(imap.final_indices, result_shape),))
+    try:
+        return source.is_equivalent_to(moved, shape)
+    except ValueError:
+        return False
 
 
 def direct_inserts(block: Block) -> dict[SSAValue, tensor.InsertSliceOp]:

@@ -12,7 +12,9 @@ from graph_harness import parse
 from legalize_harness import check_legalized
 from xdsl.utils.exceptions import PassFailedException
 
+from physlayout.dialects.layout_graph import TransformOp
 from physlayout.semantics.graph_evaluator import run_graph
+from physlayout.transforms import legalize_layout
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass
 from physlayout.universe import make_context
 
@@ -153,3 +155,53 @@ def test_refusals_are_diagnostics(name: str) -> None:
     module = parse(text)
     with pytest.raises(PassFailedException, match=__import__("re").escape(message)):
         LegalizeLayoutPass().apply(make_context(), module)
+
+
+VIEWS = ROOT / "test/graph/legalize-views.mlir"
+
+
+def test_reshape_views_agree() -> None:
+    """Reshapes legalized as second declarations of one storage compute what the graph
+    does, the in-place insert refused on a view included (buffer evaluator, bit for bit)."""
+    check_legalized(VIEWS.read_text())
+
+
+def test_planted_bug_in_place_insert_into_a_view_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With views not recorded, an insert updates a view of a computed value in place, and
+    the value's later reader (%m reads %n after the insert into its view %v) sees the
+    update: the values differ."""
+    text = VIEWS.read_text() + """
+func.func @insert_into_computed_view(%x: tensor<2x3xf32>, %y: tensor<1x2xf32>) -> (tensor<2x3xf32>, tensor<3x2xf32>) {
+  %e = tensor.empty() : tensor<2x3xf32>
+  %n = linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.negf %u : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3xf32>
+  %v = layout.transform %n {index_map = #layout.index_map<(a, b) -> ((a * 3 + b) floordiv 2, (a * 3 + b) mod 2)>} : tensor<2x3xf32> -> tensor<3x2xf32>
+  %i = tensor.insert_slice %y into %v[1, 0] [1, 2] [1, 1] : tensor<1x2xf32> into tensor<3x2xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]} ins(%n : tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.addf %u, %u : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3xf32>
+  func.return %m, %i : tensor<2x3xf32>, tensor<3x2xf32>
+}
+"""
+    check_legalized(text)
+    monkeypatch.setattr(legalize_layout.HostBuilder, "_reshape_view", _view_without_record)
+    with pytest.raises(AssertionError, match="Mismatched elements"):
+        check_legalized(text)
+
+
+def _view_without_record(self: legalize_layout.HostBuilder, op: TransformOp) -> bool:
+    """`_reshape_view` that forgets to record the two values as views."""
+    views = set(self.views)
+    made = _REAL_VIEW(self, op)
+    self.views = views
+    return made
+
+
+_REAL_VIEW = legalize_layout.HostBuilder._reshape_view  # pyright: ignore[reportPrivateUsage]
