@@ -53,6 +53,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from physlayout.transforms.diagnostics import OpPassFailure, diagnostic_text, source_locator
 from physlayout.transforms.pass_options import did_you_mean, pipeline_passes
+from physlayout.verification import indexed_symbol_lookups
 
 VERSION_PACKAGES = ("xdsl", "islpy", "numpy", "pyopencl")
 """The dependencies `--version` reports beside physlayout."""
@@ -169,7 +170,8 @@ class PhyslayoutOptMain(xDSLOptMain):
             previous: ModulePass | None, module: ModuleOp, following: ModulePass | None
         ) -> None:
             if previous is not None or module is not self.verified:
-                stock(previous, module, following)
+                with indexed_symbol_lookups():  # the stock callback's verification
+                    stock(previous, module, following)
                 return
             disabled = self.args.disable_verify
             self.args.disable_verify = True
@@ -410,6 +412,15 @@ def verify_with_locations(
     line_offset: int = 0,
 ) -> None:
     """Verify innermost operations first; report the first failure at its source line."""
+    with indexed_symbol_lookups():
+        _verify_with_locations(module, locations, line_offset)
+
+
+def _verify_with_locations(
+    module: ModuleOp,
+    locations: dict[Operation, Span[str] | Span[bytes]],
+    line_offset: int,
+) -> None:
     for op in _post_order(module):
         try:
             op.verify(verify_nested_ops=False)

@@ -48,6 +48,7 @@ from physlayout.transforms.normalize_graph import NormalizeGraphPass
 from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.realize_scopes import RealizeScopesPass
 from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
+from physlayout.verification import verify_module
 
 
 def verify_after(previous: ModulePass | None, module: ModuleOp, _next: ModulePass | None) -> None:
@@ -55,7 +56,7 @@ def verify_after(previous: ModulePass | None, module: ModuleOp, _next: ModulePas
     if previous is None:
         return
     try:
-        module.verify()
+        verify_module(module)
     except VerifyException as err:
         raise PassFailedException(f"{previous.name} produced invalid IR: {err}") from None
 
