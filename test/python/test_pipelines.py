@@ -179,3 +179,22 @@ def test_runtime_reads_layouts_from_the_module_it_is_given(runtime: OpenCLRuntim
     result = execute(compiled, "copy", [a, b])
     np.testing.assert_array_equal(b, a)
     np.testing.assert_array_equal(result.physical[0], a.T)
+
+
+def test_a_module_lowered_by_the_graph_pipeline_is_not_lowered_again() -> None:
+    """`lower_module(..., lowered_already=True)` (what `run_model` and the demo use after
+    `physlayout-adreno`) skips `physlayout-opencl`, which the graph pipeline ended with: the
+    same OpenCL C and parameter layouts as running it again (it is idempotent), no stages."""
+    from physlayout.runtime.opencl import lower_module
+
+    module = parse_module((ROOT / "examples" / "rfc_conv_relu_conv.mlir").read_text())
+    limits = DeviceLimits(True, 16384, 16384)
+    PhyslayoutAdrenoPass().apply(make_context(), module)
+    again = lower_module(module, limits, keep_stages=True)
+    once = lower_module(module, limits, keep_stages=True, lowered_already=True)
+    assert once.program.source == again.program.source
+    assert str(once.lowered) == str(again.lowered)
+    assert once.params == again.params
+    assert once.stages == [] and [n for n, _ in again.stages] == names(
+        PhyslayoutOpenCLPass().passes()
+    )
