@@ -169,7 +169,9 @@ class PhyslayoutOptMain(xDSLOptMain):
         def callback(
             previous: ModulePass | None, module: ModuleOp, following: ModulePass | None
         ) -> None:
-            if previous is not None or module is not self.verified:
+            if (previous is None and module is not self.verified) or (
+                previous is not None and not _verified_its_last_pass(previous)
+            ):
                 with indexed_symbol_lookups():  # the stock callback's verification
                     stock(previous, module, following)
                 return
@@ -404,6 +406,16 @@ def failing_op(err: BaseException) -> Operation | None:
             found = target
         tb = tb.tb_next
     return found
+
+
+def _verified_its_last_pass(done: ModulePass) -> bool:
+    """Whether `done` is a declared pipeline (`lowering/pipelines.py`) that verified the
+    module after its last pass, so that verifying it again now would repeat the same checks
+    on the same IR (read without importing the pipelines: a run without them loads no
+    pass)."""
+    verifies = getattr(done, "verifies_each_pass", None)
+    passes = getattr(done, "passes", None)
+    return callable(verifies) and callable(passes) and bool(verifies()) and bool(passes())
 
 
 def verify_with_locations(
