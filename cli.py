@@ -53,6 +53,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from physlayout.transforms.diagnostics import OpPassFailure, diagnostic_text, source_locator
 from physlayout.transforms.pass_options import did_you_mean, pipeline_passes
+from physlayout.verification import indexed_symbol_lookups
 
 VERSION_PACKAGES = ("xdsl", "islpy", "numpy", "pyopencl")
 """The dependencies `--version` reports beside physlayout."""
@@ -168,8 +169,11 @@ class PhyslayoutOptMain(xDSLOptMain):
         def callback(
             previous: ModulePass | None, module: ModuleOp, following: ModulePass | None
         ) -> None:
-            if previous is not None or module is not self.verified:
-                stock(previous, module, following)
+            if (previous is None and module is not self.verified) or (
+                previous is not None and not _verified_its_last_pass(previous)
+            ):
+                with indexed_symbol_lookups():  # the stock callback's verification
+                    stock(previous, module, following)
                 return
             disabled = self.args.disable_verify
             self.args.disable_verify = True
@@ -413,12 +417,31 @@ def failing_op(err: BaseException) -> Operation | None:
     return found
 
 
+def _verified_its_last_pass(done: ModulePass) -> bool:
+    """Whether `done` is a declared pipeline (`lowering/pipelines.py`) that verified the
+    module after its last pass, so that verifying it again now would repeat the same checks
+    on the same IR (read without importing the pipelines: a run without them loads no
+    pass)."""
+    verifies = getattr(done, "verifies_each_pass", None)
+    passes = getattr(done, "passes", None)
+    return callable(verifies) and callable(passes) and bool(verifies()) and bool(passes())
+
+
 def verify_with_locations(
     module: ModuleOp,
     locations: dict[Operation, Span[str] | Span[bytes]],
     line_offset: int = 0,
 ) -> None:
     """Verify innermost operations first; report the first failure at its source line."""
+    with indexed_symbol_lookups():
+        _verify_with_locations(module, locations, line_offset)
+
+
+def _verify_with_locations(
+    module: ModuleOp,
+    locations: dict[Operation, Span[str] | Span[bytes]],
+    line_offset: int,
+) -> None:
     for op in _post_order(module):
         try:
             op.verify(verify_nested_ops=False)

@@ -10,8 +10,11 @@ For each `NAME.mlir` of the models folder (torch-mlir linalg-on-tensors graphs; 
   verifies after every pass); a model that a pass refuses stops there (the table says
   where: the pipeline does not handle every model yet);
 - as subprocesses (CPU seconds, start-up included, one run each): `xdsl-opt FILE` (parse and
-  print, the floor) and `xdsl-opt FILE -p raise-layout-rewrites,physlayout-adreno`, and
-  their ratio (only for models the whole pipeline compiles).
+  print, the floor), `xdsl-opt FILE -p raise-layout-rewrites,physlayout-adreno`, the same
+  pipeline in `physlayout-opt` (whose driver verifies with indexed symbol lookups, as the
+  pipelines do) and in `physlayout-opt` with `physlayout-adreno{verify-each=false}` (only
+  the driver verifies, at the end), each with its ratio to the floor (only for models the
+  whole pipeline compiles).
 
 Run: ``python bench/bench_compile.py [--models DIR] [--only NAME,...] [--no-write]``;
 writes its section of bench/RESULTS.md.
@@ -32,6 +35,7 @@ from results import cpu_seconds, machine, write_section
 BIN = Path(sys.executable).parent
 ROOT = Path(__file__).resolve().parent.parent
 PIPELINE = "raise-layout-rewrites,physlayout-adreno"
+UNVERIFIED = "raise-layout-rewrites,physlayout-adreno{verify-each=false}"
 TITLE = "## Whole models: physlayout-adreno against xdsl-opt parse+print (bench_compile.py)"
 TARGET = 3.0
 
@@ -48,6 +52,10 @@ class ModelTiming:
     failure: str | None = None
     floor: float | None = None
     whole: float | None = None
+    opt: float | None = None
+    """`physlayout-opt -p PIPELINE`."""
+    unverified: float | None = None
+    """`physlayout-opt -p UNVERIFIED`."""
 
 
 def pipeline_passes() -> list[object]:
@@ -64,6 +72,7 @@ def time_passes(path: Path) -> ModelTiming:
     from xdsl.passes import ModulePass
 
     from physlayout.universe import make_context
+    from physlayout.verification import verify_module
 
     ctx = make_context()
     text = path.read_text()
@@ -82,7 +91,7 @@ def time_passes(path: Path) -> ModelTiming:
         try:
             item.apply(ctx, module)
             done = time.process_time()
-            module.verify()
+            verify_module(module)  # as the pipelines verify
         except Exception as err:  # the table reports where the model stops
             message = " ".join(str(err).split())[:160]
             timing.failure = f"{item.name}: {message}"
@@ -101,6 +110,11 @@ def time_whole(path: Path, timing: ModelTiming, timeout: float) -> None:
         timing.whole = cpu_seconds(
             [xdsl_opt, str(path), "-p", PIPELINE, "-o", os.devnull], timeout
         )
+        opt = str(BIN / "physlayout-opt")
+        timing.opt = cpu_seconds([opt, str(path), "-p", PIPELINE, "-o", os.devnull], timeout)
+        timing.unverified = cpu_seconds(
+            [opt, str(path), "-p", UNVERIFIED, "-o", os.devnull], timeout
+        )
 
 
 def section(timings: list[ModelTiming], models: Path) -> list[str]:
@@ -109,21 +123,30 @@ def section(timings: list[ModelTiming], models: Path) -> list[str]:
         machine(),
         f"Models: `{models.name}/*.mlir` (torch-mlir linalg-on-tensors). CPU seconds. "
         f"\"floor\" is `xdsl-opt FILE` (parse + print), \"whole\" `xdsl-opt FILE -p {PIPELINE}`, "
-        f"both subprocesses with start-up; the target is whole / floor <= {TARGET}. Pass "
+        f"\"physlayout-opt\" the same pipeline in `physlayout-opt`, \"no verify-each\" "
+        f"`physlayout-opt FILE -p {UNVERIFIED}` (only the driver verifies, at the end), all "
+        f"subprocesses with start-up; the target is whole / floor <= {TARGET}. Pass "
         "times are in-process; \"verify\" is the module verification after each pass.",
         "",
-        "| model | ops | floor | whole | whole / floor | parse | passes | verify | stops at |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| model | ops | floor | whole | whole / floor | physlayout-opt | / floor "
+        "| no verify-each | / floor | parse | passes | verify | stops at |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+
+    def seconds(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f}"
+
+    def ratio(value: float | None, floor: float | None) -> str:
+        return "-" if value is None or floor is None else f"{value / floor:.2f}x"
+
     for t in timings:
-        floor = "-" if t.floor is None else f"{t.floor:.2f}"
-        whole = "-" if t.whole is None else f"{t.whole:.2f}"
-        ratio = "-" if t.floor is None or t.whole is None else f"{t.whole / t.floor:.2f}x"
         passes = sum(s for _, s, _ in t.passes)
         verify = sum(v for _, _, v in t.passes)
         stops = "-" if t.failure is None else t.failure.split(":")[0]
         lines.append(
-            f"| {t.name} | {t.ops} | {floor} | {whole} | {ratio} | {t.parse:.2f} | "
+            f"| {t.name} | {t.ops} | {seconds(t.floor)} | {seconds(t.whole)} | "
+            f"{ratio(t.whole, t.floor)} | {seconds(t.opt)} | {ratio(t.opt, t.floor)} | "
+            f"{seconds(t.unverified)} | {ratio(t.unverified, t.floor)} | {t.parse:.2f} | "
             f"{passes:.2f} | {verify:.2f} | {stops} |"
         )
     names = [name for name, _, _ in max((t.passes for t in timings), key=len, default=[])]

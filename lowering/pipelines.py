@@ -7,7 +7,7 @@
     physlayout-memref{rewrite-loops remarks affine-loops}   (then mlir-opt / mlir-runner)
         physlayout-buffers, lower-layout{affine-loops}
     physlayout-adreno{desired-layouts allow-padding max-image-width max-image-height
-                      weights-in-global fuse lift-params params remarks}
+                      weights-in-global fuse lift-params params remarks verify-each}
                                                        (graph level, then `-t opencl`)
         normalize-graph, raise-layout-rewrites, convert-layout{desired-layouts allow-padding},
         flow-layout-rewrites, fold-layout-rewrites, sink-layout-rewrites{params prepared=lift-params},
@@ -20,7 +20,8 @@ Each is a registered `ModulePass` (`xdsl-opt -p 'physlayout-memref{rewrite-loops
 whose options reach the passes that take them; from Python, `passes()` lists its passes and
 `pipeline(callback)` gives the `PassPipeline` (the callback runs between passes, e.g. to
 print each stage). The module is verified after every pass, so a pass that produced invalid
-IR is named. The pipelines live beside the lowerings because they end at a target; `physlayout
+IR is named (`physlayout-adreno{verify-each=false}` skips these verifications: the driver's
+own, after the whole pipeline, remains; see docs/compile-time.md). The pipelines live beside the lowerings because they end at a target; `physlayout
 run`, the demo, the benchmarks and the tests all run these and no hand-made pass list.
 """
 
@@ -50,6 +51,7 @@ from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.realize_scopes import RealizeScopesPass
 from physlayout.transforms.sink_layout_rewrites import SinkLayoutRewritesPass
 from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
+from physlayout.verification import verify_module
 
 
 def verify_after(previous: ModulePass | None, module: ModuleOp, _next: ModulePass | None) -> None:
@@ -57,7 +59,7 @@ def verify_after(previous: ModulePass | None, module: ModuleOp, _next: ModulePas
     if previous is None:
         return
     try:
-        module.verify()
+        verify_module(module)
     except VerifyException as err:
         raise PassFailedException(f"{previous.name} produced invalid IR: {err}") from None
 
@@ -69,12 +71,19 @@ class DeclaredPipeline(PhyslayoutPass):
     def passes(self) -> tuple[ModulePass, ...]:
         """The passes of the pipeline, in order."""
 
+    def verifies_each_pass(self) -> bool:
+        """Whether `pipeline()` verifies the module after each pass (true unless an option
+        says otherwise)."""
+        return True
+
     def pipeline(self, callback: PassPipelineCallbackType | None = None) -> PassPipeline:
-        """The pipeline as an xDSL `PassPipeline` that verifies the module after each pass,
-        then calls `callback(previous, module, next)` (if given)."""
+        """The pipeline as an xDSL `PassPipeline` that verifies the module after each pass
+        (`verifies_each_pass`), then calls `callback(previous, module, next)` (if given)."""
+        verify = self.verifies_each_pass()
 
         def both(previous: ModulePass | None, module: ModuleOp, next_: ModulePass | None) -> None:
-            verify_after(previous, module, next_)
+            if verify:
+                verify_after(previous, module, next_)
             if callback is not None:
                 callback(previous, module, next_)
 
@@ -185,6 +194,9 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             first).
         remarks (bool, false): `apply-layout` says which nests it re-iterates, and why not;
             `fuse-elementwise` says which fusions it refused, and why.
+        verify-each (bool, true): verify the module after each pass (naming a pass that
+            produced invalid IR); false leaves verification to the driver (`xdsl-opt` and
+            `physlayout-opt` verify after the whole pipeline unless `--disable-verify`).
     """
 
     name = "physlayout-adreno"
@@ -207,6 +219,11 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
     """`lift-transform-params{params}`: the parameter arguments (empty: all but the first)."""
     remarks: bool = False
     """`apply-layout{remarks}` and `fuse-elementwise{remarks}`."""
+    verify_each: bool = True
+    """Verify the module after each pass (false: only the driver verifies, at the end)."""
+
+    def verifies_each_pass(self) -> bool:
+        return self.verify_each
 
     def passes(self) -> tuple[ModulePass, ...]:
         return (

@@ -166,7 +166,7 @@ def run_demo(
     lowered = source.clone()
     adreno = PhyslayoutAdrenoPass(max_image_width=limits.max_width, max_image_height=limits.max_height)
     adreno.pipeline(show).apply(make_context(), lowered)
-    compiled = compile_module(lowered, runtime)
+    compiled = compile_module(lowered, runtime, lowered_already=True)
     if verbose:
         _banner("generated OpenCL C (-t opencl)")
         print(compiled.program.source)

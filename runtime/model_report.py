@@ -23,7 +23,7 @@ from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 
 from physlayout.dialects.layout import AllocateOp, PtrType, is_texture_scope
-from physlayout.lowering.pipelines import DeclaredPipeline
+from physlayout.lowering.pipelines import DeclaredPipeline, PhyslayoutOpenCLPass
 from physlayout.runtime.host import execute, run_prepare
 from physlayout.runtime.opencl import (
     CompiledModule,
@@ -33,6 +33,7 @@ from physlayout.runtime.opencl import (
     numpy_dtype,
 )
 from physlayout.universe import make_context
+from physlayout.verification import verify_module
 
 __all__ = ["ModelReport", "bytes_per_inference", "run_model"]
 
@@ -100,8 +101,9 @@ class ModelReport:
 
 def _timed_pipeline(
     spec: str, runtime: OpenCLRuntime, report: ModelReport, module: ModuleOp
-) -> None:
-    """Apply `spec` (declared pipelines expanded into their passes), timing every pass."""
+) -> bool:
+    """Apply `spec` (declared pipelines expanded into their passes), timing every pass;
+    whether it ended with `physlayout-opencl`'s passes (as `physlayout-adreno` does)."""
     passes: list[ModulePass] = []
     for one in device_pipeline(spec, runtime.limits).passes:
         passes.extend(one.passes() if isinstance(one, DeclaredPipeline) else (one,))
@@ -109,9 +111,11 @@ def _timed_pipeline(
     for one in passes:
         start = time.perf_counter()
         one.apply(ctx, module)
-        module.verify()
+        verify_module(module)
         elapsed = time.perf_counter() - start
         report.pass_seconds[one.name] = report.pass_seconds.get(one.name, 0.0) + elapsed
+    tail = [one.name for one in PhyslayoutOpenCLPass().passes()]
+    return [one.name for one in passes[-len(tail):]] == tail
 
 
 def run_model(
@@ -134,9 +138,9 @@ def run_model(
     entry = next((f for f in functions if f.sym_name.data == "main"), functions[0])
     entry_name = entry.sym_name.data
     lowered = source.clone()
-    _timed_pipeline(pipeline, runtime, report, lowered)
+    lowered_already = _timed_pipeline(pipeline, runtime, report, lowered)
     start = time.perf_counter()
-    compiled = compile_module(lowered, runtime)
+    compiled = compile_module(lowered, runtime, lowered_already=lowered_already)
     report.opencl_seconds = time.perf_counter() - start
     for op in compiled.lowered.walk():
         if isinstance(op, AllocateOp) and isinstance(op.ptr.type, PtrType):

@@ -19,7 +19,8 @@ limits, so texture rules are checked against the real device.
 Compilation
 -----------
 `compile_module(module, runtime)` runs the declared `physlayout-opencl` pipeline
-(`lowering/pipelines.py`; `remarks=true` on request) on a copy of the module, generates
+(`lowering/pipelines.py`; `remarks=true` on request) on a copy of the module (not with
+`lowered_already=True`, for a module that `physlayout-adreno` has lowered), generates
 OpenCL C (`lowering/opencl.py`) with the device's image limits, whether it has
 cl_khr_fp64 (f64 values on a device without it are refused before anything is built) and
 whether f16 computes in half (`OpenCLRuntime.half_arithmetic` on a device with
@@ -472,11 +473,15 @@ def lower_module(
     remarks: bool = False,
     device: str = "the target device",
     half_arithmetic: bool | None = None,
+    lowered_already: bool = False,
 ) -> LoweredModule:
     """Lower `module` (a source module with pending layouts) to OpenCL C for a device with
     `limits`, named `device` in diagnostics (`remarks`: print the lowering passes' remarks
     to stderr; `half_arithmetic`: compute f16 in half, which needs `limits.fp16`; None:
-    whenever the device has cl_khr_fp16, else f16 is storage only, computed in float)."""
+    whenever the device has cl_khr_fp16, else f16 is storage only, computed in float;
+    `lowered_already`: `module` is the output of a pipeline that ends with
+    `physlayout-opencl`, such as `physlayout-adreno`, so it is not run again: the pipeline
+    is idempotent, a second run would only repeat its work)."""
     source = parse_module(module) if isinstance(module, str) else module
     lowered = source.clone()
     stages: list[tuple[str, str]] = []
@@ -485,7 +490,8 @@ def lower_module(
         if keep_stages and previous is not None:
             stages.append((previous.name, module_text(module)))
 
-    PhyslayoutOpenCLPass(remarks=remarks).pipeline(keep).apply(make_context(), lowered)
+    if not lowered_already:
+        PhyslayoutOpenCLPass(remarks=remarks).pipeline(keep).apply(make_context(), lowered)
     if not limits.image_support and _has_textures(lowered):
         raise OpenCLRuntimeError(f"{device} has no image support")
     half = limits.fp16 if half_arithmetic is None else limits.fp16 and half_arithmetic
@@ -498,12 +504,16 @@ def compile_module(
     runtime: OpenCLRuntime,
     keep_stages: bool = False,
     remarks: bool = False,
+    lowered_already: bool = False,
 ) -> CompiledModule:
     """Lower `module` (a source module with pending layouts) and build it for `runtime`
-    (`remarks`: print the lowering passes' remarks to stderr)."""
+    (`remarks`: print the lowering passes' remarks to stderr; `lowered_already`: `module`
+    went through `physlayout-opencl` already, as the last passes of `physlayout-adreno`,
+    so it is only generated and built, `lower_module`)."""
     device = f"device {runtime.describe()}"
     lowered = lower_module(
-        module, runtime.limits, keep_stages, remarks, device, runtime.half_arithmetic
+        module, runtime.limits, keep_stages, remarks, device, runtime.half_arithmetic,
+        lowered_already,
     )
     program = lowered.program
     cl_program = runtime.build(program.source) if program.kernels else None

@@ -52,7 +52,7 @@ from xdsl.dialects.builtin import Float16Type, Float32Type, ModuleOp, TensorType
 from xdsl.dialects.linalg.abstract_ops import ConvOperation, NamedOperation
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.dialects.tensor import EmptyOp
-from xdsl.ir import Operation, OpResult, SSAValue
+from xdsl.ir import Block, Operation, OpResult, SSAValue
 
 from physlayout.dialects.buffer_layout import TEXEL_LANES, ImageLimits
 from physlayout.dialects.buffer_layout import image_size as buffer_image_size
@@ -154,12 +154,21 @@ class ScopeAnnotator:
         excepted) and `layout.operand_scopes` on every op with a tensor operand, `func.return`
         included. Only attributes change; running it again writes the same ones."""
         scopes: dict[SSAValue, str] = {}
+        # Only attributes change here, so each block's op order is computed once (it was
+        # computed again for every tensor: quadratic in the ops of a function).
+        orders: dict[Block, dict[Operation, int]] = {}
         for op in function.walk():
             if op is function:
                 continue
             for result in op.results:
                 if isinstance(result.type, TensorType) and not isinstance(op, EmptyOp):
-                    scopes[result] = self.decide(result)
+                    block = op.parent_block()
+                    order = None
+                    if block is not None:
+                        order = orders.get(block)
+                        if order is None:
+                            order = orders[block] = block_order(result)
+                    scopes[result] = self.decide(result, order)
                     set_scope(op, scopes[result])
         for op in function.walk():
             if op is function or not any(isinstance(v.type, TensorType) for v in op.operands):
@@ -203,12 +212,12 @@ class ScopeAnnotator:
             )
         return None
 
-    def decide(self, value: OpResult) -> str:
-        """The producer scope of `value` (module docstring)."""
+    def decide(self, value: OpResult, order: dict[Operation, int] | None = None) -> str:
+        """The producer scope of `value` (module docstring; `order`: `block_order(value)`)."""
         op = value.op
         if isinstance(op, CopyOp):
             return op.scope.data
-        uses = ordered_uses(value)
+        uses = ordered_uses(value, order)
         for scope in dict.fromkeys(self.requested(u, k) for u, k in uses):
             reason = self.fits(value, scope) if scope != GLOBAL else None
             if reason is not None and image_size(value, scope) is not None:
@@ -248,17 +257,26 @@ def _has_contents(value: SSAValue) -> bool:
     return isinstance(value.type, TensorType) and not isinstance(value.owner, EmptyOp)
 
 
-def ordered_uses(value: SSAValue) -> list[tuple[Operation, int]]:
-    """The uses of `value` as (user, operand index), in program order."""
-    order = {op: k for k, op in enumerate(_function_ops(value))}
+def ordered_uses(
+    value: SSAValue, order: dict[Operation, int] | None = None
+) -> list[tuple[Operation, int]]:
+    """The uses of `value` as (user, operand index), in program order (`order`: the
+    positions of the ops of `value`'s block, `block_order`, when the caller has them)."""
+    if order is None:
+        order = block_order(value)
     uses = [(use.operation, use.index) for use in value.uses]
     return sorted(uses, key=lambda u: (order.get(u[0], len(order)), u[1]))
 
 
-def _function_ops(value: SSAValue) -> list[Operation]:
+def block_order(value: SSAValue) -> dict[Operation, int]:
+    """The position of each op of the block that defines `value`."""
+    block = _block_of(value)
+    return {op: k for k, op in enumerate(block.ops)} if block is not None else {}
+
+
+def _block_of(value: SSAValue) -> Block | None:
     owner = value.owner
-    block = owner if not isinstance(owner, Operation) else owner.parent_block()
-    return list(block.ops) if block is not None else []
+    return owner if not isinstance(owner, Operation) else owner.parent_block()
 
 
 def _name(value: SSAValue) -> str:

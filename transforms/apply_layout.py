@@ -303,12 +303,19 @@ class _ApplyPendingTransforms(TypeConversionPattern):
 class ConsumePendingTransforms(RewritePattern):
     """Every `!layout.buffer` type with pending transforms becomes its transformed type (a
     type conversion, tried only on the ops that mention such a type: xDSL's conversion
-    rebuilds every attribute of every op it visits)."""
+    rebuilds every attribute of every op it visits).
+
+    The conversion is xDSL's `TypeConversionPattern` with `recursive` set and
+    `_ApplyPendingTransforms.convert_type` (the same new types, attributes and ops), with
+    each attribute's conversion memoized (`converted`): xDSL's rebuilds every parameter of
+    every type on every op and checks each with `isa`, which was most of this walk's time
+    on models (a few distinct buffer types, mentioned by thousands of ops)."""
 
     def __init__(self, layouts: Layouts):
         self.layouts = layouts
         self.conversion = _ApplyPendingTransforms(layouts)
         self._pending: dict[Attribute, bool] = {}
+        self._converted: dict[Attribute, Attribute] = {}
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         mentioned = [
@@ -318,7 +325,62 @@ class ConsumePendingTransforms(RewritePattern):
             *(a.type for r in op.regions for b in r.blocks for a in b.args),
         ]
         if any(self._mentions_pending(attr) for attr in mentioned):
-            self.conversion.match_and_rewrite(op, rewriter)
+            self._convert_op(op, rewriter)
+
+    def converted(self, attr: Attribute) -> Attribute:
+        """`attr` converted as xDSL's recursive conversion converts it: parameters, array
+        elements and dictionary values first, then the attribute itself. An attribute that
+        mentions no pending type converts to an equal one (xDSL rebuilds it unchanged) and
+        is returned as it is."""
+        known = self._converted.get(attr)
+        if known is not None:
+            return known
+        if not self._mentions_pending(attr):
+            result = attr
+        else:
+            rebuilt = attr
+            if isinstance(attr, ParametrizedAttribute):
+                rebuilt = type(attr).new([self.converted(p) for p in attr.parameters])
+            elif isinstance(attr, ArrayAttr):
+                elements = cast(ArrayAttr[Attribute], attr)
+                rebuilt = type(attr).new(tuple(self.converted(a) for a in elements))
+            elif isinstance(attr, DictionaryAttr):
+                rebuilt = type(attr).new({k: self.converted(v) for k, v in attr.data.items()})
+            converted = self.conversion.convert_type(rebuilt)
+            result = converted if converted is not None else rebuilt
+        self._converted[attr] = result
+        return result
+
+    def _convert_op(self, op: Operation, rewriter: PatternRewriter) -> None:
+        """xDSL's `TypeConversionPattern.match_and_rewrite`, with `converted`."""
+        result_types = [self.converted(r.type) for r in op.results]
+        attributes = {k: self.converted(v) for k, v in op.attributes.items()}
+        properties = {k: self.converted(v) for k, v in op.properties.items()}
+        changed = (
+            any(new != r.type for new, r in zip(result_types, op.results, strict=True))
+            or any(attributes[k] != v for k, v in op.attributes.items())
+            or any(properties[k] != v for k, v in op.properties.items())
+        )
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.args:
+                    new_type = self.converted(arg.type)
+                    if new_type != arg.type:
+                        rewriter.replace_value_with_new_type(arg, new_type)
+        if not changed:
+            return
+        regions = [op.detach_region(r) for r in op.regions]
+        new_op = type(op).create(
+            operands=op.operands,
+            result_types=result_types,
+            properties=properties,
+            attributes=attributes,
+            successors=op.successors,
+            regions=regions,
+        )
+        rewriter.replace(op, new_op)
+        for new, old in zip(new_op.results, op.results, strict=True):
+            new.name_hint = old.name_hint
 
     def _mentions_pending(self, attr: Attribute) -> bool:
         """Whether the conversion changes `attr`: it is, or contains (in the parameters,

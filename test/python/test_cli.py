@@ -289,3 +289,41 @@ def test_run_refuses_a_pipeline_for_buffer_level_input(tmp_path: Path) -> None:
         "buffer-level, which always runs the physlayout-opencl pipeline (apply other passes "
         "first with physlayout-opt)\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "expected"),
+    [
+        ("physlayout-adreno", "each pass"),  # the pipeline's own; the driver adds none
+        ("physlayout-adreno{verify-each=false}", 1),  # the driver's, at the end
+        ("apply-layout,flatten-buffers", 2),  # the driver's, after each pass
+    ],
+)
+def test_physlayout_opt_verifies_each_module_state_once(
+    pipeline: str, expected: int | str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whole-module verifications of one run (after parsing, each op is verified on its
+    own, not counted here): a declared pipeline verifies after each of its passes, and the
+    driver does not verify the same module again after it."""
+    from xdsl.dialects.builtin import ModuleOp
+
+    from physlayout.cli import PhyslayoutOptMain
+    from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
+
+    example = "rfc_conv_relu_conv.mlir" if "adreno" in pipeline else "relu_texture.mlir"
+    count = [0]
+    original = ModuleOp.verify
+
+    def counted(self: ModuleOp, verify_nested_ops: bool = True) -> None:
+        count[0] += verify_nested_ops
+        original(self, verify_nested_ops)
+
+    monkeypatch.setattr(ModuleOp, "verify", counted)
+    source = Path(__file__).resolve().parents[2] / "examples" / example
+    out = tmp_path / "out.mlir"
+    with pytest.raises(SystemExit) as exited:
+        PhyslayoutOptMain(args=[str(source), "-p", pipeline, "-o", str(out)]).run()
+    assert exited.value.code == 0 and out.read_text()
+    if expected == "each pass":
+        expected = len(PhyslayoutAdrenoPass().passes())
+    assert count[0] == expected

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.universe import Universe
 from xdsl.utils.arg_spec import parse_pipeline
@@ -183,3 +184,49 @@ def test_runtime_reads_layouts_from_the_module_it_is_given(runtime: OpenCLRuntim
     result = execute(compiled, "copy", [a, b])
     np.testing.assert_array_equal(b, a)
     np.testing.assert_array_equal(result.physical[0], a.T)
+
+
+def test_a_module_lowered_by_the_graph_pipeline_is_not_lowered_again() -> None:
+    """`lower_module(..., lowered_already=True)` (what `run_model` and the demo use after
+    `physlayout-adreno`) skips `physlayout-opencl`, which the graph pipeline ended with: the
+    same OpenCL C and parameter layouts as running it again (it is idempotent), no stages."""
+    from physlayout.runtime.opencl import lower_module
+
+    module = parse_module((ROOT / "examples" / "rfc_conv_relu_conv.mlir").read_text())
+    limits = DeviceLimits(True, 16384, 16384)
+    PhyslayoutAdrenoPass().apply(make_context(), module)
+    again = lower_module(module, limits, keep_stages=True)
+    once = lower_module(module, limits, keep_stages=True, lowered_already=True)
+    assert once.program.source == again.program.source
+    assert str(once.lowered) == str(again.lowered)
+    assert once.params == again.params
+    assert once.stages == [] and [n for n, _ in again.stages] == names(
+        PhyslayoutOpenCLPass().passes()
+    )
+
+
+def test_verify_each_false_skips_only_the_verifications(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`physlayout-adreno{verify-each=false}`: the same IR, without the verification after
+    each pass (on by default: once per pass)."""
+    from physlayout.lowering import pipelines
+
+    calls: list[str] = []
+    original = pipelines.verify_module
+
+    def counted(module: ModuleOp) -> None:
+        calls.append("verify")
+        original(module)
+
+    monkeypatch.setattr(pipelines, "verify_module", counted)
+    text = (ROOT / "examples" / "rfc_conv_relu_conv.mlir").read_text()
+    outputs: list[str] = []
+    for spec in ("physlayout-adreno", "physlayout-adreno{verify-each=false}"):
+        module = parse_module(text)
+        calls.clear()
+        (adreno,) = device_pipeline(spec, DeviceLimits(True, 16384, 16384)).passes
+        assert isinstance(adreno, PhyslayoutAdrenoPass)
+        adreno.apply(make_context(), module)
+        outputs.append(str(module))
+        expected = len(adreno.passes()) if adreno.verify_each else 0
+        assert len(calls) == expected
+    assert outputs[0] == outputs[1]

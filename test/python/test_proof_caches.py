@@ -12,6 +12,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from xdsl.ir.affine import AffineExpr, AffineMap
 
 from physlayout.indexing import proofs
 from physlayout.indexing.extents import PaddingPredicate, padding_of, structural_extents
@@ -172,3 +173,60 @@ def test_applying_a_split_layout_does_not_load_islpy() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+@st.composite
+def affine_maps(draw: st.DrawFn) -> AffineMap:
+    """Random affine maps over 1-3 dimensions (sometimes with a symbol, which is refused),
+    with sums, differences, scalings, floordiv, ceildiv and mod."""
+    ndims = draw(st.integers(1, 3))
+    nsymbols = 1 if draw(st.integers(0, 9)) == 0 else 0
+
+    def expr(depth: int) -> AffineExpr:
+        leaf = draw(st.integers(0, 9 if depth < 3 else 2))
+        if leaf == 0:
+            return AffineExpr.constant(draw(st.integers(-3, 5)))
+        if leaf <= 2 or depth >= 3:
+            if nsymbols and draw(st.integers(0, 4)) == 0:
+                return AffineExpr.symbol(0)
+            return AffineExpr.dimension(draw(st.integers(0, ndims - 1)))
+        a = expr(depth + 1)
+        k = draw(st.integers(1, 5))
+        match draw(st.integers(0, 5)):
+            case 0:
+                return a + expr(depth + 1)
+            case 1:
+                return a * k
+            case 2:
+                return a // k
+            case 3:
+                return a.ceil_div(k)
+            case 4:
+                return a % k
+            case _:
+                return a - expr(depth + 1)
+
+    results = tuple(expr(0) for _ in range(draw(st.integers(0, 3))))
+    return AffineMap(ndims, nsymbols, results)
+
+
+def _converted(affine_map: AffineMap, names: tuple[str, ...] | None) -> IndexMap | str:
+    try:
+        return IndexMap.from_affine_map(affine_map, names)
+    except ValueError as err:
+        return f"ValueError: {err}"
+
+
+@PROPERTY
+@given(affine_maps(), st.booleans())
+def test_cached_affine_conversion_is_the_uncached_one(affine_map: AffineMap, named: bool) -> None:
+    """`IndexMap.from_affine_map` is memoized per (map, names): the same map (or the same
+    error) as converting it afresh, and again after `clear_caches`."""
+    names = tuple(f"x{k}" for k in range(affine_map.num_dims)) if named else None
+    first = _converted(affine_map, names)
+    again = _converted(AffineMap(affine_map.num_dims, affine_map.num_symbols, affine_map.results), names)
+    clear_caches()
+    fresh = _converted(affine_map, names)
+    assert first == again == fresh
+    if not isinstance(fresh, str):
+        assert fresh.to_affine_map().num_dims == affine_map.num_dims
