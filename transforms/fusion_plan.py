@@ -242,13 +242,14 @@ def pad_problem(pad: PadOp, root: GenericOp, texture: bool) -> str | None:
     if lane is None or maps is None:
         return None
     widths = zip(pad.get_low(), pad.get_high(), strict=True)
-    padded = [j for j, (lo, hi) in enumerate(widths) if lo or hi]
+    if not any(lo or hi for lo, hi in widths):
+        return None
     for use in pad.result.uses:
-        exprs = maps[use.index].final_indices
-        if any(f"d{lane}" in exprs[j].dims() for j in padded):
+        if any(f"d{lane}" in e.dims() for e in maps[use.index].final_indices):
             return (
-                "is read through its padding along the root's texel lane loop (the lanes of "
-                "one texel would differ in whether they read padding)"
+                "is read per texel lane by the root of a texture group (a depthwise "
+                "convolution, a pool): the select of the pad value would be one per lane, "
+                "which vectorize-texels does not run on whole texels"
             )
     return None
 

@@ -96,26 +96,40 @@ class ParameterValues:
     known: dict[SSAValue, bool] = field(default_factory=dict[SSAValue, bool])
 
     def only_parameters(self, value: SSAValue) -> bool:
-        """Whether `value` depends on no argument but the parameters."""
-        cached = self.known.get(value)
-        if cached is not None:
-            return cached
-        self.known[value] = False  # a cycle (none in SSA graphs) reads as "not only"
-        result = self._compute(value)
-        self.known[value] = result
-        return result
+        """Whether `value` depends on no argument but the parameters (a walk over the values
+        it reads, with an explicit stack: model graphs are thousands of ops deep)."""
+        stack = [value]
+        while stack:
+            top = stack[-1]
+            if top in self.known:
+                stack.pop()
+                continue
+            if isinstance(top, BlockArgument):
+                self.known[top] = self._argument(top)
+                stack.pop()
+                continue
+            op = top.owner
+            assert isinstance(op, Operation)
+            reads = values_read(op) if pure_on_tensors(op) else None
+            if reads is None or any(self.known.get(v) is False for v in reads):
+                self.known[top] = False
+                stack.pop()
+                continue
+            pending = [v for v in reads if v not in self.known]
+            if pending:
+                stack.extend(pending)
+                continue
+            self.known[top] = True
+            stack.pop()
+        return self.known[value]
 
-    def _compute(self, value: SSAValue) -> bool:
-        if isinstance(value, BlockArgument):
-            owner = value.owner.parent_op() if isinstance(value.owner, Block) else None
-            if not isinstance(owner, func.FuncOp) or not self.arguments:
-                return False
-            if self.params:
-                return value.name_hint in self.params
-            return value.index > 0
-        op = value.owner
-        assert isinstance(op, Operation)
-        return pure_on_tensors(op) and all(self.only_parameters(v) for v in values_read(op))
+    def _argument(self, value: BlockArgument) -> bool:
+        owner = value.owner.parent_op() if isinstance(value.owner, Block) else None
+        if not isinstance(owner, func.FuncOp) or not self.arguments:
+            return False
+        if self.params:
+            return value.name_hint in self.params
+        return value.index > 0
 
 
 @dataclass

@@ -392,3 +392,23 @@ func.func @select_into_texture(%x: tensor<2x1x4xf32>, %m: tensor<2x1x4xi1>) -> t
   } -> tensor<2x1x4xf32>
   func.return %s : tensor<2x1x4xf32>
 }
+
+// REFUSED: a 3x3 max pool of an NCHW4c texture reads its input per texel lane, so a select
+// of the pad value would be one per lane (not a whole-texel op): the pad stays a kernel.
+// CHECK-LABEL: func.func @pool_per_lane_texture
+// CHECK:         %[[P:.*]] = layout.pad
+// CHECK-NEXT:    layout.fused ins(%[[P]] :
+// REMARK: remark: fuse-elementwise: %p is not read through its padding: the group's pad %p is read per texel lane by the root of a texture group (a depthwise convolution, a pool): the select of the pad value would be one per lane, which vectorize-texels does not run on whole texels
+func.func @pool_per_lane_texture(%x: tensor<1x1x5x5x4xf32>) -> tensor<1x1x5x5x4xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %p = layout.pad %x {layout.scope = "global.texture", low = array<i64: 0, 0, 1, 1, 0>, high = array<i64: 0, 0, 1, 1, 0>, pad_value = 0xFF800000 : f32} : tensor<1x1x5x5x4xf32> -> tensor<1x1x7x7x4xf32>
+  %e = tensor.empty() : tensor<1x1x5x5x4xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %init = linalg.fill {layout.scope = "global.texture"} ins(%ninf : f32) outs(%e : tensor<1x1x5x5x4xf32>) -> tensor<1x1x5x5x4xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(n, c, h, w, l, i, j) -> (n, c, h + i, w + j, l)>, affine_map<(n, c, h, w, l, i, j) -> (i, j)>, affine_map<(n, c, h, w, l, i, j) -> (n, c, h, w, l)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%p, %win : tensor<1x1x7x7x4xf32>, tensor<3x3xf32>) outs(%init : tensor<1x1x5x5x4xf32>) attrs = {layout.scope = "global.texture"} {
+  ^bb0(%u: f32, %k: f32, %o: f32):
+    %r = arith.maximumf %u, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<1x1x5x5x4xf32>
+  func.return %m : tensor<1x1x5x5x4xf32>
+}
