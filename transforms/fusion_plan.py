@@ -242,14 +242,14 @@ def pad_problem(pad: PadOp, root: GenericOp, texture: bool) -> str | None:
     if lane is None or maps is None:
         return None
     widths = zip(pad.get_low(), pad.get_high(), strict=True)
-    if not any(lo or hi for lo, hi in widths):
-        return None
+    padded = [j for j, (lo, hi) in enumerate(widths) if lo or hi]
     for use in pad.result.uses:
-        if any(f"d{lane}" in e.dims() for e in maps[use.index].final_indices):
+        exprs = maps[use.index].final_indices
+        if any(f"d{lane}" in exprs[j].dims() for j in padded):
             return (
-                "is read per texel lane by the root of a texture group (a depthwise "
-                "convolution, a pool): the select of the pad value would be one per lane, "
-                "which vectorize-texels does not run on whole texels"
+                "is read through its padding along the texel lane loop of a texture group's "
+                "root: whether a lane reads padding would differ between the lanes of one "
+                "texel (vectorize-texels selects whole texels on one condition)"
             )
     return None
 

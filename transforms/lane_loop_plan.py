@@ -9,7 +9,7 @@ unchanged); it reads the IR and never changes it.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, scf
@@ -54,6 +54,17 @@ def is_lane_wise_float_op(op: Operation) -> bool:
     cast = op.name in ("arith.extf", "arith.truncf")
     floats = all(isinstance(t, _FLOATS) for t in types)
     return op.name in ELEMENTWISE and floats and (len(set(types)) == 1 or cast)
+
+
+def is_uniform_select(op: Operation, varying: Collection[SSAValue]) -> bool:
+    """Whether `op` is an `arith.select` of floats whose condition does not depend on the
+    lane: one select of whole texels (a scalar condition picks one of two vectors; a pad
+    read through its padding at a uniform position is one)."""
+    return (
+        isinstance(op, arith.SelectOp)
+        and op.cond not in varying
+        and isinstance(op.result.type, _FLOATS)
+    )
 
 
 def is_uniform_op(op: Operation) -> bool:
@@ -274,6 +285,8 @@ class LaneLoopPlan:
         if op.name in ELEMENTWISE:
             if not is_lane_wise_float_op(op):
                 raise _Refused
+            return
+        if is_uniform_select(op, self.varying):
             return
         index_math = op.name in INDEX_OPS and all(isinstance(r.type, IndexType) for r in op.results)
         if index_math and all(self._feeds_indices_only(r) for r in op.results):

@@ -30,7 +30,13 @@ from physlayout.indexing.bridges.arith import ExprEmitter
 from physlayout.indexing.quasi_affine import Const, Expr
 from physlayout.indexing.simplify import simplify
 from physlayout.transforms.buffer_aliases import buffer_root
-from physlayout.transforms.lane_loop_plan import ELEMENTWISE, LaneAccess, LaneLoopPlan, MaskedIf
+from physlayout.transforms.lane_loop_plan import (
+    ELEMENTWISE,
+    LaneAccess,
+    LaneLoopPlan,
+    MaskedIf,
+    is_uniform_select,
+)
 
 
 def _zero(element_type: Attribute) -> arith.ConstantOp:
@@ -192,6 +198,12 @@ class LaneVectorizer:
         elif not any(o in varying for o in op.operands):
             clone = op.clone(self.mapper)
             self.rewriter.insert(clone, point)
+        elif isinstance(op, arith.SelectOp) and is_uniform_select(op, varying):
+            new = arith.SelectOp(
+                self.scalar(op.cond), self.vector(op.lhs, point), self.vector(op.rhs, point)
+            )
+            new.result.name_hint = op.result.name_hint
+            self.vectors[op.result] = self._insert(new, point)
         elif op.name in ELEMENTWISE:
             result = op.results[0]
             new = type(op).create(

@@ -393,12 +393,14 @@ func.func @select_into_texture(%x: tensor<2x1x4xf32>, %m: tensor<2x1x4xi1>) -> t
   func.return %s : tensor<2x1x4xf32>
 }
 
-// REFUSED: a 3x3 max pool of an NCHW4c texture reads its input per texel lane, so a select
-// of the pad value would be one per lane (not a whole-texel op): the pad stays a kernel.
+// A 3x3 max pool of an NCHW4c texture reads its input per texel lane, but the padding is
+// on H and W, which the lanes share: one condition per texel, so the pad joins the pool
+// (vectorize-texels selects whole texels on it).
 // CHECK-LABEL: func.func @pool_per_lane_texture
-// CHECK:         %[[P:.*]] = layout.pad
-// CHECK-NEXT:    layout.fused ins(%[[P]] :
-// REMARK: remark: fuse-elementwise: %p is not read through its padding: the group's pad %p is read per texel lane by the root of a texture group (a depthwise convolution, a pool): the select of the pad value would be one per lane, which vectorize-texels does not run on whole texels
+// CHECK-NEXT:    arith.constant
+// CHECK-NEXT:    layout.fused ins(%{{.*}} : tensor<1x1x5x5x4xf32>)
+// CHECK-NEXT:    ^{{.*}}(%[[X:.*]]: tensor<1x1x5x5x4xf32>):
+// CHECK-NEXT:      layout.pad %[[X]]
 func.func @pool_per_lane_texture(%x: tensor<1x1x5x5x4xf32>) -> tensor<1x1x5x5x4xf32> {
   %ninf = arith.constant 0xFF800000 : f32
   %p = layout.pad %x {layout.scope = "global.texture", low = array<i64: 0, 0, 1, 1, 0>, high = array<i64: 0, 0, 1, 1, 0>, pad_value = 0xFF800000 : f32} : tensor<1x1x5x5x4xf32> -> tensor<1x1x7x7x4xf32>

@@ -621,3 +621,35 @@ func.func @relu_parallel_global(%a: !layout.buffer<4x4xf32>, %b: !layout.buffer<
   }) : (index, index, index, index, index, index) -> ()
   func.return
 }
+
+// A select whose condition does not depend on the lane (a pad read through its padding at
+// row %y - 1: the lanes of a texel share the row) is one select of whole texels: the
+// scalar condition picks the loaded texel or the broadcast pad value.
+// CHECK-LABEL: func.func @uniform_select
+// CHECK:         %[[IN:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
+// CHECK:         %[[V:.*]] = layout.load %{{.*}} : !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+// CHECK:         %[[P:.*]] = vector.broadcast %{{.*}} : f32 to vector<4xf32>
+// CHECK-NEXT:    %[[S:.*]] = arith.select %[[IN]], %[[V]], %[[P]] : vector<4xf32>
+// CHECK:         layout.store %[[S]], %{{.*}} : !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+func.func @uniform_select(%a: !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">, %b: !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %pad = arith.constant -1.0 : f32
+  scf.for %y = %c0 to %c4 step %c1 {
+    scf.for %x = %c0 to %c8 step %c1 {
+      scf.for %l = %c0 to %c4 step %c1 {
+        %up = arith.subi %y, %c1 : index
+        %in = arith.cmpi sge, %up, %c0 : index
+        %row = arith.maxsi %up, %c0 : index
+        %x4 = arith.muli %x, %c4 : index
+        %col = arith.addi %x4, %l : index
+        %v = layout.load %a[%row, %col] : !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">, f32
+        %r = arith.select %in, %v, %pad : f32
+        layout.store %r, %b[%y, %col] : !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">, f32
+      }
+    }
+  }
+  func.return
+}
