@@ -7,8 +7,9 @@ the one transform back to the model's layout comes last.
 What it rewrites: a top-level `linalg.generic` ``G`` with only parallel loops, one result
 written at the identity, and an input ``T(y)`` read at the identity, where ``T`` is a
 `layout.transform` by a map ``M`` that is a bijection from the box of ``y`` onto the box of
-``G``'s result (no padding either way: NCHW4c -> NCHW with a channel count divisible by
-4). ``G`` is rebuilt over ``M``'s inverse (`flow_plan.rebuild_over_transformed_result`, the
+``G``'s result that lowers the rank (no padding either way: NCHW4c -> NCHW with a channel
+count divisible by 4; the operand transforms a sink creates raise the rank and never sink
+in turn, so nothing sinks back and forth). ``G`` is rebuilt over ``M``'s inverse (`flow_plan.rebuild_over_transformed_result`, the
 backward flow's construction: every other tensor operand gets its operand transform, a
 broadcast bias its blocked form), the operand ``M^-1(T(y))`` is ``y`` itself (``M`` is a
 bijection), and ``G``'s uses read ``T(G')``. Repeated, a transform sinks through a chain of
@@ -67,7 +68,12 @@ from physlayout.transforms.pass_options import PhyslayoutPass
 
 def bijective_inverse(op: TransformOp) -> IndexMap | None:
     """The inverse of `op`'s map when the map is a bijection from the box of its input onto
-    the box of its result (no padding, nothing cropped), else None."""
+    the box of its result (no padding, nothing cropped) that lowers the rank (a blocked
+    layout back to the model's: NCHW4c -> NCHW), else None. Only such transforms sink: the
+    operand transforms a sink creates raise the rank, so they never sink in turn (the pass
+    terminates; no transform sinks back and forth)."""
+    if len(op.result_shape()) >= len(op.input_shape()):
+        return None
     try:
         inverse, padding = op.map.non_surjective_inverse(op.input_shape())
     except ValueError:
