@@ -319,6 +319,26 @@ def output_closed() -> int:
     return 0
 
 
+def reported(body: Callable[[], int]) -> int:
+    """Run a sub-command's `body`; its errors become MLIR-style diagnostics on stderr (never a
+    traceback) and exit status 1, a closed standard output (`| head`) a quiet 0."""
+    try:
+        return body()
+    except LocatedVerifyError as err:
+        print(err, file=sys.stderr)
+    except ParseError as err:
+        print(report_text(err), file=sys.stderr)
+    except DiagnosticException as err:
+        print(located_diagnostic(err) or report_text(err), file=sys.stderr)
+    except BrokenPipeError:
+        return output_closed()
+    except OSError as err:
+        print(f"error: {err}", file=sys.stderr)
+    except Exception as err:  # reported, never a traceback
+        print(f"error: {unexpected_error_text(err)}", file=sys.stderr)
+    return 1
+
+
 def run_with_deep_stack(body: Callable[[], int]) -> int:
     """Run `body` on a thread with a large stack and recursion limit (deep loop nests recurse
     in xDSL's parser, printer and walkers); its exit status."""

@@ -16,17 +16,12 @@ Errors are reported as `physlayout run` reports them: a diagnostic, never a trac
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.exceptions import DiagnosticException
 
 from physlayout.cli import (
-    LocatedVerifyError,
-    located_diagnostic,
-    output_closed,
-    report_text,
-    unexpected_error_text,
+    reported,
 )
 from physlayout.cli_run import (
     GRAPH_PIPELINE,
@@ -92,25 +87,7 @@ def add_compile_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
 
 def compile_command(args: argparse.Namespace) -> int:
     """`physlayout compile`: the exit status (0 ok, 1 error)."""
-    return _reporting(lambda: _compile(args))
-
-
-def _reporting(body: Any) -> int:
-    try:
-        return body()
-    except LocatedVerifyError as err:
-        print(err, file=sys.stderr)
-    except ParseError as err:
-        print(report_text(err), file=sys.stderr)
-    except DiagnosticException as err:
-        print(located_diagnostic(err) or report_text(err), file=sys.stderr)
-    except BrokenPipeError:
-        return output_closed()
-    except OSError as err:
-        print(f"error: {err}", file=sys.stderr)
-    except Exception as err:  # reported, never a traceback
-        print(f"error: {unexpected_error_text(err)}", file=sys.stderr)
-    return 1
+    return reported(lambda: _compile(args))
 
 
 def _compile(args: argparse.Namespace) -> int:

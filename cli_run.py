@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,19 +20,14 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.utils.exceptions import (
     DiagnosticException,
-    ParseError,
     VerifyException,
 )
 
 from physlayout.cli import (
-    LocatedVerifyError,
     LocatingParser,
     attach_locations,
-    located_diagnostic,
-    output_closed,
     parse_module_reporting,
-    report_text,
-    unexpected_error_text,
+    reported,
     verify_with_locations,
 )
 from physlayout.universe import make_context
@@ -116,25 +110,7 @@ def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 def run_command(args: argparse.Namespace) -> int:
     """`physlayout run`: the exit status (0 ok, 1 error or failed check)."""
-    try:
-        return _run_checked(args)
-    except LocatedVerifyError as err:
-        print(err, file=sys.stderr)
-        return 1
-    except ParseError as err:
-        print(report_text(err), file=sys.stderr)
-        return 1
-    except DiagnosticException as err:
-        print(located_diagnostic(err) or report_text(err), file=sys.stderr)
-        return 1
-    except BrokenPipeError:
-        return output_closed()
-    except OSError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    except Exception as err:  # reported, never a traceback
-        print(f"error: {unexpected_error_text(err)}", file=sys.stderr)
-        return 1
+    return reported(lambda: _run_checked(args))
 
 
 def _run_checked(args: argparse.Namespace) -> int:
