@@ -219,7 +219,7 @@ class _Simplifier:
         floordivs = [(a, c) for a, c in form.terms.items() if isinstance(a, FloorDiv)]
         if self._merge_congruent(form, [a for a, _ in floordivs]):
             return True
-        if self._recombine_digits(form):
+        if self._recombine_digits(form) or self._recombine_quotient(form):
             return True
         for atom, coef in sorted(floordivs, key=_term_key):
             assert isinstance(atom, FloorDiv)
@@ -296,6 +296,25 @@ class _Simplifier:
             form.add_term(atom, -coef)
             form.add_term(low, -scale)
             form.add(self.mod(operand, inner.divisor * atom.divisor), scale)
+            return True
+        return False
+
+    def _recombine_quotient(self, form: _Linear) -> bool:
+        """``(y floordiv (a*b))*b*s + ((y mod (a*b)) floordiv a)*s -> (y floordiv a)*s``
+        (the high digits of ``y`` in base ``a*b`` and the middle digit in base ``a``)."""
+        for atom, scale in sorted(form.terms.items(), key=_term_key):
+            if not isinstance(atom, FloorDiv) or not isinstance(atom.lhs, Mod):
+                continue
+            modulus, a = atom.lhs.divisor, atom.divisor
+            if modulus % a:
+                continue
+            operand = self.linear(atom.lhs.lhs)
+            high = self.floordiv(operand.copy(), modulus).single_atom()
+            if high is None or form.terms.get(high) != scale * (modulus // a):
+                continue
+            form.add_term(atom, -scale)
+            form.add_term(high, -scale * (modulus // a))
+            form.add(self.floordiv(operand, a), scale)
             return True
         return False
 
@@ -581,7 +600,8 @@ def simplify(expr: Expr, bounds: Bounds | None = None) -> Expr:
       bounds hold a single value is replaced by that value;
     * ``(e floordiv k)*k*a + (e mod k)*a -> e*a`` and ``e*a - (e floordiv k)*k*a ->
       (e mod k)*a`` inside any sum (``(c floordiv 4)*4 + c mod 4 -> c``), and
-      ``((e floordiv a) mod b)*a + e mod a -> e mod (a*b)``;
+      ``((e floordiv a) mod b)*a + e mod a -> e mod (a*b)``, ``(e floordiv (a*b))*b +
+      (e mod (a*b)) floordiv a -> e floordiv a``;
     * pulling multiples of the divisor out: ``(i*4 + j) floordiv 4 -> i + j floordiv 4``,
       ``(i*4 + j) mod 4 -> j mod 4``, ``(i + 5) mod 4 -> (i + 1) mod 4``; inside ``mod k``
       coefficients are reduced to (-k/2, k/2] (``(i*3) mod 4 -> -i mod 4``), after changing

@@ -6,7 +6,9 @@ What it rewrites (the maps are those of `physlayout.lowering.relayout_forms`):
 
 - `linalg.transpose` -> `layout.transform` by `transpose_map(permutation)`;
 - `tensor.expand_shape` / `tensor.collapse_shape` -> `layout.transform` by the row-major
-  `reshape_map`;
+  `grouped_reshape_map` of their reassociation (an axis that is its own group keeps its
+  index, so a unit batch axis stays an axis of the map: the layout of the tensor flows
+  through it unchanged);
 - `linalg.pack` -> `layout.transform` by `pack_map`, with `pad_value` the padding value
   when the pack pads (it must then be an `arith.constant`);
 - `linalg.unpack` -> `layout.transform` by `unpack_map` onto whole tiles, then a
@@ -59,7 +61,7 @@ from physlayout.dialects.layout_graph import (
 from physlayout.dialects.linalg_pack import PackOp, UnPackOp, static_tiles_of, unpack_map
 from physlayout.indexing.index_map import IndexMap
 from physlayout.lowering.lower_layout_rewrites import HINT, build_generic
-from physlayout.lowering.relayout_forms import reshape_map, transpose_map
+from physlayout.lowering.relayout_forms import grouped_reshape_map, reshape_map, transpose_map
 from physlayout.transforms.pass_options import PhyslayoutPass
 
 
@@ -112,7 +114,9 @@ class RaiseReshape(RewritePattern):
         src, dst = static_shape(source), static_shape(result)
         if src is None or dst is None or not src or not dst:
             return
-        transform = _transform(source, reshape_map(src, dst), result.type)
+        groups = [[a.value.data for a in g.data] for g in op.reassociation.data]
+        imap = grouped_reshape_map(src, dst, groups, isinstance(op, tensor.ExpandShapeOp))
+        transform = _transform(source, imap, result.type)
         if transform is not None:
             rewriter.replace(op, transform)
 

@@ -60,6 +60,30 @@ def reshape_map(src: Sequence[int], dst: Sequence[int]) -> IndexMap:
     return IndexMap(names, tuple(outputs)).simplify(src)
 
 
+def grouped_reshape_map(
+    src: Sequence[int], dst: Sequence[int], groups: Sequence[Sequence[int]], expand: bool
+) -> IndexMap:
+    """The row-major reshape of `tensor.expand_shape` (`expand`) or `tensor.collapse_shape`
+    with reassociation `groups` (the axes of the larger shape each axis of the smaller one
+    stands for): `reshape_map` group by group, where an axis that stands for one axis alone
+    stays that input (a unit batch axis stays ``x0``, not the constant 0)."""
+    names = _names(len(src))
+    outputs: list[Expr] = [Const(0)] * len(dst)
+    for small, group in enumerate(groups):
+        if expand:
+            inputs, results = [small], list(group)
+        else:
+            inputs, results = list(group), [small]
+        if len(inputs) == 1 and len(results) == 1:
+            outputs[results[0]] = Dim(names[inputs[0]])
+            continue
+        part = reshape_map([src[k] for k in inputs], [dst[k] for k in results])
+        rename = {n: Dim(names[k]) for n, k in zip(part.initial_indices, inputs, strict=True)}
+        for k, expr in zip(results, part.final_indices, strict=True):
+            outputs[k] = expr.substitute(rename)
+    return IndexMap(names, tuple(outputs))
+
+
 def _strides(shape: Sequence[int]) -> list[int]:
     return [prod(shape[k + 1 :]) for k in range(len(shape))]
 

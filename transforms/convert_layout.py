@@ -2,23 +2,30 @@
 freeze layout-critical ops in the desired layouts (the Adreno RFC's first stage; Relay's
 ConvertLayout, Relax's "tune layout-critical operations and freeze layouts").
 
-What it rewrites: every 2-D convolution, written as `linalg.conv_2d_nchw_fchw` or as a
-`linalg.generic` with the same structure (loops n, f, oh, ow parallel and c, kh, kw
-reductions, in any order; input ``x[n, c, oh * sh + kh * dh, ow * sw + kw * dw]``, filter
-``w[f, c, kh, kw]``, output ``y[n, f, oh, ow]``; body ``acc + x * w`` in floats). With the
-data, kernel and output layouts ``D, K, O`` of the option (layout strings over ``NCHW``
-and ``OIHW``, read by `IndexMap.from_layouts`), the conv becomes:
+What it rewrites: every 2-D convolution, named (`conv_2d_nchw_fchw`, `conv_2d_nhwc_hwcf`,
+`conv_2d_ngchw_gfchw` and the other grouped forms, `depthwise_conv_2d_nchw_chw`) or a
+`linalg.generic` with the same structure, recognized by the roles of its loops: ``n``
+(data and output), ``g`` (all three operands: a group), ``f`` (filter and output), ``c``
+(a reduction over data and filter), and two windows ``oh * s + kh * d`` of the data (rows
+first); the body is ``acc + x * w`` in floats. Each operand's axes, in whatever order it
+has them, name the logical NCHW / OIHW / NCHW indices (`Conv.canonical`: a permutation,
+with a group folded into the channels as ``g * C + c``, ``g * F + f``, and an absent
+channel axis as 0). With the data, kernel and output layouts ``D, K, O`` of the option
+(layout strings over ``NCHW`` and ``OIHW``, read by `IndexMap.from_layouts`), each operand
+is transformed by its canonical map followed by its layout:
 
-    %xt = layout.transform %x  {NCHW -> D}        %wt = layout.transform %w {OIHW -> K}
-    %it = layout.transform %init {NCHW -> O}
+    %xt = layout.transform %x  {X -> D}        %wt = layout.transform %w {W -> K}
+    %it = layout.transform %init {Y -> O}
     %yt = linalg.generic ins(%xt, %wt) outs(%it) attrs = {layout.frozen}   (blocked conv)
-    %y  = layout.transform %yt {O -> NCHW}  [+ layout.crop when O pads]
+    %y  = layout.transform %yt {O -> Y}  [+ layout.crop when O pads]
 
-The blocked generic iterates over the axes of the transformed output (parallel) and the
-conv's reduction loops, in their order; each access is the old one composed with its
-operand's layout, simplified (``x[n, c floordiv 4, oh + kh, ow + kw, c mod 4]``,
-``w[f4, c, kh, kw, f]``), so it computes the transformed result exactly and reduces in the
-same order. The body is kept.
+so a grouped conv's transforms are the conv2d layouts of its ungrouped tensors, and cancel
+(after `raise-layout-rewrites` and `fold-layout-rewrites`) with the reshapes into and out
+of groups that frontends print around it. The blocked generic iterates over the axes of the
+transformed output (parallel) and the conv's reduction loops, in their order; each access
+is the old one composed with its operand's layout, simplified (``x[n, c floordiv 4, oh +
+kh, ow + kw, c mod 4]``, ``w[f4, c, kh, kw, f]``), so it computes the transformed result
+exactly and reduces in the same order. The body is kept.
 
 Padding (a channel count not divisible by the block): the transforms pad with 0.0, the
 init with its fill value ``v`` (0.0 when unknown). The padded output channels then hold
@@ -31,9 +38,11 @@ non-finite input breaks the promise, which the graph evaluator reports). With
 ``allow-padding=false`` a conv that would need padding is left unconverted.
 
 Refused (left unconverted, with a ``remark:`` on stderr saying why): padding when not
-allowed, or when the proofs above fail; layouts whose transforms are not injective or
-whose reduction loop ``c`` no longer indexes an operand axis alone (e.g. a kernel layout
-that splits ``I``: the loop would need splitting too). A malformed option is an error.
+allowed, or when the proofs above fail, or on the output of a grouped conv with several
+channels per group (a padded channel would name no (group, channel) pair); layouts whose
+transforms are not injective or whose reduction loop ``c`` no longer indexes an operand
+axis alone (e.g. a kernel layout that splits ``I``: the loop would need splitting too). A
+malformed option is an error.
 
 Then `flow-layout-rewrites` and `fold-layout-rewrites` propagate the layout through the
 graph and cancel the rewrites between convs. Guarantees: results are unchanged (up to the
@@ -75,7 +84,7 @@ from physlayout.dialects.linalg_generic import generic_form
 from physlayout.indexing import proofs
 from physlayout.indexing.bridges import isl as bridge
 from physlayout.indexing.index_map import IndexMap
-from physlayout.indexing.quasi_affine import Dim, Expr
+from physlayout.indexing.quasi_affine import Const, Dim, Expr
 from physlayout.indexing.simplify import linear_terms, simplify
 from physlayout.transforms.diagnostics import emit_remark
 from physlayout.transforms.flow_layout_rewrites import FROZEN, loop_extents, loop_names
@@ -118,22 +127,26 @@ def parse_desired_layouts(text: str) -> dict[str, tuple[str, str, str]]:
 
 @dataclass(frozen=True)
 class Conv:
-    """A 2-D NCHW/FCHW convolution in generic form: its loops and indexing maps."""
+    """A 2-D convolution in generic form: its loops, its indexing maps and, per operand,
+    the map from the operand's axes to the `conv2d` kind's logical axes."""
 
     op: LinalgStructuredOperation
     maps: tuple[IndexMap, IndexMap, IndexMap]
     """Input, filter and output maps over the loop names ``d0, ...``."""
     kinds: tuple[str, ...]
     extents: tuple[int, ...]
+    canonical: tuple[IndexMap, IndexMap, IndexMap]
+    """Input axes -> NCHW, filter axes -> OIHW, output axes -> NCHW (a permutation; a group
+    axis ``g`` folds into the channels as ``g * C + c``, an absent channel axis is 0)."""
 
     @property
     def input(self) -> SSAValue:
-        """The convolution's data operand (NCHW, input #0)."""
+        """The convolution's data operand (input #0)."""
         return self.op.inputs[0]
 
     @property
     def filter(self) -> SSAValue:
-        """The convolution's filter operand (FCHW, input #1)."""
+        """The convolution's filter operand (input #1)."""
         return self.op.inputs[1]
 
     @property
@@ -160,51 +173,135 @@ def match_conv(op: Operation) -> Conv | None:
 
 def _match_generic(op: LinalgStructuredOperation, generic: GenericOp) -> Conv | None:
     kinds = tuple(str(t.data) for t in generic.iterator_types.data)
-    if sorted(kinds) != ["parallel"] * 4 + ["reduction"] * 3:
-        return None
     shapes = [static_shape(v) for v in generic.operands]
     types = [v.type for v in generic.operands]
-    if any(s is None or len(s) != 4 for s in shapes) or not _same_float_elements(types):
+    if any(s is None for s in shapes) or not _same_float_elements(types):
         return None
     names = loop_names(len(kinds))
     try:
         maps = [IndexMap.from_affine_map(m.data, names) for m in generic.indexing_maps.data]
     except ValueError:
         return None
-    x_map, w_map, y_map = maps
-    outs = _bare(y_map.final_indices)
-    filt = _bare(w_map.final_indices)
-    if outs is None or filt is None or {kinds[names.index(d)] for d in outs} != {"parallel"}:
-        return None
-    n, f, oh, ow = outs
-    f2, c, kh, kw = filt
-    if f2 != f or len(set(outs) | {c, kh, kw}) != 7:
-        return None
-    x = x_map.final_indices
-    if x[0] != Dim(n) or x[1] != Dim(c) or not _strided(x[2], oh, kh) or not _strided(x[3], ow, kw):
-        return None
-    if not _is_mac(generic):
+    roles = _conv_roles(maps, kinds)
+    if roles is None or not _is_mac(generic):
         return None
     extents = loop_extents(maps, [s for s in shapes if s is not None], len(kinds))
     if extents is None:
         return None
-    return Conv(op, (x_map, w_map, y_map), kinds, tuple(extents))
+    canonical = _canonical_maps(maps, roles, dict(zip(names, extents, strict=True)))
+    return Conv(op, (maps[0], maps[1], maps[2]), kinds, tuple(extents), canonical)
+
+
+_ROLES = ("n", "g", "f", "c", "oh", "ow", "kh", "kw")
+
+
+def _conv_roles(maps: Sequence[IndexMap], kinds: Sequence[str]) -> dict[str, str] | None:
+    """Each role of `_ROLES` -> its loop (``g``, ``f`` and ``c`` may be absent), when the
+    maps are a convolution's: the output and the filter index bare loops, the input bare
+    loops and two windows ``oh * s + kh * d`` (rows first); ``n`` indexes the input and the
+    output, ``g`` all three operands, ``f`` the filter and the output, ``c`` (a reduction)
+    the input and the filter."""
+    if len(maps) != 3:
+        return None
+    x_map, w_map, y_map = maps
+    outs, filt = _bare(y_map.final_indices), _bare(w_map.final_indices)
+    if outs is None or filt is None:
+        return None
+    kind = dict(zip(loop_names(len(kinds)), kinds, strict=True))
+    windows = [_window(e) for e in x_map.final_indices]
+    spatial = [
+        (a, b) if kind[a] == "parallel" else (b, a) for a, b in (w for w in windows if w is not None)
+    ]
+    bare_x = [e.name for e in x_map.final_indices if isinstance(e, Dim)]
+    if len(spatial) != 2 or len(bare_x) + 2 != x_map.final_ndim or len(set(bare_x)) != len(bare_x):
+        return None
+    (oh, kh), (ow, kw) = spatial
+    roles = {"oh": oh, "ow": ow, "kh": kh, "kw": kw}
+    for loop in kind:
+        if loop in roles.values():
+            continue
+        where = (loop in bare_x, loop in filt, loop in outs, kind[loop] == "parallel")
+        role = {
+            (True, False, True, True): "n",
+            (True, True, True, True): "g",
+            (False, True, True, True): "f",
+            (True, True, False, False): "c",
+        }.get(where)
+        if role is None or role in roles:
+            return None
+        roles[role] = loop
+    if "n" not in roles or set(outs) != {loop for loop, k in kind.items() if k == "parallel"}:
+        return None
+    ok = (
+        kind[oh] == kind[ow] == "parallel"
+        and kind[kh] == kind[kw] == "reduction"
+        and {oh, ow}.issubset(outs)
+        and {kh, kw}.issubset(filt)
+        and not {oh, ow} & set(filt)
+        and len(set(roles.values())) == len(roles)
+    )
+    return roles if ok else None
+
+
+def _window(expr: Expr) -> tuple[str, str] | None:
+    """The two loops of `expr` when it is ``out * s + kernel * d`` with ``s, d >= 1`` (in
+    the simplifier's term order)."""
+    terms, const = linear_terms(expr)
+    if const != 0 or len(terms) != 2 or not all(k >= 1 for _, k in terms):
+        return None
+    (a, _), (b, _) = terms
+    if not isinstance(a, Dim) or not isinstance(b, Dim):
+        return None
+    return (a.name, b.name)
+
+
+def _canonical_maps(
+    maps: Sequence[IndexMap], roles: dict[str, str], extents: dict[str, int]
+) -> tuple[IndexMap, IndexMap, IndexMap]:
+    """Each operand's axes -> its logical NCHW / OIHW / NCHW indices (`Conv.canonical`)."""
+
+    def channels(group: str, inner: str) -> Expr:
+        expr: Expr = Const(0)
+        if group in roles:
+            expr = Dim(roles[group])
+            if inner in roles:
+                expr = expr * extents[roles[inner]] + Dim(roles[inner])
+        elif inner in roles:
+            expr = Dim(roles[inner])
+        return expr
+
+    oh, ow, kh, kw = (roles[r] for r in ("oh", "ow", "kh", "kw"))
+    logical_x = (Dim(roles["n"]), channels("g", "c"), Dim(oh) + Dim(kh), Dim(ow) + Dim(kw))
+    logical_w = (channels("g", "f"), channels("", "c"), Dim(kh), Dim(kw))
+    logical_y = (Dim(roles["n"]), channels("g", "f"), Dim(oh), Dim(ow))
+    letters = (
+        {"n": "N", "g": "G", "c": "C", "oh": "H", "ow": "W"},
+        {"g": "G", "f": "O", "c": "I", "kh": "H", "kw": "W"},
+        {"n": "N", "g": "G", "f": "C", "oh": "H", "ow": "W"},
+    )
+    letter_of = [{roles[r]: name for r, name in table.items() if r in roles} for table in letters]
+    result: list[IndexMap] = []
+    for access, logical, letter in zip(maps, (logical_x, logical_w, logical_y), letter_of, strict=True):
+        # axes named by their role's letter (N, G, C, H, W / G, O, I, H, W)
+        axes: list[str] = []
+        rename: dict[str, Expr] = {}
+        for expr in access.final_indices:
+            window = _window(expr)
+            if window is None:
+                assert isinstance(expr, Dim)
+                loop = expr.name
+            else:  # the window axis stands for ``out + kernel``
+                loop, kernel = window if window[0] in (oh, ow) else window[::-1]
+                rename[kernel] = Const(0)
+            axes.append(letter[loop])
+            rename[loop] = Dim(letter[loop])
+        result.append(IndexMap(tuple(axes), tuple(simplify(e.substitute(rename)) for e in logical)))
+    return (result[0], result[1], result[2])
 
 
 def _bare(exprs: Sequence[Expr]) -> list[str] | None:
     names = [e.name for e in exprs if isinstance(e, Dim)]
     return names if len(names) == len(exprs) and len(set(names)) == len(names) else None
-
-
-def _strided(expr: Expr, out: str, kernel: str) -> bool:
-    """Whether `expr` is ``out * s + kernel * d`` with ``s, d >= 1``."""
-    terms, const = linear_terms(expr)
-    coefficients = dict(terms)
-    return (
-        const == 0
-        and set(coefficients) == {Dim(out), Dim(kernel)}
-        and all(k >= 1 for k in coefficients.values())
-    )
 
 
 def _same_float_elements(types: Sequence[Attribute]) -> bool:
@@ -270,7 +367,7 @@ class BlockedConv:
     shapes: tuple[tuple[int, ...], ...]
     """Transformed input, filter and output shapes."""
     back: IndexMap
-    """Output layout -> logical NCHW (over the padded extents)."""
+    """Output layout -> the output's axes (over the padded extents)."""
     pads: tuple[bool, bool, bool]
 
 
@@ -280,10 +377,15 @@ def blocked_conv(conv: Conv, layouts: tuple[str, str, str], allow_padding: bool)
     shapes = [static_shape(v) for v in (conv.input, conv.filter, conv.init)]
     assert all(s is not None for s in shapes)
     logical_shapes = [s for s in shapes if s is not None]
-    transforms = (
+    layout_maps = (
         IndexMap.from_layouts(logical_x, layouts[0]),
         IndexMap.from_layouts(logical_w, layouts[1]),
         IndexMap.from_layouts(logical_y, layouts[2]),
+    )
+    # composed without the operand's box: bounds could turn ``C mod 4`` on 4 channels into a
+    # bare ``C``, which no longer matches the padded extent of its axis
+    transforms = tuple(
+        canonical.compose(imap) for canonical, imap in zip(conv.canonical, layout_maps, strict=True)
     )
     pads_list: list[bool] = []
     new_shapes: list[tuple[int, ...]] = []
@@ -299,8 +401,17 @@ def blocked_conv(conv: Conv, layouts: tuple[str, str, str], allow_padding: bool)
             f"its shapes {[list(s) for s in logical_shapes]} need padding for "
             f"{', '.join(layouts)} and allow-padding=false"
         )
-    back = IndexMap.from_layouts(layouts[2], logical_y)
+    if pads[2] and not _is_permutation(conv.canonical[2]):
+        raise _Unconverted(
+            f"its output channels {conv.canonical[2].final_indices[1]} (groups of "
+            f"{list(logical_shapes[2])}) would need padding for {layouts[2]}"
+        )
     out_shape = new_shapes[2]
+    # a grouped output is split back with the box's bounds: ``(C*4 + c) floordiv 4 -> C``
+    grouped = not _is_permutation(conv.canonical[2])
+    back = IndexMap.from_layouts(layouts[2], logical_y).compose(
+        _canonical_inverse(conv.canonical[2], logical_shapes[2]), out_shape if grouped else None
+    )
     rank = len(out_shape)
     y_map = conv.maps[2]
     reductions = [m for m, kind in enumerate(conv.kinds) if kind != "parallel"]
@@ -334,7 +445,29 @@ def blocked_conv(conv: Conv, layouts: tuple[str, str, str], allow_padding: bool)
     iterator_types = [IteratorTypeAttr.parallel()] * rank + [
         IteratorTypeAttr.reduction() for _ in reductions
     ]
-    return BlockedConv(transforms, maps, iterator_types, tuple(new_shapes), back, pads)
+    return BlockedConv(
+        (transforms[0], transforms[1], transforms[2]),
+        maps,
+        iterator_types,
+        tuple(new_shapes),
+        back,
+        pads,
+    )
+
+
+def _is_permutation(imap: IndexMap) -> bool:
+    """Whether every output of `imap` is a distinct bare input."""
+    return _bare(imap.final_indices) is not None and imap.final_ndim == imap.ndim
+
+
+def _canonical_inverse(canonical: IndexMap, shape: tuple[int, ...]) -> IndexMap:
+    """Logical NCHW -> the output's axes: a permutation's inverse (valid on padded extents
+    too), else the exact inverse on the box of `shape`."""
+    if _is_permutation(canonical):
+        names = [f"i{k}" for k in range(canonical.final_ndim)]
+        position = {e.name: k for k, e in enumerate(canonical.final_indices) if isinstance(e, Dim)}
+        return IndexMap(tuple(names), tuple(Dim(names[position[a]]) for a in canonical.initial_indices))
+    return canonical.inverse(shape)
 
 
 def _prove(

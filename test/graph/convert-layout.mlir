@@ -5,6 +5,7 @@
 // RUN: xdsl-opt %s -p 'convert-layout{allow-padding=false}' 2>/dev/null | filecheck %s --check-prefix=NOPAD
 // RUN: xdsl-opt %s -p 'convert-layout{allow-padding=false}' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
 // RUN: xdsl-opt %s -p 'convert-layout{desired-layouts="conv2d=NHWC,OHWI,NHWC"}' | filecheck %s --check-prefix=NHWC
+// RUN: xdsl-opt %s -p convert-layout 2>&1 >/dev/null | filecheck %s --check-prefix=DEFAULT-REMARK
 
 // 8 -> 8 channels: no padding. The conv becomes a frozen generic over the NCHW4c output
 // (n, f4, oh, ow, f) and the reductions (c, kh, kw), between layout rewrites.
@@ -158,4 +159,99 @@ func.func @mixed_precision_padded(%x: tensor<1x6x5x5xf16>, %w: tensor<6x6x3x3xf1
     linalg.yield %s : f32
   } -> tensor<1x6x3x3xf32>
   func.return %2 : tensor<1x6x3x3xf32>
+}
+
+// A grouped conv as torch-mlir prints it (groups=2, 8 -> 16 channels, stride 2): expand the
+// NCHW input and the OIHW filter into groups, conv_2d_ngchw_gfchw, collapse the result.
+// The group axis folds into the channels (g * 4 + c of the data, g * 8 + f of the filter
+// and the output), so the three transforms are the conv2d layouts of the ungrouped tensors
+// (after raise + fold the expands cancel with them); output block q1 reads the data of
+// group q1 floordiv 2, and the result is split back into groups.
+// CHECK-LABEL: func.func @grouped
+// CHECK:         layout.transform %{{.*}} {index_map = #layout.index_map<(N, G, C, H, W) -> (N, G + C floordiv 4, H, W, C mod 4)>} : tensor<1x2x4x9x9xf32> -> tensor<1x2x9x9x4xf32>
+// CHECK-NEXT:    layout.transform %{{.*}} {index_map = #layout.index_map<(G, O, I, H, W) -> (G * 2 + O floordiv 4, I, H, W, O mod 4)>} : tensor<2x8x4x3x3xf32> -> tensor<4x4x3x3x4xf32>
+// CHECK-NEXT:    layout.transform %{{.*}} {index_map = #layout.index_map<(N, G, C, H, W) -> (N, G * 2 + C floordiv 4, H, W, C mod 4)>} : tensor<1x2x8x4x4xf32> -> tensor<1x4x4x4x4xf32>
+// CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, ((d5 floordiv 4) + (d1 floordiv 2)), ((d2 * 2) + d6), ((d3 * 2) + d7), (d5 mod 4))>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d5, d6, d7, d4)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>]
+// CHECK-SAME:    attrs = {layout.frozen}
+// CHECK:         layout.transform %{{.*}} {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C floordiv 2, (C mod 2) * 4 + c, H, W)>} : tensor<1x4x4x4x4xf32> -> tensor<1x2x8x4x4xf32>
+// CHECK-NEXT:    tensor.collapse_shape
+// NHWC-LABEL: func.func @grouped
+// NHWC:          layout.transform %{{.*}} {index_map = #layout.index_map<(N, G, C, H, W) -> (N, H, W, G * 4 + C)>}
+// NHWC-NEXT:     layout.transform %{{.*}} {index_map = #layout.index_map<(G, O, I, H, W) -> (G * 8 + O, H, W, I)>}
+// NHWC:          attrs = {layout.frozen}
+// NHWC:          layout.transform %{{.*}} {index_map = #layout.index_map<(N, H, W, C) -> (N, C floordiv 8, C mod 8, H, W)>}
+func.func @grouped(%x: tensor<1x8x7x7xf32>, %w: tensor<16x4x3x3xf32>) -> tensor<1x16x4x4xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %cst : f32
+  } : tensor<1x8x7x7xf32> to tensor<1x8x9x9xf32>
+  %xe = tensor.expand_shape %padded [[0], [1, 2], [3], [4]] output_shape [1, 2, 4, 9, 9] : tensor<1x8x9x9xf32> into tensor<1x2x4x9x9xf32>
+  %we = tensor.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [2, 8, 4, 3, 3] : tensor<16x4x3x3xf32> into tensor<2x8x4x3x3xf32>
+  %e = tensor.empty() : tensor<1x2x8x4x4xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<1x2x8x4x4xf32>) -> tensor<1x2x8x4x4xf32>
+  %g = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%xe, %we : tensor<1x2x4x9x9xf32>, tensor<2x8x4x3x3xf32>) outs(%f : tensor<1x2x8x4x4xf32>) -> tensor<1x2x8x4x4xf32>
+  %y = tensor.collapse_shape %g [[0], [1, 2], [3], [4]] : tensor<1x2x8x4x4xf32> into tensor<1x16x4x4xf32>
+  func.return %y : tensor<1x16x4x4xf32>
+}
+
+// Groups of 2 output channels (groups=2, 4 -> 4 channels): one texel of the output holds
+// both groups, so lane f reads the data at channel (f floordiv 2) * 2 + c.
+// CHECK-LABEL: func.func @grouped_narrow
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, ((((d4 floordiv 2) * 2) + d5) floordiv 4), (d6 + d2), (d7 + d3), ((((d4 floordiv 2) * 2) + d5) mod 4))>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (0, d5, d6, d7, d4)>
+// CHECK-SAME:    attrs = {layout.frozen}
+func.func @grouped_narrow(%x: tensor<1x2x2x5x5xf32>, %w: tensor<2x2x2x3x3xf32>) -> tensor<1x2x2x3x3xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<1x2x2x3x3xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<1x2x2x3x3xf32>) -> tensor<1x2x2x3x3xf32>
+  %g = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x2x2x5x5xf32>, tensor<2x2x2x3x3xf32>) outs(%f : tensor<1x2x2x3x3xf32>) -> tensor<1x2x2x3x3xf32>
+  func.return %g : tensor<1x2x2x3x3xf32>
+}
+
+// Three groups of two output channels: the 6 channels would pad, and padded channels of a
+// grouped output name no (group, channel) pair: left unconverted, with a remark.
+// CHECK-LABEL: func.func @grouped_padded
+// CHECK:         linalg.conv_2d_ngchw_gfchw
+// DEFAULT-REMARK: remark: convert-layout: linalg.conv_2d_ngchw_gfchw %g left unconverted: its output channels G * 2 + C (groups of [1, 3, 2, 3, 3]) would need padding for NCHW4c
+func.func @grouped_padded(%x: tensor<1x3x2x5x5xf32>, %w: tensor<3x2x2x3x3xf32>) -> tensor<1x3x2x3x3xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<1x3x2x3x3xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<1x3x2x3x3xf32>) -> tensor<1x3x2x3x3xf32>
+  %g = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x3x2x5x5xf32>, tensor<3x2x2x3x3xf32>) outs(%f : tensor<1x3x2x3x3xf32>) -> tensor<1x3x2x3x3xf32>
+  func.return %g : tensor<1x3x2x3x3xf32>
+}
+
+// A TensorFlow-style conv (NHWC data, HWCF filter, 6 -> 5 channels, dilation 2): each
+// operand is read in its own axis order; the output pads 5 -> 8 channels and is cropped.
+// CHECK-LABEL: func.func @nhwc
+// CHECK:         layout.transform %{{.*}} {index_map = #layout.index_map<(N, H, W, C) -> (N, C floordiv 4, H, W, C mod 4)>, pad_value = 0.000000e+00 : f32} : tensor<1x7x7x6xf32> -> tensor<1x2x7x7x4xf32>
+// CHECK-NEXT:    layout.transform %{{.*}} {index_map = #layout.index_map<(H, W, I, O) -> (O floordiv 4, I, H, W, O mod 4)>, pad_value = 0.000000e+00 : f32} : tensor<2x2x6x5xf32> -> tensor<2x6x2x2x4xf32>
+// CHECK-NEXT:    layout.transform %{{.*}} {index_map = #layout.index_map<(N, H, W, C) -> (N, C floordiv 4, H, W, C mod 4)>, pad_value = 0.000000e+00 : f32} : tensor<1x5x5x5xf32> -> tensor<1x2x5x5x4xf32>
+// CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, (d7 floordiv 4), ((d5 * 2) + d2), ((d6 * 2) + d3), (d7 mod 4))>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d7, d5, d6, d4)>
+// CHECK:         layout.transform %{{.*}} {index_map = #layout.index_map<(N, C, H, W, c) -> (N, H, W, C * 4 + c)>} : tensor<1x2x5x5x4xf32> -> tensor<1x5x5x8xf32>
+// CHECK-NEXT:    layout.crop %{{.*}} {start = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 5, 5, 5>, cropped_value = 0.000000e+00 : f32}
+// NOPAD-LABEL: func.func @nhwc
+// NOPAD:         linalg.conv_2d_nhwc_hwcf
+// NHWC-LABEL: func.func @nhwc
+// NHWC:          layout.transform %{{.*}} {index_map = #layout.index_map<(N, H, W, C) -> (N, H, W, C)>}
+func.func @nhwc(%x: tensor<1x7x7x6xf32>, %w: tensor<2x2x6x5xf32>) -> tensor<1x5x5x5xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<1x5x5x5xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<1x5x5x5xf32>) -> tensor<1x5x5x5xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x7x7x6xf32>, tensor<2x2x6x5xf32>) outs(%f : tensor<1x5x5x5xf32>) -> tensor<1x5x5x5xf32>
+  func.return %c : tensor<1x5x5x5xf32>
+}
+
+// A depthwise conv (torch-mlir's depthwise_conv_2d_nchw_chw, 6 channels): each channel is a
+// group of one input and one output channel; the CHW filter gets a unit I axis in OIHW4o.
+// CHECK-LABEL: func.func @depthwise
+// CHECK:         layout.transform %{{.*}} {index_map = #layout.index_map<(G, H, W) -> (G floordiv 4, 0, H, W, G mod 4)>, pad_value = 0.000000e+00 : f32} : tensor<6x3x3xf32> -> tensor<2x1x3x3x4xf32>
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, (d5 + d2), (d6 + d3), d4)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, 0, d5, d6, d4)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+// CHECK:         layout.crop
+func.func @depthwise(%x: tensor<1x6x5x5xf32>, %w: tensor<6x3x3xf32>) -> tensor<1x6x3x3xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<1x6x3x3xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<1x6x3x3xf32>) -> tensor<1x6x3x3xf32>
+  %c = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x6x5x5xf32>, tensor<6x3x3xf32>) outs(%f : tensor<1x6x3x3xf32>) -> tensor<1x6x3x3xf32>
+  func.return %c : tensor<1x6x3x3xf32>
 }

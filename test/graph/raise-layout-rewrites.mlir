@@ -23,6 +23,18 @@ func.func @expand_and_collapse(%x: tensor<2x3x4xf32>) -> tensor<3x2x4xf32> {
   func.return %r : tensor<3x2x4xf32>
 }
 
+// torch-mlir's grouped-conv reshapes: a unit batch axis that is its own group stays an axis
+// of the map (x0, not the constant 0), so a layout of the batch axis flows through it.
+// CHECK-LABEL: func.func @unit_batch_groups
+// CHECK-NEXT:    %[[E:.*]] = layout.transform %{{.*}} {index_map = #layout.index_map<(x0, x1, x2, x3) -> (x0, x1 floordiv 4, x1 mod 4, x2, x3)>} : tensor<1x8x3x3xf32> -> tensor<1x2x4x3x3xf32>
+// CHECK-NEXT:    %[[C:.*]] = layout.transform %[[E]] {index_map = #layout.index_map<(x0, x1, x2, x3, x4) -> (x0, x1 * 4 + x2, x3, x4)>} : tensor<1x2x4x3x3xf32> -> tensor<1x8x3x3xf32>
+// CHECK-NEXT:    func.return %[[C]]
+func.func @unit_batch_groups(%x: tensor<1x8x3x3xf32>) -> tensor<1x8x3x3xf32> {
+  %e = tensor.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [1, 2, 4, 3, 3] : tensor<1x8x3x3xf32> into tensor<1x2x4x3x3xf32>
+  %c = tensor.collapse_shape %e [[0], [1, 2], [3], [4]] : tensor<1x2x4x3x3xf32> into tensor<1x8x3x3xf32>
+  func.return %c : tensor<1x8x3x3xf32>
+}
+
 // CHECK-LABEL: func.func @pack_padded
 // CHECK-NEXT:    %[[R:.*]] = layout.transform %{{.*}} {index_map = #layout.index_map<(x0, x1) -> (x1 floordiv 3, x0 floordiv 2, x0 mod 2, x1 mod 3)>, pad_value = 9.000000e+00 : f32} : tensor<7x6xf32> -> tensor<2x4x2x3xf32>
 // CHECK-NEXT:    func.return %[[R]]

@@ -14,10 +14,12 @@ from test_legalize_layout import conv, relu
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from physlayout.lowering.raise_layout_rewrites import RaiseLayoutRewritesPass
 from physlayout.semantics.graph_evaluator import EvaluationError, run_graph
 from physlayout.transforms.convert_layout import ConvertLayoutPass, parse_desired_layouts
-from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
+from physlayout.transforms.flow_layout_rewrites import FROZEN, FlowLayoutRewritesPass
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
+from physlayout.transforms.normalize_graph import NormalizeGraphPass
 from physlayout.universe import make_context
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +36,7 @@ PIPELINES: dict[str, list[ModulePass]] = {
 @pytest.mark.parametrize("pipeline", sorted(PIPELINES))
 def test_lit_functions_agree(pipeline: str) -> None:
     _, results = compare_before_after(LIT.read_text(), PIPELINES[pipeline], seed=2)
-    assert len(results) == 7  # every function of convert-layout.mlir ran, the mixed-precision one too
+    assert len(results) == 12  # every function of convert-layout.mlir ran, the mixed-precision one too
 
 
 def chain(channels: int, out: int, size: int = 6) -> str:
@@ -91,3 +93,42 @@ def test_default_layouts() -> None:
     assert parse_desired_layouts("conv2d=NCHW4c,OIHW4o,NCHW4c") == {
         "conv2d": ("NCHW4c", "OIHW4o", "NCHW4c")
     }
+
+
+def grouped_chain(groups: int, width: int) -> str:
+    """conv (8 -> C) -> relu -> pad -> grouped conv (C -> C, `groups` groups of `width`
+    channels, as torch-mlir prints it: expand, conv_2d_ngchw_gfchw, collapse) -> relu."""
+    c = groups * width
+    x, w1, w2 = "1x8x8x8", f"{c}x8x1x1", f"{c}x{width}x3x3"
+    y, p, g = f"1x{c}x8x8", f"1x{c}x10x10", f"1x{groups}x{width}x8x8"
+    return f"""
+func.func @grouped_chain(%x: tensor<{x}xf32>, %w1: tensor<{w1}xf32>, %w2: tensor<{w2}xf32>) -> tensor<{y}xf32> {{{conv("x", "w1", x, w1, y, "c1")}{relu("c1", y, "r")}
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {{
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  }} : tensor<{y}xf32> to tensor<{p}xf32>
+  %xe = tensor.expand_shape %p [[0], [1, 2], [3], [4]] output_shape [1, {groups}, {width}, 10, 10] : tensor<{p}xf32> into tensor<1x{groups}x{width}x10x10xf32>
+  %we = tensor.expand_shape %w2 [[0, 1], [2], [3], [4]] output_shape [{groups}, {width}, {width}, 3, 3] : tensor<{w2}xf32> into tensor<{groups}x{width}x{width}x3x3xf32>
+  %e = tensor.empty() : tensor<{g}xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<{g}xf32>) -> tensor<{g}xf32>
+  %gc = linalg.conv_2d_ngchw_gfchw {{dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}} ins(%xe, %we : tensor<1x{groups}x{width}x10x10xf32>, tensor<{groups}x{width}x{width}x3x3xf32>) outs(%f : tensor<{g}xf32>) -> tensor<{g}xf32>
+  %y = tensor.collapse_shape %gc [[0], [1, 2], [3], [4]] : tensor<{g}xf32> into tensor<{y}xf32>{relu("y", y, "out")}
+  func.return %out : tensor<{y}xf32>
+}}"""
+
+
+@pytest.mark.parametrize(("groups", "width"), [(2, 8), (4, 4), (2, 2), (3, 4)])
+def test_grouped_conv_chain_keeps_only_boundary_rewrites(groups: int, width: int) -> None:
+    """Between the conv and the grouped conv (regnet's blocks) the activations stay in
+    NCHW4c: the reshapes into and out of groups cancel with the grouped conv's transforms,
+    leaving x, the two filters and the result's transform (no reshape kernel per block)."""
+    passes: list[ModulePass] = [
+        NormalizeGraphPass(),
+        RaiseLayoutRewritesPass(),
+        *PIPELINES["convert-flow-fold"],
+    ]
+    after, _ = compare_before_after(grouped_chain(groups, width), passes, seed=groups)
+    frozen = [op for op in after.walk() if FROZEN in op.attributes]
+    assert len(frozen) == 2
+    assert count_ops(after, "layout.transform") == 4

@@ -67,6 +67,9 @@ RULES: list[tuple[str, str, Box | None, str]] = [
     ("singleton bounds are constants", "i + j", {"i": (5, 5), "j": (-3, 3)}, "j + 5"),
     ("merge congruent floordivs", "(i * 3 + j) floordiv 4 - (j - i) floordiv 4", None, "i"),
     ("recombine digits", "((i floordiv 2) mod 2) * 2 + i mod 2", None, "i mod 4"),
+    ("recombine quotient", "(i floordiv 16) * 4 + (i mod 16) floordiv 4", None, "i floordiv 4"),
+    ("recombine quotient, scaled", "(i floordiv 6) * -6 + ((i mod 6) floordiv 2) * -2", None,
+     "(i floordiv 2) * -2"),
     ("recombine digits, scaled", "((i floordiv 3) mod 4) * 6 + (i mod 3) * 2", None,
      "(i mod 12) * 2"),
     ("recombine floordiv and mod", "(i floordiv 4) * 4 + i mod 4", None, "i"),
@@ -171,7 +174,7 @@ def test_every_rule_has_a_case() -> None:
         "__eq__", "__init__", "__repr__",  # dataclass
         "linear", "_linear_uncached", "_linear_node", "_collect", "interval",  # plumbing
         "_sum_rules", "_apply_one_sum_rule", "_absorb", "_merge_congruent",
-        "_exact_quotient", "_recombine_digits", "_recombine", "_introduce_mod",
+        "_exact_quotient", "_recombine_digits", "_recombine_quotient", "_recombine", "_introduce_mod",
         "_one_period", "_small_remainder", "_split_multiples",
         "floordiv", "_floordiv_plain", "ceildiv", "mod", "_mod_reduced",
         "_modular_recombine", "_lift_one", "_expand_mods", "_mod_partner",
