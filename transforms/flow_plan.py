@@ -130,11 +130,47 @@ def derive_operand_transform(
         if position < len(slots):
             outputs.append(slots[position])
         outputs += [Dim(names[k]) for k in after.get(position, [])]
+    placed = [k for group in (*before.values(), *after.values()) for k in group]
+    outputs = _stand_in_for_broadcasts(outputs, {names[k] for k in placed})
     while outputs and outputs[0] is None:
         outputs.pop(0)
     while outputs and outputs[-1] is None:
         outputs.pop()
     return IndexMap(tuple(names), tuple(Const(0) if e is None else e for e in outputs))
+
+
+def _stand_in_for_broadcasts(outputs: list[Expr | None], untied: set[str]) -> list[Expr | None]:
+    """Drop a run of broadcast outputs (None) next to a run of as many untied operand
+    dimensions: those stand where the unit result axes were (a keepdim reduction's input:
+    ``x[n, c, h, w]`` summed into ``(n, c, 0, 0)`` in NCHW4c keeps NCHW4c, not
+    ``(n, c floordiv 4, h, w, 0, 0, c mod 4)``)."""
+
+    def is_untied(expr: Expr | None) -> bool:
+        return isinstance(expr, Dim) and expr.name in untied
+
+    def broadcasts(start: int, stop: int) -> bool:  # exactly the run [start, stop) is None
+        inside = start >= 0 and stop <= len(result) and all(e is None for e in result[start:stop])
+        return inside and (start == 0 or result[start - 1] is not None) and (
+            stop == len(result) or result[stop] is not None
+        )
+
+    result = list(outputs)
+    k = 0
+    while k < len(result):
+        if not is_untied(result[k]):
+            k += 1
+            continue
+        end = k
+        while end < len(result) and is_untied(result[end]):
+            end += 1
+        run = end - k
+        if broadcasts(end, end + run):
+            del result[end : end + run]
+        elif broadcasts(k - run, k):
+            del result[k - run : k]
+            end -= run
+        k = end
+    return result
 
 
 def _operand_names(result_map: IndexMap, access: IndexMap, tied: dict[int, int]) -> list[str]:

@@ -36,7 +36,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from physlayout.dialects.layout_graph import PadOp, TransformOp, static_shape
 from physlayout.indexing.index_map import IndexMap
-from physlayout.indexing.quasi_affine import Dim, FloorDiv, Mod
+from physlayout.indexing.quasi_affine import Dim, Expr, FloorDiv, Mod
 
 __all__ = ["FlowTransformThroughInsertSlice", "FlowTransformThroughPad", "MergeEqualTransforms"]
 
@@ -55,9 +55,17 @@ class MergeEqualTransforms(RewritePattern):
                 continue
             if other.parent_block() is not op.parent_block() or not other.is_before_in_block(op):
                 continue
-            if other.index_map == op.index_map and other.pad_value == op.pad_value:
+            same = other.index_map == op.index_map or _renamed(other.map) == _renamed(op.map)
+            if same and other.pad_value == op.pad_value and other.result.type == op.result.type:
                 rewriter.replace(op, [], [other.result])
                 return
+
+
+def _renamed(imap: IndexMap) -> tuple[Expr, ...]:
+    """The outputs of `imap` over its inputs renamed by position (``x0, x1, ...``), so that
+    maps differing only in their input names compare equal."""
+    rename = {name: Dim(f"x{k}") for k, name in enumerate(imap.initial_indices)}
+    return tuple(e.substitute(rename) for e in imap.final_indices)
 
 
 def _sole_use(op: TransformOp, producer: type[Operation]) -> Operation | None:

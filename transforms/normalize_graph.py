@@ -14,6 +14,10 @@ What it rewrites:
 - ``select(cmpf ugt %x, %c), %x, %c`` in a body (torch-mlir's relu) -> ``maximumf %x, %c``
   when ``%c`` is a constant neither NaN nor -0.0 (bit-exact then), so that the relu runs on
   whole texels;
+- a `linalg.generic` whose output map holds the constant 0 on a result axis of extent 1
+  (a keepdim reduction, ``(d0, d1, d2, d3) -> (d0, d1, 0, 0)``) -> one more parallel loop
+  of extent 1 per such axis, before the reductions (the output map becomes a projected
+  permutation, which `flow-layout-rewrites` moves transforms through);
 - ``cf.assert`` whose condition is a constant true -> erased (xDSL's `AssertTrue`, also in
   `linalg.generic` bodies);
 - ``cf.assert %c, "msg"`` in the body of a `linalg.generic` whose loops are all parallel ->
@@ -48,9 +52,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.abstract_ops import NamedOperation, PoolingOperation
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.dialects.linalg.ops import BroadcastOp, GenericOp, YieldOp
+from xdsl.dialects.linalg.ops import BroadcastOp, GenericOp, IndexOp, YieldOp
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -141,6 +145,48 @@ class GeneralizeWindowOp(RewritePattern):
         if not isinstance(op, PoolingOperation | DepthwiseConv2DNchwChwOp):
             return
         rewriter.replace(op, generalized(op))
+
+
+class UnitResultAxesAsLoops(RewritePattern):
+    """A `linalg.generic` whose output map holds the constant 0 on a result axis of extent 1
+    (torch-mlir's keepdim reductions: ``(d0, d1, d2, d3) -> (d0, d1, 0, 0)`` over reduction
+    loops ``d2, d3``) -> the same generic with one new parallel loop (extent 1, read by no
+    input) per such axis, placed before the first reduction loop: the output map becomes a
+    projected permutation of the parallel loops, so layout transforms flow through it.
+    Every point is computed as before (the new loops take the one value 0)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
+        shape = static_shape(op.outputs[0]) if len(op.outputs) == 1 else None
+        if shape is None or any(isinstance(o, IndexOp) for o in op.body.walk()):
+            return
+        out_map = op.indexing_maps.data[-1].data
+        units = [
+            k
+            for k, expr in enumerate(out_map.results)
+            if isinstance(expr, AffineConstantExpr) and expr.value == 0 and shape[k] == 1
+        ]
+        kinds = [str(t.data) for t in op.iterator_types.data]
+        if not units or "reduction" not in kinds:
+            return
+        at = kinds.index("reduction")
+        count = len(kinds) + len(units)
+        moved = [AffineDimExpr(m if m < at else m + len(units)) for m in range(len(kinds))]
+        maps = [m.data.replace_dims_and_symbols(moved, [], count, 0) for m in op.indexing_maps.data]
+        results = list(maps[-1].results)
+        for j, k in enumerate(units):
+            results[k] = AffineDimExpr(at + j)
+        maps[-1] = AffineMap(count, 0, tuple(results))
+        iterators = list(op.iterator_types.data)
+        iterators[at:at] = [IteratorTypeAttr.parallel()] * len(units)
+        generic = GenericOp(
+            op.inputs, op.outputs, op.detach_region(op.body),
+            [AffineMapAttr(m) for m in maps], iterators, op.result_types,
+        )  # fmt: skip
+        generic.attributes.update(op.attributes)
+        for old, new in zip(op.results, generic.results, strict=True):
+            new.name_hint = old.name_hint
+        rewriter.replace(op, generic)
 
 
 class DecomposeConcat(RewritePattern):
@@ -274,6 +320,7 @@ class NormalizeGraphPass(PhyslayoutPass):
                     DecomposeConcat(),
                     SelectOfUgtToMaximumf(),
                     GeneralizeWindowOp(),
+                    UnitResultAxesAsLoops(),
                 ],
                 dce_enabled=False,  # rewrite only what the patterns match (idempotent)
             ),

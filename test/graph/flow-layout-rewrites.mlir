@@ -78,6 +78,29 @@ func.func @sum_over_hw(%x: tensor<2x8x3x3xf32>) -> tensor<2x2x4xf32> {
   func.return %t : tensor<2x2x4xf32>
 }
 
+// A keepdim reduction (normalize-graph's form of torch-mlir's mean: unit loops d2, d3 write
+// the unit axes) into NCHW4c: the reduced axes of the input stand where the unit axes of the
+// result were, so the input gets NCHW4c too (not (n, c floordiv 4, h, w, 0, 0, c mod 4)).
+// Another consumer of %x that wants NCHW4c under other axis names merges with it.
+// CHECK-LABEL: func.func @keepdim_sum
+// CHECK:         %[[XT:.*]] = layout.transform %{{.*}} {index_map = #layout.index_map<(N, C, d4, d5) -> (N, C floordiv 4, d4, d5, C mod 4)>} : tensor<1x8x3x5xf32> -> tensor<1x2x3x5x4xf32>
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d5, d6, d4)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[XT]] : tensor<1x2x3x5x4xf32>)
+// CHECK-NOT:     layout.transform %x
+// CHECK:         func.return %{{.*}}, %[[XT]]
+func.func @keepdim_sum(%x: tensor<1x8x3x5xf32>) -> (tensor<1x2x1x1x4xf32>, tensor<1x2x3x5x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x1x1xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x1x1xf32>) -> tensor<1x8x1x1xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<1x8x3x5xf32>) outs(%init : tensor<1x8x1x1xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %y = arith.addf %acc, %a : f32
+    linalg.yield %y : f32
+  } -> tensor<1x8x1x1xf32>
+  %t = layout.transform %s {index_map = #layout.index_map<(N, C, H, W) -> (N, C floordiv 4, H, W, C mod 4)>} : tensor<1x8x1x1xf32> -> tensor<1x2x1x1x4xf32>
+  %u = layout.transform %x {index_map = #layout.index_map<(n, c, h, w) -> (n, c floordiv 4, h, w, c mod 4)>} : tensor<1x8x3x5xf32> -> tensor<1x2x3x5x4xf32>
+  func.return %t, %u : tensor<1x2x1x1x4xf32>, tensor<1x2x3x5x4xf32>
+}
+
 // The Relay example: sum over H of NCHW into NCW, transformed to NWC: the input becomes NHWC.
 // CHECK-LABEL: func.func @sum_over_h
 // CHECK:         %[[XT:.*]] = layout.transform %{{.*}} {index_map = #layout.index_map<(n, c, d2, w) -> (n, d2, w, c)>} : tensor<2x4x3x5xf32> -> tensor<2x3x5x4xf32>

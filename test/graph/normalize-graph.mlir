@@ -118,3 +118,27 @@ func.func @true_assert(%x: tensor<4xf32>) -> tensor<4xf32> {
   } -> tensor<4xf32>
   func.return %1 : tensor<4xf32>
 }
+
+// torch-mlir's mean over H and W with keepdim (a squeeze-excite block): the sum writes the
+// constant 0 on the unit axes. They become parallel loops of extent 1 (d2, d3), before the
+// reductions (d4, d5); the division after it is left alone.
+// CHECK-LABEL: func.func @keepdim_mean
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<1x8x3x5xf32>)
+// CHECK:         arith.divf
+func.func @keepdim_mean(%x: tensor<1x8x3x5xf32>) -> tensor<1x8x1x1xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %cst_0 = arith.constant 1.500000e+01 : f32
+  %0 = tensor.empty() : tensor<1x8x1x1xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x8x1x1xf32>) -> tensor<1x8x1x1xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<1x8x3x5xf32>) outs(%1 : tensor<1x8x1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %4 = arith.addf %in, %out : f32
+    linalg.yield %4 : f32
+  } -> tensor<1x8x1x1xf32>
+  %3 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%2 : tensor<1x8x1x1xf32>) outs(%0 : tensor<1x8x1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %4 = arith.divf %in, %cst_0 : f32
+    linalg.yield %4 : f32
+  } -> tensor<1x8x1x1xf32>
+  func.return %3 : tensor<1x8x1x1xf32>
+}
