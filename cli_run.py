@@ -197,14 +197,16 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
     given = _named_values(args.input, "--input", names)
     inputs = _inputs(entry, names, given, args.seed, _npz_arrays(args.inputs, "--inputs", names))
     graph = source
+    runtime = OpenCLRuntime(args.device)
+    pipeline = device_pipeline(args.pipeline or GRAPH_PIPELINE, runtime.limits)
     if args.precision == "f16":
+        from physlayout.lowering.pipelines import lifts_params
         from physlayout.transforms.to_mixed_precision import ToMixedPrecisionPass
 
         graph = source.clone()
-        ToMixedPrecisionPass().apply(make_context(), graph)
+        # parameters lifted into @main_prepare are rounded there, once
+        ToMixedPrecisionPass(params_f16=lifts_params(pipeline)).apply(make_context(), graph)
     lowered = graph.clone()
-    runtime = OpenCLRuntime(args.device)
-    pipeline = device_pipeline(args.pipeline or GRAPH_PIPELINE, runtime.limits)
     try:
         pipeline.apply(make_context(), lowered)
     except VerifyException as err:

@@ -244,3 +244,13 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             *PhyslayoutOpenCLPass(rewrite_loops=True, remarks=self.remarks).passes(),
         )
 
+
+
+def lifts_params(pipeline: PassPipeline) -> bool:
+    """Whether `pipeline` runs `lift-transform-params`, alone or in a declared pipeline (the
+    work on parameters then runs once, in `@main_prepare`)."""
+    for one in pipeline.passes:
+        inner = one.passes() if isinstance(one, DeclaredPipeline) else (one,)
+        if any(isinstance(p, LiftTransformParamsPass) for p in inner):
+            return True
+    return False

@@ -30,7 +30,9 @@ What it rewrites, in every graph-level function (one with tensor parameters or r
   `linalg.broadcast`) of an f16 tensor the pass made moves f16 (a pad's value becomes an
   f16 constant; another f32 operand, e.g. a parameter concatenated with it, is cast);
 - function boundary: with `keep-io-f32=true` (the default) f32 tensor parameters stay
-  f32 and no cast kernel is added at the entry: each rewritten op reading a parameter (or
+  f32 and no cast kernel is added at the entry (with `params-f16=true`, an argument but
+  the first that every op reads rounded is instead rounded by one cast at the entry, for
+  `lift-transform-params`): each rewritten op reading a parameter (or
   data movement of one, which stays f32) rounds it to f16 where it reads it, as for an
   accumulator's result; f16 results are widened back (`arith.extf`) before
   `func.return` (an f32 accumulator returned directly is returned unrounded). With
@@ -78,7 +80,7 @@ from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation, NamedOp
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import BroadcastOp, FillOp, GenericOp, TransposeOp
 from xdsl.dialects.linalg.ops import YieldOp as LinalgYieldOp
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue, Use
 from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -610,6 +612,44 @@ class CastReturnedValues(RewritePattern):
             rewriter.notify_op_modified(op)
 
 
+class RoundParametersOnce(RewritePattern):
+    """`params-f16`: an f32 parameter (a graph function's argument but the first) that
+    every reader rounds to half in its body -> one cast to f16 at the entry, read as f16
+    (the body's rounding erased): the same values, rounded once, by a cast that
+    `lift-transform-params` moves into `@main_prepare`. A parameter some op reads in f32
+    (a bias broadcast into an accumulator's init, data movement) is left alone."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
+        if not op.body.blocks or not _is_graph_function(op):
+            return
+        for arg in op.body.blocks[0].args[1:]:
+            uses = list(arg.uses)
+            readers = [_rounding_reader(use) for use in uses]
+            if not is_f32_tensor(arg.type) or not readers or None in readers:
+                continue
+            rounded = insert_cast(rewriter, arg, f16, InsertPoint.at_start(arg.block))
+            for use, body_arg in zip(uses, readers, strict=True):
+                assert body_arg is not None
+                use.operation.operands[use.index] = rounded
+                half = rewriter.replace_value_with_new_type(body_arg, f16)
+                for truncation in [u.operation for u in half.uses]:
+                    rewriter.replace(truncation, [], [half])
+                rewriter.notify_op_modified(use.operation)
+
+
+def _rounding_reader(use: Use) -> BlockArgument | None:
+    """The body argument through which a `linalg.generic` input reads the used value, when
+    the body rounds it to half at every use (`rounded_in_body`)."""
+    generic = use.operation
+    if not isinstance(generic, GenericOp) or is_cast_generic(generic):
+        return None
+    if use.index >= len(generic.inputs):
+        return None
+    body_arg = generic.body.blocks[0].args[use.index]
+    return body_arg if body_arg.uses and rounded_in_body(body_arg) else None
+
+
 def _is_graph_function(op: func.FuncOp) -> bool:
     from physlayout.transforms.legalize_layout import is_graph_function
 
@@ -635,6 +675,12 @@ class ToMixedPrecisionPass(PhyslayoutPass):
             only such statistics or f64 tensors (mean = sum / n, rstd = rsqrt(var + eps)):
             they compute and store f32, and the ops combining them with f16 data
             (x - mean, e / sum) read them unrounded. Needs `reduction` in `accumulate`.
+        params-f16 (bool, false): with `keep-io-f32`, an f32 tensor argument but the
+            first (the parameters of a torch-mlir export, as `lift-transform-params`
+            counts them by default) that every op reads rounded is rounded by one cast
+            at the entry instead (the same values): `lift-transform-params` then moves
+            the casts into `@main_prepare`, so inference reads f16 weights. Without it
+            the casts are kernels of every inference.
     """
 
     name = "to-mixed-precision"
@@ -646,6 +692,10 @@ class ToMixedPrecisionPass(PhyslayoutPass):
     keep_statistics_f32: bool = False
     """Reductions' results (normalization/softmax statistics) and the elementwise ops over
     them only stay f32."""
+    params_f16: bool = False
+    """With `keep-io-f32`: each f32 argument but the first that every op reads rounded is
+    rounded once by a cast at the entry (which `lift-transform-params` moves into
+    `@main_prepare`)."""
 
     def kinds(self) -> frozenset[str]:
         """The `accumulate` kinds; a `PassFailedException` for an unknown one."""
@@ -672,6 +722,8 @@ class ToMixedPrecisionPass(PhyslayoutPass):
         ).rewrite_module(op)
         PatternRewriteWalker(WidenOperandsOfOtherOps(), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(CastReturnedValues(), apply_recursively=False).rewrite_module(op)
+        if self.params_f16 and self.keep_io_f32:
+            PatternRewriteWalker(RoundParametersOnce(), apply_recursively=False).rewrite_module(op)
         # the f32 fills and empties the rewritten ops no longer use
         PatternRewriteWalker(
             GreedyRewritePatternApplier([], dce_enabled=True), walk_reverse=True

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, f16
 
 from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
 from physlayout.runtime.opencl import OpenCLRuntime, compile_module, module_text, parse_module
@@ -205,3 +205,64 @@ def test_statistics_stay_f32_with_keep_statistics_f32() -> None:
     assert np.max(np.abs(got_plain - want_plain)) <= ulp
     exact = x.astype(np.float64) - x.astype(np.float64).mean(axis=1, keepdims=True)
     assert np.max(np.abs(got_stats - exact)) < np.max(np.abs(got_plain - exact))
+
+
+CONV_BIAS_RELU = """
+func.func @main(%x: tensor<1x3x6x6xf32>, %w1: tensor<8x3x3x3xf32>, %b1: tensor<8xf32>, %w2: tensor<4x8x1x1xf32>) -> tensor<1x4x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x4x4xf32>
+  %bias = linalg.broadcast ins(%b1 : tensor<8xf32>) outs(%e : tensor<1x8x4x4xf32>) dimensions = [0, 2, 3]
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w1 : tensor<1x3x6x6xf32>, tensor<8x3x3x3xf32>) outs(%bias : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : tensor<1x8x4x4xf32>) outs(%e : tensor<1x8x4x4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.maximumf %v, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x4x4xf32>
+  %e2 = tensor.empty() : tensor<1x4x4x4xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%r, %w2 : tensor<1x8x4x4xf32>, tensor<4x8x1x1xf32>) outs(%f2 : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  func.return %y : tensor<1x4x4x4xf32>
+}
+"""
+
+
+def test_params_f16_rounds_the_same_values_once() -> None:
+    """params-f16 moves the rounding of the weights (read rounded by the convs) into one
+    cast each at the entry, bit for bit the same results; the bias, which the f32
+    accumulator's init reads unrounded, and the input stay as they were."""
+    plain, once = mixed(CONV_BIAS_RELU), mixed(CONV_BIAS_RELU, params_f16=True)
+    inputs = random_inputs(plain, 3)
+    want = run_graph(plain, "main", [x.copy() for x in inputs])
+    got = run_graph(once, "main", [x.copy() for x in inputs])
+    np.testing.assert_array_equal(got[0], want[0])
+    function = next(op for op in once.ops if isinstance(op, func.FuncOp))
+    x, w1, b1, w2 = function.body.blocks[0].args
+    for weight in (w1, w2):
+        (use,) = weight.uses
+        assert use.operation.results[0].type.get_element_type() == f16  # type: ignore[attr-defined]
+    assert all(u.operation.name == "linalg.broadcast" for u in b1.uses)
+    (read,) = x.uses  # the conv, which rounds it in its body
+    assert read.operation.operands[read.index].type.get_element_type() == x.type.get_element_type()  # type: ignore[attr-defined]
+
+
+def test_params_f16_weights_are_prepared_in_half() -> None:
+    """With lift-transform-params the casts run in @main_prepare: inference takes the
+    weights as f16 textures (half the bytes) and computes what the plain f16 graph does."""
+    module = mixed(CONV_BIAS_RELU, params_f16=True)
+    reference = mixed(CONV_BIAS_RELU)
+    inputs = random_inputs(reference, 4)
+    want = run_graph(reference, "main", [x.copy() for x in inputs])
+    lifted = module.clone()
+    passes = PhyslayoutAdrenoPass(lift_params=True).passes()
+    for one in passes[: [p.name for p in passes].index("lift-transform-params") + 1]:
+        one.apply(make_context(), lifted)
+    main = next(op for op in lifted.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "main")
+    prepare = next(op for op in lifted.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "main_prepare")
+    types = main.function_type.inputs.data[1:]
+    # the two OIHW4o filters in f16 (the bias, prepared into the f32 accumulator's init, f32)
+    shapes = {tuple(t.get_shape()): t.get_element_type() for t in types}  # type: ignore[attr-defined]
+    assert shapes[(2, 3, 3, 3, 4)] == f16 and shapes[(1, 8, 1, 1, 4)] == f16
+    prepared = run_graph(lifted, "main_prepare", [x.copy() for x in inputs[1:]])
+    got = run_graph(lifted, "main", [inputs[0].copy(), *prepared])
+    assert prepare.function_type.outputs.data
+    np.testing.assert_array_equal(got[0], want[0])

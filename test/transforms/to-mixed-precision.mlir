@@ -2,6 +2,8 @@
 // RUN: xdsl-opt %s -p to-mixed-precision,to-mixed-precision | filecheck %s
 // RUN: xdsl-opt %s -p 'to-mixed-precision{accumulate="conv,matmul"}' | filecheck %s --check-prefix=NOACC
 // RUN: xdsl-opt %s -p 'to-mixed-precision{keep-io-f32=false}' | filecheck %s --check-prefix=IO
+// RUN: xdsl-opt %s -p 'to-mixed-precision{params-f16=true}' | filecheck %s --check-prefix=PARAMS
+// RUN: xdsl-opt %s -p 'to-mixed-precision{params-f16=true},to-mixed-precision{params-f16=true}' | filecheck %s --check-prefix=PARAMS
 // RUN: not physlayout-opt %s -p 'to-mixed-precision{accumulate="conv,softmax"}' 2>&1 | filecheck %s --check-prefix=BAD
 
 // BAD: to-mixed-precision: unknown accumulate kind(s) ['softmax']; the kinds are conv, matmul, pooling, reduction
@@ -180,4 +182,29 @@ func.func @data_movement(%a: tensor<1x2x4x4xf32>, %b: tensor<1x2x6x6xf32>, %s: t
   } : tensor<1x2x4x4xf32> to tensor<1x2x6x6xf32>
   %cat = tensor.concat dim(1) %p, %b : (tensor<1x2x6x6xf32>, tensor<1x2x6x6xf32>) -> tensor<1x4x6x6xf32>
   func.return %cat : tensor<1x4x6x6xf32>
+}
+
+// params-f16: a conv with a bias broadcast into its init, as torch-mlir prints it. The
+// weight (an argument but the first, which the conv reads rounded) is rounded once by a
+// cast at the entry and read as f16 (the body's truncf is gone: the same values); the bias
+// is read in f32 by the broadcast into the f32 accumulator, so it stays f32; the input %x
+// (the first argument) is rounded where it is read, as without the option.
+// PARAMS-LABEL: func.func @conv_bias(
+// PARAMS-SAME:      %[[X:.*]]: tensor<1x3x5x5xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>, %[[B:.*]]: tensor<4xf32>)
+// PARAMS:         %[[WH:.*]] = linalg.generic {{.*}} ins(%[[W]] : tensor<4x3x3x3xf32>) outs(%{{.*}} : tensor<4x3x3x3xf16>) {
+// PARAMS-NEXT:    ^{{.*}}(%[[WV:.*]]: f32, %{{.*}}: f16):
+// PARAMS-NEXT:      %[[WT:.*]] = arith.truncf %[[WV]] : f32 to f16
+// PARAMS-NEXT:      linalg.yield %[[WT]] : f16
+// PARAMS-NOT:     outs(%{{.*}} : tensor<4xf16>)
+// PARAMS:         linalg.broadcast ins(%[[B]]:tensor<4xf32>) outs(%{{.*}}:tensor<1x4x3x3xf32>)
+// PARAMS:         ins(%[[X]], %[[WH]] : tensor<1x3x5x5xf32>, tensor<4x3x3x3xf16>)
+// PARAMS-NEXT:    ^{{.*}}(%[[XV:.*]]: f32, %[[HV:.*]]: f16, %{{.*}}: f32):
+// PARAMS-NEXT:      %[[XT:.*]] = arith.truncf %[[XV]] : f32 to f16
+// PARAMS-NEXT:      %[[XE:.*]] = arith.extf %[[XT]] : f16 to f32
+// PARAMS-NEXT:      %{{.*}} = arith.extf %[[HV]] : f16 to f32
+func.func @conv_bias(%x: tensor<1x3x5x5xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x3x3xf32> {
+  %e = tensor.empty() : tensor<1x4x3x3xf32>
+  %bias = linalg.broadcast ins(%b : tensor<4xf32>) outs(%e : tensor<1x4x3x3xf32>) dimensions = [0, 2, 3]
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x3x5x5xf32>, tensor<4x3x3x3xf32>) outs(%bias : tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+  func.return %c : tensor<1x4x3x3xf32>
 }
