@@ -127,10 +127,11 @@ def _compile(args: argparse.Namespace) -> int:
     write_artifact(artifact, args.output_dir)
     plan = artifact.plan
     launches = sum(1 for s in plan.steps if type(s).__name__ == "Launch")
+    once = sum(1 for s in plan.prepare if type(s).__name__ == "Launch")
     print(
         f"compiled @{entry} to {args.output_dir}: {len(plan.kernels)} kernel(s), "
-        f"{launches} launch(es), {len(plan.storages)} buffer(s)/image(s), "
-        f"{plan.io_layout} inputs and outputs"
+        f"{launches} launch(es)" + (f" per run after {once} prepare launch(es)" if once else "")
+        + f", {len(plan.storages)} buffer(s)/image(s), {plan.io_layout} inputs and outputs"
     )
     for param in plan.params:
         shape = "scalar" if param.kind == "scalar" else str(list(param.shape))
@@ -144,9 +145,12 @@ def _compile(args: argparse.Namespace) -> int:
 def run_artifact_command(args: argparse.Namespace) -> int:
     """`physlayout run OUT/` (called by `physlayout run` when FILE is a directory); errors
     propagate to `run`'s reporting."""
+    import dataclasses
+
     import numpy as np
 
     from physlayout.runtime.deploy import load_artifact, run_artifact
+    from physlayout.runtime.host import RunResult
     from physlayout.runtime.opencl import OpenCLRuntime
 
     if args.pipeline is not None or args.remarks or args.precision != "f32":
@@ -210,6 +214,10 @@ def run_artifact_command(args: argparse.Namespace) -> int:
         inputs[param.name] = array if layout is None else layout.map_ndarray(array)
     runtime = OpenCLRuntime(args.device)
     result = run_artifact(artifact, runtime, inputs)
+    once = sum(1 for s in plan.prepare if type(s).__name__ == "Launch")
+    if once:  # the prepare steps (parameters in, @ENTRY_prepare) are launched first
+        _print_times(runtime, f"{plan.entry}_prepare", RunResult(result.times[:once]))
+        result = dataclasses.replace(result, times=result.times[once:])
     _print_times(runtime, plan.entry, result)
     values = {**inputs, **result.outputs}
     for name, path in wanted.items():

@@ -107,6 +107,13 @@ def compile_artifact(
         types = [*signature.inputs.data, *signature.outputs.data]
         shapes = {i: tuple(t.get_shape()) for i, t in enumerate(types) if isinstance(t, TensorType)}
     boundary = [] if physical_io else add_boundary_functions(module, _function(module, entry))
+    # an entry lift-transform-params split: its parameters go to @ENTRY_prepare, run once
+    prepare = f"{entry}_prepare"
+    split = graph and any(isinstance(op, func.FuncOp) and op.sym_name.data == prepare for op in module.ops)
+    prepare_boundary = (
+        add_boundary_functions(module, _function(module, prepare)) if split and not physical_io else []
+    )
+    graph_args = [a.name_hint or str(a.index) for a in _function(source, entry).body.blocks[0].args]
     lowered = lower_module(module, limits, remarks=remarks)
     options: dict[str, Any] = {
         "pipeline": pipeline if graph else None,
@@ -124,6 +131,8 @@ def compile_artifact(
         level="graph" if graph else "buffer",
         shapes=shapes,
         options=options,
+        graph_args=graph_args if split else None,
+        prepare_boundary=prepare_boundary,
     )
     digest = hashlib.sha256((dumps(plan) + lowered.program.source).encode()).hexdigest()[:16]
     plan = dataclasses.replace(plan, artifact_id=digest)

@@ -226,7 +226,7 @@ def run_plan(
     program: Any,
     inputs: Mapping[str, Any],
     bound: Mapping[int, DeviceStorage] | None = None,
-    phases: Collection[str] = ("input", "body", "output"),
+    phases: Collection[str] = ("input", "prepare", "body", "output"),
     kernels: dict[str, Any] | None = None,
 ) -> RunResult:
     """Execute the steps of `plan` in the given `phases`, in order, on `runtime` with the

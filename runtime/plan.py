@@ -12,6 +12,9 @@ other host functions) and records
   data, relayout it), `body` (the host function: allocations filled with zeros, kernel
   launches with their argument bindings, global and local sizes) and `output` (relayout
   back, read the results);
+- `prepare`: the steps run once before the first run: for an entry that
+  `lift-transform-params` split, the input steps of its parameters and `@ENTRY_prepare`
+  (phase `prepare`: the prepared storages, its allocations and launches);
 - `params`: the entry's parameters with their direction (`in`, `out`, `inout`: whether
   some launch reads / writes their storage), the shape and layout in which the caller
   gives and gets them;
@@ -106,7 +109,8 @@ class Storage:
     dtype: str
     shape: tuple[int, ...]
     role: str
-    """`param` (a parameter's storage), `staging` (a boundary buffer) or `allocation`."""
+    """`param` (a parameter's storage), `staging` (a boundary buffer), `allocation`, or
+    `prepared` (a value `@ENTRY_prepare` makes once, which the body reads)."""
 
     @property
     def elements(self) -> int:
@@ -292,7 +296,8 @@ class Plan:
     steps: tuple[Step, ...]
     requirements: Requirements
     prepare: tuple[Step, ...] = ()
-    """Steps run once before the first run (none of the pipelines has any yet)."""
+    """Steps run once before the first run: the parameters' input steps and
+    `@ENTRY_prepare` of an entry `lift-transform-params` split (else none)."""
     options: Mapping[str, Any] = field(default_factory=dict[str, Any])
     """How the artifact was compiled (pipeline, image limits, fp16/fp64)."""
     artifact_id: str = ""
@@ -359,12 +364,22 @@ def build_plan(
     level: str = "buffer",
     shapes: Mapping[int, tuple[int, ...]] | None = None,
     options: Mapping[str, Any] | None = None,
+    graph_args: Sequence[str] | None = None,
+    prepare_boundary: Sequence[BoundaryFunctions] = (),
 ) -> Plan:
     """The launch plan of function `entry` of `compiled`. `io_layout` "logical" needs the
     boundary functions (`runtime/boundary.py`) of every parameter with pending transforms,
     compiled into `compiled`; `allocation_fill` is the value the body's allocations start
     with (tests: garbage); `shapes` overrides a parameter's caller shape (a graph's tensor
-    shape; the element count must match)."""
+    shape; the element count must match).
+
+    When `lift-transform-params` split the entry (`@ENTRY_prepare` exists) and `graph_args`
+    names the graph's arguments, the plan takes those arguments (and returns the results):
+    its `prepare` steps write the parameters and run `@ENTRY_prepare` once into the
+    prepared storages (phase `prepare`), and its steps run `@ENTRY` on the other arguments
+    and the prepared storages. `prepare_boundary` are the boundary functions of
+    `@ENTRY_prepare`'s parameters; `shapes` is then keyed by the graph's signature (its
+    arguments, then its results)."""
     if io_layout not in ("logical", "physical"):
         raise PlanError(f"io_layout must be 'logical' or 'physical', not '{io_layout}'")
     builder = _PlanBuilder(compiled, allocation_fill)
@@ -372,33 +387,50 @@ def build_plan(
     layouts = compiled.params.get(entry)
     if layouts is None:
         raise PlanError(f"no function @{entry} in the source module")
-    values: list[_Value] = []
-    for index, (arg, layout) in enumerate(zip(function.body.blocks[0].args, layouts, strict=True)):
-        name = arg.name_hint or str(index)
-        if layout is None:
-            values.append(_Input(name))
-            continue
-        kind = "image" if layout.kind == "texture" else "buffer"
-        scope = _scope(function.function_type.inputs.data[index])
-        values.append(_View(builder.storage(name, kind, scope, layout, "param")))
-    builder.call(entry, values)
+    prepare = f"{entry}_prepare"
+    bound: list[tuple[func.FuncOp, int, _Value, ParamLayout | None, BoundaryFunctions | None]]
+    prepare_steps: list[Step] = []
+    if graph_args is not None and prepare in compiled.params:
+        bound, prepare_steps = _prepared_entry(
+            builder, entry, graph_args, {b.index: b for b in prepare_boundary}
+        )
+        by_index = {b.index: b for b in boundary}
+        names = list(graph_args)
+        bound = [
+            (f, k, v, layout, by_index.get(k) if f is function else b)
+            for f, k, v, layout, b in bound
+        ]
+    else:
+        by_index = {b.index: b for b in boundary}
+        names = []
+        bound = []
+        for index, layout in enumerate(layouts):
+            value = _param_value(builder, function, index, layout)
+            bound.append((function, index, value, layout, by_index.get(index)))
+        builder.call(entry, [v for _, _, v, _, _ in bound])
     body = builder.steps
     builder.steps = []
     params: list[PlanParam] = []
     output_steps: list[Step] = []
-    by_index = {b.index: b for b in boundary}
-    for index, (value, layout) in enumerate(zip(values, layouts, strict=True)):
-        shape = (shapes or {}).get(index)
+    lifted: list[Step] = []
+    for position, (owner, index, value, layout, functions) in enumerate(bound):
+        name = owner.body.blocks[0].args[index].name_hint or str(index)
+        key = names.index(name) if name in names else position if names else index
+        shape = (shapes or {}).get(key)
         if isinstance(value, _Input):
-            params.append(builder.scalar_param(value.name, index, function))
+            params.append(builder.scalar_param(value.name, index, owner))
             continue
         assert isinstance(value, _View) and layout is not None
-        param, outputs = builder.boundary(
-            value.storage, index, layout, io_layout, by_index.get(index), shape
-        )
+        before = len(builder.steps)
+        param, outputs = builder.boundary(value.storage, key, layout, io_layout, functions, shape)
+        if owner is not function:  # a parameter of @ENTRY_prepare: written once, before it
+            lifted += builder.steps[before:]
+            del builder.steps[before:]
         params.append(param)
         output_steps += outputs
-    steps = (*builder.steps, *body, *output_steps)
+    inputs = builder.steps
+    prepare_steps = [*lifted, *prepare_steps] if prepare_steps else []
+    steps = (*inputs, *body, *output_steps)
     return Plan(
         entry=entry,
         level=level,
@@ -407,8 +439,88 @@ def build_plan(
         params=tuple(params),
         steps=steps,
         requirements=_requirements(compiled.program.source, builder.storages),
+        prepare=tuple(prepare_steps),
         options=dict(options or {}),
     )
+
+
+def _param_value(
+    builder: _PlanBuilder, function: func.FuncOp, index: int, layout: ParamLayout | None
+) -> _Value:
+    """A new parameter storage for argument `index` of `function` (a scalar: its input)."""
+    arg = function.body.blocks[0].args[index]
+    name = arg.name_hint or str(index)
+    if layout is None:
+        return _Input(name)
+    kind = "image" if layout.kind == "texture" else "buffer"
+    scope = _scope(function.function_type.inputs.data[index])
+    return _View(builder.storage(name, kind, scope, layout, "param"))
+
+
+def _prepared_entry(
+    builder: _PlanBuilder,
+    entry: str,
+    graph_args: Sequence[str],
+    prepare_boundary: Mapping[int, BoundaryFunctions],
+) -> tuple[
+    list[tuple[func.FuncOp, int, _Value, ParamLayout | None, BoundaryFunctions | None]],
+    list[Step],
+]:
+    """Bind the graph's arguments and results of a split entry: the parameters to
+    `@ENTRY_prepare`, run once into new `prepared` storages (its launches, phase
+    `prepare`, returned), then `@ENTRY` on the other arguments, the prepared storages and
+    the results (its launches left in `builder.steps`). Returns each graph argument and
+    result in the graph's order: (function, argument index, value, layout, boundary)."""
+    prepare = f"{entry}_prepare"
+    main, prep = builder.compiled.function(entry), builder.compiled.function(prepare)
+    main_layouts, prep_layouts = builder.compiled.params[entry], builder.compiled.params[prepare]
+    prep_args = prep.body.blocks[0].args
+    lifted = [k for k, a in enumerate(prep_args) if a.name_hint in graph_args]
+    made = [k for k in range(len(prep_args)) if k not in lifted]
+    values: dict[str, tuple[func.FuncOp, int, _Value, ParamLayout | None, BoundaryFunctions | None]] = {}
+    prep_values: list[_Value] = []
+    for k in range(len(prep_args)):
+        layout = prep_layouts[k]
+        if k in lifted:
+            value = _param_value(builder, prep, k, layout)
+            values[str(prep_args[k].name_hint)] = (prep, k, value, layout, prepare_boundary.get(k))
+        else:
+            if layout is None:
+                raise PlanError(f"@{prepare} makes a scalar %{prep_args[k].name_hint}")
+            name = f"{prep_args[k].name_hint or k}.prepared"
+            kind = "image" if layout.kind == "texture" else "buffer"
+            scope = _scope(prep.function_type.inputs.data[k])
+            value = _View(builder.storage(name, kind, scope, layout, "prepared"))
+            builder.steps.append(Allocate("prepare", value.storage))
+            pad = layout.layout.pad_value if layout.layout is not None else None
+            dtype = builder.storages[value.storage].dtype
+            builder.steps.append(Fill("prepare", value.storage, _fill_value(pad or 0, dtype)))
+        prep_values.append(value)
+    builder.phase = "prepare"
+    builder.call(prepare, prep_values)
+    builder.phase = "body"
+    prepare_steps, builder.steps = builder.steps, []
+    main_args = main.body.blocks[0].args
+    # @ENTRY's arguments: the graph arguments not lifted, the prepared values, the results
+    kept = range(len(graph_args) - len(lifted))
+    prepared = iter(prep_values[k] for k in made)
+    main_values: list[_Value] = []
+    results: list[tuple[func.FuncOp, int, _Value, ParamLayout | None, BoundaryFunctions | None]] = []
+    for k in range(len(main_args)):
+        if k in kept:
+            value = _param_value(builder, main, k, main_layouts[k])
+            values[str(main_args[k].name_hint)] = (main, k, value, main_layouts[k], None)
+        elif k < len(kept) + len(made):
+            value = next(prepared)
+        else:
+            value = _param_value(builder, main, k, main_layouts[k])
+            results.append((main, k, value, main_layouts[k], None))
+        main_values.append(value)
+    missing = [n for n in graph_args if n not in values]
+    if missing:
+        raise PlanError(f"graph arguments {missing} are neither @{entry}'s nor @{prepare}'s")
+    builder.call(entry, main_values)
+    return [*(values[n] for n in graph_args), *results], prepare_steps
 
 
 def _scope(type_: Any) -> str:
@@ -436,6 +548,8 @@ class _PlanBuilder:
     steps: list[Step] = field(default_factory=list[Step])
     read: set[int] = field(default_factory=set[int])
     written: set[int] = field(default_factory=set[int])
+    phase: str = "body"
+    """The phase of the steps `call` records (`prepare` while it runs `@ENTRY_prepare`)."""
 
     # Storage --------------------------------------------------------------------------
 
@@ -481,8 +595,8 @@ class _PlanBuilder:
                     f"images), not {dtype} values"
                 )
         index = self.add(Storage(name, kind, scope, element, dtype.name, tuple(shape), "allocation"))
-        self.steps.append(Allocate("body", index))
-        self.steps.append(Fill("body", index, _fill_value(self.allocation_fill, dtype)))
+        self.steps.append(Allocate(self.phase, index))
+        self.steps.append(Fill(self.phase, index, _fill_value(self.allocation_fill, dtype)))
         return index
 
     # The host function -------------------------------------------------------------------
@@ -490,7 +604,7 @@ class _PlanBuilder:
     def call(self, name: str, values: list[_Value]) -> None:
         info = self.compiled.program.kernels.get(name)
         if info is not None:
-            self.launch_all(info, values, "body")
+            self.launch_all(info, values, self.phase)
             return
         self.host(name, values)
 
@@ -531,7 +645,7 @@ class _PlanBuilder:
             raise OpenCLRuntimeError(f"{where}: flags must be in a global buffer, not an image")
         count = op.flags.type.num_elements()
         self.read.add(view.storage)
-        self.steps.append(Check("body", view.storage, view.offset, count, op.message.data))
+        self.steps.append(Check(self.phase, view.storage, view.offset, count, op.message.data))
 
     def declare(self, op: DeclBufferOp, handle: _Value, where: str) -> _View:
         assert isinstance(handle, _Handle)

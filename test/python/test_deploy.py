@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,9 @@ CASES = [
     ("graph_conv_bias_conv.mlir", "conv_bias_conv_padded", None),
     ("relayout_chains.mlir", "pack_unpack_padded", RAISE),
     ("relayout_chains.mlir", "pack_then_transpose", RAISE),
+    # parameters prepared once (plan.prepare: every argument but the first)
+    ("conv_bias_relu.mlir", None, "physlayout-adreno{lift-params=true}"),
+    ("graph_conv_bias_conv.mlir", "conv_bias_conv_padded", "physlayout-adreno{lift-params=true}"),
 ]
 
 SPLIT = "transform = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = -1.0 : f32"
@@ -160,7 +164,8 @@ def write_inputs(out: Path, seed: int) -> list[str]:
 
 def compile_case(tmp: Path, file: str, entry: str | None, capsys: Any, *extra: str) -> Path:
     out = tmp / (Path(file).stem + (f"_{entry}" if entry else ""))
-    argv = ["compile", str(EXAMPLES / file) if "/" not in file else file, "-o", str(out), *extra]
+    path = file if Path(file).is_absolute() else str(EXAMPLES / file)
+    argv = ["compile", path, "-o", str(out), *extra]
     if entry:
         argv += ["--entry", entry]
     code, _, err = physlayout(*argv, capsys=capsys)
@@ -205,6 +210,36 @@ def test_plan_validates_against_its_schema(
         for key in ("storage", "src", "dst"):
             if key in step:
                 assert 0 <= step[key] < len(plan["storages"])
+
+
+def test_prepared_parameters_run_once_before_the_body(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With lift-params the plan takes the graph's own arguments; the weights are written,
+    laid out and prepared (batch norm folded) by the prepare steps, into `prepared`
+    storages the body only reads: the body launches only @main's kernels."""
+    out = compile_case(
+        tmp_path, "models/bottleneck.mlir", None, capsys, "--pipeline",
+        "physlayout-adreno{lift-params=true}",
+    )  # fmt: skip
+    plan = json.loads((out / "plan.json").read_text())
+    source = (EXAMPLES / "models/bottleneck.mlir").read_text()
+    header = next(line for line in source.splitlines() if "func.func @main(" in line)
+    arguments = re.findall(r"%(\w+): tensor", header.split(" -> ")[0])
+    assert len(arguments) == 16 and [p["name"] for p in plan["inputs"]] == arguments
+    prepare_launches = [s["kernel"] for s in plan["prepare"] if s["op"] == "launch"]
+    body_launches = [s["kernel"] for s in plan["steps"] if s["op"] == "launch"]
+    assert prepare_launches and all(k.startswith("main_prepare") for k in prepare_launches
+                                    if not k.startswith("physlayout_in_"))  # fmt: skip
+    assert not any(k.startswith(("main_prepare", "physlayout_in_conv")) for k in body_launches)
+    assert len(body_launches) <= 5 + 2  # the 3 convs' groups, x in and the result out
+    prepared = {k for k, s in enumerate(plan["storages"]) if s["role"] == "prepared"}
+    made_in_prepare = {s["storage"] for s in plan["prepare"] if s["op"] == "allocate"}
+    made_in_body = {s["storage"] for s in plan["steps"] if s["op"] in ("allocate", "fill", "write")}
+    assert prepared and prepared <= made_in_prepare and not prepared & made_in_body
+    read_in_body = {a["storage"] for s in plan["steps"] if s["op"] == "launch" for a in s["args"]
+                    if "storage" in a}  # fmt: skip
+    assert prepared & read_in_body
 
 
 def test_schema_rejects_another_version(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
