@@ -407,10 +407,13 @@ def blocked_conv(conv: Conv, layouts: tuple[str, str, str], allow_padding: bool)
             f"{list(logical_shapes[2])}) would need padding for {layouts[2]}"
         )
     out_shape = new_shapes[2]
-    # a grouped output is split back with the box's bounds: ``(C*4 + c) floordiv 4 -> C``
+    # a grouped output is split back with the box's bounds: ``(C*4 + c) floordiv 4 -> C``;
+    # extents of 1 are bounded as 2, so that no axis simplifies to 0: the blocked access
+    # ``oh * 2 + kh`` must keep ``oh`` (a bare ``kh`` would index the input alone)
     grouped = not _is_permutation(conv.canonical[2])
+    box = tuple(max(e, 2) for e in out_shape)
     back = IndexMap.from_layouts(layouts[2], logical_y).compose(
-        _canonical_inverse(conv.canonical[2], logical_shapes[2]), out_shape if grouped else None
+        _canonical_inverse(conv.canonical[2], logical_shapes[2]), box if grouped else None
     )
     rank = len(out_shape)
     y_map = conv.maps[2]
