@@ -262,7 +262,9 @@ class ResizeAllocationToTransformedShape(RewritePattern):
         if layout is None or not isinstance(allocation, AllocateOp):
             return
         extents = allocation.get_extents()
-        if extents == layout.shape:
+        # a 0-d transformed buffer (a one-element tensor squeezed to a scalar) holds one element
+        physical = layout.shape or (1,)
+        if extents == physical:
             return
         if extents != layout.logical_shape:
             raise PassFailedException(
@@ -282,7 +284,7 @@ class ResizeAllocationToTransformedShape(RewritePattern):
                     f"{_PASS}: two buffers with different pending transforms are "
                     f"declared over one allocation: {op.buffer.type} and {other.buffer.type}"
                 )
-        rewriter.replace(allocation, AllocateOp(layout.shape, allocation.ptr.type))  # type: ignore[arg-type]
+        rewriter.replace(allocation, AllocateOp(physical, allocation.ptr.type))  # type: ignore[arg-type]
 
 
 class _ApplyPendingTransforms(TypeConversionPattern):

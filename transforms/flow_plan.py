@@ -125,7 +125,7 @@ def derive_operand_transform(
         else:
             before.setdefault(0, []).append(k)
     outputs: list[Expr | None] = []
-    for position in range(max(len(slots), 1)):
+    for position in range(len(slots) + 1):  # len(slots): after every slot
         outputs += [Dim(names[k]) for k in before.get(position, [])]
         if position < len(slots):
             outputs.append(slots[position])
@@ -189,7 +189,11 @@ def _operand_names(result_map: IndexMap, access: IndexMap, tied: dict[int, int])
 
 
 def _first_slot(slots: Sequence[Expr | None], name: str) -> int:
-    return next(s for s, expr in enumerate(slots) if expr is not None and name in expr.dims())
+    """The first slot that reads dimension `name`; past the last slot when none does (a tied
+    dimension of extent 1 the result map sends to a constant)."""
+    return next(
+        (s for s, expr in enumerate(slots) if expr is not None and name in expr.dims()), len(slots)
+    )
 
 
 @dataclass

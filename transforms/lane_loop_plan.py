@@ -76,10 +76,11 @@ def is_uniform_op(op: Operation) -> bool:
 INDEX_OPS: frozenset[str] = frozenset(
     {
         "arith.addi", "arith.subi", "arith.muli", "arith.divsi", "arith.divui", "arith.remsi",
-        "arith.remui", "arith.floordivsi", "arith.ceildivsi", "affine.apply",
+        "arith.remui", "arith.floordivsi", "arith.ceildivsi", "affine.apply", "arith.select",
     }
 )  # fmt: skip
-"""Index arithmetic that may depend on the lane when it only feeds access indices."""
+"""Index arithmetic that may depend on the lane when it only feeds access indices (an index
+`arith.select`: the sign fix of a lowered ``mod``, with its `arith.cmpi`)."""
 
 MASK_OPS: frozenset[str] = frozenset({"arith.cmpi", "arith.andi", "arith.ori", "arith.xori"})
 """Ops that may compute a lane-dependent `i1` when it only feeds conditions of masked ifs."""
@@ -183,7 +184,7 @@ class LaneLoopPlan:
         """The plan of `loop`, or None when it is not a lane loop or breaks a rule."""
         if not _is_lane_loop(loop):
             return None
-        plan = LaneLoopPlan(loop, loop.body.block.args[0], IndexAnalysis())
+        plan = LaneLoopPlan(loop, loop.body.block.args[0], IndexAnalysis(see_floor_mods=True))
         try:
             plan._find_varying()
             plan._check_ops(loop.body.block)
@@ -289,6 +290,10 @@ class LaneLoopPlan:
         if is_uniform_select(op, self.varying):
             return
         index_math = op.name in INDEX_OPS and all(isinstance(r.type, IndexType) for r in op.results)
+        # a comparison of indices that only picks an index (the sign fix of a lowered mod)
+        index_math |= isinstance(op, arith.CmpiOp) and all(
+            isinstance(o.type, IndexType) for o in op.operands
+        )
         if index_math and all(self._feeds_indices_only(r) for r in op.results):
             return
         if self._is_mask_op(op) and all(self._feeds_masks_only(r) for r in op.results):
@@ -305,8 +310,10 @@ class LaneLoopPlan:
                 continue
             if user.name in INDEX_OPS and all(self._feeds_indices_only(r) for r in user.results):
                 continue
-            if isinstance(user, arith.CmpiOp) and self._feeds_masks_only(user.result):
-                continue
+            if isinstance(user, arith.CmpiOp) and (
+                self._feeds_masks_only(user.result) or self._feeds_indices_only(user.result)
+            ):
+                continue  # a mask, or the condition of an index select
             return False
         return True
 

@@ -72,6 +72,11 @@ class IndexAnalysis:
     its value and `bounds` holds the inclusive range of each leaf whose range is known.
     """
 
+    see_floor_mods: bool = False
+    """Read `ExprEmitter`'s sign-fixed remainder (remsi, cmpi slt, addi, select) as a
+    ``mod`` instead of a leaf (vectorize-texels, which re-emits lane indices from the
+    expressions; passes that rewrite every index they read keep it off, so that a second
+    run leaves their output as it is)."""
     leaves: dict[str, SSAValue] = field(default_factory=dict[str, SSAValue])
     names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
     bounds: Bounds = field(default_factory=dict[str, tuple[int, int]])
@@ -116,8 +121,33 @@ class IndexAnalysis:
                 return self._truncating(value, op)
             case affine.ApplyOp():
                 return self._apply(value, op)
+            case arith.SelectOp() if self.see_floor_mods:
+                return self._floor_mod(value, op)
             case _:
                 return self.leaf(value)
+
+    def _floor_mod(self, value: SSAValue, op: arith.SelectOp) -> Expr:
+        """``select(remsi(x, k) < 0, remsi(x, k) + k, remsi(x, k))`` (what `ExprEmitter`
+        writes for ``x mod k`` of a possibly negative ``x``) -> ``x mod k``; else a leaf."""
+        remainder = op.rhs.owner
+        compare, shifted = op.cond.owner, op.lhs.owner
+        if not isinstance(remainder, arith.RemSIOp) or not isinstance(compare, arith.CmpiOp):
+            return self.leaf(value)
+        k = self._divisor(remainder.rhs)
+        fixup = (
+            isinstance(shifted, arith.AddiOp)
+            and {shifted.lhs, shifted.rhs} >= {op.rhs}
+            and compare.predicate.value.data == arith.CMPI_COMPARISON_OPERATIONS.index("slt")
+            and compare.lhs is op.rhs
+            and self.expr_of(compare.rhs) == Const(0)
+        )
+        if k is None or not fixup:
+            return self.leaf(value)
+        assert isinstance(shifted, arith.AddiOp)
+        other = shifted.rhs if shifted.lhs is op.rhs else shifted.lhs
+        if self.expr_of(other) != Const(k):
+            return self.leaf(value)
+        return Mod(self.expr_of(remainder.lhs), k)
 
     def _product(self, value: SSAValue, lhs: SSAValue, rhs: SSAValue) -> Expr:
         left, right = self.expr_of(lhs), self.expr_of(rhs)

@@ -101,6 +101,26 @@ func.func @keepdim_sum(%x: tensor<1x8x3x5xf32>) -> (tensor<1x2x1x1x4xf32>, tenso
   func.return %t, %u : tensor<1x2x1x1x4xf32>, tensor<1x2x3x5x4xf32>
 }
 
+// A transform that sends a tied unit axis to a constant (torch-mlir's flatten of a
+// 1-channel 1x1 pool, `(n, c, h, w) -> (n, 0)`): no output of the map reads the channel,
+// which once crashed the pass (StopIteration); the pool is left as it is.
+// CHECK-LABEL: func.func @unit_channel_to_constant
+// CHECK:         linalg.generic
+// CHECK:         layout.transform %{{.*}} {index_map = #layout.index_map<(x0, x1, x2, x3) -> (x0, 0)>} : tensor<1x1x1x1xf32> -> tensor<1x1xf32>
+func.func @unit_channel_to_constant(%x: tensor<1x1x3x3xf32>) -> tensor<1x1xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<1x1x1x1xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e : tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32>
+  %win = tensor.empty() : tensor<2x2xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%x, %win : tensor<1x1x3x3xf32>, tensor<2x2xf32>) outs(%init : tensor<1x1x1x1xf32>) {
+  ^bb0(%a: f32, %w: f32, %acc: f32):
+    %y = arith.maximumf %acc, %a : f32
+    linalg.yield %y : f32
+  } -> tensor<1x1x1x1xf32>
+  %t = layout.transform %m {index_map = #layout.index_map<(x0, x1, x2, x3) -> (x0, 0)>} : tensor<1x1x1x1xf32> -> tensor<1x1xf32>
+  func.return %t : tensor<1x1xf32>
+}
+
 // The Relay example: sum over H of NCHW into NCW, transformed to NWC: the input becomes NHWC.
 // CHECK-LABEL: func.func @sum_over_h
 // CHECK:         %[[XT:.*]] = layout.transform %{{.*}} {index_map = #layout.index_map<(n, c, d2, w) -> (n, d2, w, c)>} : tensor<2x4x3x5xf32> -> tensor<2x3x5x4xf32>

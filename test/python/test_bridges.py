@@ -150,3 +150,43 @@ def test_isl_conjunction_round_trip() -> None:
         names, [4, 4], " or ".join(f"({isl_bridge.conjunction_to_isl(c, names)})" for c in disjuncts)
     )
     assert again.is_equal(built)
+
+
+# arith: IndexAnalysis reads back what ExprEmitter writes -------------------------------------
+
+
+@pytest.mark.parametrize("text", ["(i - j) mod 4", "(j - i * 3) mod 4", "(i - 5) mod 3"])
+def test_index_analysis_reads_emitted_mods(text: str) -> None:
+    """A `mod` of a possibly negative value is emitted as remsi + a sign fix (cmpi slt,
+    addi, select); the analysis reads that sequence back as the same `mod` (vectorize-texels
+    needs it to see a lane's texel in a grouped conv's data access), and a select that is
+    not such a fix stays a leaf."""
+    from xdsl.dialects import arith as arith_dialect
+    from xdsl.dialects.builtin import IndexType
+    from xdsl.ir import Block
+    from xdsl.rewriter import InsertPoint
+
+    from physlayout.indexing.bridges.arith import ExprEmitter, IndexAnalysis
+    from physlayout.indexing.simplify import simplify
+
+    block = Block(arg_types=[IndexType(), IndexType()])
+    i, j = block.args
+    expr = parse_expr(text, ["i", "j"])
+    emitter = ExprEmitter(InsertPoint.at_end(block), {"i": i, "j": j}, {"i": (0, 7), "j": (0, 7)})
+    value = emitter.emit(expr)
+    analysis = IndexAnalysis(see_floor_mods=True)
+    read = analysis.expr_of(value)
+    assert isinstance(IndexAnalysis().expr_of(value), Dim)  # off by default: a leaf
+    names = {analysis.names[v]: Dim(n) for v, n in ((i, "i"), (j, "j")) if v in analysis.names}
+    assert simplify(read.substitute(names)) == simplify(expr)
+    assert any(isinstance(op, arith_dialect.SelectOp) for op in block.ops)
+    # a select of the same values under another predicate is not a mod
+    selects = [op for op in block.ops if isinstance(op, arith_dialect.SelectOp)]
+    for select in selects:
+        compare = select.cond.owner
+        assert isinstance(compare, arith_dialect.CmpiOp)
+        other = arith_dialect.CmpiOp(compare.lhs, compare.rhs, "sgt")
+        block.insert_op_before(other, select)
+        wrong = arith_dialect.SelectOp(other.result, select.lhs, select.rhs)
+        block.insert_op_after(wrong, select)
+        assert isinstance(IndexAnalysis(see_floor_mods=True).expr_of(wrong.result), Dim)

@@ -101,6 +101,20 @@ func.func @caller() {
   func.return
 }
 
+// A one-element buffer squeezed to 0-d (`(i) -> ()`, what the graph passes make of a
+// one-channel statistic): its allocation keeps one element (extents [] would not verify).
+// CHECK-LABEL: func.func @squeezed_to_scalar
+// CHECK:         %[[P:.*]] = layout.allocate [1] : !layout.ptr<f32>
+// CHECK-NEXT:    %{{.*}} = layout.decl_buffer %[[P]] : !layout.ptr<f32> -> !layout.buffer<f32>
+func.func @squeezed_to_scalar(%v: f32) -> f32 {
+  %c0 = arith.constant 0 : index
+  %p = layout.allocate [1] : !layout.ptr<f32>
+  %b = layout.decl_buffer %p : !layout.ptr<f32> -> !layout.buffer<1xf32, transform = #layout.index_map<(i) -> ()>>
+  layout.store %v, %b[%c0] : !layout.buffer<1xf32, transform = #layout.index_map<(i) -> ()>>, f32
+  %r = layout.load %b[%c0] : !layout.buffer<1xf32, transform = #layout.index_map<(i) -> ()>>, f32
+  func.return %r : f32
+}
+
 // Padding: 10 elements split by 4 pad to [3, 4]; the written buffer's padding
 // (i0 == 2 and i1 >= 2) is filled with the pad value before the kernel writes.
 // CHECK-LABEL: func.func @pad_split

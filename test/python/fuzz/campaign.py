@@ -5,7 +5,9 @@
 
 Generates `--count` programs (program `i` from the choices of `RandomChooser(f"{seed}:{i}")`,
 or with `--engine hypothesis` from Hypothesis seeded with `--seed`; one in four is
-graph-level), checks each with `fuzz.checker` (OpenCL on every
+graph-level, one in `--model-every` (8) a torch-mlir-style model from `fuzz.models`, checked
+through the whole `physlayout-adreno` pipeline on the OpenCL device with the `lift-params`
+and `fuse` options its choices give), checks each with `fuzz.checker` (OpenCL on every
 `--opencl-every`-th buffer program, mlir-runner on every `--mlir-every`-th), and prints
 counts by outcome (per program and per pass), the generator's invalid rate and every
 distinct failure class. For each class the first failing program is minimized (its
@@ -49,14 +51,28 @@ from fuzz.checker import (
     Report,
     Step,
     check_graph,
+    check_model,
 )
 from fuzz.choices import Chooser, DrawChooser, RandomChooser, ReplayChooser, shrink_choices
 from fuzz.graphs import Graph, generate_graph
+from fuzz.models import ModelOptions, generate_model, model_options
 from fuzz.programs import Features, FunctionInfo, Program, generate_program
 
 SUPPRESSED = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
 GRAPH_EVERY = 4
 """About one program in GRAPH_EVERY is graph-level."""
+MODEL_EVERY = 8
+"""About one program in MODEL_EVERY is a model (`--model-every`; 0: none)."""
+
+
+def program_kind(draw: int, model_every: int = MODEL_EVERY) -> str:
+    """The kind of program number `draw`: 'graph' for one in GRAPH_EVERY, 'model' for one
+    in `model_every` of the others, else 'buffer'."""
+    if draw % GRAPH_EVERY == GRAPH_EVERY - 1:
+        return "graph"
+    if model_every > 0 and draw % model_every == model_every - 2:
+        return "model"
+    return "buffer"
 
 
 @dataclass
@@ -64,7 +80,7 @@ class Failure:
     """One failing step of one program (enough to regenerate and minimize it)."""
 
     kind: str
-    """'buffer' or 'graph'."""
+    """'buffer', 'graph' or 'model'."""
     key: str
     step: str
     outcome: str
@@ -74,6 +90,8 @@ class Failure:
     features_used: list[str]
     seed: int
     functions: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    options: dict[str, bool] = field(default_factory=dict[str, bool])
+    """A model's `physlayout-adreno` options (`ModelOptions`)."""
 
 
 @dataclass
@@ -99,6 +117,7 @@ class Tally:
         choices: list[int],
         used: Sequence[str],
         seed: int,
+        options: dict[str, bool] | None = None,
     ) -> None:
         self.programs[report.outcome] += 1
         self.by_kind[kind][report.outcome] += 1
@@ -108,7 +127,7 @@ class Tally:
                 self.invalid_programs.append(f"// generator bug: {report.invalid}\n{text}")
         for step in report.steps:
             self.steps[f"{kind}: {step.name}"][step.outcome] += 1
-            if step.outcome == "refused" and step.name in ("apply-layout", "opencl-target"):
+            if step.outcome == "refused" and step.name in REFUSALS:
                 self.refusals[failure_key(kind, step.name, "refused", step.detail)] += 1
             if step.outcome not in ("mismatch", "crash"):
                 continue
@@ -130,6 +149,7 @@ class Tally:
                         list(used),
                         seed,
                         functions,
+                        dict(options or {}),
                     )
                 )
 
@@ -172,6 +192,10 @@ def _abstract_types(text: str) -> str:
     return "".join(out)
 
 
+REFUSALS = ("apply-layout", "opencl-target", "graph-passes")
+"""Steps whose refusals the summary counts by class."""
+
+
 def failure_key(kind: str, step: str, outcome: str, detail: str) -> str:
     """A failure class: the step, the outcome and the detail with names and numbers
     abstracted (`@k1: argument 2: 3 element(s) differ` -> `argument N: element(s) differ`)."""
@@ -204,16 +228,24 @@ class Options:
     engine: str = "random"
     job: int = 0
     jobs: int = 1
+    model_every: int = MODEL_EVERY
 
 
 def check_one(
-    index: int, chooser: Chooser, graph: bool, options: Options, checker: Checker, tally: Tally
+    index: int, chooser: Chooser, kind: str, options: Options, checker: Checker, tally: Tally
 ) -> None:
     features = Features.parse(options.features)
-    if graph:
+    if kind == "graph":
         generated = generate_graph(chooser, features)
         report = check_graph(generated.text, seed=options.seed)
         tally.record("graph", report, None, generated.text, list(chooser.choices), [], options.seed)
+        return
+    if kind == "model":
+        model, check = generate_checked_model(chooser)
+        report = check_model(model.text, options.seed, check.lift_params, check.fuse)
+        used = sorted(model.features_used)
+        choices = list(chooser.choices)
+        tally.record("model", report, None, model.text, choices, used, options.seed, asdict(check))
         return
     program = generate_program(chooser, features)
     # Sampled by a hash of the index, so every job gets its share of backend runs.
@@ -250,7 +282,7 @@ def run_job(options: Options) -> Tally:
                       file=sys.stderr, flush=True)  # fmt: skip
             chooser = RandomChooser(f"{options.seed}:{index}")
             check_one(
-                index, chooser, index % GRAPH_EVERY == GRAPH_EVERY - 1, options, checker, tally
+                index, chooser, program_kind(index, options.model_every), options, checker, tally
             )
         tally.seconds = time.time() - start
         return tally
@@ -268,8 +300,9 @@ def run_job(options: Options) -> Tally:
     def one(data: st.DataObject) -> None:
         index = counter["n"]
         counter["n"] += 1
-        graph = data.draw(st.integers(0, GRAPH_EVERY - 1)) == GRAPH_EVERY - 1
-        check_one(index, DrawChooser(data.draw), graph, options, checker, tally)
+        draws = GRAPH_EVERY * max(options.model_every, 1)
+        kind = program_kind(data.draw(st.integers(0, draws - 1)), options.model_every)
+        check_one(index, DrawChooser(data.draw), kind, options, checker, tally)
 
     one()
     tally.seconds = time.time() - start
@@ -289,8 +322,17 @@ def ancestors(pipelines: Sequence[Pipeline], name: str) -> list[Pipeline]:
     return chain[::-1]
 
 
+def generate_checked_model(chooser: Chooser) -> tuple[Graph, ModelOptions]:
+    """A model and the pipeline options it is checked with (drawn first, so a shrunk model
+    keeps them where it can)."""
+    check = model_options(chooser)
+    return generate_model(chooser), check
+
+
 def regenerate(failure: Failure, choices: Sequence[int], options: Options) -> Program | Graph:
     features = Features.parse(options.features)
+    if failure.kind == "model":
+        return generate_checked_model(ReplayChooser(choices))[0]
     if failure.kind == "graph":
         return generate_graph(ReplayChooser(choices), features)
     return generate_program(ReplayChooser(choices), features)
@@ -299,6 +341,14 @@ def regenerate(failure: Failure, choices: Sequence[int], options: Options) -> Pr
 def reproduce(failure: Failure, choices: Sequence[int], options: Options) -> Step | None:
     """Regenerate from `choices` and check only the failing step (and its prefixes): the
     step of the same failure class, or None."""
+    if failure.kind == "model":
+        model, check = generate_checked_model(ReplayChooser(choices))
+        opencl = failure.step != "graph-passes"
+        report = check_model(model.text, failure.seed, check.lift_params, check.fuse, opencl)
+        for step in report.failures():
+            if failure_key(failure.kind, step.name, step.outcome, step.detail) == failure.key:
+                return step
+        return None
     generated = regenerate(failure, choices, options)
     if isinstance(generated, Graph):
         pipelines = ancestors(GRAPH_PIPELINES, failure.step)
@@ -336,6 +386,9 @@ def minimize(failure: Failure, options: Options, budget: int) -> Failure:
         functions = [
             {**asdict(f), "written_params": sorted(f.written_params)} for f in generated.functions
         ]
+    check = failure.options
+    if failure.kind == "model":
+        check = asdict(generate_checked_model(ReplayChooser(best))[1])
     return replace(
         failure,
         detail=step.detail,
@@ -343,6 +396,7 @@ def minimize(failure: Failure, options: Options, budget: int) -> Failure:
         choices=best,
         features_used=sorted(generated.features_used),
         functions=functions,
+        options=check,
     )
 
 
@@ -357,6 +411,8 @@ def header(failure: Failure, count: int, minimized: bool) -> str:
         "// re-check: PYTHONPATH=test/python python -m fuzz.campaign --check THIS_FILE",
         f"// fuzz-functions: {functions}",
     ]
+    if failure.kind == "model":
+        lines.append(f"// fuzz-model: {json.dumps(failure.options)}")
     return "\n".join(lines) + "\n"
 
 
@@ -407,7 +463,9 @@ def summary(tally: Tally, total: int, written: Sequence[str], options: Options) 
         counts = tally.steps[name]
         lines.append(f"{name:58} " + " ".join(f"{counts.get(o, 0):>9}" for o in OUTCOMES))
     lines.append("")
-    lines.append("most frequent refusals of apply-layout and the OpenCL target:")
+    lines.append(
+        "most frequent refusals of apply-layout, the OpenCL target and the models' graph passes:"
+    )
     for key, n in tally.refusals.most_common(12):
         lines.append(f"  {n:>5} x {key}")
     lines.append("")
@@ -431,8 +489,13 @@ def check_file(path: Path) -> int:
 
 
 def check_program_file(path: Path) -> Report:
-    """Check one program file (buffer- or graph-level) with every backend."""
+    """Check one program file (buffer- or graph-level, or a model: a `// fuzz-model:` line
+    with its options, or a torch-mlir-style `func.func @main(%x: ...)`) with every backend."""
     text = path.read_text()
+    model = re.search(r"^// fuzz-model: (.*)$", text, re.MULTILINE)
+    if model is not None or "func.func @main(%x: tensor<" in text:
+        check = ModelOptions(**json.loads(model.group(1))) if model else ModelOptions()
+        return check_model(text, lift_params=check.lift_params, fuse=check.fuse)
     if "!layout.buffer" not in text and "tensor<" in text:
         report = check_graph(text)
     else:
@@ -460,6 +523,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--opencl-every", type=int, default=10)
     parser.add_argument("--mlir-every", type=int, default=20)
+    parser.add_argument(
+        "--model-every",
+        type=int,
+        default=MODEL_EVERY,
+        help="one program in N is a torch-mlir-style model (0: none)",
+    )
     parser.add_argument(
         "--shrink-budget",
         type=int,
@@ -490,6 +559,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.engine,
             k,
             jobs,
+            args.model_every,
         )
         for k, share in enumerate(shares)
         if share

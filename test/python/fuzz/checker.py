@@ -33,19 +33,26 @@ layout of their normalized type. Backends on a sample: pyopencl (`physlayout run
 compile + execute, rtol 1e-5: OpenCL may contract `a * b + c`), and `mlir-runner` on the
 lowered module (compared with the evaluator on the same physical data: that checks
 lower-layout's output against upstream MLIR).
+
+Models (`check_model`, torch-mlir-style graphs from `fuzz.models`) go through
+`physlayout-adreno` as a whole: its graph-level passes are checked in the graph evaluator,
+then the whole pipeline runs on the OpenCL device, and any refusal after the graph passes
+accepted a model is a `mismatch` (issue 23's contract).
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import AffineMapAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import AffineMapAttr, MemRefType, ModuleOp, TensorType
 from xdsl.ir.affine import AffineMap
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
@@ -53,6 +60,7 @@ from xdsl.printer import Printer
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
+import physlayout
 from fuzz.programs import FunctionInfo, Program
 from physlayout.dialects.buffer_layout import PendingLayout
 from physlayout.dialects.layout import BufferType
@@ -115,7 +123,8 @@ class Report:
         """The program's outcome: `invalid` (generator bug), else `crash` or `mismatch` when
         any step has one, else `refused` when the level's main pipeline refused it
         (`apply-layout` for buffer-level programs, `flow-layout-rewrites` or
-        `fold-layout-rewrites` for graph-level ones), else `equal`. Refusals of other steps
+        `fold-layout-rewrites` for graph-level ones, `graph-passes` for models), else
+        `equal`. Refusals of other steps
         (e.g. `flatten-buffers` before `apply-layout`, or an OpenCL limitation) are counted
         per step only."""
         if self.invalid is not None:
@@ -124,7 +133,7 @@ class Report:
         for kind in ("crash", "mismatch"):
             if kind in kinds:
                 return kind
-        main = ("apply-layout", "fold-layout-rewrites", "flow-layout-rewrites")
+        main = ("apply-layout", "fold-layout-rewrites", "flow-layout-rewrites", "graph-passes")
         if any(s.outcome == "refused" and s.name in main for s in self.steps):
             return "refused"
         return "equal"
@@ -136,13 +145,23 @@ def _describe(err: BaseException) -> str:
     return f"{type(err).__name__}: {first[:300]}"
 
 
+_PACKAGE_ROOT = str(Path(physlayout.__file__).resolve().parent) + "/"
+"""The installed physlayout package's folder (the checkout, for an editable install)."""
+
+
+def _is_physlayout_frame(filename: str) -> bool:
+    if "/site-packages/" in filename or "/test/" in filename:
+        return False
+    return filename.startswith(_PACKAGE_ROOT) or "physlayout" in filename or "/wt/" in filename
+
+
 def _crash_detail(err: BaseException) -> str:
     frames = traceback.extract_tb(err.__traceback__)
     where = next(
         (
             f"{f.filename.rsplit('/', 2)[-2]}/{f.filename.rsplit('/', 1)[-1]}:{f.lineno}"
             for f in reversed(frames)
-            if "physlayout" in f.filename or "/wt/" in f.filename
+            if _is_physlayout_frame(f.filename)
         ),
         "?",
     )
@@ -875,3 +894,245 @@ def _unlowerable_memref_layout(module: ModuleOp) -> str | None:
                 if amap != AffineMap.identity(amap.num_dims):
                     return str(type_)
     return None
+
+
+# Models (torch-mlir-style graphs through the whole physlayout-adreno pipeline) ----------------
+
+MODEL_GRAPH_RTOL = 1e-5
+"""Error bound of the graph-level passes, relative to max|reference|."""
+MODEL_OPENCL_RTOL = 1e-4
+"""Error bound of the whole pipeline on the OpenCL device, relative to max|reference|."""
+_MODEL_RUNTIME: dict[str, Any] = {}
+"""The OpenCL runtime of `check_model` (`runtime`), or why there is none (`error`)."""
+
+
+def model_inputs(function: func.FuncOp, seed: int) -> list[np.ndarray]:
+    """Arguments of a torch-mlir-style `@main`, by name as the shared models' `inputs.py`
+    makes them (each from `default_rng([seed, position])`): the input uniform in [-1, 1),
+    running variances in [0.5, 1.5) (so `sqrt(var + eps)` is real), running means in
+    [-0.5, 0.5), 1-D weights (norm scales) in [0.5, 1.5), biases in [-0.1, 0.1), other
+    weights uniform in [-1, 1) * sqrt(3 / fan_in)."""
+    args: list[np.ndarray] = []
+    block = function.body.blocks[0]
+    for position, (arg, arg_type) in enumerate(
+        zip(block.args, function.function_type.inputs.data, strict=True)
+    ):
+        rng = np.random.default_rng([seed, position])
+        assert isinstance(arg_type, TensorType)
+        shape: tuple[int, ...] = tuple(arg_type.get_shape())
+        name = arg.name_hint or ""
+        if position == 0:
+            values = rng.uniform(-1.0, 1.0, shape)
+        elif name.endswith("running_var"):
+            values = rng.uniform(0.5, 1.5, shape)
+        elif name.endswith("running_mean"):
+            values = rng.uniform(-0.5, 0.5, shape)
+        elif len(shape) == 1 and name.endswith("weight"):
+            values = rng.uniform(0.5, 1.5, shape)
+        elif name.endswith("bias"):
+            values = rng.uniform(-0.1, 0.1, shape)
+        elif len(shape) >= 2:
+            fan_in = max(int(np.prod(shape[1:])), 1)
+            values = rng.uniform(-1.0, 1.0, shape) * np.sqrt(3.0 / fan_in)
+        else:
+            values = rng.uniform(-0.1, 0.1, shape)
+        args.append(np.asarray(values, dtype=np.float32))
+    return args
+
+
+def relative_error(want: np.ndarray, got: np.ndarray) -> float:
+    """max|got - want| / max|want| (1 when `want` is all zeros); infinite where the shapes
+    differ or where one of them is NaN or infinite and the other is not the same."""
+    want = np.asarray(want, dtype=np.float64)
+    got = np.asarray(got, dtype=np.float64)
+    if want.shape != got.shape:
+        return float("inf")
+    same = (want == got) | (np.isnan(want) & np.isnan(got))
+    if not np.all(np.isfinite(got) | same):
+        return float("inf")
+    finite = np.isfinite(want) & np.isfinite(got)
+    if not finite.any():
+        return 0.0
+    scale = float(np.max(np.abs(want[finite]))) or 1.0
+    return float(np.max(np.abs(got[finite] - want[finite]))) / scale
+
+
+def _run_graph_entry(
+    module: ModuleOp, names: Sequence[str], inputs: Sequence[np.ndarray]
+) -> list[Any]:
+    """`@main` of a graph-level module on `inputs` (by argument name); when
+    `lift-transform-params` split it, `@main_prepare` first on the parameters, then `@main`
+    on the other inputs followed by the prepared values (as `runtime.host.run_prepare`)."""
+    from physlayout.semantics.graph_evaluator import run_graph
+
+    functions = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
+    by_name = dict(zip(names, inputs, strict=True))
+    prepare = functions.get("main_prepare")
+    if prepare is None:
+        return list(run_graph(module, "main", [x.copy() for x in inputs]))
+    lifted = [str(a.name_hint) for a in prepare.body.blocks[0].args]
+    prepared = run_graph(module, "main_prepare", [by_name[n].copy() for n in lifted])
+    kept = [by_name[n].copy() for n in names if n not in lifted]
+    return list(run_graph(module, "main", [*kept, *prepared]))
+
+
+def _model_runtime() -> Any:
+    if not _MODEL_RUNTIME:
+        try:
+            from physlayout.runtime.opencl import OpenCLRuntime
+
+            _MODEL_RUNTIME["runtime"] = OpenCLRuntime()
+        except Exception as err:
+            _MODEL_RUNTIME["error"] = _describe(err)
+    return _MODEL_RUNTIME.get("runtime")
+
+
+def _pipeline_stage(err: BaseException) -> str:
+    """Which stage of `run_model` raised `err`: the pass `_timed_pipeline` was applying or
+    verifying, OpenCL C generation and build (`compile_module`), or a run on the device
+    (`run_prepare`, `execute`); the innermost one."""
+    stage = "run_model"
+    for frame, _ in traceback.walk_tb(err.__traceback__):
+        code = frame.f_code.co_name
+        current = frame.f_locals.get("one")
+        if code == "_timed_pipeline" and isinstance(current, ModulePass):
+            stage = current.name
+        elif code == "compile_module":
+            stage = "OpenCL C generation and build"
+        elif code in ("run_prepare", "execute"):
+            stage = f"execution ({code})"
+    return stage
+
+
+def check_model(
+    text: str,
+    seed: int = 0,
+    lift_params: bool = False,
+    fuse: bool = True,
+    opencl: bool = True,
+) -> Report:
+    """Check one torch-mlir-style model (`fuzz.models`) against the contract of issue 23:
+    whatever the graph-level passes accept, the buffer passes and the OpenCL target accept.
+
+    The source must parse, verify and run in the graph evaluator (`@main` on `model_inputs`),
+    else the program is `invalid`. Steps:
+
+    - `graph-passes`: the passes of `physlayout-adreno{lift-params fuse}` before
+      `legalize-layout` (to `fuse-elementwise`, or `realize-scopes` without fusion), each
+      verified, then evaluated (through `@main_prepare` when parameters were lifted):
+      `refused` when a pass raises a diagnostic, `mismatch` when its output does not
+      verify or run or a result differs by more than MODEL_GRAPH_RTOL of max|reference|;
+    - `opencl-run` (when the graph passes gave equal results, and `opencl`): the whole
+      pipeline and the run on the local OpenCL device, as `physlayout run` and `make models`
+      do (`runtime.model_report.run_model`): `mismatch` when any later stage (legalize, the
+      buffer passes, OpenCL C generation or build, the run) raises a diagnostic (the
+      contract), or a result differs by more than MODEL_OPENCL_RTOL of max|reference|;
+      `skipped` without an OpenCL device (`opencl=False`: not run, as when the campaign
+      minimizes a failure of the graph passes).
+
+    Any other exception is a `crash` (the detail names the stage). The passes' remarks
+    (printed on stderr) are dropped."""
+    with contextlib.redirect_stderr(io.StringIO()):
+        return _check_model(text, seed, lift_params, fuse, opencl)
+
+
+def _check_model(text: str, seed: int, lift_params: bool, fuse: bool, opencl: bool) -> Report:
+    from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
+    from physlayout.transforms.legalize_layout import LegalizeLayoutPass
+
+    report = Report()
+    try:
+        source = parse(text)
+        source.verify()
+    except DIAGNOSTICS as err:
+        report.invalid = f"source does not verify: {_describe(err)}"
+        return report
+    entry = next(
+        (f for f in source.ops if isinstance(f, func.FuncOp) and f.sym_name.data == "main"), None
+    )
+    if entry is None:
+        report.invalid = "no @main"
+        return report
+    names = [a.name_hint or str(a.index) for a in entry.body.blocks[0].args]
+    inputs = model_inputs(entry, seed)
+    try:
+        reference = _run_graph_entry(source, names, inputs)
+    except DIAGNOSTICS as err:
+        report.invalid = f"source does not run: {_describe(err)}"
+        return report
+    except Exception as err:
+        report.add("evaluate-source", "crash", _crash_detail(err))
+        return report
+    # (1) The graph-level prefix of physlayout-adreno.
+    name = "graph-passes"
+    module = source.clone()
+    adreno = PhyslayoutAdrenoPass(lift_params=lift_params, fuse=fuse)
+    for one in adreno.passes():
+        if isinstance(one, LegalizeLayoutPass):
+            break
+        try:
+            one.apply(make_context(), module)
+        except DIAGNOSTICS as err:
+            report.add(name, "refused", f"{one.name}: {_describe(err)}")
+            return report
+        except Exception as err:
+            report.add(name, "crash", f"{one.name}: {_crash_detail(err)}")
+            return report
+        try:
+            module.verify()
+        except DIAGNOSTICS as err:
+            report.add(name, "mismatch", f"{one.name} produced invalid IR: {_describe(err)}")
+            return report
+        except Exception as err:
+            report.add(name, "crash", f"verifying {one.name}'s output: {_crash_detail(err)}")
+            return report
+    try:
+        got = _run_graph_entry(module, names, inputs)
+    except DIAGNOSTICS as err:
+        report.add(name, "mismatch", f"the output does not run: {_describe(err)}")
+        return report
+    except Exception as err:
+        report.add(name, "crash", f"running the output: {_crash_detail(err)}")
+        return report
+    if len(got) != len(reference):
+        report.add(name, "mismatch", f"{len(got)} results instead of {len(reference)}")
+        return report
+    for k, (want, have) in enumerate(zip(reference, got, strict=True)):
+        error = relative_error(want, have)
+        if not error <= MODEL_GRAPH_RTOL:
+            report.add(name, "mismatch", f"result {k}: relative error {error:.2g}")
+            return report
+    report.add(name, "equal")
+    # (2) The whole pipeline on the OpenCL device.
+    if not opencl:
+        return report
+    runtime = _model_runtime()
+    if runtime is None:
+        report.add("opencl-run", "skipped", f"no OpenCL device: {_MODEL_RUNTIME['error']}")
+        return report
+    from physlayout.runtime.model_report import run_model
+
+    expected = {f"result{k}": np.asarray(v) for k, v in enumerate(reference)}
+    spec = f"physlayout-adreno{{lift-params={str(lift_params).lower()} fuse={str(fuse).lower()}}}"
+    try:
+        ran = run_model(
+            "fuzz", text, dict(zip(names, inputs, strict=True)), expected, runtime, spec
+        )
+    except DIAGNOSTICS as err:
+        stage = _pipeline_stage(err)
+        report.add(
+            "opencl-run",
+            "mismatch",
+            f"{stage} refused what the graph passes accepted: {_describe(err)}",
+        )
+        return report
+    except Exception as err:
+        report.add("opencl-run", "crash", f"{_pipeline_stage(err)}: {_crash_detail(err)}")
+        return report
+    for key, want in expected.items():
+        error = relative_error(want, ran.outputs[int(key[6:])].reshape(want.shape))
+        if not error <= MODEL_OPENCL_RTOL:
+            report.add("opencl-run", "mismatch", f"{key}: relative error {error:.2g}")
+            return report
+    report.add("opencl-run", "equal", f"max error {ran.max_error:.1e}, {ran.launches} launches")
+    return report
