@@ -388,20 +388,15 @@ def build_plan(
     if layouts is None:
         raise PlanError(f"no function @{entry} in the source module")
     prepare = f"{entry}_prepare"
-    bound: list[tuple[func.FuncOp, int, _Value, ParamLayout | None, BoundaryFunctions | None]]
+    by_index = {b.index: b for b in boundary}
+    bound: list[_Bound]
     prepare_steps: list[Step] = []
     if graph_args is not None and prepare in compiled.params:
         bound, prepare_steps = _prepared_entry(
-            builder, entry, graph_args, {b.index: b for b in prepare_boundary}
+            builder, entry, graph_args, by_index, {b.index: b for b in prepare_boundary}
         )
-        by_index = {b.index: b for b in boundary}
         names = list(graph_args)
-        bound = [
-            (f, k, v, layout, by_index.get(k) if f is function else b)
-            for f, k, v, layout, b in bound
-        ]
     else:
-        by_index = {b.index: b for b in boundary}
         names = []
         bound = []
         for index, layout in enumerate(layouts):
@@ -457,15 +452,18 @@ def _param_value(
     return _View(builder.storage(name, kind, scope, layout, "param"))
 
 
+_Bound = tuple[func.FuncOp, int, _Value, ParamLayout | None, BoundaryFunctions | None]
+"""A plan parameter: the function and argument index it binds, its value, layout and
+boundary functions."""
+
+
 def _prepared_entry(
     builder: _PlanBuilder,
     entry: str,
     graph_args: Sequence[str],
+    entry_boundary: Mapping[int, BoundaryFunctions],
     prepare_boundary: Mapping[int, BoundaryFunctions],
-) -> tuple[
-    list[tuple[func.FuncOp, int, _Value, ParamLayout | None, BoundaryFunctions | None]],
-    list[Step],
-]:
+) -> tuple[list[_Bound], list[Step]]:
     """Bind the graph's arguments and results of a split entry: the parameters to
     `@ENTRY_prepare`, run once into new `prepared` storages (its launches, phase
     `prepare`, returned), then `@ENTRY` on the other arguments, the prepared storages and
@@ -477,7 +475,7 @@ def _prepared_entry(
     prep_args = prep.body.blocks[0].args
     lifted = [k for k, a in enumerate(prep_args) if a.name_hint in graph_args]
     made = [k for k in range(len(prep_args)) if k not in lifted]
-    values: dict[str, tuple[func.FuncOp, int, _Value, ParamLayout | None, BoundaryFunctions | None]] = {}
+    values: dict[str, _Bound] = {}
     prep_values: list[_Value] = []
     for k in range(len(prep_args)):
         layout = prep_layouts[k]
@@ -505,16 +503,18 @@ def _prepared_entry(
     kept = range(len(graph_args) - len(lifted))
     prepared = iter(prep_values[k] for k in made)
     main_values: list[_Value] = []
-    results: list[tuple[func.FuncOp, int, _Value, ParamLayout | None, BoundaryFunctions | None]] = []
+    results: list[_Bound] = []
     for k in range(len(main_args)):
         if k in kept:
             value = _param_value(builder, main, k, main_layouts[k])
-            values[str(main_args[k].name_hint)] = (main, k, value, main_layouts[k], None)
+            values[str(main_args[k].name_hint)] = (
+                main, k, value, main_layouts[k], entry_boundary.get(k)
+            )
         elif k < len(kept) + len(made):
             value = next(prepared)
         else:
             value = _param_value(builder, main, k, main_layouts[k])
-            results.append((main, k, value, main_layouts[k], None))
+            results.append((main, k, value, main_layouts[k], entry_boundary.get(k)))
         main_values.append(value)
     missing = [n for n in graph_args if n not in values]
     if missing:

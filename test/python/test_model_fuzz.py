@@ -147,20 +147,17 @@ class _FlipOneConstant(ModulePass):
                 return
 
 
-class _RefusesBuffers(ModulePass):
-    """A buffer-level pass (planted after legalize-layout) that refuses every module."""
+def _refusing(pass_name: str) -> ModulePass:
+    """A pass named `pass_name` that refuses every module (planted among the graph passes,
+    or after legalize-layout among the buffer-level ones)."""
 
-    name = "refuses-buffers"
+    class Refuses(ModulePass):
+        name = pass_name
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        raise PassFailedException("refuses-buffers: planted refusal")
+        def apply(self, ctx: Context, op: ModuleOp) -> None:
+            raise PassFailedException(f"{pass_name}: planted refusal")
 
-
-class _RefusesGraphs(ModulePass):
-    name = "refuses-graphs"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        raise PassFailedException("refuses-graphs: planted refusal")
+    return Refuses()
 
 
 def _plant(monkeypatch: pytest.MonkeyPatch, planted: ModulePass, after: type[ModulePass]) -> None:
@@ -196,7 +193,7 @@ def test_planted_value_change_in_a_graph_pass_is_a_mismatch(
 
 def test_planted_refusal_of_a_graph_pass_is_a_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
     model, options = _model(2)
-    _plant(monkeypatch, _RefusesGraphs(), NormalizeGraphPass)
+    _plant(monkeypatch, _refusing("refuses-graphs"), NormalizeGraphPass)
     report = check_model(model.text, **options)
     assert report.outcome == "refused", report.steps
     assert "refuses-graphs" in report.steps[0].detail
@@ -207,7 +204,7 @@ def test_planted_buffer_refusal_breaks_the_contract(
 ) -> None:
     """What the graph passes accepted, a later stage refused: a `mismatch`, naming it."""
     model, options = _model(3)
-    _plant(monkeypatch, _RefusesBuffers(), LegalizeLayoutPass)
+    _plant(monkeypatch, _refusing("refuses-buffers"), LegalizeLayoutPass)
     report = check_model(model.text, **options)
     assert report.outcome == "mismatch", report.steps
     graph, run = report.steps

@@ -241,6 +241,40 @@ def _check_opencl_pipeline() -> None:
 _check_opencl_pipeline()
 
 
+def apply_verified(
+    report: Report,
+    step: str,
+    passes: Sequence[ModulePass],
+    module: ModuleOp,
+    label: str | None = None,
+) -> bool:
+    """Apply `passes` to `module`, then verify it; whether both succeeded. Otherwise the
+    step is recorded in `report`: `refused` (an xDSL diagnostic), `mismatch` (output that
+    does not verify) or `crash`; `label` (a pass name) prefixes the details."""
+    ctx = make_context()
+    prefix = f"{label}: " if label else ""
+    try:
+        for one_pass in passes:
+            one_pass.apply(ctx, module)
+    except DIAGNOSTICS as err:
+        report.add(step, "refused", prefix + _describe(err))
+        return False
+    except Exception as err:
+        report.add(step, "crash", prefix + _crash_detail(err))
+        return False
+    try:
+        module.verify()
+    except DIAGNOSTICS as err:
+        what = f"{label} produced invalid IR" if label else "output does not verify"
+        report.add(step, "mismatch", f"{what}: {_describe(err)}")
+        return False
+    except Exception as err:
+        output = f"{label}'s output" if label else "the output"
+        report.add(step, "crash", f"verifying {output}: {_crash_detail(err)}")
+        return False
+    return True
+
+
 def check_idempotent(pipeline: Pipeline, module: ModuleOp, report: Report) -> None:
     """Run the step's own passes (after its prefix) again on its output: nothing may change."""
     if not pipeline.idempotent:
@@ -527,23 +561,7 @@ class Checker:
             return None
         module = parent.clone()
         before = module_text(module) if name == "verify-buffers" else ""
-        ctx = make_context()
-        try:
-            for one_pass in pipeline.passes():
-                one_pass.apply(ctx, module)
-        except DIAGNOSTICS as err:
-            report.add(name, "refused", _describe(err))
-            return None
-        except Exception as err:
-            report.add(name, "crash", _crash_detail(err))
-            return None
-        try:
-            module.verify()
-        except DIAGNOSTICS as err:
-            report.add(name, "mismatch", f"output does not verify: {_describe(err)}")
-            return None
-        except Exception as err:
-            report.add(name, "crash", f"verifying the output: {_crash_detail(err)}")
+        if not apply_verified(report, name, pipeline.passes(), module):
             return None
         try:
             problems = buffer_problems(module)
@@ -829,22 +847,7 @@ def check_graph(
             report.add(pipeline.name, "skipped", "prefix did not succeed")
             continue
         module = parent.clone()
-        try:
-            for one_pass in pipeline.passes():
-                one_pass.apply(make_context(), module)
-        except DIAGNOSTICS as err:
-            report.add(pipeline.name, "refused", _describe(err))
-            continue
-        except Exception as err:
-            report.add(pipeline.name, "crash", _crash_detail(err))
-            continue
-        try:
-            module.verify()
-        except DIAGNOSTICS as err:
-            report.add(pipeline.name, "mismatch", f"output does not verify: {_describe(err)}")
-            continue
-        except Exception as err:
-            report.add(pipeline.name, "crash", f"verifying the output: {_crash_detail(err)}")
+        if not apply_verified(report, pipeline.name, pipeline.passes(), module):
             continue
         try:
             got = run_graph(module, name, [x.copy() for x in inputs])
@@ -1070,21 +1073,7 @@ def _check_model(text: str, seed: int, lift_params: bool, fuse: bool, opencl: bo
     for one in adreno.passes():
         if isinstance(one, LegalizeLayoutPass):
             break
-        try:
-            one.apply(make_context(), module)
-        except DIAGNOSTICS as err:
-            report.add(name, "refused", f"{one.name}: {_describe(err)}")
-            return report
-        except Exception as err:
-            report.add(name, "crash", f"{one.name}: {_crash_detail(err)}")
-            return report
-        try:
-            module.verify()
-        except DIAGNOSTICS as err:
-            report.add(name, "mismatch", f"{one.name} produced invalid IR: {_describe(err)}")
-            return report
-        except Exception as err:
-            report.add(name, "crash", f"verifying {one.name}'s output: {_crash_detail(err)}")
+        if not apply_verified(report, name, [one], module, label=one.name):
             return report
     try:
         got = _run_graph_entry(module, names, inputs)
