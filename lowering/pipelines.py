@@ -12,7 +12,7 @@
         normalize-graph, raise-layout-rewrites, convert-layout{desired-layouts allow-padding},
         flow-layout-rewrites, fold-layout-rewrites, sink-layout-rewrites{params prepared=lift-params},
         fold-layout-rewrites, lift-transform-params{params} (when
-        lift-params), annotate-texture-scope{max-image-* weights-in-global}, realize-scopes,
+        lift-params), annotate-texture-scope{max-image-* weights-in-global remarks}, realize-scopes,
         fuse-elementwise{remarks} (when fuse), legalize-layout,
         physlayout-opencl{rewrite-loops=true remarks}, dce
 
@@ -193,7 +193,8 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             `lift-transform-params` (comma-separated names; empty: every argument but the
             first).
         remarks (bool, false): `apply-layout` says which nests it re-iterates, and why not;
-            `fuse-elementwise` says which fusions it refused, and why.
+            `fuse-elementwise` says which fusions it refused, and why;
+            `annotate-texture-scope` why a tensor stays in `global`.
         verify-each (bool, true): verify the module after each pass (naming a pass that
             produced invalid IR); false leaves verification to the driver (`xdsl-opt` and
             `physlayout-opt` verify after the whole pipeline unless `--disable-verify`).
@@ -218,7 +219,7 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
     params: str = ""
     """`lift-transform-params{params}`: the parameter arguments (empty: all but the first)."""
     remarks: bool = False
-    """`apply-layout{remarks}` and `fuse-elementwise{remarks}`."""
+    """`apply-layout{remarks}`, `fuse-elementwise{remarks}`, `annotate-texture-scope{remarks}`."""
     verify_each: bool = True
     """Verify the module after each pass (false: only the driver verifies, at the end)."""
 
@@ -236,7 +237,7 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             FoldLayoutRewritesPass(),
             *((LiftTransformParamsPass(self.params),) if self.lift_params else ()),
             AnnotateTextureScopePass(
-                self.max_image_width, self.max_image_height, self.weights_in_global
+                self.max_image_width, self.max_image_height, self.weights_in_global, self.remarks
             ),
             RealizeScopesPass(),
             *((FuseElementwisePass(self.remarks),) if self.fuse else ()),

@@ -17,12 +17,12 @@ rank >= 2, innermost extent 4
 (one RGBA texel), and its 2-D image in that scope (docs/semantics.md "Textures": the scope's
 default separator; width = columns / 4 texels, height = rows) within ``max-image-width`` x
 ``max-image-height``. A tensor over the limits stays in
-``global`` with a ``remark:`` on stderr saying why.
+``global`` (with ``remarks=true``, a ``remark:`` on stderr says why).
 
 Decision. A tensor's producer gets the scope most of its uses demand (ties: a texture
 scope before global, the RFC's default; then the first use in program order); the other
 uses will need copies (`realize-scopes`). A producer that
-cannot write whole texels keeps ``global`` (with a remark), and its uses then demand
+cannot write whole texels keeps ``global`` (and says why under ``remarks``), and its uses then demand
 ``global``: a `linalg.generic` whose outputs' innermost axes are not all indexed by one
 parallel loop of extent 4, or whose body computes a point-dependent value with an op that
 `vectorize-texels` does not run lane by lane (the same rule, so the target never meets a
@@ -74,12 +74,6 @@ from physlayout.transforms.pass_options import PhyslayoutPass
 
 TEXTURE: str = MemoryScope.TEXTURE
 TEXTURE_WEIGHT: str = MemoryScope.TEXTURE_WEIGHT
-
-
-def remark(message: str) -> None:
-    """Print `remark: annotate-texture-scope: MESSAGE` on stderr (`emit_remark`, without a
-    location: why a tensor stays in `global`); the IR is the same with or without remarks."""
-    emit_remark(AnnotateTextureScopePass.name, None, message)
 
 
 def image_size(value: SSAValue, scope: str) -> tuple[int, int] | None:
@@ -148,6 +142,14 @@ class ScopeAnnotator:
 
     limits: ImageLimits
     weights_in_global: bool
+    remarks: bool = False
+
+    def remark(self, message: str) -> None:
+        """With `remarks`, print `remark: annotate-texture-scope: MESSAGE` on stderr
+        (`emit_remark`, without a location: why a tensor stays in `global`); the IR is the same
+        with or without remarks."""
+        if self.remarks:
+            emit_remark(AnnotateTextureScopePass.name, None, message)
 
     def annotate(self, function: func.FuncOp) -> None:
         """Annotate `function`: `layout.scope` on every op with a tensor result (`tensor.empty`
@@ -221,7 +223,7 @@ class ScopeAnnotator:
         for scope in dict.fromkeys(self.requested(u, k) for u, k in uses):
             reason = self.fits(value, scope) if scope != GLOBAL else None
             if reason is not None and image_size(value, scope) is not None:
-                remark(f"{_name(value)} ({value.type}) stays in global: {reason}")
+                self.remark(f"{_name(value)} ({value.type}) stays in global: {reason}")
         demands = [self.demand(u, k) for u, k in uses]
         if not demands:
             return GLOBAL
@@ -233,7 +235,7 @@ class ScopeAnnotator:
             return GLOBAL
         reason = writes_texels(op)
         if reason is not None:
-            remark(
+            self.remark(
                 f"{_name(value)} ({value.type}) stays in global: {op.name} cannot write "
                 f"whole texels: {reason}"
             )
@@ -292,6 +294,8 @@ class AnnotateTextureScopePass(PhyslayoutPass):
         max-image-height (int, 16384): tallest 2-D image (rows) a texture tensor may need.
         weights-in-global (bool, false): keep conv filters in `global` instead of
             `global.texture-weight`.
+        remarks (bool, false): say on stderr why a tensor that could be a texture stays in
+            `global`.
     """
 
     name = "annotate-texture-scope"
@@ -302,6 +306,8 @@ class AnnotateTextureScopePass(PhyslayoutPass):
     """Tallest 2-D image (rows) a texture tensor may need."""
     weights_in_global: bool = False
     """Keep conv filters in `global` instead of `global.texture-weight`."""
+    remarks: bool = False
+    """Say on stderr why a tensor that could be a texture stays in `global`."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         require_options(
@@ -310,6 +316,7 @@ class AnnotateTextureScopePass(PhyslayoutPass):
         annotator = ScopeAnnotator(
             ImageLimits(self.max_image_width, self.max_image_height),
             self.weights_in_global,
+            self.remarks,
         )
         for function in op.walk():
             if isinstance(function, func.FuncOp) and function.body.blocks:

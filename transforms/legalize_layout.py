@@ -6,7 +6,9 @@ are first generalized to `linalg.generic` (their indexing maps, iterator types a
 keeping their attributes; so `linalg.conv_2d_nchw_fchw` and `linalg.fill` take the generic
 path). Then each op of the
 body becomes a kernel `func.func` (see `legalize_kernels` for their loop nests) and a
-`func.call` to it in the *host function*, which replaces the graph function:
+`func.call` to it in the *host function*, which replaces the graph function (kernels equal
+up to their names, `equal_kernels.kernel_key`, are one kernel called several times: a model
+repeats its blocks):
 
 - ``linalg.generic`` (any quasi-affine indexing maps, parallel and reduction loops, any
   body): a parallel nest over its parallel loops, reductions as inner `scf.for`s;
@@ -52,7 +54,7 @@ hold no tensors).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from math import prod
 
@@ -100,6 +102,7 @@ from physlayout.indexing import proofs
 from physlayout.indexing.bridges import isl as bridge
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Const, Dim, Expr
+from physlayout.transforms.equal_kernels import kernel_key
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
 from physlayout.transforms.fusion_plan import generic_maps, plan_group, stage_loops
 from physlayout.transforms.legalize_kernels import (
@@ -171,6 +174,8 @@ class HostBuilder:
     taken: set[str]
     block: Block = field(default_factory=Block)
     kernels: list[func.FuncOp] = field(default_factory=list[func.FuncOp])
+    """The kernels the host calls, one per distinct `kernel_key` (equal kernels are one)."""
+    by_key: dict[Hashable, func.FuncOp] = field(default_factory=dict[Hashable, func.FuncOp])
     storage: dict[SSAValue, Storage] = field(default_factory=dict[SSAValue, Storage])
     scalars: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
     returned: list[SSAValue] = field(default_factory=list[SSAValue])
@@ -625,8 +630,15 @@ class HostBuilder:
         return candidate
 
     def _call(self, kernel: func.FuncOp, args: list[SSAValue]) -> None:
-        self.kernels.append(kernel)
-        self.block.add_op(func.CallOp(kernel.sym_name.data, args, []))
+        """Call `kernel`, or the earlier kernel equal to it up to names (`kernel_key`)."""
+        key = kernel_key(kernel)
+        kept = self.by_key.get(key)
+        if kept is None:
+            kept = self.by_key[key] = kernel
+            self.kernels.append(kernel)
+        else:
+            kernel.erase()
+        self.block.add_op(func.CallOp(kept.sym_name.data, args, []))
 
     def _call_copy(
         self, op: Operation, source: SSAValue, target: SSAValue, value: SSAValue

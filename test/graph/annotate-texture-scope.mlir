@@ -2,9 +2,10 @@
 // RUN: xdsl-opt %s -p annotate-texture-scope 2>/dev/null | filecheck %s
 // RUN: xdsl-opt %s -p annotate-texture-scope 2>/dev/null | xdsl-opt -p annotate-texture-scope 2>/dev/null | filecheck %s
 // RUN: xdsl-opt %s -p 'annotate-texture-scope{weights-in-global=true}' 2>/dev/null | filecheck %s --check-prefix=MIXED
-// RUN: xdsl-opt %s -p annotate-texture-scope 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
-// RUN: xdsl-opt %s -p 'annotate-texture-scope{max-image-width=8}' 2>&1 >/dev/null | filecheck %s --check-prefix=LIMIT
-// RUN: xdsl-opt %s -p annotate-texture-scope 2>&1 >/dev/null | filecheck %s --check-prefix=F16-REMARK
+// RUN: xdsl-opt %s -p 'annotate-texture-scope{remarks=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
+// RUN: xdsl-opt %s -p 'annotate-texture-scope{max-image-width=8 remarks=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=LIMIT
+// RUN: xdsl-opt %s -p 'annotate-texture-scope{remarks=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=F16-REMARK
+// RUN: xdsl-opt %s -p annotate-texture-scope 2>&1 >/dev/null | filecheck %s --allow-empty --check-prefix=QUIET
 // RUN: xdsl-opt %S/convert-layout.mlir -p convert-layout,flow-layout-rewrites,fold-layout-rewrites,annotate-texture-scope 2>/dev/null | filecheck %s --check-prefix=CHANNELS
 
 // Channel counts 8, 6, 3 and 64 (the convs of convert-layout.mlir, converted): the padded
@@ -138,6 +139,8 @@ func.func @eligibility(%h: tensor<2x4xf16>, %v: tensor<4xf32>, %d: tensor<2x4xf6
 // CHECK:         linalg.generic {{.*}} ins(%[[T]] : {{.*}}) {{.*}} attrs = {layout.scope = "global", layout.operand_scopes = ["global", ""]}
 // CHECK:         %[[W:.*]] = linalg.generic {{.*}} attrs = {layout.scope = "global.texture", layout.operand_scopes = ["global", ""]}
 // CHECK:         linalg.generic {{.*}} ins(%[[W]] : {{.*}}) {{.*}} attrs = {layout.scope = "global", layout.operand_scopes = ["global.texture", ""]}
+// Remarks only when asked for (remarks=true):
+// QUIET-NOT: remark
 // REMARK: remark: annotate-texture-scope: %t (tensor<4x4xf32>) stays in global: linalg.generic cannot write whole texels: its outputs' innermost axes are not one parallel loop of extent 4
 // LIMIT: remark: annotate-texture-scope: %wide (tensor<1x1x2x10x4xf32>) stays in global: its global.texture image is 10 x 2 texels, over the limit 8 x 16384
 func.func @fallbacks(%x: tensor<4x4xf32>, %y: tensor<1x1x2x10x4xf32>) -> (tensor<4x4xf32>, tensor<1x1x2x10x4xf32>) {

@@ -7,6 +7,8 @@
 
 #id4 = affine_map<(n, c, h, w) -> (n, c, h, w)>
 #id5 = affine_map<(n, c, h, w, b) -> (n, c, h, w, b)>
+#id2 = affine_map<(i, j) -> (i, j)>
+#tr2 = affine_map<(i, j) -> (j, i)>
 
 // Elementwise: one parallel loop nest; the result is written straight into the
 // out-parameter %result0 (no allocation); the outer constant becomes a kernel constant.
@@ -165,12 +167,14 @@ func.func @pad_crop(%x: tensor<3x4xf32>) -> tensor<2x3xf32> {
   func.return %c : tensor<2x3xf32>
 }
 
-// Results that are arguments, or returned twice, are copied into their out-parameters.
+// Results that are arguments, or returned twice, are copied into their out-parameters (the
+// two copies are one kernel: equal up to their names).
+// CHECK-NOT:     func.func @returns_copy_x
 // CHECK-LABEL: func.func @returns(
 // CHECK-SAME:    %[[X:.*]]: !layout.buffer<4xf32>, %[[R0:.*]]: !layout.buffer<4xf32>, %[[R1:.*]]: !layout.buffer<4xf32>, %[[R2:.*]]: !layout.buffer<4xf32>)
 // CHECK-NEXT:    func.call @returns_generic_n(%[[X]], %[[R0]])
 // CHECK-NEXT:    func.call @returns_copy_n(%[[R0]], %[[R1]])
-// CHECK-NEXT:    func.call @returns_copy_x(%[[X]], %[[R2]])
+// CHECK-NEXT:    func.call @returns_copy_n(%[[X]], %[[R2]])
 func.func @returns(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
   %e = tensor.empty() : tensor<4xf32>
   %n = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
@@ -237,4 +241,73 @@ func.func @sum(%x: tensor<5xf32>, %init: tensor<f32>) -> tensor<f32> {
     linalg.yield %t : f32
   } -> tensor<f32>
   func.return %s : tensor<f32>
+}
+
+// Kernels equal up to their names are one kernel called twice (%a and %b); a kernel that
+// differs only in its element type (%h, f16), a constant (%c, %d), an indexing map (%t) or a
+// memory scope (%s) is a kernel of its own.
+// CHECK-NOT:     func.func @equal_kernels_generic_b(
+// CHECK-LABEL: func.func @equal_kernels_generic_a(
+// CHECK-SAME:      !layout.buffer<4x4xf32>, %{{.*}}: !layout.buffer<4x4xf32>)
+// CHECK-NOT:     func.func @equal_kernels_generic_b(
+// CHECK-LABEL: func.func @equal_kernels_generic_h(
+// CHECK-SAME:      !layout.buffer<4x4xf16>, %{{.*}}: !layout.buffer<4x4xf16>)
+// CHECK-LABEL: func.func @equal_kernels_generic_c(
+// CHECK:           arith.constant 1.000000e+00 : f32
+// CHECK-LABEL: func.func @equal_kernels_generic_d(
+// CHECK:           arith.constant 2.000000e+00 : f32
+// CHECK-LABEL: func.func @equal_kernels_generic_t(
+// CHECK-LABEL: func.func @equal_kernels_generic_s(
+// CHECK-SAME:      scope = "global.texture">)
+// CHECK-LABEL: func.func @equal_kernels(
+// CHECK-SAME:      %[[X:[^:]*]]: !layout.buffer<4x4xf32>, %[[XH:[^:]*]]: !layout.buffer<4x4xf16>, %[[R0:[^:]*]]: !layout.buffer<4x4xf32>, %[[R1:[^:]*]]: !layout.buffer<4x4xf16>)
+// CHECK:         func.call @equal_kernels_generic_a(%[[X]], %[[A:[^)]*]])
+// CHECK:         func.call @equal_kernels_generic_a(%[[A]], %[[B:[^)]*]])
+// CHECK-NEXT:    func.call @equal_kernels_generic_h(%[[XH]], %[[R1]])
+// CHECK:         func.call @equal_kernels_generic_c(%[[B]], %[[C:[^)]*]])
+// CHECK:         func.call @equal_kernels_generic_d(%[[C]], %{{[^)]*}})
+// CHECK:         func.call @equal_kernels_generic_t(
+// CHECK:         func.call @equal_kernels_generic_s(
+// CHECK-NEXT:    func.call @equal_kernels_copy_s(
+func.func @equal_kernels(%x: tensor<4x4xf32>, %xh: tensor<4x4xf16>) -> (tensor<4x4xf32>, tensor<4x4xf16>) {
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %eh = tensor.empty() : tensor<4x4xf16>
+  %a = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %n : f32
+  } -> tensor<4x4xf32>
+  %b = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %n : f32
+  } -> tensor<4x4xf32>
+  %h = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%xh : tensor<4x4xf16>) outs(%eh : tensor<4x4xf16>) {
+  ^bb0(%v: f16, %o: f16):
+    %n = arith.negf %v : f16
+    linalg.yield %n : f16
+  } -> tensor<4x4xf16>
+  %c = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.addf %v, %one : f32
+    linalg.yield %n : f32
+  } -> tensor<4x4xf32>
+  %d = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.addf %v, %two : f32
+    linalg.yield %n : f32
+  } -> tensor<4x4xf32>
+  %t = linalg.generic {indexing_maps = [#tr2, #id2], iterator_types = ["parallel", "parallel"]} ins(%d : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %n : f32
+  } -> tensor<4x4xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%t : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) attrs = {layout.scope = "global.texture"} {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %n : f32
+  } -> tensor<4x4xf32>
+  func.return %s, %h : tensor<4x4xf32>, tensor<4x4xf16>
 }
