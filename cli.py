@@ -244,7 +244,14 @@ class PhyslayoutOptMain(xDSLOptMain):
         except Exception as err:  # reported, never a traceback
             print(f"error: {unexpected_error_text(err)}", file=sys.stderr)
             return 1
-        self._deliver()
+        try:
+            self._deliver()
+        except BrokenPipeError:
+            return output_closed()
+        except OSError as err:
+            target = self.args.output_file or "<stdout>"
+            print(f"error: could not write '{target}': {err.strerror or err}", file=sys.stderr)
+            return 1
         return 0
 
     def _deliver(self) -> None:
@@ -290,6 +297,8 @@ def unexpected_error_text(err: BaseException) -> str:
         return "out of memory"
     if isinstance(err, NotImplementedError):
         return f"not supported (by xDSL's IR): {err}"
+    if isinstance(err, OSError) and err.filename is not None:
+        return f"could not open '{err.filename}': {err.strerror or err}"
     return f"unexpected {type(err).__name__}: {err}"
 
 

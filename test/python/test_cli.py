@@ -175,6 +175,19 @@ def test_the_input_file_is_never_overwritten(tmp_path: Path) -> None:
     assert source.read_text() == GOOD
 
 
+def test_a_missing_input_or_unwritable_output_is_named(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.mlir"
+    done = subprocess.run(
+        [str(BIN / "physlayout-opt"), str(missing)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1
+    assert done.stderr == f"error: could not open '{missing}': No such file or directory\n"
+    unwritable = tmp_path / "no-such-folder" / "out.mlir"
+    done = run("physlayout-opt", GOOD, "-o", str(unwritable), tmp_path=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr == f"error: could not write '{unwritable}': No such file or directory\n"
+
+
 def test_output_to_a_device_is_written_not_replaced(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
