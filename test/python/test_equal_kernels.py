@@ -82,29 +82,21 @@ def test_key_on_lowered_kernels(example: str, repeats: bool) -> None:
 def test_key_sees_result_types_and_operand_order() -> None:
     """What xDSL's is_structurally_equivalent does not compare (result types) and what a
     multiset of ops would miss (which value each operand is)."""
+    def function(name: str, to: str = "f32", operands: str = "%x, %y", names: str = "") -> str:
+        """`%f` converts to `to` (unused); the result subtracts `operands`; `names` renames
+        every value (the same function when nothing else changes)."""
+        return f"""
+func.func @{name}(%i{names}: i32, %x{names}: f32, %y{names}: f32) -> f32 {{
+  %f{names} = arith.sitofp %i{names} : i32 to {to}
+  %s{names} = arith.subf {operands.replace("%x", f"%x{names}").replace("%y", f"%y{names}")} : f32
+  func.return %s{names} : f32
+}}"""
+
     module = parse(
-        """
-func.func @a(%i: i32, %x: f32, %y: f32) -> f32 {
-  %f = arith.sitofp %i : i32 to f32
-  %s = arith.subf %x, %y : f32
-  func.return %s : f32
-}
-func.func @b(%i: i32, %x: f32, %y: f32) -> f32 {
-  %f = arith.sitofp %i : i32 to f64
-  %s = arith.subf %x, %y : f32
-  func.return %s : f32
-}
-func.func @c(%i: i32, %x: f32, %y: f32) -> f32 {
-  %f = arith.sitofp %i : i32 to f32
-  %s = arith.subf %y, %x : f32
-  func.return %s : f32
-}
-func.func @d(%j: i32, %u: f32, %v: f32) -> f32 {
-  %g = arith.sitofp %j : i32 to f32
-  %t = arith.subf %u, %v : f32
-  func.return %t : f32
-}
-"""
+        function("a")
+        + function("b", to="f64")
+        + function("c", operands="%y, %x")
+        + function("d", names="_renamed")
     )
     a, b, c, d = [kernel_key(f) for f in module.ops if isinstance(f, func.FuncOp)]
     assert a == d

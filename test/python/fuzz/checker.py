@@ -94,6 +94,17 @@ def parse(text: str) -> ModuleOp:
     return Parser(make_context(), text).parse_module()
 
 
+def verified_source(text: str, report: Report) -> ModuleOp | None:
+    """`text` parsed and verified, or None with `report.invalid` saying why not."""
+    try:
+        source = parse(text)
+        source.verify()
+    except DIAGNOSTICS as err:
+        report.invalid = f"source does not verify: {_describe(err)}"
+        return None
+    return source
+
+
 @dataclass
 class Step:
     """The outcome of one step on one program."""
@@ -497,11 +508,8 @@ class Checker:
         backends = backends or Backends()
         report = Report()
         expect_invalid = "item9_dead_invalid_aliases" in program.features_used
-        try:
-            source = parse(program.text)
-            source.verify()
-        except DIAGNOSTICS as err:
-            report.invalid = f"source does not verify: {_describe(err)}"
+        source = verified_source(program.text, report)
+        if source is None:
             return report
         problems = buffer_problems(source)
         source_valid = not problems
@@ -822,11 +830,8 @@ def check_graph(
     from physlayout.semantics.graph_evaluator import run_graph
 
     report = Report()
-    try:
-        source = parse(text)
-        source.verify()
-    except DIAGNOSTICS as err:
-        report.invalid = f"source does not verify: {_describe(err)}"
+    source = verified_source(text, report)
+    if source is None:
         return report
     function = next(f for f in source.ops if isinstance(f, func.FuncOp))
     name = function.sym_name.data
@@ -1044,11 +1049,8 @@ def _check_model(text: str, seed: int, lift_params: bool, fuse: bool, opencl: bo
     from physlayout.transforms.legalize_layout import LegalizeLayoutPass
 
     report = Report()
-    try:
-        source = parse(text)
-        source.verify()
-    except DIAGNOSTICS as err:
-        report.invalid = f"source does not verify: {_describe(err)}"
+    source = verified_source(text, report)
+    if source is None:
         return report
     entry = next(
         (f for f in source.ops if isinstance(f, func.FuncOp) and f.sym_name.data == "main"), None
