@@ -19,6 +19,16 @@ What it rewrites (in the functions' top-level blocks):
   never stored. Any read pattern is legal here (a 3x3 window reads neighbours of the pad,
   but the pad is a function of a tensor that exists before the kernel runs).
 
+- `InlineProducerIntoRoot` (after the rules above): a generic left unfused whose only user
+  is a reduction root (a conv, a matmul, a pool, alone or in its group) and whose body is a
+  cheap prologue (at most two of add, sub, mul, neg, max, min: `prologue_problem`) is
+  computed by the root where it reads it (`generic_inlining`): squeeze-excite's ``x * s``
+  into the projection conv, a relu of an argument into the 3x3 conv that reads it. The
+  root repeats those ops per read (the reads of a window or of every output channel), which
+  costs less than the launch and the store of a tensor; any read pattern is exact (the
+  producer's inputs exist before the kernel). A producer that a group can take as an
+  epilogue has been taken by then.
+
 Legality is PROVEN on the merged group (`fusion_plan.plan_group`, the same check
 `legalize-layout` makes): at most one generic with reduction loops (the root) and every value
 computed in the group read only by elementwise stages, each at its own output map, so the
@@ -55,7 +65,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.dialects.linalg.abstract_ops import NamedOperation
 from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.dialects.tensor import EmptyOp
-from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -72,7 +82,14 @@ from physlayout.dialects.layout_scopes import SCOPE_ATTR, CopyOp, producer_scope
 from physlayout.dialects.linalg_generic import generalized
 from physlayout.transforms.annotate_texture_scope import unvectorizable_body_op
 from physlayout.transforms.diagnostics import emit_remark
-from physlayout.transforms.fusion_plan import GroupPlan, plan_group, root_problem, splat_init
+from physlayout.transforms.fusion_plan import (
+    GroupPlan,
+    has_reductions,
+    plan_group,
+    root_problem,
+    splat_init,
+)
+from physlayout.transforms.generic_inlining import inlined, producer_body_ops, producer_problem
 from physlayout.transforms.legalize_kernels import texel_lane_loop
 from physlayout.transforms.pass_options import PhyslayoutPass
 
@@ -99,6 +116,12 @@ class Remarks:
         """Record that `value` was not fused, and why (when remarks are enabled)."""
         if self.enabled:
             self.made[value] = (op, message)
+
+    def extend(self, value: SSAValue, op: Operation | None, message: str) -> None:
+        """Add `message` to the refusal recorded for `value` (or record it)."""
+        if self.enabled:
+            earlier = self.made.get(value)
+            self.made[value] = (op, f"{earlier[1]}; nor {message}" if earlier else message)
 
     def emit(self) -> None:
         """Print the remarks (`emit_remark`) of the values still in the IR, unfused."""
@@ -361,6 +384,120 @@ class SplitSharedStart(RewritePattern):
         )
 
 
+CHEAP_PROLOGUE_OPS = frozenset(
+    {"arith.addf", "arith.subf", "arith.mulf", "arith.negf", "arith.maximumf", "arith.minimumf"}
+)
+"""The ops a root may repeat per read of a producer's element (one ALU op beside the
+multiply-add it feeds), at most `CHEAP_PROLOGUE_LIMIT` of them."""
+CHEAP_PROLOGUE_LIMIT = 2
+
+
+def prologue_problem(producer: GenericOp) -> str | None:
+    """Why `producer` should not be recomputed by the root that reads it (None: cheap)."""
+    problem = producer_problem(producer)
+    if problem is not None:
+        return problem
+    ops = producer_body_ops(producer)
+    costly = [name for name in ops if name not in CHEAP_PROLOGUE_OPS]
+    if costly:
+        return f"its body has '{costly[0]}', which the root would repeat per read"
+    if len(ops) > CHEAP_PROLOGUE_LIMIT:
+        return f"its body has {len(ops)} ops, which the root would repeat per read"
+    return None
+
+
+@dataclass
+class InlineProducerIntoRoot(RewritePattern):
+    """A generic left unfused, whose one user is a reduction root (a conv, a matmul, a
+    pool; alone or the root of a group) -> computed by that root where it reads it
+    (`generic_inlining`: squeeze-excite's ``x * scale`` into the projection conv), when its
+    body is a cheap prologue (`prologue_problem`). The root repeats those ops per read (a
+    1x1 conv per output texel), so the tensor is never stored nor launched."""
+
+    remarks: Remarks
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
+        if not _top_level(op) or len(op.results) != 1:
+            return
+        users = {use.operation for use in op.results[0].uses}
+        if len(users) != 1 or len(list(op.results[0].uses)) != 1:
+            return
+        (user,) = users
+        if not _top_level(user) or not isinstance(user, GenericOp | FusedOp):
+            return
+        root, index = _root_read(user, op.results[0])
+        if root is None or not has_reductions(root):
+            return
+        problem = prologue_problem(op)
+        if problem is not None:
+            self.remarks.extend(
+                op.results[0],
+                user,
+                f"computed by the root reading it: {problem}",
+            )
+            return
+        if isinstance(user, GenericOp):
+            replacement = inlined(op, user, index)
+        else:
+            replacement = _group_with_prologue(user, op, root)
+            if replacement is None:
+                return
+        rewriter.replace(user, replacement)
+        _erase_dead(op, rewriter)
+
+
+def _root_read(user: Operation, value: SSAValue) -> tuple[GenericOp | None, int]:
+    """The generic of `user` (itself, or the one op of its group) that reads `value` as
+    input, and at which input (None: read otherwise, or by several ops)."""
+    if isinstance(user, GenericOp):
+        inputs = list(user.inputs)
+        return (user, inputs.index(value)) if value in inputs else (None, 0)
+    assert isinstance(user, FusedOp)
+    arg = user.block.args[list(user.inputs).index(value)]
+    uses = list(arg.uses)
+    if len(uses) != 1 or not isinstance(uses[0].operation, GenericOp):
+        return None, 0
+    reader = uses[0].operation
+    if uses[0].index >= len(reader.inputs):
+        return None, 0
+    return reader, uses[0].index
+
+
+def _group_with_prologue(group: FusedOp, producer: GenericOp, root: GenericOp) -> FusedOp | None:
+    """`group` whose `root` computes `producer` in its body (reading its inputs as new group
+    inputs), or None when the new group would not be legal."""
+    builder = GroupBuilder()
+    value = producer.results[0]
+    tensors = [v for v in producer.inputs if isinstance(v.type, TensorType)]
+    for outer in group.inputs:  # the producer's inputs where its value was, in order
+        for read in tensors if outer is value else (outer,):
+            builder.outer(read)
+    result = builder.clone(group, {})
+    arg = builder.args.pop(value)
+    assert isinstance(arg, BlockArgument)
+    (use,) = arg.uses
+    clone = use.operation
+    assert isinstance(clone, GenericOp) and clone.name == root.name
+    reads = [builder.outer(v) if isinstance(v.type, TensorType) else v for v in producer.inputs]
+    new_root = inlined(producer, clone, use.index, reads)
+    builder.block.insert_op_before(new_root, clone)
+    if result is clone.results[0]:
+        result = new_root.results[0]
+    clone.results[0].replace_all_uses_with(new_root.results[0])
+    builder.block.erase_op(clone)
+    builder.inputs.remove(value)
+    builder.block.erase_arg(arg)
+    fused = builder.finish(result, group)
+    plan = plan_group(fused)
+    problem = plan if isinstance(plan, str) else _store_problem(plan, producer_scope(group.result))
+    if problem is not None:
+        fused.erase()
+        return None
+    fused.result.name_hint = group.result.name_hint
+    return fused
+
+
 class GeneralizeNamedOp(RewritePattern):
     """A named linalg op other than `linalg.fill` (a conv, `linalg.add`, ...) -> its
     `linalg.generic` form (attributes kept), so it can be a producer or a consumer; a fill
@@ -415,5 +552,8 @@ class FuseElementwisePass(PhyslayoutPass):
                 [FuseIntoProducer(remarks), FusePadIntoConsumer(remarks), AbsorbAccumulatorStart()]
             ),
             apply_recursively=True,
+        ).rewrite_module(op)
+        PatternRewriteWalker(
+            InlineProducerIntoRoot(remarks), apply_recursively=False
         ).rewrite_module(op)
         remarks.emit()

@@ -18,6 +18,10 @@ What it rewrites:
   (a keepdim reduction, ``(d0, d1, d2, d3) -> (d0, d1, 0, 0)``) -> one more parallel loop
   of extent 1 per such axis, before the reductions (the output map becomes a projected
   permutation, which `flow-layout-rewrites` moves transforms through);
+- an elementwise `linalg.generic` whose only user already reads every input of it at the
+  same indices, at a permutation of its loops (torch-mlir's SiLU, ``mul(x, sigmoid(x))``) ->
+  inlined into that user's body (`generic_inlining`: no operand added, nothing recomputed),
+  so that the layout passes see ``silu(0) = 0`` and move padded layouts through it;
 - ``cf.assert`` whose condition is a constant true -> erased (xDSL's `AssertTrue`, also in
   `linalg.generic` bodies);
 - ``cf.assert %c, "msg"`` in the body of a `linalg.generic` whose loops are all parallel ->
@@ -71,6 +75,12 @@ from physlayout.dialects.layout_check import CheckOp
 from physlayout.dialects.layout_graph import static_shape
 from physlayout.dialects.linalg_generic import generalized
 from physlayout.dialects.linalg_named import DepthwiseConv2DNchwChwOp
+from physlayout.transforms.generic_inlining import (
+    inline_problem,
+    inlined,
+    is_strict_permutation,
+    producer_point,
+)
 from physlayout.transforms.pass_options import PhyslayoutPass
 
 
@@ -187,6 +197,32 @@ class UnitResultAxesAsLoops(RewritePattern):
         for old, new in zip(op.results, generic.results, strict=True):
             new.name_hint = old.name_hint
         rewriter.replace(op, generic)
+
+
+class InlineSharedInputProducer(RewritePattern):
+    """An elementwise generic whose one user already reads every input of it at the same
+    indices (torch-mlir's SiLU: ``mul(x, sigmoid(x))``) -> that user computing it in its body
+    (`generic_inlining`). No operand is added and nothing is recomputed (the user reads it
+    at a permutation of its loops); the layout passes then see the whole SiLU, whose
+    ``silu(0) = 0`` lets a padded layout flow through it where ``sigmoid(0) = 0.5`` alone
+    would stop it."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
+        maps = [m.data for m in op.indexing_maps.data]
+        for k, value in enumerate(op.inputs):
+            producer = value.owner
+            if not isinstance(producer, GenericOp) or not is_strict_permutation(maps[k]):
+                continue
+            if inline_problem(producer, op, k) is not None:
+                continue
+            to_producer = producer_point(producer.indexing_maps.data[-1].data, maps[k])
+            read = {(v, m) for j, (v, m) in enumerate(zip(op.inputs, maps, strict=False)) if j != k}
+            wanted = zip(producer.inputs, producer.indexing_maps.data, strict=False)
+            if all((v, m.data.compose(to_producer)) in read for v, m in wanted):
+                rewriter.replace(op, inlined(producer, op, k))
+                rewriter.erase(producer)
+                return
 
 
 class DecomposeConcat(RewritePattern):
@@ -321,6 +357,7 @@ class NormalizeGraphPass(PhyslayoutPass):
                     SelectOfUgtToMaximumf(),
                     GeneralizeWindowOp(),
                     UnitResultAxesAsLoops(),
+                    InlineSharedInputProducer(),
                 ],
                 dce_enabled=False,  # rewrite only what the patterns match (idempotent)
             ),

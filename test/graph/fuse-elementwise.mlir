@@ -97,13 +97,42 @@ func.func @lone_conv(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x3x3xf32>) -> tensor
   func.return %c : tensor<1x4x2x2xf32>
 }
 
-// REFUSED: a 3x3 conv reads a neighbourhood of the relu (the planted bug: fusing it would
-// read elements other iterations write). The relu stays a kernel of its own.
+// REFUSED: a 3x3 conv reads a neighbourhood of the exp (the planted bug: fusing it would
+// read elements other iterations write), and exp is not cheap enough for the conv to repeat
+// it per read. The exp stays a kernel of its own.
 // CHECK-LABEL: func.func @conv_reads_neighbours
 // CHECK:         %[[Y:.*]] = linalg.generic
 // CHECK:         layout.fused ins(%[[Y]], %{{.*}} :
-// REMARK: remark: fuse-elementwise: %y is not fused into %c: %y is read at (d0, d4, d2 + d5, d3 + d6) by a consumer that has reduction loops (only the root of a group may reduce)
+// REMARK: remark: fuse-elementwise: %y is not fused into %c: %y is read at (d0, d4, d2 + d5, d3 + d6) by a consumer that has reduction loops (only the root of a group may reduce); nor computed by the root reading it: its body has 'math.exp', which the root would repeat per read
 func.func @conv_reads_neighbours(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x4x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ex = tensor.empty() : tensor<1x4x4x4xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%x : tensor<1x4x4x4xf32>) outs(%ex : tensor<1x4x4x4xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = math.exp %u : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x4x4xf32>
+  %e = tensor.empty() : tensor<1x4x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%y, %w : tensor<1x4x4x4xf32>, tensor<4x4x3x3xf32>) outs(%init : tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  func.return %c : tensor<1x4x2x2xf32>
+}
+
+// COMPUTED BY THE ROOT: the same 3x3 conv over a relu of an argument. The relu cannot be
+// fused (the conv reads neighbours of it) but is cheap: the conv computes it from %x where
+// it reads it (every read recomputes max(x, 0) of an element that exists before the kernel).
+// CHECK-LABEL: func.func @relu_into_conv_window
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0.0
+// CHECK-NEXT:    %{{.*}} = layout.fused ins(%x, %w : tensor<1x4x4x4xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x2x2xf32> {
+// CHECK:           linalg.fill
+// CHECK-NEXT:      linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, (d2 + d5), (d3 + d6))>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>]
+// CHECK-NEXT:      ^{{.*}}(%[[U:.*]]: f32, %[[K:.*]]: f32, %[[O:.*]]: f32):
+// CHECK-NEXT:        %[[R:.*]] = arith.maximumf %[[U]], %[[Z]] : f32
+// CHECK-NEXT:        %[[M:.*]] = arith.mulf %[[R]], %[[K]] : f32
+// CHECK-NEXT:        %{{.*}} = arith.addf %[[M]], %[[O]] : f32
+// CHECK-NOT:     linalg.generic
+// CHECK:         func.return
+func.func @relu_into_conv_window(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x4x2x2xf32> {
   %zero = arith.constant 0.0 : f32
   %ex = tensor.empty() : tensor<1x4x4x4xf32>
   %y = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%x : tensor<1x4x4x4xf32>) outs(%ex : tensor<1x4x4x4xf32>) {
@@ -117,18 +146,119 @@ func.func @conv_reads_neighbours(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x3x3xf32
   func.return %c : tensor<1x4x2x2xf32>
 }
 
-// REFUSED: a 2x2 max pool (a window reduction) over the relu (its fill, 0.0 as relu's
+// COMPUTED BY THE ROOT: squeeze-excite's per-channel scale of %x, read by a 1x1 conv with a
+// bias epilogue: one kernel reads %x, %s, %w and %b; %x * %s is never stored.
+// CHECK-LABEL: func.func @scale_into_conv
+// CHECK:         %[[R:.*]] = layout.fused ins(%x, %s, %w, %b : tensor<1x4x3x3xf32>, tensor<4x1x1xf32>, tensor<5x4x1x1xf32>, tensor<5x1x1xf32>) -> tensor<1x5x3x3xf32> {
+// CHECK:           affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, (d2 + d5), (d3 + d6))>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, 0, 0)>
+// CHECK:           arith.mulf
+// CHECK-NEXT:      arith.mulf
+// CHECK-NEXT:      arith.addf
+// CHECK:         func.return %[[R]]
+func.func @scale_into_conv(%x: tensor<1x4x3x3xf32>, %s: tensor<4x1x1xf32>, %w: tensor<5x4x1x1xf32>, %b: tensor<5x1x1xf32>) -> tensor<1x5x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ex = tensor.empty() : tensor<1x4x3x3xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #ch4, #id4], iterator_types = #par4} ins(%x, %s : tensor<1x4x3x3xf32>, tensor<4x1x1xf32>) outs(%ex : tensor<1x4x3x3xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.mulf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x3x3xf32>
+  %e = tensor.empty() : tensor<1x5x3x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x5x3x3xf32>) -> tensor<1x5x3x3xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%y, %w : tensor<1x4x3x3xf32>, tensor<5x4x1x1xf32>) outs(%init : tensor<1x5x3x3xf32>) -> tensor<1x5x3x3xf32>
+  %bias = linalg.generic {indexing_maps = [#id4, #ch4, #id4], iterator_types = #par4} ins(%c, %b : tensor<1x5x3x3xf32>, tensor<5x1x1xf32>) outs(%e : tensor<1x5x3x3xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.addf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<1x5x3x3xf32>
+  func.return %bias : tensor<1x5x3x3xf32>
+}
+
+// COMPUTED BY THE ROOT, read through composed maps: the producer writes %x - %s[w] at the
+// transposed point (n, c, w, h); the window sum reads it at (n, c, h + i, w + j), which the
+// producer wrote at w = h + i, h = w + j: the root reads %x at (n, c, w + j, h + i) and %s at
+// h + i (extents 3 and 5, so a wrong composition reads other values or out of bounds).
+// CHECK-LABEL: func.func @transposed_prologue_into_window
+// CHECK:         layout.fused ins(%x, %s : tensor<1x2x3x5xf32>, tensor<5xf32>) -> tensor<1x2x4x2xf32> {
+// CHECK:           indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d3 + d5), (d2 + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> ((d2 + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
+func.func @transposed_prologue_into_window(%x: tensor<1x2x3x5xf32>, %s: tensor<5xf32>) -> tensor<1x2x4x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ey = tensor.empty() : tensor<1x2x5x3xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (w)>, affine_map<(n, c, h, w) -> (n, c, w, h)>], iterator_types = #par4} ins(%x, %s : tensor<1x2x3x5xf32>, tensor<5xf32>) outs(%ey : tensor<1x2x5x3xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.subf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x5x3xf32>
+  %e = tensor.empty() : tensor<1x2x4x2xf32>
+  %win = tensor.empty() : tensor<2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x4x2xf32>) -> tensor<1x2x4x2xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(n, c, h, w, i, j) -> (n, c, h + i, w + j)>, affine_map<(n, c, h, w, i, j) -> (i, j)>, affine_map<(n, c, h, w, i, j) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%y, %win : tensor<1x2x5x3xf32>, tensor<2x2xf32>) outs(%init : tensor<1x2x4x2xf32>) {
+  ^bb0(%u: f32, %k: f32, %o: f32):
+    %r = arith.addf %o, %u : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4x2xf32>
+  func.return %p : tensor<1x2x4x2xf32>
+}
+
+// COMPUTED BY THE ROOT, with the producer's output map a 3-cycle (y[n, h, w, c] = x[n, c, h,
+// w] - s[c]), not its own inverse: the channel mix reads y at (n, i, h, w), written at
+// c = w, h = i, w = h, so the root reads %x at (n, w, i, h) and %s at w. Every extent is 3:
+// a composition that forgets to invert the output map reads other elements, in bounds
+// (test_fuse_elementwise's planted bug).
+// CHECK-LABEL: func.func @rotated_prologue_into_mix
+// CHECK:         layout.fused ins(%x, %s, %k : tensor<1x3x3x3xf32>, tensor<3xf32>, tensor<3x3xf32>) -> tensor<1x3x3x3xf32> {
+// CHECK:           indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d4, d2)>, affine_map<(d0, d1, d2, d3, d4) -> (d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d1, d4)>
+func.func @rotated_prologue_into_mix(%x: tensor<1x3x3x3xf32>, %s: tensor<3xf32>, %k: tensor<3x3xf32>) -> tensor<1x3x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ey = tensor.empty() : tensor<1x3x3x3xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, h, w, c)>], iterator_types = #par4} ins(%x, %s : tensor<1x3x3x3xf32>, tensor<3xf32>) outs(%ey : tensor<1x3x3x3xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.subf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<1x3x3x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%ey : tensor<1x3x3x3xf32>) -> tensor<1x3x3x3xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(n, c, h, w, i) -> (n, i, h, w)>, affine_map<(n, c, h, w, i) -> (c, i)>, affine_map<(n, c, h, w, i) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%y, %k : tensor<1x3x3x3xf32>, tensor<3x3xf32>) outs(%init : tensor<1x3x3x3xf32>) {
+  ^bb0(%u: f32, %q: f32, %o: f32):
+    %p = arith.mulf %u, %q : f32
+    %r = arith.addf %o, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<1x3x3x3xf32>
+  func.return %m : tensor<1x3x3x3xf32>
+}
+
+// REFUSED (both ways): a prologue of three ops is more than the root repeats per read.
+// CHECK-LABEL: func.func @long_prologue
+// CHECK:         %[[Y:.*]] = linalg.generic
+// CHECK:         layout.fused ins(%[[Y]], %{{.*}} :
+// REMARK: remark: fuse-elementwise: %y is not fused into %c: %y is read at (d0, d4, d2 + d5, d3 + d6) by a consumer that has reduction loops (only the root of a group may reduce); nor computed by the root reading it: its body has 3 ops, which the root would repeat per read
+func.func @long_prologue(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x4x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ex = tensor.empty() : tensor<1x4x4x4xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%x : tensor<1x4x4x4xf32>) outs(%ex : tensor<1x4x4x4xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %a = arith.mulf %u, %u : f32
+    %b = arith.addf %a, %u : f32
+    %r = arith.maximumf %b, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x4x4xf32>
+  %e = tensor.empty() : tensor<1x4x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%y, %w : tensor<1x4x4x4xf32>, tensor<4x4x3x3xf32>) outs(%init : tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  func.return %c : tensor<1x4x2x2xf32>
+}
+
+// REFUSED: a 2x2 max pool (a window reduction) over an exp (its fill, 0.0 as exp's
 // outputs are >= 0, is absorbed).
 // CHECK-LABEL: func.func @pool_reads_window
 // CHECK:         %[[Y:.*]] = linalg.generic
 // CHECK:         layout.fused ins(%[[Y]] :
-// REMARK: remark: fuse-elementwise: %y is not fused into %p: %y is read at (d0, d1, d2 * 2 + d4, d3 * 2 + d5) by a consumer that has reduction loops (only the root of a group may reduce)
+// REMARK: remark: fuse-elementwise: %y is not fused into %p: %y is read at (d0, d1, d2 * 2 + d4, d3 * 2 + d5) by a consumer that has reduction loops (only the root of a group may reduce); nor computed by the root reading it: its body has 'math.exp', which the root would repeat per read
 func.func @pool_reads_window(%x: tensor<1x4x4x4xf32>) -> tensor<1x4x2x2xf32> {
   %zero = arith.constant 0.0 : f32
   %ex = tensor.empty() : tensor<1x4x4x4xf32>
   %y = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%x : tensor<1x4x4x4xf32>) outs(%ex : tensor<1x4x4x4xf32>) {
   ^bb0(%u: f32, %o: f32):
-    %r = arith.maximumf %u, %zero : f32
+    %r = math.exp %u : f32
     linalg.yield %r : f32
   } -> tensor<1x4x4x4xf32>
   %e = tensor.empty() : tensor<1x4x2x2xf32>

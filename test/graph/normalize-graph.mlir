@@ -142,3 +142,126 @@ func.func @keepdim_mean(%x: tensor<1x8x3x5xf32>) -> tensor<1x8x1x1xf32> {
   } -> tensor<1x8x1x1xf32>
   func.return %3 : tensor<1x8x1x1xf32>
 }
+
+// torch-mlir's SiLU, as printed: sigmoid(x) in one generic, x * sigmoid(x) in the next. The
+// multiply already reads %x where the sigmoid does: it computes the sigmoid in its body (no
+// operand added), so silu(0) = 0 is one body a padded layout can be proven through.
+// CHECK-LABEL: func.func @silu
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<1x6x1x1xf32>
+// CHECK-NEXT:    %{{.*}} = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x6x1x1xf32>) outs(%[[E]] : tensor<1x6x1x1xf32>) {
+// CHECK-NEXT:    ^{{.*}}(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[N:.*]] = arith.negf %[[IN]] : f32
+// CHECK-NEXT:      %[[X:.*]] = math.exp %[[N]] : f32
+// CHECK-NEXT:      %[[D:.*]] = arith.addf %[[X]], %[[ONE]] : f32
+// CHECK-NEXT:      %[[S:.*]] = arith.divf %[[ONE]], %[[D]] : f32
+// CHECK-NEXT:      %[[M:.*]] = arith.mulf %[[IN]], %[[S]] : f32
+// CHECK-NEXT:      linalg.yield %[[M]] : f32
+// CHECK-NEXT:    } -> tensor<1x6x1x1xf32>
+// CHECK-NEXT:    func.return
+func.func @silu(%x: tensor<1x6x1x1xf32>) -> tensor<1x6x1x1xf32> {
+  %cst_0 = arith.constant 1.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x6x1x1xf32>
+  %11 = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x6x1x1xf32>) outs(%0 : tensor<1x6x1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %666 = arith.negf %in : f32
+    %667 = math.exp %666 : f32
+    %668 = arith.addf %667, %cst_0 : f32
+    %669 = arith.divf %cst_0, %668 : f32
+    linalg.yield %669 : f32
+  } -> tensor<1x6x1x1xf32>
+  %12 = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %11 : tensor<1x6x1x1xf32>, tensor<1x6x1x1xf32>) outs(%0 : tensor<1x6x1x1xf32>) {
+  ^bb0(%in: f32, %in_264: f32, %out: f32):
+    %666 = arith.mulf %in, %in_264 : f32
+    linalg.yield %666 : f32
+  } -> tensor<1x6x1x1xf32>
+  func.return %12 : tensor<1x6x1x1xf32>
+}
+
+// Left alone: the sigmoid has a second user (it is needed whole); the multiply of
+// @sigmoid_of_other reads %y, not the sigmoid's %x (inlining would add an operand); the
+// multiply of @sigmoid_broadcast reads it per channel only (each sigmoid would be
+// recomputed per pixel); the one of @sigmoid_transposed reads %x at another element than
+// the sigmoid does.
+// CHECK-LABEL: func.func @sigmoid_two_users
+// CHECK-COUNT-2: linalg.generic
+// CHECK-LABEL: func.func @sigmoid_of_other
+// CHECK-COUNT-2: linalg.generic
+// CHECK-LABEL: func.func @sigmoid_broadcast
+// CHECK-COUNT-2: linalg.generic
+// CHECK-LABEL: func.func @sigmoid_transposed
+// CHECK-COUNT-2: linalg.generic
+// CHECK:         func.return
+func.func @sigmoid_two_users(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    %p = math.exp %n : f32
+    %d = arith.addf %p, %one : f32
+    %r = arith.divf %one, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %m = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]} ins(%x, %s : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %r = arith.mulf %in, %in_1 : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  func.return %m, %s : tensor<4xf32>, tensor<4xf32>
+}
+func.func @sigmoid_of_other(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    %p = math.exp %n : f32
+    %d = arith.addf %p, %one : f32
+    %r = arith.divf %one, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %m = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]} ins(%y, %s : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %r = arith.mulf %in, %in_1 : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  func.return %m : tensor<4xf32>
+}
+func.func @sigmoid_broadcast(%x: tensor<1x3x1x1xf32>, %z: tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<1x3x1x1xf32>
+  %s = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x3x1x1xf32>) outs(%e : tensor<1x3x1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    %p = math.exp %n : f32
+    %d = arith.addf %p, %one : f32
+    %r = arith.divf %one, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<1x3x1x1xf32>
+  %e2 = tensor.empty() : tensor<1x3x2x2xf32>
+  %m = linalg.generic {indexing_maps = [#id4, affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%z, %s : tensor<1x3x2x2xf32>, tensor<1x3x1x1xf32>) outs(%e2 : tensor<1x3x2x2xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %r = arith.mulf %in, %in_1 : f32
+    linalg.yield %r : f32
+  } -> tensor<1x3x2x2xf32>
+  func.return %m : tensor<1x3x2x2xf32>
+}
+func.func @sigmoid_transposed(%x: tensor<3x3xf32>) -> tensor<3x3xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<3x3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<3x3xf32>) outs(%e : tensor<3x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    %p = math.exp %n : f32
+    %d = arith.addf %p, %one : f32
+    %r = arith.divf %one, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<3x3xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x, %s : tensor<3x3xf32>, tensor<3x3xf32>) outs(%e : tensor<3x3xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %r = arith.mulf %in, %in_1 : f32
+    linalg.yield %r : f32
+  } -> tensor<3x3xf32>
+  func.return %m : tensor<3x3xf32>
+}

@@ -21,7 +21,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
 from physlayout.runtime.opencl import OpenCLRuntime, compile_module
-from physlayout.transforms import fusion_plan, legalize_layout
+from physlayout.transforms import fusion_plan, generic_inlining, legalize_layout
 from physlayout.transforms.fuse_elementwise import FuseElementwisePass
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass
 from physlayout.universe import make_context
@@ -211,7 +211,6 @@ def test_fused_equals_unfused_on_opencl(runtime: OpenCLRuntime) -> None:
 # Random chains ------------------------------------------------------------------------------
 
 
-
 def _elementwise(name: str, ins: list[tuple[str, str, str]], body: str, shape: str) -> str:
     """A generic writing tensor<SHAPE> at the identity from `ins` (value, type, map)."""
     values = ", ".join(v for v, _, _ in ins)
@@ -323,3 +322,94 @@ def test_planted_bug_in_the_legality_check_is_caught(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(fusion_plan, "aligned_read_problem", lambda user, index: None)  # pyright: ignore[reportUnknownLambdaType]
     with pytest.raises((AssertionError, PassFailedException)):
         check_legalized(RULES.read_text(), [FuseElementwisePass()], seed=2)
+
+
+def test_planted_bug_in_the_prologue_composition_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A root that reads a cheap producer's inputs at ``P_out . C`` instead of ``P_out^-1 .
+    C`` (forgetting to invert the producer's output map) reads other elements, in bounds,
+    in @rotated_prologue_into_mix: the values differ (not a crash)."""
+    monkeypatch.setattr(
+        generic_inlining,
+        "producer_point",
+        lambda out, read: out.compose(read),  # pyright: ignore[reportUnknownLambdaType, reportUnknownMemberType, reportUnknownArgumentType]
+    )
+    with pytest.raises(AssertionError, match="Mismatched elements"):
+        check_legalized(RULES.read_text(), [FuseElementwisePass()], seed=2)
+
+
+SQUEEZE_EXCITE = """
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>
+func.func @main(%x: tensor<1x8x4x4xf32>, %fc1_weight: tensor<6x8x1x1xf32>, %fc1_bias: tensor<6xf32>, %fc2_weight: tensor<8x6x1x1xf32>, %fc2_bias: tensor<8xf32>, %proj_weight: tensor<4x8x1x1xf32>) -> tensor<1x4x4x4xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %cst_0 = arith.constant 1.000000e+00 : f32
+  %cst_2 = arith.constant 1.600000e+01 : f32
+  %0 = tensor.empty() : tensor<1x8x4x4xf32>
+  %23 = tensor.empty() : tensor<1x8x1x1xf32>
+  %24 = linalg.fill ins(%cst : f32) outs(%23 : tensor<1x8x1x1xf32>) -> tensor<1x8x1x1xf32>
+  %25 = linalg.generic {indexing_maps = [#map1, #map3], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<1x8x4x4xf32>) outs(%24 : tensor<1x8x1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %666 = arith.addf %in, %out : f32
+    linalg.yield %666 : f32
+  } -> tensor<1x8x1x1xf32>
+  %26 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%25 : tensor<1x8x1x1xf32>) outs(%23 : tensor<1x8x1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %666 = arith.divf %in, %cst_2 : f32
+    linalg.yield %666 : f32
+  } -> tensor<1x8x1x1xf32>
+  %27 = tensor.empty() : tensor<1x6x1x1xf32>
+  %broadcasted = linalg.broadcast ins(%fc1_bias : tensor<6xf32>) outs(%27 : tensor<1x6x1x1xf32>) dimensions = [0, 2, 3]
+  %28 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%26, %fc1_weight : tensor<1x8x1x1xf32>, tensor<6x8x1x1xf32>) outs(%broadcasted : tensor<1x6x1x1xf32>) -> tensor<1x6x1x1xf32>
+  %29 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%28 : tensor<1x6x1x1xf32>) outs(%27 : tensor<1x6x1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %666 = arith.negf %in : f32
+    %667 = math.exp %666 : f32
+    %668 = arith.addf %667, %cst_0 : f32
+    %669 = arith.divf %cst_0, %668 : f32
+    linalg.yield %669 : f32
+  } -> tensor<1x6x1x1xf32>
+  %30 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%28, %29 : tensor<1x6x1x1xf32>, tensor<1x6x1x1xf32>) outs(%27 : tensor<1x6x1x1xf32>) {
+  ^bb0(%in: f32, %in_264: f32, %out: f32):
+    %666 = arith.mulf %in, %in_264 : f32
+    linalg.yield %666 : f32
+  } -> tensor<1x6x1x1xf32>
+  %broadcasted_14 = linalg.broadcast ins(%fc2_bias : tensor<8xf32>) outs(%23 : tensor<1x8x1x1xf32>) dimensions = [0, 2, 3]
+  %31 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%30, %fc2_weight : tensor<1x6x1x1xf32>, tensor<8x6x1x1xf32>) outs(%broadcasted_14 : tensor<1x8x1x1xf32>) -> tensor<1x8x1x1xf32>
+  %32 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%31 : tensor<1x8x1x1xf32>) outs(%23 : tensor<1x8x1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %666 = arith.negf %in : f32
+    %667 = math.exp %666 : f32
+    %668 = arith.addf %667, %cst_0 : f32
+    %669 = arith.divf %cst_0, %668 : f32
+    linalg.yield %669 : f32
+  } -> tensor<1x8x1x1xf32>
+  %33 = linalg.generic {indexing_maps = [#map3, #map1, #map1], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%32, %x : tensor<1x8x1x1xf32>, tensor<1x8x4x4xf32>) outs(%0 : tensor<1x8x4x4xf32>) {
+  ^bb0(%in: f32, %in_264: f32, %out: f32):
+    %666 = arith.mulf %in, %in_264 : f32
+    linalg.yield %666 : f32
+  } -> tensor<1x8x4x4xf32>
+  %34 = tensor.empty() : tensor<1x4x4x4xf32>
+  %35 = linalg.fill ins(%cst : f32) outs(%34 : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %36 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%33, %proj_weight : tensor<1x8x4x4xf32>, tensor<4x8x1x1xf32>) outs(%35 : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  func.return %36 : tensor<1x4x4x4xf32>
+}
+"""
+"""EfficientNet's squeeze-excite block as torch-mlir prints it (keepdim mean, SiLU as sigmoid
+then multiply, the scale broadcast over the pixels), with 6 squeezed channels: padded to 8
+in the texel layout."""
+
+
+def test_squeeze_excite_runs_in_one_kernel_per_reduction() -> None:
+    """The SiLU's padded channels stay padded through it (silu(0) = 0, proven once
+    normalize-graph merged sigmoid and multiply) and the scale is computed by the projection
+    conv: a group per reduction (mean, fc1, fc2, projection), no crop, no relayout of an
+    activation, no kernel of its own for an elementwise op; values as the graph's."""
+    module = check_legalized(SQUEEZE_EXCITE, graph_passes(fuse=True), seed=7, exact=False)
+    (main,) = (f for f in functions(module) if f.sym_name.data == "main")
+    called = [op.callee.root_reference.data for op in main.walk() if isinstance(op, func.CallOp)]
+    parameters = ("weight", "bias", "broadcasted")  # per call here: no lift-transform-params
+    activations = [name for name in called if not any(p in name for p in parameters)]
+    assert activations == [
+        "main_transform_x", "main_fused", "main_fused_1", "main_fused_2", "main_fused_3",
+        "main_transform",
+    ], called  # fmt: skip
