@@ -231,6 +231,13 @@ def _erase_dead(op: Operation, rewriter: PatternRewriter) -> None:
             _erase_dead(owner, rewriter)
 
 
+def _group_problem(fused: FusedOp, result: SSAValue) -> str | None:
+    """Why `fused` (replacing the op whose result is `result`) is not one kernel: its
+    `plan_group` problem, or its store into `result`'s scope (`_store_problem`)."""
+    plan = plan_group(fused)
+    return plan if isinstance(plan, str) else _store_problem(plan, producer_scope(result))
+
+
 def _store_problem(plan: GroupPlan, scope: str) -> str | None:
     if not is_texture_scope(scope):
         return None
@@ -306,8 +313,7 @@ class FuseIntoProducer(RewritePattern):
         produced = builder.clone(producer, {})
         result = builder.clone(consumer, {value: produced})
         fused = builder.finish(result, consumer)
-        plan = plan_group(fused)
-        problem = plan if isinstance(plan, str) else _store_problem(plan, producer_scope(consumer.results[0]))
+        problem = _group_problem(fused, consumer.results[0])
         if problem is not None:
             fused.erase()
             self.remarks.add(
@@ -420,10 +426,10 @@ class InlineProducerIntoRoot(RewritePattern):
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
         if not _top_level(op) or len(op.results) != 1:
             return
-        users = {use.operation for use in op.results[0].uses}
-        if len(users) != 1 or len(list(op.results[0].uses)) != 1:
+        uses = list(op.results[0].uses)
+        if len(uses) != 1:
             return
-        (user,) = users
+        user = uses[0].operation
         if not _top_level(user) or not isinstance(user, GenericOp | FusedOp):
             return
         root, index = _root_read(user, op.results[0])
@@ -489,9 +495,7 @@ def _group_with_prologue(group: FusedOp, producer: GenericOp, root: GenericOp) -
     builder.inputs.remove(value)
     builder.block.erase_arg(arg)
     fused = builder.finish(result, group)
-    plan = plan_group(fused)
-    problem = plan if isinstance(plan, str) else _store_problem(plan, producer_scope(group.result))
-    if problem is not None:
+    if _group_problem(fused, group.result) is not None:
         fused.erase()
         return None
     fused.result.name_hint = group.result.name_hint

@@ -36,6 +36,7 @@ __all__ = [
     "producer_body_ops",
     "producer_point",
     "producer_problem",
+    "producer_reads",
 ]
 
 
@@ -93,6 +94,14 @@ def producer_point(producer_out: AffineMap, consumer_read: AffineMap) -> AffineM
     return inverse.compose(consumer_read)
 
 
+def producer_reads(producer: GenericOp, consumer_read: AffineMap) -> list[AffineMap]:
+    """Where the consumer, reading `producer`'s value at `consumer_read`, reads each input
+    of the producer: ``P_j . P_out^-1 . C``."""
+    maps = [m.data for m in producer.indexing_maps.data]
+    to_producer = producer_point(maps[-1], consumer_read)
+    return [amap.compose(to_producer) for amap in maps[: len(producer.inputs)]]
+
+
 def inlined(
     producer: GenericOp,
     consumer: GenericOp,
@@ -105,8 +114,7 @@ def inlined(
     An input the consumer already reads at the same map is read once. The new op carries
     the consumer's attributes; the caller replaces the consumer with it."""
     consumer_maps = [m.data for m in consumer.indexing_maps.data]
-    producer_maps = [m.data for m in producer.indexing_maps.data]
-    to_producer = producer_point(producer_maps[-1], consumer_maps[index])
+    producer_maps = producer_reads(producer, consumer_maps[index])
     sources = list(producer_inputs if producer_inputs is not None else producer.inputs)
     consumer_args = consumer.body.block.args
     producer_args = producer.body.block.args
@@ -129,8 +137,7 @@ def inlined(
     producer_slot: dict[int, int] = {}
     for k, value in enumerate(consumer.inputs):
         if k == index:
-            for j, source in enumerate(sources):
-                amap = producer_maps[j].compose(to_producer)
+            for j, (source, amap) in enumerate(zip(sources, producer_maps, strict=True)):
                 producer_slot[j] = read(source, amap, producer_args[j].type)
             continue
         consumer_slot[k] = read(value, consumer_maps[k], consumer_args[k].type)

@@ -79,7 +79,7 @@ from physlayout.transforms.generic_inlining import (
     inline_problem,
     inlined,
     is_strict_permutation,
-    producer_point,
+    producer_reads,
 )
 from physlayout.transforms.pass_options import PhyslayoutPass
 
@@ -216,10 +216,9 @@ class InlineSharedInputProducer(RewritePattern):
                 continue
             if inline_problem(producer, op, k) is not None:
                 continue
-            to_producer = producer_point(producer.indexing_maps.data[-1].data, maps[k])
             read = {(v, m) for j, (v, m) in enumerate(zip(op.inputs, maps, strict=False)) if j != k}
-            wanted = zip(producer.inputs, producer.indexing_maps.data, strict=False)
-            if all((v, m.data.compose(to_producer)) in read for v, m in wanted):
+            wanted = zip(producer.inputs, producer_reads(producer, maps[k]), strict=True)
+            if all(pair in read for pair in wanted):
                 rewriter.replace(op, inlined(producer, op, k))
                 rewriter.erase(producer)
                 return
