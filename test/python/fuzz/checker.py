@@ -166,6 +166,18 @@ def _is_physlayout_frame(filename: str) -> bool:
     return filename.startswith(_PACKAGE_ROOT) or "physlayout" in filename or "/wt/" in filename
 
 
+def _evaluate_source(report: Report, run: Callable[[], list[Any]]) -> list[Any] | None:
+    """The source's outputs (`run()`), or None after recording in `report` why it does not
+    run: a diagnostic makes the program invalid, anything else is a crash."""
+    try:
+        return run()
+    except DIAGNOSTICS as err:
+        report.invalid = f"source does not run: {_describe(err)}"
+    except Exception as err:
+        report.add("evaluate-source", "crash", _crash_detail(err))
+    return None
+
+
 def _crash_detail(err: BaseException) -> str:
     frames = traceback.extract_tb(err.__traceback__)
     where = next(
@@ -836,13 +848,8 @@ def check_graph(
     function = next(f for f in source.ops if isinstance(f, func.FuncOp))
     name = function.sym_name.data
     inputs = graph_inputs(function, seed)
-    try:
-        reference = run_graph(source, name, [x.copy() for x in inputs])
-    except DIAGNOSTICS as err:
-        report.invalid = f"source does not run: {_describe(err)}"
-        return report
-    except Exception as err:
-        report.add("evaluate-source", "crash", _crash_detail(err))
+    reference = _evaluate_source(report, lambda: run_graph(source, name, [x.copy() for x in inputs]))
+    if reference is None:
         return report
     outputs: dict[str | None, ModuleOp | None] = {None: source}
     for pipeline in pipelines:
@@ -1060,13 +1067,8 @@ def _check_model(text: str, seed: int, lift_params: bool, fuse: bool, opencl: bo
         return report
     names = [a.name_hint or str(a.index) for a in entry.body.blocks[0].args]
     inputs = model_inputs(entry, seed)
-    try:
-        reference = _run_graph_entry(source, names, inputs)
-    except DIAGNOSTICS as err:
-        report.invalid = f"source does not run: {_describe(err)}"
-        return report
-    except Exception as err:
-        report.add("evaluate-source", "crash", _crash_detail(err))
+    reference = _evaluate_source(report, lambda: _run_graph_entry(source, names, inputs))
+    if reference is None:
         return report
     # (1) The graph-level prefix of physlayout-adreno.
     name = "graph-passes"
