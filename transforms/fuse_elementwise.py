@@ -21,7 +21,8 @@ What it rewrites (in the functions' top-level blocks):
 
 - `InlineProducerIntoRoot` (after the rules above): a generic left unfused whose only user
   is a reduction root (a conv, a matmul, a pool, alone or in its group) and whose body is a
-  cheap prologue (at most two of add, sub, mul, neg, max, min: `prologue_problem`) is
+  cheap prologue (at most two of add, sub, mul, neg, max, min, besides f16/f32 conversions:
+  `prologue_problem`) is
   computed by the root where it reads it (`generic_inlining`): squeeze-excite's ``x * s``
   into the projection conv, a relu of an argument into the 3x3 conv that reads it. The
   root repeats those ops per read (the reads of a window or of every output channel), which
@@ -396,6 +397,9 @@ CHEAP_PROLOGUE_OPS = frozenset(
 """The ops a root may repeat per read of a producer's element (one ALU op beside the
 multiply-add it feeds), at most `CHEAP_PROLOGUE_LIMIT` of them."""
 CHEAP_PROLOGUE_LIMIT = 2
+PROLOGUE_CONVERSIONS = frozenset({"arith.extf", "arith.truncf"})
+"""Precision conversions a prologue may hold besides (f16 storage: ``truncf(extf(x) *
+extf(s))``); the root converts what it loads anyway, so they do not count to the limit."""
 
 
 def prologue_problem(producer: GenericOp) -> str | None:
@@ -403,7 +407,7 @@ def prologue_problem(producer: GenericOp) -> str | None:
     problem = producer_problem(producer)
     if problem is not None:
         return problem
-    ops = producer_body_ops(producer)
+    ops = [name for name in producer_body_ops(producer) if name not in PROLOGUE_CONVERSIONS]
     costly = [name for name in ops if name not in CHEAP_PROLOGUE_OPS]
     if costly:
         return f"its body has '{costly[0]}', which the root would repeat per read"

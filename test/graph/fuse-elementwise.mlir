@@ -226,6 +226,41 @@ func.func @rotated_prologue_into_mix(%x: tensor<1x3x3x3xf32>, %s: tensor<3xf32>,
   func.return %m : tensor<1x3x3x3xf32>
 }
 
+// COMPUTED BY THE ROOT in f16 storage (to-mixed-precision's form): the scale's extf, extf,
+// mulf, truncf is one multiply beside conversions the root repeats per read; the root
+// accumulates in f32 from the rounded f16 product, as the unfused kernels did.
+// CHECK-LABEL: func.func @f16_scale_into_mix
+// CHECK:         layout.fused ins(%x, %s, %k : tensor<1x3x2x2xf16>, tensor<3x1x1xf16>, tensor<3x3xf32>) -> tensor<1x3x2x2xf32> {
+// CHECK:           arith.extf
+// CHECK-NEXT:      arith.extf
+// CHECK-NEXT:      arith.mulf
+// CHECK-NEXT:      arith.truncf
+// CHECK-NEXT:      arith.extf
+// CHECK-NOT:     linalg.generic
+// CHECK:         func.return
+func.func @f16_scale_into_mix(%x: tensor<1x3x2x2xf16>, %s: tensor<3x1x1xf16>, %k: tensor<3x3xf32>) -> tensor<1x3x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ey = tensor.empty() : tensor<1x3x2x2xf16>
+  %y = linalg.generic {indexing_maps = [#id4, #ch4, #id4], iterator_types = #par4} ins(%x, %s : tensor<1x3x2x2xf16>, tensor<3x1x1xf16>) outs(%ey : tensor<1x3x2x2xf16>) {
+  ^bb0(%u: f16, %v: f16, %o: f16):
+    %a = arith.extf %u : f16 to f32
+    %b = arith.extf %v : f16 to f32
+    %p = arith.mulf %a, %b : f32
+    %r = arith.truncf %p : f32 to f16
+    linalg.yield %r : f16
+  } -> tensor<1x3x2x2xf16>
+  %e = tensor.empty() : tensor<1x3x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(n, c, h, w, i) -> (n, i, h, w)>, affine_map<(n, c, h, w, i) -> (c, i)>, affine_map<(n, c, h, w, i) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%y, %k : tensor<1x3x2x2xf16>, tensor<3x3xf32>) outs(%init : tensor<1x3x2x2xf32>) {
+  ^bb0(%u: f16, %q: f32, %o: f32):
+    %a = arith.extf %u : f16 to f32
+    %p = arith.mulf %a, %q : f32
+    %r = arith.addf %o, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<1x3x2x2xf32>
+  func.return %m : tensor<1x3x2x2xf32>
+}
+
 // REFUSED (both ways): a prologue of three ops is more than the root repeats per read.
 // CHECK-LABEL: func.func @long_prologue
 // CHECK:         %[[Y:.*]] = linalg.generic
