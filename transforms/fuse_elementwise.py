@@ -29,6 +29,14 @@ What it rewrites (in the functions' top-level blocks):
   costs less than the launch and the store of a tensor; any read pattern is exact (the
   producer's inputs exist before the kernel). A producer that a group can take as an
   epilogue has been taken by then.
+- `ReadRelayoutInRoot` (after the rule above): a `layout.transform` back from a blocked
+  layout (a bijection of its box that lowers the rank: NCHW4c -> NCHW, no padding), or a
+  `layout.crop` of one, read only by a reduction root, is read by the root from the
+  blocked source at the composed map (``M^-1(C(i) + start)``): a model's last relayout to
+  NCHW (and the crop of its padded classes) before the global mean pool. Data movement
+  only, so exact for any read pattern; the relabelled copy is never stored. A root whose
+  loops could then no longer be read off its maps (a loop left only inside a floordiv)
+  keeps the relayout.
 
 Legality is PROVEN on the merged group (`fusion_plan.plan_group`, the same check
 `legalize-layout` makes): at most one generic with reduction loops (the root) and every value
@@ -45,7 +53,8 @@ computed, after the root's reductions are complete. Fusion is refused (with a re
   own output's initial value;
 - the group's result is a texture whose store would not be whole texels;
 - the value reaches the consumer through a `layout.copy` or `layout.transform` (a scope or
-  layout `annotate-texture-scope`/`convert-layout` decided: fusion never crosses them).
+  layout `annotate-texture-scope`/`convert-layout` decided: fusion never crosses them; only
+  a reduction root may read through a relayout, above).
 
 Where it runs: after `realize-scopes`, before `legalize-layout`. The layouts (convert-layout,
 flow/fold-layout-rewrites) and the memory scopes (annotate-texture-scope, realize-scopes) are
@@ -58,15 +67,17 @@ a second run changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.linalg.abstract_ops import NamedOperation
 from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -75,14 +86,18 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
+from xdsl.utils.exceptions import VerifyException
 
 from physlayout.dialects.layout import is_texture_scope
 from physlayout.dialects.layout_fused import FusedOp, YieldOp
-from physlayout.dialects.layout_graph import PadOp, TransformOp
+from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp
 from physlayout.dialects.layout_scopes import SCOPE_ATTR, CopyOp, producer_scope
 from physlayout.dialects.linalg_generic import generalized
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Expr
 from physlayout.transforms.annotate_texture_scope import unvectorizable_body_op
 from physlayout.transforms.diagnostics import emit_remark
+from physlayout.transforms.flow_plan import loop_names
 from physlayout.transforms.fusion_plan import (
     GroupPlan,
     has_reductions,
@@ -93,6 +108,7 @@ from physlayout.transforms.fusion_plan import (
 from physlayout.transforms.generic_inlining import inlined, producer_body_ops, producer_problem
 from physlayout.transforms.legalize_kernels import texel_lane_loop
 from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.sink_layout_rewrites import bijective_inverse
 
 
 def _name(value: SSAValue) -> str:
@@ -457,6 +473,105 @@ class InlineProducerIntoRoot(RewritePattern):
         _erase_dead(op, rewriter)
 
 
+class ReadRelayoutInRoot(RewritePattern):
+    """``root(crop(T(x)))`` or ``root(T(x))``, for a bijective transform ``T`` and a crop
+    read only by a reduction root -> the root reads ``x`` at ``M^-1(C(i) + start)``
+    (module docstring): the relayout is never stored nor launched."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, TransformOp | CropOp) or not _top_level(op):
+            return
+        view = relayout_view(op)
+        if view is None:
+            return
+        source, read = view
+        uses = list(op.results[0].uses)
+        if len(uses) != 1:
+            return
+        user = uses[0].operation
+        if not _top_level(user) or not isinstance(user, GenericOp | FusedOp):
+            return
+        root, index = _root_read(user, op.results[0])
+        if root is None or not has_reductions(root):
+            return
+        amap = root.indexing_maps.data[index].data
+        names = loop_names(amap.num_dims)
+        exprs = read(IndexMap.from_affine_map(amap, names).final_indices)
+        new_map = IndexMap(tuple(names), tuple(exprs)).to_affine_map()
+        replacement = _reading_source(user, op.results[0], index, source, new_map)
+        if replacement is None:
+            return
+        rewriter.replace(user, replacement)
+        _erase_view(op, rewriter)
+
+
+def relayout_view(op: TransformOp | CropOp) -> tuple[SSAValue, Callable[[Sequence[Expr]], list[Expr]]] | None:
+    """The blocked source ``x`` of `op` (``T(x)`` or ``crop(T(x))``, ``T`` a bijection back
+    from a blocked layout, `bijective_inverse`, read only by the crop) and the map from an
+    index of `op`'s result to the index of ``x`` that holds its element, or None."""
+    start: tuple[int, ...] = ()
+    transform = op.input.owner if isinstance(op, CropOp) else op
+    if isinstance(op, CropOp):
+        if not isinstance(transform, TransformOp) or not op.input.has_one_use():
+            return None
+        start = op.get_start()
+    assert isinstance(transform, TransformOp)
+    inverse = bijective_inverse(transform)
+    if inverse is None:
+        return None
+    shift = start or (0,) * transform.map.final_ndim
+
+    def read(indices: Sequence[Expr]) -> list[Expr]:
+        return inverse.map_exprs([e + s if s else e for e, s in zip(indices, shift, strict=True)])
+
+    return transform.input, read
+
+
+def _reading_source(
+    user: GenericOp | FusedOp, value: SSAValue, index: int, source: SSAValue, amap: AffineMap
+) -> GenericOp | FusedOp | None:
+    """`user`, whose root reads `value` as its input `index`, reading `source` at `amap`
+    there instead (None: the new group would not be one legal kernel)."""
+    new = user.clone()
+    if isinstance(new, GenericOp):
+        new_root = new
+        new.operands[index] = source
+    else:
+        assert isinstance(user, FusedOp) and isinstance(new, FusedOp)
+        position = list(user.inputs).index(value)
+        arg = new.block.args[position]
+        fresh = new.block.insert_arg(source.type, position)
+        fresh.name_hint = source.name_hint
+        (use,) = arg.uses
+        new_root = use.operation
+        assert isinstance(new_root, GenericOp) and use.index == index
+        arg.replace_all_uses_with(fresh)
+        new.block.erase_arg(arg)
+        new.operands[position] = source
+    maps = list(new_root.indexing_maps.data)
+    maps[index] = AffineMapAttr(amap)
+    new_root.indexing_maps = ArrayAttr(maps)
+    for old, result in zip(user.results, new.results, strict=True):
+        result.name_hint = old.name_hint
+    try:
+        new_root.verify()  # its loops must still be read off its maps (bare somewhere)
+    except VerifyException:
+        new.erase()
+        return None
+    if isinstance(new, FusedOp) and _group_problem(new, user.results[0]) is not None:
+        new.erase()
+        return None
+    return new
+
+
+def _erase_view(op: Operation, rewriter: PatternRewriter) -> None:
+    """Erase the relayout `op` and the transform it crops, once nothing reads them."""
+    inner = op.operands[0].owner if isinstance(op, CropOp) else None
+    rewriter.erase(op)
+    if isinstance(inner, TransformOp) and not inner.result.uses:
+        rewriter.erase(inner)
+
+
 def _root_read(user: Operation, value: SSAValue) -> tuple[GenericOp | None, int]:
     """The generic of `user` (itself, or the one op of its group) that reads `value` as
     input, and at which input (None: read otherwise, or by several ops)."""
@@ -564,4 +679,5 @@ class FuseElementwisePass(PhyslayoutPass):
         PatternRewriteWalker(
             InlineProducerIntoRoot(remarks), apply_recursively=False
         ).rewrite_module(op)
+        PatternRewriteWalker(ReadRelayoutInRoot(), apply_recursively=False).rewrite_module(op)
         remarks.emit()

@@ -18,7 +18,9 @@ elementwise ops.
 Refused (left alone), so that a sink never adds a kernel per inference: an operand
 transform that neither equals a transform of the same value already computed before ``G``
 (it is reused: the residual input of a ResNet block is already blocked for the first
-convolution) nor reads only constants, or, with ``prepared=true``, only parameters and
+convolution), nor undoes the bijective transform that computed its operand (``M^-1(T'(z))``
+with ``T'`` by ``M``: the operand is ``z``; a residual add of two convolutions' results),
+nor reads only constants, or, with ``prepared=true``, only parameters and
 constants (``params``: comma-separated argument names; empty: every argument but the first,
 as torch-mlir exports them; their transforms move to ``@main_prepare`` under
 `lift-transform-params`, which is what ``prepared`` promises; constants' transforms fold
@@ -68,10 +70,11 @@ from physlayout.transforms.pass_options import PhyslayoutPass
 
 def bijective_inverse(op: TransformOp) -> IndexMap | None:
     """The inverse of `op`'s map when the map is a bijection from the box of its input onto
-    the box of its result (no padding, nothing cropped) that lowers the rank (a blocked
-    layout back to the model's: NCHW4c -> NCHW), else None. Only such transforms sink: the
-    operand transforms a sink creates raise the rank, so they never sink in turn (the pass
-    terminates; no transform sinks back and forth)."""
+    the box of its result (no padding, nothing cropped: every element of the result is
+    ``input[inverse(j)]``) that lowers the rank (a blocked layout back to the model's:
+    NCHW4c -> NCHW), else None. Only such transforms sink: the operand transforms a sink
+    creates raise the rank, so they never sink in turn (the pass terminates; no transform
+    sinks back and forth)."""
     if len(op.result_shape()) >= len(op.input_shape()):
         return None
     try:
@@ -190,8 +193,9 @@ class SinkTransformBelowElementwise(RewritePattern):
             if not isinstance(new, TransformOp):
                 continue
             source = new.input
-            if source is transform.result and _same_rewrite(new, inverse, None):
-                replacements[new.result] = transform.input
+            undone = _undone(new)
+            if undone is not None:
+                replacements[new.result] = undone
                 continue
             existing = _earlier_equal_transform(new, op)
             if existing is not None:
@@ -303,6 +307,20 @@ def _inverse_on(
     if inverse.padding_predicate(result_shape) is not None:
         return None
     return inverse
+
+
+def _undone(new: TransformOp) -> SSAValue | None:
+    """The value `new` gives back when it undoes the transform that computed its input: that
+    transform is a bijection of its input's box and `new`'s map is its inverse, so
+    ``new(T(x)) = x`` element for element (the sinking transform itself, and another operand
+    that comes from the same blocked layout: a residual add of two convolutions' results)."""
+    earlier = new.input.owner
+    if not isinstance(earlier, TransformOp):
+        return None
+    inverse = bijective_inverse(earlier)
+    if inverse is None or not _same_rewrite(new, inverse, None):
+        return None
+    return earlier.input
 
 
 def _earlier_equal_transform(new: TransformOp, before: Operation) -> SSAValue | None:

@@ -579,3 +579,104 @@ func.func @pool_per_lane_texture(%x: tensor<1x1x5x5x4xf32>) -> tensor<1x1x5x5x4x
   } -> tensor<1x1x5x5x4xf32>
   func.return %m : tensor<1x1x5x5x4xf32>
 }
+
+// READ THROUGH A RELAYOUT: a model's tail, its last conv's blocked result (12 channels, 10
+// classes from channel 2 on) back to NCHW, cropped, then a global mean pool (sum + divide):
+// the pool's root reads the blocked tensor itself at (c + 2) floordiv 4, lane (c + 2) mod 4;
+// neither the NCHW copy nor the crop is built.
+// CHECK-LABEL: func.func @relayout_into_mean
+// CHECK-NOT:     layout.transform
+// CHECK-NOT:     layout.crop
+// CHECK:         %[[R:.*]] = layout.fused ins(%y : tensor<1x3x3x2x4xf32>) -> tensor<1x10xf32> {
+// CHECK:           linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, ((d1 + 2) floordiv 4), d2, d3, ((d1 + 2) mod 4))>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>]
+// CHECK:           arith.divf
+// CHECK:         func.return %[[R]]
+func.func @relayout_into_mean(%y: tensor<1x3x3x2x4xf32>) -> tensor<1x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %t = layout.transform %y {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>} : tensor<1x3x3x2x4xf32> -> tensor<1x12x3x2xf32>
+  %k = layout.crop %t {start = array<i64: 0, 2, 0, 0>, sizes = array<i64: 1, 10, 3, 2>} : tensor<1x12x3x2xf32> -> tensor<1x10x3x2xf32>
+  %e = tensor.empty() : tensor<1x10xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x10xf32>) -> tensor<1x10xf32>
+  %s = linalg.generic {indexing_maps = [#id4, affine_map<(n, c, h, w) -> (n, c)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%k : tensor<1x10x3x2xf32>) outs(%init : tensor<1x10xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.addf %u, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<1x10xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(n, c) -> (n, c)>, affine_map<(n, c) -> (n, c)>], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<1x10xf32>) outs(%e : tensor<1x10xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.divf %u, %six : f32
+    linalg.yield %r : f32
+  } -> tensor<1x10xf32>
+  func.return %m : tensor<1x10xf32>
+}
+
+// READ THROUGH A RELAYOUT, a lone root: a max-reduction that accumulates into its argument
+// (nothing to group with) reads the blocked tensor (two texels of 4 channels, 2x5 pixels).
+// CHECK-LABEL: func.func @relayout_into_lone_root
+// CHECK-NOT:     layout.transform
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, (d1 floordiv 4), d2, d3, (d1 mod 4))>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>]
+func.func @relayout_into_lone_root(%y: tensor<1x2x2x5x4xf32>, %acc: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  %t = layout.transform %y {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>} : tensor<1x2x2x5x4xf32> -> tensor<1x8x2x5xf32>
+  %s = linalg.generic {indexing_maps = [#id4, affine_map<(n, c, h, w) -> (n, c)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%t : tensor<1x8x2x5xf32>) outs(%acc : tensor<1x8xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.maximumf %u, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8xf32>
+  func.return %s : tensor<1x8xf32>
+}
+
+// NOT READ THROUGH: the sum over channels would index its reduction loop only inside a
+// floordiv and a mod of the blocked tensor (no map would give the loop's extent).
+// CHECK-LABEL: func.func @relayout_loop_only_in_floordiv
+// CHECK:         %[[T:.*]] = layout.transform %y
+// CHECK:         linalg.generic {{.*}} ins(%[[T]] :
+func.func @relayout_loop_only_in_floordiv(%y: tensor<1x2x4xf32>, %acc: tensor<1xf32>) -> tensor<1xf32> {
+  %t = layout.transform %y {index_map = #layout.index_map<(N, C, c) -> (N, C * 4 + c)>} : tensor<1x2x4xf32> -> tensor<1x8xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>], iterator_types = ["parallel", "reduction"]} ins(%t : tensor<1x8xf32>) outs(%acc : tensor<1xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.addf %u, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<1xf32>
+  func.return %s : tensor<1xf32>
+}
+
+// NOT READ THROUGH: a transform into a blocked layout (it raises the rank, and pads 10
+// channels into 3 texels: the root would read padding positions, which hold the pad value
+// only in the stored copy), a relayout with a
+// second user (it is stored anyway), and an elementwise reader (no reduction root: the
+// relayout is a layout decided for its output).
+// CHECK-LABEL: func.func @relayout_refused
+// CHECK:         %[[P:.*]] = layout.transform %x {{.*}} -> tensor<1x3x2x2x4xf32>
+// CHECK:         ins(%[[P]] :
+// CHECK:         %[[T:.*]] = layout.transform %y
+// CHECK:         layout.fused ins(%[[T]] :
+// CHECK:         %[[U:.*]] = layout.transform %z
+// CHECK:         linalg.generic {{.*}} ins(%[[U]] :
+func.func @relayout_refused(%x: tensor<1x10x2x2xf32>, %y: tensor<1x1x2x2x4xf32>, %z: tensor<1x1x2x2x4xf32>) -> (tensor<1x3x1x1x4xf32>, tensor<1x4xf32>, tensor<1x4x2x2xf32>, tensor<1x4x2x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = layout.transform %x {index_map = #layout.index_map<(N, C, H, W) -> (N, C floordiv 4, H, W, C mod 4)>, pad_value = 1.0 : f32} : tensor<1x10x2x2xf32> -> tensor<1x3x2x2x4xf32>
+  %e1 = tensor.empty() : tensor<1x3x1x1x4xf32>
+  %i1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x3x1x1x4xf32>) -> tensor<1x3x1x1x4xf32>
+  %s1 = linalg.generic {indexing_maps = [affine_map<(n, c, h, w, l) -> (n, c, h, w, l)>, affine_map<(n, c, h, w, l) -> (n, c, 0, 0, l)>], iterator_types = ["parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%p : tensor<1x3x2x2x4xf32>) outs(%i1 : tensor<1x3x1x1x4xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.addf %u, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<1x3x1x1x4xf32>
+  %t = layout.transform %y {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>} : tensor<1x1x2x2x4xf32> -> tensor<1x4x2x2xf32>
+  %e2 = tensor.empty() : tensor<1x4xf32>
+  %i2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x4xf32>) -> tensor<1x4xf32>
+  %s2 = linalg.generic {indexing_maps = [#id4, affine_map<(n, c, h, w) -> (n, c)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%t : tensor<1x4x2x2xf32>) outs(%i2 : tensor<1x4xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.addf %u, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4xf32>
+  %u = layout.transform %z {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>} : tensor<1x1x2x2x4xf32> -> tensor<1x4x2x2xf32>
+  %e3 = tensor.empty() : tensor<1x4x2x2xf32>
+  %n = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%u : tensor<1x4x2x2xf32>) outs(%e3 : tensor<1x4x2x2xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.negf %v : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x2x2xf32>
+  func.return %s1, %s2, %t, %n : tensor<1x3x1x1x4xf32>, tensor<1x4xf32>, tensor<1x4x2x2xf32>, tensor<1x4x2x2xf32>
+}

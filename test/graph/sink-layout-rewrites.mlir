@@ -155,3 +155,52 @@ func.func @blocked_consumer(%y: tensor<1x2x3x3x4xf32>) -> (tensor<1x2x3x3x4xf32>
   %b = layout.transform %r {index_map = #layout.index_map<(N, C, H, W) -> (N, C floordiv 4, H, W, C mod 4)>} : tensor<1x8x3x3xf32> -> tensor<1x2x3x3x4xf32>
   func.return %b, %r : tensor<1x2x3x3x4xf32>, tensor<1x8x3x3xf32>
 }
+
+// A residual add of two convolutions' results, both transformed back to NCHW (RegNet's
+// first block of a stage at 1x1 pixels: the shortcut's projection and the last conv): the
+// operand transform the sink gives the second result undoes the transform that computed
+// it, so the add and the relu read both blocked results directly and no transform is added.
+// CHECK-LABEL: func.func @residual_of_two_convs(
+// CHECK-SAME:      %[[Y1:[^:]*]]: tensor<1x2x1x1x4xf32>, %[[Y2:[^:]*]]: tensor<1x2x1x1x4xf32>)
+// CHECK-NOT:     layout.transform %[[Y2]]
+// CHECK:         %[[S:.*]] = linalg.generic {{.*}} ins(%[[Y1]], %[[Y2]] : tensor<1x2x1x1x4xf32>, tensor<1x2x1x1x4xf32>)
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%[[S]] : tensor<1x2x1x1x4xf32>)
+// CHECK:         %[[T:.*]] = layout.transform %[[R]] {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>}
+// CHECK-NEXT:    %[[B:.*]] = layout.transform %[[T]] {index_map = #layout.index_map<(N, C, H, W) -> (N, C floordiv 4, H, W, C mod 4)>}
+// CHECK-NEXT:    func.return %[[B]]
+func.func @residual_of_two_convs(%y1: tensor<1x2x1x1x4xf32>, %y2: tensor<1x2x1x1x4xf32>) -> tensor<1x2x1x1x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %t1 = layout.transform %y1 {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>} : tensor<1x2x1x1x4xf32> -> tensor<1x8x1x1xf32>
+  %t2 = layout.transform %y2 {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>} : tensor<1x2x1x1x4xf32> -> tensor<1x8x1x1xf32>
+  %e = tensor.empty() : tensor<1x8x1x1xf32>
+  %s = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = #par4} ins(%t1, %t2 : tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>) outs(%e : tensor<1x8x1x1xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.addf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x1x1xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%s : tensor<1x8x1x1xf32>) outs(%e : tensor<1x8x1x1xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %m = arith.maximumf %u, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x1x1xf32>
+  %b = layout.transform %r {index_map = #layout.index_map<(N, C, H, W) -> (N, C floordiv 4, H, W, C mod 4)>} : tensor<1x8x1x1xf32> -> tensor<1x2x1x1x4xf32>
+  func.return %b : tensor<1x2x1x1x4xf32>
+}
+
+// REFUSED: the second result comes back to NCHW through another bijection of the same
+// shapes (its channels interleaved: c * 2 + C), which the blocked layout does not undo:
+// reading it blocked would permute its channels, and transforming it costs a kernel.
+// CHECK-LABEL: func.func @residual_other_layout(
+// CHECK:         %[[T2:.*]] = layout.transform %{{.*}} {index_map = #layout.index_map<(N, C, H, W, c) -> (N, c * 2 + C, H, W)>}
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %[[T2]] : tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>)
+func.func @residual_other_layout(%y1: tensor<1x2x1x1x4xf32>, %y2: tensor<1x2x1x1x4xf32>) -> tensor<1x8x1x1xf32> {
+  %t1 = layout.transform %y1 {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>} : tensor<1x2x1x1x4xf32> -> tensor<1x8x1x1xf32>
+  %t2 = layout.transform %y2 {index_map = #layout.index_map<(N, C, H, W, c) -> (N, c * 2 + C, H, W)>} : tensor<1x2x1x1x4xf32> -> tensor<1x8x1x1xf32>
+  %e = tensor.empty() : tensor<1x8x1x1xf32>
+  %s = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = #par4} ins(%t1, %t2 : tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>) outs(%e : tensor<1x8x1x1xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.subf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x1x1xf32>
+  func.return %s : tensor<1x8x1x1xf32>
+}

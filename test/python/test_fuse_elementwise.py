@@ -19,9 +19,10 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FloatAttr
 from xdsl.utils.exceptions import PassFailedException
 
+from physlayout.dialects.layout_graph import CropOp
 from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
 from physlayout.runtime.opencl import OpenCLRuntime, compile_module
-from physlayout.transforms import fusion_plan, generic_inlining, legalize_layout
+from physlayout.transforms import fuse_elementwise, fusion_plan, generic_inlining, legalize_layout
 from physlayout.transforms.fuse_elementwise import FuseElementwisePass
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass
 from physlayout.universe import make_context
@@ -413,3 +414,19 @@ def test_squeeze_excite_runs_in_one_kernel_per_reduction() -> None:
         "main_transform_x", "main_fused", "main_fused_1", "main_fused_2", "main_fused_3",
         "main_transform",
     ], called  # fmt: skip
+
+
+def test_planted_bug_in_the_relayout_read_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A root that reads through a crop of a relayout without the crop's start reads the
+    first ten classes of @relayout_into_mean instead of the ten from channel 2 on: in
+    bounds, so the values differ (not a crash)."""
+    original = fuse_elementwise.relayout_view
+
+    def without_start(op: Any) -> Any:
+        if isinstance(op, CropOp) and original(op) is not None:
+            return original(op.input.owner)
+        return original(op)
+
+    monkeypatch.setattr(fuse_elementwise, "relayout_view", without_start)
+    with pytest.raises(AssertionError, match="Mismatched elements"):
+        check_legalized(RULES.read_text(), [FuseElementwisePass()], seed=2)

@@ -55,3 +55,18 @@ def test_planted_bug_in_the_transform_reuse_is_caught(monkeypatch: pytest.Monkey
     monkeypatch.setattr(sink_layout_rewrites, "_same_rewrite", any_same_shape)
     with pytest.raises(AssertionError, match="Mismatched elements"):
         compare_before_after(LIT.read_text(), [SinkLayoutRewritesPass("b")], seed=4)
+
+
+def test_planted_bug_in_the_undo_check_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With an undo check that takes any bijective transform of the blocked shape as undone,
+    @residual_other_layout subtracts its second result with the channels interleaved."""
+
+    def any_bijection(new: TransformOp) -> object:
+        earlier = new.input.owner
+        if isinstance(earlier, TransformOp) and earlier.input_shape() == new.result_shape():
+            return earlier.input
+        return None
+
+    monkeypatch.setattr(sink_layout_rewrites, "_undone", any_bijection)
+    with pytest.raises(AssertionError, match="Mismatched elements"):
+        compare_before_after(LIT.read_text(), [SinkLayoutRewritesPass("b")], seed=4)
