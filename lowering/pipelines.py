@@ -9,7 +9,8 @@
     physlayout-adreno{desired-layouts allow-padding max-image-width max-image-height
                       weights-in-global fuse lift-params params remarks verify-each}
                                                        (graph level, then `-t opencl`)
-        normalize-graph, raise-layout-rewrites, convert-layout{desired-layouts allow-padding},
+        normalize-graph, raise-layout-rewrites, fold-layout-rewrites,
+        convert-layout{desired-layouts allow-padding},
         flow-layout-rewrites, fold-layout-rewrites, sink-layout-rewrites{params prepared=lift-params},
         fold-layout-rewrites, lift-transform-params{params} (when
         lift-params), annotate-texture-scope{max-image-* weights-in-global remarks}, realize-scopes,
@@ -230,6 +231,7 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
         return (
             NormalizeGraphPass(),
             RaiseLayoutRewritesPass(),
+            FoldLayoutRewritesPass(),  # compose a reshape chain (a channel shuffle) first
             ConvertLayoutPass(self.desired_layouts, self.allow_padding),
             FlowLayoutRewritesPass(),
             FoldLayoutRewritesPass(),

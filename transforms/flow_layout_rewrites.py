@@ -92,6 +92,8 @@ from physlayout.transforms.flow_plan import (
     rebuild_over_transformed_result,
 )
 from physlayout.transforms.flow_through_windows import (
+    CropThroughBlockedForm,
+    FlowTransformThroughCrop,
     FlowTransformThroughInsertSlice,
     FlowTransformThroughPad,
     MergeEqualTransforms,
@@ -161,6 +163,8 @@ def flow_layout_rewrites(
                 FlowTransformThroughGeneric(callback),
                 FlowTransformThroughPad(),
                 FlowTransformThroughInsertSlice(),
+                FlowTransformThroughCrop(),
+                CropThroughBlockedForm(),
                 MergeEqualTransforms(),
             ]
         )

@@ -17,6 +17,19 @@ result moves to their operands and can cancel against the previous conv's transf
   padded by ``M`` as the destination's is). A destination that is `tensor.empty` becomes a
   `tensor.empty` of the transformed type.
 
+- ``transform_M(crop(x, start, sizes))`` -> ``crop(transform_M(x), start', sizes')`` when
+  ``M`` does not lower the rank and moves the window as whole blocks (the conditions above:
+  ShuffleNet's split of a shuffled concat, channels [24, 48) of 48, is texels [6, 12) of the
+  blocked concat); the crop must be the transform's only input use (else ``x`` would be
+  stored in both layouts). Where ``M`` pads ``x``, it pads the window's last block as it
+  padded the crop.
+- ``crop(x, start, sizes)`` read by a `tensor.insert_slice`, where ``x`` already has a
+  blocked form ``T(x)`` (a bijection that raises the rank, in the same block, before the
+  crop) that moves the window as whole blocks -> ``T^-1(crop(T(x), start', sizes'))``: the
+  other half of the split joins the concat in its blocked form, and
+  `sink-layout-rewrites` then moves ``T^-1`` below the concat (no transform of ``x`` is
+  added; the crop reads the blocked tensor instead).
+
 Equal transforms of one value are merged first (`MergeEqualTransforms`), so a value with
 several consumers that want the same layout flows too.
 
@@ -33,12 +46,20 @@ from xdsl.dialects import tensor
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 
-from physlayout.dialects.layout_graph import PadOp, TransformOp, static_shape
+from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, static_shape
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr, FloorDiv, Mod
 
-__all__ = ["FlowTransformThroughInsertSlice", "FlowTransformThroughPad", "MergeEqualTransforms"]
+__all__ = [
+    "CropThroughBlockedForm",
+    "FlowTransformThroughCrop",
+    "FlowTransformThroughInsertSlice",
+    "FlowTransformThroughPad",
+    "MergeEqualTransforms",
+    "bijection_inverse",
+]
 
 
 class MergeEqualTransforms(RewritePattern):
@@ -198,3 +219,115 @@ class FlowTransformThroughInsertSlice(RewritePattern):
         moved = TransformOp(value, op.map, op.pad_value if pads else None)
         moved.result.name_hint = value.name_hint
         return [moved.result]
+
+
+class FlowTransformThroughCrop(RewritePattern):
+    """``transform(crop(x))`` -> ``crop(transform(x))`` for a transform that does not lower
+    the rank and moves the window as whole blocks (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TransformOp, rewriter: PatternRewriter) -> None:
+        crop = _sole_use(op, CropOp)
+        if not isinstance(crop, CropOp) or op.map.final_ndim < op.map.ndim:
+            return
+        moved = _blocked_crop(op, crop.input, crop.get_start(), crop.get_sizes(), crop)
+        if moved is None or moved[-1].results[0].type != op.result.type:
+            return
+        blocked, cropped = moved
+        # The blocked form right after x: other crops of x find it (CropThroughBlockedForm).
+        owner = crop.input.owner
+        where = (
+            InsertPoint.after(owner)
+            if isinstance(owner, Operation)
+            else InsertPoint.at_start(owner)
+        )
+        rewriter.insert(blocked, where)
+        rewriter.replace(op, cropped)
+        rewriter.erase(crop)
+
+
+def _blocked_crop(
+    op: TransformOp,
+    value: SSAValue,
+    start: Sequence[int],
+    sizes: Sequence[int],
+    crop: CropOp | None,
+) -> list[Operation] | None:
+    """``crop(op's map of value)`` over the image of the window [start, start + sizes), as
+    new ops (a transform of `value` first unless `crop` is None: `op` is then that transform
+    already), or None when the window does not move as whole blocks."""
+    shape = static_shape(value)
+    if shape is None:
+        return None
+    try:  # the map may not be defined on the whole of `value` (``1 - i``)
+        window = sliced_window(op.map, start, sizes, shape)
+        pads = op.map.padding_predicate(list(shape)) is not None
+    except ValueError:
+        return None
+    if window is None:
+        return None
+    ops: list[Operation] = []
+    if crop is not None:
+        blocked = TransformOp(value, op.map, op.pad_value if pads else None)
+        blocked.result.name_hint = value.name_hint
+        ops.append(blocked)
+        source = blocked.result
+        promise = None if pads else crop.cropped_value
+    else:
+        source, promise = op.result, None
+    moved = CropOp(source, window[0], window[1], promise)
+    moved.result.name_hint = (crop.result if crop is not None else value).name_hint
+    ops.append(moved)
+    return ops
+
+
+class CropThroughBlockedForm(RewritePattern):
+    """``insert_slice(crop(x))`` where ``x`` has a blocked form ``T(x)`` ->
+    ``insert_slice(T^-1(crop(T(x))))`` (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CropOp, rewriter: PatternRewriter) -> None:
+        uses = list(op.result.uses)
+        if len(uses) != 1 or not isinstance(uses[0].operation, tensor.InsertSliceOp):
+            return
+        if uses[0].index != 0:
+            return
+        shape = static_shape(op.input)
+        if shape is None:
+            return
+        for use in op.input.uses:
+            blocked = use.operation
+            if not isinstance(blocked, TransformOp) or blocked.map.final_ndim <= blocked.map.ndim:
+                continue
+            if blocked.parent_block() is not op.parent_block() or not blocked.is_before_in_block(op):
+                continue
+            inverse = bijection_inverse(blocked)
+            if inverse is None:
+                continue
+            cropped = _blocked_crop(blocked, op.input, op.get_start(), op.get_sizes(), None)
+            if cropped is None:
+                continue
+            back = TransformOp(cropped[-1].results[0], inverse)
+            if back.result.type != op.result.type:
+                back.erase()
+                for new in cropped:
+                    new.erase()
+                continue
+            back.result.name_hint = op.result.name_hint
+            rewriter.replace(op, [*cropped, back])
+            return
+
+
+def bijection_inverse(op: TransformOp) -> IndexMap | None:
+    """The inverse of `op`'s map when the map is a bijection from the box of its input onto
+    the box of its result (no padding, nothing cropped: every element of the result is
+    ``input[inverse(j)]``), else None."""
+    try:
+        inverse, padding = op.map.non_surjective_inverse(op.input_shape())
+    except ValueError:
+        return None
+    if padding is not None or tuple(inverse.map_shape(op.result_shape())) != op.input_shape():
+        return None
+    if inverse.padding_predicate(op.result_shape()) is not None:
+        return None
+    return inverse

@@ -29,14 +29,21 @@ What it rewrites (in the functions' top-level blocks):
   costs less than the launch and the store of a tensor; any read pattern is exact (the
   producer's inputs exist before the kernel). A producer that a group can take as an
   epilogue has been taken by then.
-- `ReadRelayoutInRoot` (after the rule above): a `layout.transform` back from a blocked
-  layout (a bijection of its box that lowers the rank: NCHW4c -> NCHW, no padding), or a
-  `layout.crop` of one, read only by a reduction root, is read by the root from the
-  blocked source at the composed map (``M^-1(C(i) + start)``): a model's last relayout to
-  NCHW (and the crop of its padded classes) before the global mean pool. Data movement
-  only, so exact for any read pattern; the relabelled copy is never stored. A root whose
-  loops could then no longer be read off its maps (a loop left only inside a floordiv)
-  keeps the relayout.
+- `ReadRelayoutInRoot` (after the rule above): a `layout.crop`, or a `layout.transform`
+  that only relabels elements (a bijection of its box that does not raise the rank: a
+  blocked layout back to NCHW, a permutation of texels and lanes such as ShuffleNet's
+  channel shuffle), or a crop of one, read by one generic only (alone, or in a group: a
+  conv, a pool, an elementwise op), is read by that generic from the source at the
+  composed map (``M^-1(C(i) + start)``): a model's last relayout to NCHW (and the crop of
+  its padded classes) before the global mean pool, a branch's half of a shuffled split
+  read by its first convolution. Data movement only, so exact for any read pattern; the
+  view is never stored, and the reader's own result keeps its layout. A reader whose loops
+  could then no longer be read off its maps, or a group that would no longer be one
+  kernel, keeps the view.
+- `FuseRelayoutChain` (last): ``crop(T(x))`` with ``T`` a bijection read only by the crop
+  becomes one group whose copy generic reads ``x`` at ``T^-1(i + start)``: one
+  data-movement kernel instead of two (the other half of a shuffled split, stored straight
+  into the next concat by `legalize-layout`; a conv's padded channels back to NCHW).
 
 Legality is PROVEN on the merged group (`fusion_plan.plan_group`, the same check
 `legalize-layout` makes): at most one generic with reduction loops (the root) and every value
@@ -53,8 +60,8 @@ computed, after the root's reductions are complete. Fusion is refused (with a re
   own output's initial value;
 - the group's result is a texture whose store would not be whole texels;
 - the value reaches the consumer through a `layout.copy` or `layout.transform` (a scope or
-  layout `annotate-texture-scope`/`convert-layout` decided: fusion never crosses them; only
-  a reduction root may read through a relayout, above).
+  layout `annotate-texture-scope`/`convert-layout` decided: fusion never crosses them; a
+  root may read through a relayout, above: its own result keeps its layout).
 
 Where it runs: after `realize-scopes`, before `legalize-layout`. The layouts (convert-layout,
 flow/fold-layout-rewrites) and the memory scopes (annotate-texture-scope, realize-scopes) are
@@ -74,7 +81,9 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.linalg.abstract_ops import NamedOperation
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import FillOp, GenericOp
+from xdsl.dialects.linalg.ops import YieldOp as LinalgYieldOp
 from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.ir.affine import AffineMap
@@ -90,14 +99,15 @@ from xdsl.utils.exceptions import VerifyException
 
 from physlayout.dialects.layout import is_texture_scope
 from physlayout.dialects.layout_fused import FusedOp, YieldOp
-from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp
+from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, element_type
 from physlayout.dialects.layout_scopes import SCOPE_ATTR, CopyOp, producer_scope
 from physlayout.dialects.linalg_generic import generalized
 from physlayout.indexing.index_map import IndexMap
-from physlayout.indexing.quasi_affine import Expr
+from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.transforms.annotate_texture_scope import unvectorizable_body_op
 from physlayout.transforms.diagnostics import emit_remark
 from physlayout.transforms.flow_plan import loop_names
+from physlayout.transforms.flow_through_windows import bijection_inverse
 from physlayout.transforms.fusion_plan import (
     GroupPlan,
     has_reductions,
@@ -108,7 +118,6 @@ from physlayout.transforms.fusion_plan import (
 from physlayout.transforms.generic_inlining import inlined, producer_body_ops, producer_problem
 from physlayout.transforms.legalize_kernels import texel_lane_loop
 from physlayout.transforms.pass_options import PhyslayoutPass
-from physlayout.transforms.sink_layout_rewrites import bijective_inverse
 
 
 def _name(value: SSAValue) -> str:
@@ -474,9 +483,9 @@ class InlineProducerIntoRoot(RewritePattern):
 
 
 class ReadRelayoutInRoot(RewritePattern):
-    """``root(crop(T(x)))`` or ``root(T(x))``, for a bijective transform ``T`` and a crop
-    read only by a reduction root -> the root reads ``x`` at ``M^-1(C(i) + start)``
-    (module docstring): the relayout is never stored nor launched."""
+    """``root(crop(T(x)))``, ``root(T(x))`` or ``root(crop(x))``, for a transform ``T``
+    that relabels (`relabelling`) and a view read only by the root -> the root reads ``x``
+    at ``M^-1(C(i) + start)`` (module docstring): the view is never stored nor launched."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, TransformOp | CropOp) or not _top_level(op):
@@ -492,7 +501,7 @@ class ReadRelayoutInRoot(RewritePattern):
         if not _top_level(user) or not isinstance(user, GenericOp | FusedOp):
             return
         root, index = _root_read(user, op.results[0])
-        if root is None or not has_reductions(root):
+        if root is None:
             return
         amap = root.indexing_maps.data[index].data
         names = loop_names(amap.num_dims)
@@ -506,25 +515,85 @@ class ReadRelayoutInRoot(RewritePattern):
 
 
 def relayout_view(op: TransformOp | CropOp) -> tuple[SSAValue, Callable[[Sequence[Expr]], list[Expr]]] | None:
-    """The blocked source ``x`` of `op` (``T(x)`` or ``crop(T(x))``, ``T`` a bijection back
-    from a blocked layout, `bijective_inverse`, read only by the crop) and the map from an
-    index of `op`'s result to the index of ``x`` that holds its element, or None."""
-    start: tuple[int, ...] = ()
-    transform = op.input.owner if isinstance(op, CropOp) else op
+    """The tensor `op` reads from (``x`` of ``T(x)`` or ``crop(T(x))``, ``T`` a bijection that
+    does not raise the rank, `relabelling`; else the input of a crop) and the map from an
+    index of `op`'s result to the index of that tensor that holds its element, or None."""
+    start = op.get_start() if isinstance(op, CropOp) else (0,) * len(op.result_shape())
+    inner = op.input.owner if isinstance(op, CropOp) else op
+    inverse = relabelling(inner) if isinstance(inner, TransformOp) else None
+    if isinstance(inner, TransformOp) and inverse is not None:
+        return inner.input, lambda indices: inverse.map_exprs(_shifted(indices, start))
     if isinstance(op, CropOp):
-        if not isinstance(transform, TransformOp) or not op.input.has_one_use():
-            return None
-        start = op.get_start()
-    assert isinstance(transform, TransformOp)
-    inverse = bijective_inverse(transform)
-    if inverse is None:
+        return op.input, lambda indices: _shifted(indices, start)
+    return None
+
+
+def relabelling(op: TransformOp) -> IndexMap | None:
+    """The inverse of `op`'s map when `op` only relabels elements: a bijection of its box
+    (`bijection_inverse`) that does not raise the rank (a blocked layout back to NCHW, a
+    permutation of texels and lanes such as ShuffleNet's channel shuffle); reading through
+    a blocking transform would leave a root's loops inside floordivs."""
+    if op.map.final_ndim > op.map.ndim:
         return None
-    shift = start or (0,) * transform.map.final_ndim
+    return bijection_inverse(op)
 
-    def read(indices: Sequence[Expr]) -> list[Expr]:
-        return inverse.map_exprs([e + s if s else e for e, s in zip(indices, shift, strict=True)])
 
-    return transform.input, read
+def _shifted(indices: Sequence[Expr], start: Sequence[int]) -> list[Expr]:
+    return [e + s if s else e for e, s in zip(indices, start, strict=True)]
+
+
+class FuseRelayoutChain(RewritePattern):
+    """``crop(T(x))``, ``T`` read only by the crop -> one group whose copy generic reads
+    ``x`` at ``T^-1(i + start)`` (module docstring): one data-movement kernel instead of
+    two, the relabelled tensor never stored."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CropOp, rewriter: PatternRewriter) -> None:
+        transform = op.input.owner
+        if not _top_level(op) or not isinstance(transform, TransformOp):
+            return
+        if not op.input.has_one_use():
+            return
+        inverse = bijection_inverse(transform)
+        element = element_type(op.result)
+        if inverse is None or element is None:
+            return
+        rank = len(op.get_sizes())
+        names = loop_names(rank)
+        start = op.get_start()
+        read = inverse.map_exprs(_shifted([Dim(n) for n in names], start))
+        builder = GroupBuilder()
+        source = builder.outer(transform.input)
+        empty = builder.add(EmptyOp([], TensorType(element, op.get_sizes())))
+        block = Block(arg_types=[element, element])
+        block.add_op(LinalgYieldOp(block.args[0]))
+        copy = GenericOp(
+            [source],
+            [empty.results[0]],
+            Region(block),
+            [
+                AffineMapAttr(IndexMap(tuple(names), tuple(read)).to_affine_map()),
+                AffineMapAttr(AffineMap.identity(rank)),
+            ],
+            ArrayAttr([IteratorTypeAttr.parallel()] * rank),
+            [op.result.type],
+        )
+        scope = op.attributes.get(SCOPE_ATTR)
+        if scope is not None:
+            copy.attributes[SCOPE_ATTR] = scope
+        builder.add(copy)
+        fused = builder.finish(copy.results[0], op)
+        try:
+            copy.verify()
+        except VerifyException:
+            fused.erase()
+            return
+        if _group_problem(fused, op.result) is not None:
+            fused.erase()
+            return
+        fused.result.name_hint = op.result.name_hint
+        rewriter.replace(op, fused)
+        rewriter.erase(transform)
 
 
 def _reading_source(
@@ -568,7 +637,7 @@ def _erase_view(op: Operation, rewriter: PatternRewriter) -> None:
     """Erase the relayout `op` and the transform it crops, once nothing reads them."""
     inner = op.operands[0].owner if isinstance(op, CropOp) else None
     rewriter.erase(op)
-    if isinstance(inner, TransformOp) and not inner.result.uses:
+    if isinstance(inner, TransformOp) and inner.parent is not None and not inner.result.uses:
         rewriter.erase(inner)
 
 
@@ -670,14 +739,27 @@ class FuseElementwisePass(PhyslayoutPass):
         remarks = Remarks(self.remarks)
         PatternRewriteWalker(GeneralizeNamedOp(), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(SplitSharedStart(), apply_recursively=False).rewrite_module(op)
-        PatternRewriteWalker(
+        grouping = PatternRewriteWalker(
             GreedyRewritePatternApplier(
                 [FuseIntoProducer(remarks), FusePadIntoConsumer(remarks), AbsorbAccumulatorStart()]
             ),
             apply_recursively=True,
-        ).rewrite_module(op)
-        PatternRewriteWalker(
-            InlineProducerIntoRoot(remarks), apply_recursively=False
-        ).rewrite_module(op)
-        PatternRewriteWalker(ReadRelayoutInRoot(), apply_recursively=False).rewrite_module(op)
+        )
+        grouping.rewrite_module(op)
+        # The rules that follow the grouping make groups and views the grouping may take
+        # further (a pad read by a new copy group): repeat until nothing changes, so that a
+        # second run of the pass changes nothing.
+        while True:
+            changed = PatternRewriteWalker(
+                InlineProducerIntoRoot(remarks), apply_recursively=False
+            ).rewrite_module(op)
+            changed |= PatternRewriteWalker(
+                ReadRelayoutInRoot(), apply_recursively=False
+            ).rewrite_module(op)
+            changed |= PatternRewriteWalker(
+                FuseRelayoutChain(), apply_recursively=False
+            ).rewrite_module(op)
+            if not changed:
+                break
+            grouping.rewrite_module(op)
         remarks.emit()

@@ -220,10 +220,12 @@ def copy_kernel(
     extents: Sequence[int],
     offset: Sequence[int] = (),
     sequential: bool = False,
+    dst_offset: Sequence[int] = (),
 ) -> tuple[func.FuncOp, list[SSAValue]]:
-    """``dst[i] = src[i + offset]`` for every ``i`` of the box `extents` (the host buffers
-    `src` and `dst`; `dst` may carry a pending transform). Returns the kernel and the host
-    values to call it with."""
+    """``dst[i + dst_offset] = src[i + offset]`` for every ``i`` of the box `extents` (the
+    host buffers `src` and `dst`; `dst` may carry a pending transform; `dst_offset`: a crop
+    stored straight into the window of a concat, whole texels of a texture). Returns the
+    kernel and the host values to call it with."""
     kernel = Kernel(name)
     source, target = kernel.param(src, "src"), kernel.param(dst, "dst")
     lane = not sequential and wants_lane_loop(dst.type, extents)
@@ -232,7 +234,7 @@ def copy_kernel(
     emitter = ExprEmitter(point, dict(zip(names, ivs, strict=True)), _box(names, extents))
     value = _insert(LoadOp(source, _indices(kernel, _shifted(names, offset), emitter)), point)
     value = value.results[0]
-    _insert(StoreOp(value, target, _indices(kernel, [Dim(n) for n in names], emitter)), point)
+    _insert(StoreOp(value, target, _indices(kernel, _shifted(names, dst_offset), emitter)), point)
     return kernel.finish(), kernel.host_values
 
 

@@ -273,10 +273,17 @@ class HostBuilder:
                 self._call(kernel, args)
             case CropOp():
                 source = self._input(op.input, op)
-                target = self._result(op.result, op)
+                insert = self.direct.get(op.result)
+                window: tuple[int, ...] = ()
+                if insert is None:
+                    target = self._result(op.result, op)
+                else:
+                    target = self._window_storage(insert).buffer
+                    window = tuple(int(v) for v in insert.static_offsets.get_values())
                 kernel, args = copy_kernel(
-                    self._name(op, "crop"), source, target, _shape(op.result), op.get_start()
-                )
+                    self._name(op, "crop"), source, target, _shape(op.result), op.get_start(),
+                    dst_offset=window,
+                )  # fmt: skip
                 self._call(kernel, args)
             case CopyOp():
                 self._call_copy(
@@ -688,14 +695,14 @@ def direct_inserts(block: Block) -> dict[SSAValue, tensor.InsertSliceOp]:
     windows are written in does not matter), the windows are pairwise disjoint (no write of
     one part is overwritten by another), unit strides and no rank change, one memory scope
     for the producer and the whole chain, and a texture's windows start at texel 0 (whole
-    texels stored). The producer must be a `layout.fused` group whose result only the
-    insert reads."""
+    texels stored). The producer must be a `layout.fused` group or a `layout.crop` (a copy
+    kernel: the other half of a split joining a concat) whose result only the insert reads."""
     direct: dict[SSAValue, tensor.InsertSliceOp] = {}
     for op in block.ops:
         if not isinstance(op, tensor.InsertSliceOp):
             continue
         source = op.source
-        if not isinstance(source.owner, FusedOp) or not source.has_one_use():
+        if not isinstance(source.owner, FusedOp | CropOp) or not source.has_one_use():
             continue
         chain = _insert_chain(op)
         if chain is None:

@@ -62,32 +62,21 @@ from physlayout.dialects.layout_graph import TransformOp, element_type, static_s
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim
 from physlayout.transforms.flow_plan import FROZEN, rebuild_over_transformed_result
-from physlayout.transforms.flow_through_windows import sliced_window
+from physlayout.transforms.flow_through_windows import bijection_inverse, sliced_window
 from physlayout.transforms.fusion_plan import generic_maps
 from physlayout.transforms.lift_transform_params import pure_on_tensors, values_read
 from physlayout.transforms.pass_options import PhyslayoutPass
 
 
 def bijective_inverse(op: TransformOp) -> IndexMap | None:
-    """The inverse of `op`'s map when the map is a bijection from the box of its input onto
-    the box of its result (no padding, nothing cropped: every element of the result is
-    ``input[inverse(j)]``) that lowers the rank (a blocked layout back to the model's:
+    """The inverse of `op`'s map when the map is a bijection (`bijection_inverse`) that
+    lowers the rank (a blocked layout back to the model's:
     NCHW4c -> NCHW), else None. Only such transforms sink: the operand transforms a sink
     creates raise the rank, so they never sink in turn (the pass terminates; no transform
     sinks back and forth)."""
     if len(op.result_shape()) >= len(op.input_shape()):
         return None
-    try:
-        inverse, padding = op.map.non_surjective_inverse(op.input_shape())
-    except ValueError:
-        return None
-    if padding is not None:
-        return None
-    if tuple(inverse.map_shape(op.result_shape())) != op.input_shape():
-        return None
-    if inverse.padding_predicate(op.result_shape()) is not None:
-        return None
-    return inverse
+    return bijection_inverse(op)
 
 
 def _is_identity(imap: IndexMap) -> bool:

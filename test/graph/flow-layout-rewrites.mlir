@@ -345,3 +345,78 @@ func.func @mixed_output_stays(%x: tensor<2x4xf32>, %y: tensor<4xf32>) -> tensor<
   %t = layout.transform %r {index_map = #layout.index_map<(i, j) -> (i * 4 + j)>} : tensor<2x4xf32> -> tensor<8xf32>
   func.return %t : tensor<8xf32>
 }
+
+// ShuffleNet's split of a shuffled concat (%z: 8 channels): the half read by a blocked
+// consumer is texels [1, 2) of the blocked %z (the transform moves before the crop, right
+// after %z); the other half, inserted into the next concat, crops the same blocked form
+// and is transformed back (sink-layout-rewrites then moves that below the concat).
+// CHECK-LABEL: func.func @shuffle_split(
+// CHECK-SAME:      %[[Z:[^:]*]]: tensor<1x8x2x2xf32>, %[[B:[^:]*]]: tensor<1x4x2x2xf32>)
+// CHECK-NEXT:    %[[ZB:.*]] = layout.transform %[[Z]] {index_map = #layout.index_map<(N, C, H, W) -> (N, C floordiv 4, H, W, C mod 4)>} : tensor<1x8x2x2xf32> -> tensor<1x2x2x2x4xf32>
+// CHECK-NEXT:    %[[K1:.*]] = layout.crop %[[ZB]] {start = array<i64: 0, 0, 0, 0, 0>, sizes = array<i64: 1, 1, 2, 2, 4>}
+// CHECK-NEXT:    %[[X1:.*]] = layout.transform %[[K1]] {index_map = #layout.index_map<{{.*}} -> ({{.*}} * 4 + {{.*}})>} : tensor<1x1x2x2x4xf32> -> tensor<1x4x2x2xf32>
+// CHECK-NEXT:    %[[K2:.*]] = layout.crop %[[ZB]] {start = array<i64: 0, 1, 0, 0, 0>, sizes = array<i64: 1, 1, 2, 2, 4>}
+// CHECK:         tensor.insert_slice %[[X1]] into
+// CHECK:         func.return %[[K2]],
+// FOLD-LABEL: func.func @shuffle_split(
+// FOLD-NOT:      layout.crop %{{.*}} : tensor<1x8x2x2xf32>
+func.func @shuffle_split(%z: tensor<1x8x2x2xf32>, %b: tensor<1x4x2x2xf32>) -> (tensor<1x1x2x2x4xf32>, tensor<1x8x2x2xf32>) {
+  %k1 = layout.crop %z {start = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 4, 2, 2>} : tensor<1x8x2x2xf32> -> tensor<1x4x2x2xf32>
+  %k2 = layout.crop %z {start = array<i64: 0, 4, 0, 0>, sizes = array<i64: 1, 4, 2, 2>} : tensor<1x8x2x2xf32> -> tensor<1x4x2x2xf32>
+  %t = layout.transform %k2 {index_map = #layout.index_map<(N, C, H, W) -> (N, C floordiv 4, H, W, C mod 4)>} : tensor<1x4x2x2xf32> -> tensor<1x1x2x2x4xf32>
+  %e = tensor.empty() : tensor<1x8x2x2xf32>
+  %c1 = tensor.insert_slice %k1 into %e[0, 0, 0, 0] [1, 4, 2, 2] [1, 1, 1, 1] : tensor<1x4x2x2xf32> into tensor<1x8x2x2xf32>
+  %c2 = tensor.insert_slice %b into %c1[0, 4, 0, 0] [1, 4, 2, 2] [1, 1, 1, 1] : tensor<1x4x2x2xf32> into tensor<1x8x2x2xf32>
+  func.return %t, %c2 : tensor<1x1x2x2x4xf32>, tensor<1x8x2x2xf32>
+}
+
+// The last texel of a crop of 10 channels from channel 4 on: the blocked form pads 14
+// channels to 16, the crop's window [4, 14) is texels [1, 4), its last one padded as the
+// cropped transform padded it (pad value 0 both ways).
+// CHECK-LABEL: func.func @crop_padded_tail(
+// CHECK-NEXT:    %[[ZB:.*]] = layout.transform %{{.*}} {index_map = #layout.index_map<(N, C, H, W) -> (N, C floordiv 4, H, W, C mod 4)>, pad_value = 0.000000e+00 : f32} : tensor<1x14x1x2xf32> -> tensor<1x4x1x2x4xf32>
+// CHECK-NEXT:    %[[K:.*]] = layout.crop %[[ZB]] {start = array<i64: 0, 1, 0, 0, 0>, sizes = array<i64: 1, 3, 1, 2, 4>}
+// CHECK-NEXT:    func.return %[[K]]
+func.func @crop_padded_tail(%z: tensor<1x14x1x2xf32>) -> tensor<1x3x1x2x4xf32> {
+  %k = layout.crop %z {start = array<i64: 0, 4, 0, 0>, sizes = array<i64: 1, 10, 1, 2>} : tensor<1x14x1x2xf32> -> tensor<1x10x1x2xf32>
+  %t = layout.transform %k {index_map = #layout.index_map<(N, C, H, W) -> (N, C floordiv 4, H, W, C mod 4)>, pad_value = 0.0 : f32} : tensor<1x10x1x2xf32> -> tensor<1x3x1x2x4xf32>
+  func.return %t : tensor<1x3x1x2x4xf32>
+}
+
+// REFUSED: a window that starts inside a texel (channels [2, 6)); a crop with a second
+// user (%z would be stored in both layouts); a transform back to NCHW (it lowers the rank:
+// such transforms are what CropThroughBlockedForm creates); and a crop read by a concat
+// when %y has no blocked form to crop.
+// CHECK-LABEL: func.func @crop_refused(
+// CHECK:         %[[K1:.*]] = layout.crop %{{.*}} {start = array<i64: 0, 2, 0, 0>
+// CHECK-NEXT:    layout.transform %[[K1]]
+// CHECK:         %[[K2:.*]] = layout.crop %{{.*}} {start = array<i64: 0, 4, 0, 0>
+// CHECK-NEXT:    layout.transform %[[K2]]
+// CHECK:         %[[K3:.*]] = layout.crop %{{.*}} {start = array<i64: 0, 1, 0, 0, 0>
+// CHECK-NEXT:    layout.transform %[[K3]]
+// CHECK:         %[[K4:.*]] = layout.crop %{{.*}} {start = array<i64: 0, 0, 0, 0>
+// CHECK-NEXT:    tensor.empty
+// CHECK-NEXT:    tensor.insert_slice %[[K4]]
+func.func @crop_refused(%z: tensor<1x8x1x2xf32>, %w: tensor<1x2x1x2x4xf32>, %y: tensor<1x8x1x2xf32>) -> (tensor<1x1x1x2x4xf32>, tensor<1x1x1x2x4xf32>, tensor<1x4x1x2xf32>, tensor<1x4x1x2xf32>, tensor<1x8x1x2xf32>) {
+  %k1 = layout.crop %z {start = array<i64: 0, 2, 0, 0>, sizes = array<i64: 1, 4, 1, 2>} : tensor<1x8x1x2xf32> -> tensor<1x4x1x2xf32>
+  %t1 = layout.transform %k1 {index_map = #layout.index_map<(N, C, H, W) -> (N, C floordiv 4, H, W, C mod 4)>} : tensor<1x4x1x2xf32> -> tensor<1x1x1x2x4xf32>
+  %k2 = layout.crop %z {start = array<i64: 0, 4, 0, 0>, sizes = array<i64: 1, 4, 1, 2>} : tensor<1x8x1x2xf32> -> tensor<1x4x1x2xf32>
+  %t2 = layout.transform %k2 {index_map = #layout.index_map<(N, C, H, W) -> (N, C floordiv 4, H, W, C mod 4)>} : tensor<1x4x1x2xf32> -> tensor<1x1x1x2x4xf32>
+  %k3 = layout.crop %w {start = array<i64: 0, 1, 0, 0, 0>, sizes = array<i64: 1, 1, 1, 2, 4>} : tensor<1x2x1x2x4xf32> -> tensor<1x1x1x2x4xf32>
+  %t3 = layout.transform %k3 {index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>} : tensor<1x1x1x2x4xf32> -> tensor<1x4x1x2xf32>
+  %k4 = layout.crop %y {start = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 4, 1, 2>} : tensor<1x8x1x2xf32> -> tensor<1x4x1x2xf32>
+  %e = tensor.empty() : tensor<1x8x1x2xf32>
+  %c = tensor.insert_slice %k4 into %e[0, 4, 0, 0] [1, 4, 1, 2] [1, 1, 1, 1] : tensor<1x4x1x2xf32> into tensor<1x8x1x2xf32>
+  func.return %t1, %t2, %t3, %k2, %c : tensor<1x1x1x2x4xf32>, tensor<1x1x1x2x4xf32>, tensor<1x4x1x2xf32>, tensor<1x4x1x2xf32>, tensor<1x8x1x2xf32>
+}
+
+// REFUSED: the transform reverses the two cropped elements; on the whole of %x (11
+// elements) its map is not a layout at all (1 - i < 0), so it stays behind the crop.
+// CHECK-LABEL: func.func @crop_map_not_on_whole(
+// CHECK-NEXT:    %[[K:.*]] = layout.crop
+// CHECK-NEXT:    layout.transform %[[K]]
+func.func @crop_map_not_on_whole(%x: tensor<11xf32>) -> tensor<2xf32> {
+  %k = layout.crop %x {start = array<i64: 3>, sizes = array<i64: 2>} : tensor<11xf32> -> tensor<2xf32>
+  %t = layout.transform %k {index_map = #layout.index_map<(i) -> (1 - i)>} : tensor<2xf32> -> tensor<2xf32>
+  func.return %t : tensor<2xf32>
+}

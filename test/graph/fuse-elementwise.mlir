@@ -418,13 +418,17 @@ func.func @two_reductions(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x3x3xf32>) -> t
 }
 
 // REFUSED: the value reaches its consumer through a layout.copy (a scope realize-scopes
-// decided) or a layout.transform (a layout convert-layout decided).
+// decided) or a layout.transform (a layout convert-layout decided). The transform back to
+// NCHW only relabels: %y reads the blocked %d through it (lane c of texel 0), but %d is
+// stored in its own layout and not fused (the read is not at %y's output map).
 // CHECK-LABEL: func.func @decided_scope_and_layout
 // CHECK:         %[[A:.*]] = linalg.generic
 // CHECK:         layout.copy %[[A]]
-// CHECK:         layout.transform
+// CHECK:         %[[D:.*]] = linalg.generic
+// CHECK-NOT:     layout.transform
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, 0, d2, d3, d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]{{.*}} ins(%[[D]] :
 // REMARK: remark: fuse-elementwise: %a is not fused into its consumer: it reaches it through a copy into global.texture (a decided scope)
-// REMARK: remark: fuse-elementwise: %d is not fused into its consumer: it reaches it through a layout.transform (a decided layout)
+// REMARK: remark: fuse-elementwise: %d is not fused into %y: %d is read at (d0, 0, d2, d3, d1) by a consumer that writes (d0, d1, d2, d3): not the element the producer writes there (a neighbour, broadcast or transposed read)
 func.func @decided_scope_and_layout(%x: tensor<1x1x2x2x4xf32>) -> tensor<1x4x2x2xf32> {
   %e = tensor.empty() : tensor<1x1x2x2x4xf32>
   %id5 = arith.constant 0 : index
@@ -643,16 +647,15 @@ func.func @relayout_loop_only_in_floordiv(%y: tensor<1x2x4xf32>, %acc: tensor<1x
 
 // NOT READ THROUGH: a transform into a blocked layout (it raises the rank, and pads 10
 // channels into 3 texels: the root would read padding positions, which hold the pad value
-// only in the stored copy), a relayout with a
-// second user (it is stored anyway), and an elementwise reader (no reduction root: the
-// relayout is a layout decided for its output).
+// only in the stored copy) and a relayout with a second user (it is stored anyway). An
+// elementwise reader of a relayout back to NCHW reads through it like a reduction does.
 // CHECK-LABEL: func.func @relayout_refused
 // CHECK:         %[[P:.*]] = layout.transform %x {{.*}} -> tensor<1x3x2x2x4xf32>
 // CHECK:         ins(%[[P]] :
 // CHECK:         %[[T:.*]] = layout.transform %y
 // CHECK:         layout.fused ins(%[[T]] :
-// CHECK:         %[[U:.*]] = layout.transform %z
-// CHECK:         linalg.generic {{.*}} ins(%[[U]] :
+// CHECK-NOT:     layout.transform %z
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, 0, d2, d3, d1)>, {{.*}} ins(%z :
 func.func @relayout_refused(%x: tensor<1x10x2x2xf32>, %y: tensor<1x1x2x2x4xf32>, %z: tensor<1x1x2x2x4xf32>) -> (tensor<1x3x1x1x4xf32>, tensor<1x4xf32>, tensor<1x4x2x2xf32>, tensor<1x4x2x2xf32>) {
   %zero = arith.constant 0.0 : f32
   %p = layout.transform %x {index_map = #layout.index_map<(N, C, H, W) -> (N, C floordiv 4, H, W, C mod 4)>, pad_value = 1.0 : f32} : tensor<1x10x2x2xf32> -> tensor<1x3x2x2x4xf32>
@@ -679,4 +682,75 @@ func.func @relayout_refused(%x: tensor<1x10x2x2xf32>, %y: tensor<1x1x2x2x4xf32>,
     linalg.yield %r : f32
   } -> tensor<1x4x2x2xf32>
   func.return %s1, %s2, %t, %n : tensor<1x3x1x1x4xf32>, tensor<1x4xf32>, tensor<1x4x2x2xf32>, tensor<1x4x2x2xf32>
+}
+
+// READ THROUGH A CROP: ShuffleNet's branch input, the second half of the channels of a
+// tensor, read by a 1x1 conv: the conv reads %x at channel 4 + c; the half is never stored.
+// CHECK-LABEL: func.func @crop_into_conv
+// CHECK-NOT:     layout.crop
+// CHECK:         layout.fused ins(%x, %w : tensor<1x8x2x3xf32>, tensor<3x4x1x1xf32>)
+// CHECK:           linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d4 + 4), (d2 + d5), (d3 + d6))>
+func.func @crop_into_conv(%x: tensor<1x8x2x3xf32>, %w: tensor<3x4x1x1xf32>) -> tensor<1x3x2x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %k = layout.crop %x {start = array<i64: 0, 4, 0, 0>, sizes = array<i64: 1, 4, 2, 3>} : tensor<1x8x2x3xf32> -> tensor<1x4x2x3xf32>
+  %e = tensor.empty() : tensor<1x3x2x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x3x2x3xf32>) -> tensor<1x3x2x3xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%k, %w : tensor<1x4x2x3xf32>, tensor<3x4x1x1xf32>) outs(%init : tensor<1x3x2x3xf32>) -> tensor<1x3x2x3xf32>
+  func.return %c : tensor<1x3x2x3xf32>
+}
+
+// A CHANNEL SHUFFLE READ THROUGH: the shuffled tensor (8 channels, (C mod 4) * 2 + C
+// floordiv 4) is split; the conv reads its half through the shuffle (it reads %x itself),
+// and the other half, a crop of the shuffle, becomes one copy kernel reading %x through
+// the shuffle: neither the shuffled tensor nor a crop of it is stored.
+// CHECK-LABEL: func.func @shuffle_split_read_through
+// CHECK-NOT:     layout.transform
+// CHECK-NOT:     layout.crop
+// CHECK:         %[[H:.*]] = layout.fused ins(%x : tensor<1x8x1x2xf32>) -> tensor<1x4x1x2xf32> {
+// CHECK:           linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, (((d1 mod 2) * 4) + (d1 floordiv 2)), d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
+// CHECK-NEXT:      ^{{.*}}(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:        linalg.yield %[[IN]] : f32
+// CHECK:         %[[C:.*]] = layout.fused ins(%x, %w : tensor<1x8x1x2xf32>, tensor<3x4x1x1xf32>)
+// CHECK:           linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, ((((d4 mod 2) * 4) + (d4 floordiv 2)) + 2), (d2 + d5), (d3 + d6))>
+// CHECK:         func.return %[[H]], %[[C]]
+func.func @shuffle_split_read_through(%x: tensor<1x8x1x2xf32>, %w: tensor<3x4x1x1xf32>) -> (tensor<1x4x1x2xf32>, tensor<1x3x1x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %s = layout.transform %x {index_map = #layout.index_map<(N, C, H, W) -> (N, (C mod 4) * 2 + C floordiv 4, H, W)>} : tensor<1x8x1x2xf32> -> tensor<1x8x1x2xf32>
+  %h = layout.crop %s {start = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 4, 1, 2>} : tensor<1x8x1x2xf32> -> tensor<1x4x1x2xf32>
+  %k = layout.crop %s {start = array<i64: 0, 4, 0, 0>, sizes = array<i64: 1, 4, 1, 2>} : tensor<1x8x1x2xf32> -> tensor<1x4x1x2xf32>
+  %e = tensor.empty() : tensor<1x3x1x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x3x1x2xf32>) -> tensor<1x3x1x2xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%k, %w : tensor<1x4x1x2xf32>, tensor<3x4x1x1xf32>) outs(%init : tensor<1x3x1x2xf32>) -> tensor<1x3x1x2xf32>
+  func.return %h, %c : tensor<1x4x1x2xf32>, tensor<1x3x1x2xf32>
+}
+
+// NOT ONE COPY: the transform is also returned (it is stored anyway), so its crop stays a
+// crop of it; and a blocking transform (4c, it raises the rank) is not read through by the
+// sum (its loop would be left inside a floordiv) but its crop still becomes one copy kernel.
+// CHECK-LABEL: func.func @relayout_chain_refused
+// CHECK:         %[[T:.*]] = layout.transform %x
+// CHECK-NEXT:    layout.crop %[[T]]
+// CHECK-NOT:     layout.transform
+// CHECK:         layout.fused ins(%y : tensor<1x8x1x2xf32>) -> tensor<1x1x1x2x4xf32>
+func.func @relayout_chain_refused(%x: tensor<1x8x1x2xf32>, %y: tensor<1x8x1x2xf32>) -> (tensor<1x8x1x2xf32>, tensor<1x4x1x2xf32>, tensor<1x1x1x2x4xf32>) {
+  %s = layout.transform %x {index_map = #layout.index_map<(N, C, H, W) -> (N, (C mod 4) * 2 + C floordiv 4, H, W)>} : tensor<1x8x1x2xf32> -> tensor<1x8x1x2xf32>
+  %h = layout.crop %s {start = array<i64: 0, 4, 0, 0>, sizes = array<i64: 1, 4, 1, 2>} : tensor<1x8x1x2xf32> -> tensor<1x4x1x2xf32>
+  %b = layout.transform %y {index_map = #layout.index_map<(N, C, H, W) -> (N, C floordiv 4, H, W, C mod 4)>} : tensor<1x8x1x2xf32> -> tensor<1x2x1x2x4xf32>
+  %k = layout.crop %b {start = array<i64: 0, 1, 0, 0, 0>, sizes = array<i64: 1, 1, 1, 2, 4>} : tensor<1x2x1x2x4xf32> -> tensor<1x1x1x2x4xf32>
+  func.return %s, %h, %k : tensor<1x8x1x2xf32>, tensor<1x4x1x2xf32>, tensor<1x1x1x2x4xf32>
+}
+
+// A pad read only by a relayout chain (fuzz case): the chain becomes a copy group, which
+// then reads the pad through its padding, in one run (a second run changes nothing).
+// CHECK-LABEL: func.func @pad_into_new_copy
+// CHECK-NEXT:    %[[G:.*]] = layout.fused ins(%x : tensor<1xf32>) -> tensor<1x1xf32> {
+// CHECK:           layout.pad
+// CHECK:           linalg.generic {indexing_maps = [affine_map<(d0, d1) -> ((d1 + 2))>, affine_map<(d0, d1) -> (d0, d1)>]
+// CHECK:         layout.pad %[[G]]
+func.func @pad_into_new_copy(%x: tensor<1xf32>) -> (tensor<3x4xf32>, tensor<3x4xf32>) {
+  %v1 = layout.pad %x {low = array<i64: 2>, high = array<i64: 1>, pad_value = 2.5 : f32} : tensor<1xf32> -> tensor<4xf32>
+  %v2 = layout.transform %v1 {index_map = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = 7.0 : f32} : tensor<4xf32> -> tensor<1x4xf32>
+  %v3 = layout.crop %v2 {start = array<i64: 0, 2>, sizes = array<i64: 1, 1>, cropped_value = 2.5 : f32} : tensor<1x4xf32> -> tensor<1x1xf32>
+  %v4 = layout.pad %v3 {low = array<i64: 2, 2>, high = array<i64: 0, 1>, pad_value = -1.0 : f32} : tensor<1x1xf32> -> tensor<3x4xf32>
+  func.return %v4, %v4 : tensor<3x4xf32>, tensor<3x4xf32>
 }

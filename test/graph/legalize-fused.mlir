@@ -196,3 +196,32 @@ func.func @half_concat_read(%x: tensor<1x3x2x5xf32>) -> (tensor<1x7x2x5xf32>, te
   %c = tensor.insert_slice %b into %c0[0, 3, 0, 0] [1, 3, 2, 5] [1, 1, 1, 1] : tensor<1x3x2x5xf32> into tensor<1x7x2x5xf32>
   func.return %c, %c0 : tensor<1x7x2x5xf32>, tensor<1x7x2x5xf32>
 }
+
+// Destination passing for a crop (ShuffleNet's half of a split joining the next concat):
+// the crop's copy kernel stores channels [4, 7) of %x straight into the concat's window at
+// channel 2 (the result of the function); no insert kernel for it.
+// CHECK-LABEL: func.func @crop_into_concat_crop_k(
+// CHECK-SAME:      %[[SRC:[^:]*]]: !layout.buffer<1x7x2x3xf32>, %[[DST:[^:]*]]: !layout.buffer<1x5x2x3xf32>)
+// CHECK:         %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK-NEXT:    %[[S:.*]] = arith.addi %{{.*}}, %[[FOUR]] : index
+// CHECK-NEXT:    %[[V:.*]] = layout.load %[[SRC]][%{{.*}}, %[[S]], %{{.*}}, %{{.*}}]
+// CHECK-NEXT:    %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-NEXT:    %[[D:.*]] = arith.addi %{{.*}}, %[[TWO]] : index
+// CHECK-NEXT:    layout.store %[[V]], %[[DST]][%{{.*}}, %[[D]], %{{.*}}, %{{.*}}]
+// CHECK-LABEL: func.func @crop_into_concat(
+// CHECK-SAME:      %[[X:[^:]*]]: !layout.buffer<1x7x2x3xf32>, %[[Y:[^:]*]]: !layout.buffer<1x2x2x3xf32>, %[[R:[^:]*]]: !layout.buffer<1x5x2x3xf32>)
+// CHECK:         func.call @crop_into_concat_crop_k(%[[X]], %[[R]])
+// CHECK-NOT:     func.call @crop_into_concat_insert_c2(
+func.func @crop_into_concat(%x: tensor<1x7x2x3xf32>, %y: tensor<1x2x2x3xf32>) -> tensor<1x5x2x3xf32> {
+  %e2 = tensor.empty() : tensor<1x2x2x3xf32>
+  %a = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%y : tensor<1x2x2x3xf32>) outs(%e2 : tensor<1x2x2x3xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.negf %u : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x2x3xf32>
+  %k = layout.crop %x {start = array<i64: 0, 4, 0, 0>, sizes = array<i64: 1, 3, 2, 3>} : tensor<1x7x2x3xf32> -> tensor<1x3x2x3xf32>
+  %e = tensor.empty() : tensor<1x5x2x3xf32>
+  %c1 = tensor.insert_slice %a into %e[0, 0, 0, 0] [1, 2, 2, 3] [1, 1, 1, 1] : tensor<1x2x2x3xf32> into tensor<1x5x2x3xf32>
+  %c2 = tensor.insert_slice %k into %c1[0, 2, 0, 0] [1, 3, 2, 3] [1, 1, 1, 1] : tensor<1x3x2x3xf32> into tensor<1x5x2x3xf32>
+  func.return %c2 : tensor<1x5x2x3xf32>
+}

@@ -65,15 +65,17 @@ def test_pipeline_passes_and_options() -> None:
     )
     adreno = PhyslayoutAdrenoPass(max_image_width=8, weights_in_global=True).passes()
     assert names(adreno) == [
-        "normalize-graph", "raise-layout-rewrites", "convert-layout", "flow-layout-rewrites", "fold-layout-rewrites",
+        "normalize-graph", "raise-layout-rewrites", "fold-layout-rewrites", "convert-layout",
+        "flow-layout-rewrites", "fold-layout-rewrites",
         "sink-layout-rewrites", "fold-layout-rewrites", "annotate-texture-scope", "realize-scopes", "fuse-elementwise", "legalize-layout",
         "apply-layout", "flatten-buffers", "vectorize-texels", "dce",
     ]
     assert AnnotateTextureScopePass(8, 16384, True) in adreno
     assert ApplyLayoutPass(rewrite_loops=True) in adreno
     unfused = PhyslayoutAdrenoPass(fuse=False, lift_params=True, params="w").passes()
-    assert names(unfused)[:11] == [
-        "normalize-graph", "raise-layout-rewrites", "convert-layout", "flow-layout-rewrites", "fold-layout-rewrites",
+    assert names(unfused)[:12] == [
+        "normalize-graph", "raise-layout-rewrites", "fold-layout-rewrites", "convert-layout",
+        "flow-layout-rewrites", "fold-layout-rewrites",
         "sink-layout-rewrites", "fold-layout-rewrites", "lift-transform-params",
         "annotate-texture-scope", "realize-scopes", "legalize-layout",
     ]
