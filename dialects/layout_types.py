@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Sequence
+from functools import lru_cache
 from math import prod
 
 from xdsl.dialects.builtin import (
@@ -249,6 +250,13 @@ def buffer_type_problem(
     return None
 
 
+@lru_cache(maxsize=1024)
+def _ptr_type(element_type: Attribute, scope: MemoryScope) -> PtrType:
+    """`PtrType(element_type, scope)`, built once per distinct (immutable) arguments: the
+    verifier of every `layout.data` asks for it."""
+    return PtrType(element_type, scope)
+
+
 def element_type_problem(element_type: Attribute) -> str | None:
     """Why `element_type` cannot be the element type of a buffer or ptr, or None: elements
     are integers, floats, `index`, or vectors of them."""
@@ -341,7 +349,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
 
     def ptr_type(self) -> PtrType:
         """The type of this buffer's data handle (`layout.data`): element type and scope."""
-        return PtrType(self.element_type, self.get_scope())
+        return _ptr_type(self.element_type, self.get_scope())
 
     # Verification -----------------------------------------------------------------------
 

@@ -2,7 +2,8 @@
 
 `inverse_outputs` solves the outputs of a map for its inputs: first structurally (splits,
 mixed-radix digits, congruences; see `_structural_inverse`), else from isl's closed form;
-every candidate is verified with isl on the image of the box before it is returned.
+every candidate is verified before it is returned: the structural one by simplifying
+`inverse(map(x))` to `x` on the box (no isl), else each with isl on the image of the box.
 Results are cached per map and shape.
 """
 
@@ -31,24 +32,65 @@ def inverse_outputs(
     imap: IndexMap, dims: tuple[int, ...]
 ) -> tuple[tuple[str, ...], tuple[Expr, ...]]:
     """The input names ``i0, i1, ...`` and the outputs of the inverse of `imap` on the image
-    of the box `dims`, verified with isl (see `IndexMap.inverse`).
+    of the box `dims`, verified (see `IndexMap.inverse`): the structural solution when it
+    provably inverts the map on the box (`_structurally_verified_inverse`), else
+    `inverse_outputs_isl`'s answer (the same one whenever the former gives one).
 
     Raises:
         ValueError: `imap` is not injective on the box, or no single quasi-affine
             expression per input was found.
     """
     imap.require_injective(dims)
+    names = bridge.output_names(imap.final_ndim)
+    outputs = _structurally_verified_inverse(imap, dims, names)
+    if outputs is not None:
+        return tuple(names), outputs
+    return inverse_outputs_isl(imap, dims)
+
+
+def _output_bounds(imap: IndexMap, dims: tuple[int, ...], names: list[str]) -> Bounds:
+    """The box of the outputs named `names`, but extent-1 outputs are left unbounded so
+    that they stay variables (not the constant 0)."""
+    return {
+        name: (0, extent - 1)
+        for name, extent in zip(names, structural_extents(imap, dims), strict=True)
+        if extent > 1
+    }
+
+
+def _structurally_verified_inverse(
+    imap: IndexMap, dims: tuple[int, ...], names: list[str]
+) -> tuple[Expr, ...] | None:
+    """The structural solution (`_structural_inverse`, simplified as `inverse_outputs_isl`
+    simplifies its candidates) when, composed after `imap`, it simplifies to every input on
+    the box (`inverse(imap(x)) = x` for every x of the box); else None. `imap` must be
+    injective on the box: then every point of the image has exactly one preimage, which
+    the solution gives, so it is the inverse on the image, as isl's check of the same
+    candidate (`_same_on`) finds; `inverse_outputs_isl` returns this solution then."""
+    structural = _structural_inverse(imap, dims, names)
+    if structural is None:
+        return None
+    out_bounds = _output_bounds(imap, dims, names)
+    outputs = tuple(simplify(e, out_bounds) for e in structural)
+    box = imap.bounds(dims)
+    forward = dict(zip(names, imap.final_indices, strict=True))
+    for name, output in zip(imap.initial_indices, outputs, strict=True):
+        if simplify(output.substitute(forward), box) != simplify(Dim(name), box):
+            return None
+    return outputs
+
+
+def inverse_outputs_isl(
+    imap: IndexMap, dims: tuple[int, ...]
+) -> tuple[tuple[str, ...], tuple[Expr, ...]]:
+    """`inverse_outputs`, every candidate verified with isl (uncached; `imap` must be
+    injective on the box)."""
     forward = isl_map(imap, dims)
     names = bridge.output_names(imap.final_ndim)
     with bridge.isl_errors(f"inverting {imap}"):
         image = forward.range()
         reverse = forward.reverse()
-    # Extent-1 outputs are left unbounded so that they stay variables (not the constant 0).
-    out_bounds = {
-        name: (0, extent - 1)
-        for name, extent in zip(names, structural_extents(imap, dims), strict=True)
-        if extent > 1
-    }
+    out_bounds = _output_bounds(imap, dims, names)
     for exprs in _inverse_candidates(imap, dims, names, reverse):
         outputs = tuple(simplify(e, out_bounds) for e in exprs)
         if _same_on(names, outputs, image, reverse):

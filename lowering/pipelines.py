@@ -22,13 +22,19 @@ whose options reach the passes that take them; from Python, `passes()` lists its
 `pipeline(callback)` gives the `PassPipeline` (the callback runs between passes, e.g. to
 print each stage). The module is verified after every pass, so a pass that produced invalid
 IR is named (`physlayout-adreno{verify-each=false}` skips these verifications: the driver's
-own, after the whole pipeline, remains; see docs/compile-time.md). The pipelines live beside the lowerings because they end at a target; `physlayout
-run`, the demo, the benchmarks and the tests all run these and no hand-made pass list.
+own, after the whole pipeline, remains; see docs/compile-time.md). While a declared pipeline
+runs, the objects alive after each pass are frozen out of the garbage collector's scans
+(`survivors_frozen`), so its collections scan only what the running pass made. The
+pipelines live beside the lowerings because they end at a target; `physlayout run`, the
+demo, the benchmarks and the tests all run these and no hand-made pass list.
 """
 
 from __future__ import annotations
 
+import gc
 from abc import abstractmethod
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -53,6 +59,35 @@ from physlayout.transforms.realize_scopes import RealizeScopesPass
 from physlayout.transforms.sink_layout_rewrites import SinkLayoutRewritesPass
 from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
 from physlayout.verification import verify_module
+
+
+@contextmanager
+def survivors_frozen() -> Iterator[Callable[[], None]]:
+    """Within the block, the objects that exist when it starts, and those alive at each call
+    of the function it yields (`freeze_survivors`, called after each pass), are left out of
+    Python's cyclic garbage collections; at the end they are handed back to the collector.
+
+    Why: a pass creates and drops many IR objects, so the collector runs often, and every
+    full collection scans every object alive, the whole module (and the parsed input)
+    included; on the large models those scans were about 1.2 of 12 CPU seconds. Freezing
+    the survivors of each pass (`gc.freeze`) leaves each collection only the objects the
+    running pass made. Nothing else changes (the IR is the same): the garbage of a pass
+    that is already frozen (cycles in ops erased by a later pass) waits until the block
+    ends (efficientnet_b0: peak memory 80 MB -> 101 MB). Does nothing when the collector
+    is disabled or something is already frozen (a caller's own `gc.freeze`, or an
+    enclosing use of this block): `gc.unfreeze` would release that too."""
+    active = gc.isenabled() and gc.get_freeze_count() == 0
+
+    def freeze_survivors() -> None:
+        if active:
+            gc.freeze()
+
+    freeze_survivors()
+    try:
+        yield freeze_survivors
+    finally:
+        if active:
+            gc.unfreeze()
 
 
 def verify_after(previous: ModulePass | None, module: ModuleOp, _next: ModulePass | None) -> None:
@@ -91,7 +126,10 @@ class DeclaredPipeline(PhyslayoutPass):
         return PassPipeline(self.passes(), both)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        self.pipeline().apply(ctx, op)
+        """Run the pipeline (`pipeline`), the survivors of each pass frozen out of the
+        garbage collector's scans while it runs (`survivors_frozen`)."""
+        with survivors_frozen() as freeze_survivors:
+            self.pipeline(lambda *_: freeze_survivors()).apply(ctx, op)
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,11 @@ reordered nest also stores the pad value on the padding of the buffer it re-iter
 (`writes_padding_of`), any access to that storage through another view (the padding stores run in between).
 Loop-carried SSA values (`iter_args`) are the caller's business: `reorder_hazard` only sees
 memory. The analysis solves one small isl problem per pair of accesses to a written
-storage (quadratic in the accesses of one storage, independent of the loop extents).
+storage (quadratic in the accesses of one storage, independent of the loop extents), except
+where the pair is decided without isl: two scalar accesses with the same index expressions
+over the nest's loop variables alone, injective on the iteration box by
+`structural.is_injective_structurally` (e.g. a store at the loop variables, the common nest),
+never touch one element at two iterations, which is isl's answer too (tested against isl).
 """
 
 from __future__ import annotations
@@ -68,8 +72,10 @@ from physlayout.dialects.layout import (
 )
 from physlayout.indexing.bridges.arith import IndexAnalysis
 from physlayout.indexing.bridges.isl import expr_to_isl, point_coordinates, val_to_int
+from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Const, Dim, Expr
 from physlayout.indexing.simplify import simplify
+from physlayout.indexing.structural import is_injective_structurally
 from physlayout.transforms.buffer_aliases import (
     BufferAliases,
     Storage,
@@ -254,6 +260,15 @@ def _parameter_index(handle: SSAValue) -> int | None:
 # The proof ---------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=4096)
+def _injective_structurally(
+    names: tuple[str, ...], indices: tuple[Expr, ...], extents: tuple[int, ...]
+) -> bool:
+    """`is_injective_structurally` of the map `names -> indices` on the box `extents`,
+    memoized by its (immutable) arguments: a model repeats the same few nests."""
+    return is_injective_structurally(IndexMap(names, indices), extents)
+
+
 @dataclass
 class _Side:
     """One access at one iteration, as isl text: names and constraints."""
@@ -390,7 +405,31 @@ class _Proof:
 
     def _reordered_dependence(self, first: Access, second: Access, logical: bool) -> str | None:
         """A pair of iterations `x <lex y` (first at x, second at y) that touch one element
-        and that the new order swaps, described; None when there is none."""
+        and that the new order swaps, described; None when there is none (`_never_meet`
+        decides the common case without isl, else `_reordered_dependence_isl`)."""
+        if self._never_meet(first, second, logical):
+            return None
+        return self._reordered_dependence_isl(first, second, logical)
+
+    def _never_meet(self, first: Access, second: Access, logical: bool) -> bool:
+        """True when two different iterations cannot touch one element through `first` and
+        `second` (so there is no dependence to swap; False: not proven here). Proven
+        structurally for scalar accesses with the same index expressions, in the logical
+        index space of one view, over the nest's loop variables only: when those
+        expressions are injective on the iteration box (`is_injective_structurally`: the
+        loop variables follow from the element), one element means one iteration. isl
+        would find the same: its set (element equal at `x <lex y`) is empty then."""
+        if not logical or first.lanes != 1 or second.lanes != 1:
+            return False
+        if first.indices != second.indices:
+            return False
+        names = tuple(self.analysis.leaf(iv).name for iv in self.ivs)
+        if any(not e.dims() <= set(names) for e in first.indices):
+            return False
+        return _injective_structurally(names, first.indices, tuple(self.extents))
+
+    def _reordered_dependence_isl(self, first: Access, second: Access, logical: bool) -> str | None:
+        """`_reordered_dependence`, decided by isl (exact)."""
         fixed: dict[str, str] = {}
         a = self._side(first, "x", "a", "e", fixed)
         b = self._side(second, "y", "b", "g", fixed)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from xdsl.builder import Builder
@@ -109,7 +110,7 @@ class Kernel:
 
     def index(self, value: int) -> SSAValue:
         """An `index` constant of `value` at the top of the kernel (one per value, as `constant`)."""
-        return self.constant(IntegerAttr(value, IndexType()))
+        return self.constant(_index_attr(value))
 
     def finish(self) -> func.FuncOp:
         """Close the body with `func.return` and build the kernel: a `func.func` named `name` whose
@@ -118,6 +119,12 @@ class Kernel:
         self.block.add_op(func.ReturnOp())
         types = [a.type for a in self.block.args]
         return func.FuncOp(self.name, FunctionType.from_lists(types, []), Region(self.block))
+
+
+@lru_cache(maxsize=4096)
+def _index_attr(value: int) -> IntegerAttr:
+    """`IntegerAttr(value, IndexType())`, built once per value (an attribute is a value)."""
+    return IntegerAttr(value, IndexType())
 
 
 # Loop nests -------------------------------------------------------------------------------

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from math import prod
 
 from xdsl.context import Context
@@ -152,7 +153,15 @@ def buffer_type(tensor_type: Attribute, scope: str, where: Operation) -> BufferT
         raise fail(where, f"has a dynamic tensor {tensor_type}; only static tensors legalize")
     if any(e == 0 for e in shape):
         raise fail(where, f"has an empty tensor {tensor_type}; buffers have positive extents")
-    return BufferType(shape or (1,), tensor_type.get_element_type(), scope=scope)
+    return _plain_buffer_type(shape or (1,), tensor_type.get_element_type(), scope)
+
+
+@lru_cache(maxsize=4096)
+def _plain_buffer_type(shape: tuple[int, ...], element: Attribute, scope: str) -> BufferType:
+    """`BufferType(shape, element, scope=scope)`, built once per distinct (immutable)
+    arguments: a model asks for the same few types thousands of times, and an attribute
+    is a value (an equal one may be shared)."""
+    return BufferType(shape, element, scope=scope)
 
 
 @dataclass

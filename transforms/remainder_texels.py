@@ -85,6 +85,8 @@ class VersionRemainderTexels(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: scf.ForOp, rewriter: PatternRewriter) -> None:
+        if not any(isinstance(inner, scf.IfOp) for inner in op.body.block.ops):
+            return  # no masked if (an `scf.if` directly in the body): nothing to version
         plan = LaneLoopPlan.of(op)
         if plan is None or len(plan.masked) != 1:
             return

@@ -264,7 +264,6 @@ def access_problem(
         return None
     value_type = op.result.type if isinstance(op, LoadOp) else op.value.type
     lanes = value_type.get_shape()[0] if isinstance(value_type, VectorType) else 1
-    name = describe_value(op.buffer)
     whole_texels = (
         isinstance(op, StoreOp) and is_flat_texture(buffer_type) and not allow_partial_texel_writes
     )
@@ -272,14 +271,16 @@ def access_problem(
         if lanes < TEXEL_LANES:
             return (
                 f"store of {lanes} lane{'s' if lanes > 1 else ''} to flat texture buffer "
-                f"{name} is a partial-texel write; image writes set whole RGBA texels "
+                f"{describe_value(op.buffer)} is a partial-texel write; image writes set "
+                "whole RGBA texels "
                 f"(store a vector<{TEXEL_LANES}x{buffer_type.element_type}> at a multiple of "
                 f"{TEXEL_LANES})"
             )
         low, high = lanes_of(op.indices[-1])
         if (low, high) != (0, 0):
             return (
-                f"store to flat texture buffer {name} is not proven to start at a texel "
+                f"store to flat texture buffer {describe_value(op.buffer)} is not proven to "
+                "start at a texel "
                 f"boundary (its column index mod {TEXEL_LANES} lies in [{low}, {high}])"
             )
         return None
@@ -290,7 +291,8 @@ def access_problem(
         return None
     return (
         f"{value_type} {'load from' if isinstance(op, LoadOp) else 'store to'} texture "
-        f"buffer {name} may cross a texel boundary (its innermost index mod {TEXEL_LANES} "
+        f"buffer {describe_value(op.buffer)} may cross a texel boundary (its innermost "
+        f"index mod {TEXEL_LANES} "
         f"lies in [{low}, {high}])"
     )
 
@@ -374,9 +376,11 @@ def use_problem(buffer: SSAValue, user: Operation, dominance: Dominance) -> str 
         if anchor_block.parent is region:
             break
         anchor = anchor.parent_op()
-    name = describe_value(buffer)
     if anchor is None or block is None:
-        return f"buffer {name} is used outside the region that declares it (by '{user.name}')"
+        return (
+            f"buffer {describe_value(buffer)} is used outside the region that declares it "
+            f"(by '{user.name}')"
+        )
     anchor_block = anchor.parent_block()
     assert anchor_block is not None
     definer = buffer.owner
@@ -387,7 +391,7 @@ def use_problem(buffer: SSAValue, user: Operation, dominance: Dominance) -> str 
             return None
     elif dominance.block_dominates(block, anchor_block):
         return None
-    return f"buffer {name} is used before its declaration (by '{user.name}')"
+    return f"buffer {describe_value(buffer)} is used before its declaration (by '{user.name}')"
 
 
 # The verifier ---------------------------------------------------------------------------------
@@ -502,7 +506,6 @@ class BufferVerifier:
             self._report(where, f"texture buffer {describe_value(buffer)} {problem}")
 
     def _check_declaration(self, op: DeclBufferOp) -> None:
-        name = describe_value(op.buffer)
         storage = self.aliases.handle_storage(op.ptr)
         if storage is None:
             self._report(
@@ -522,14 +525,16 @@ class BufferVerifier:
             if scalar_type(other) != element:
                 self._report(
                     op,
-                    f"buffer {name} has element type {buffer_type.element_type}, which is not "
+                    f"buffer {describe_value(op.buffer)} has element type "
+                    f"{buffer_type.element_type}, which is not "
                     f"compatible with {whose} element type {other}",
                 )
                 return
         if storage.scope != buffer_type.get_scope():
             self._report(
                 op,
-                f"buffer {name} has scope '{buffer_type.get_scope()}' but its storage "
+                f"buffer {describe_value(op.buffer)} has scope '{buffer_type.get_scope()}' "
+                "but its storage "
                 f"({storage.describe()}) has scope '{storage.scope}'",
             )
             return
@@ -540,7 +545,8 @@ class BufferVerifier:
         if storage.byte_size is not None and view.byte_offset + size > storage.byte_size:
             self._report(
                 op,
-                f"buffer {name} of {size} bytes at byte offset {view.byte_offset} does not "
+                f"buffer {describe_value(op.buffer)} of {size} bytes at byte offset "
+                f"{view.byte_offset} does not "
                 f"fit in its storage ({storage.describe()}) of {storage.byte_size} bytes",
             )
 

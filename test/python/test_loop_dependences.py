@@ -27,7 +27,7 @@ from physlayout.dialects.buffer_layout import PendingLayout
 from physlayout.dialects.layout import BufferType
 from physlayout.indexing.index_map import IndexMap
 from physlayout.transforms.apply_layout import ApplyLayoutPass
-from physlayout.transforms.dependence import aliased_parameters
+from physlayout.transforms.dependence import Access, aliased_parameters
 from physlayout.universe import make_context
 
 PROPERTY = settings(
@@ -340,3 +340,74 @@ def test_cached_dependence_samples_are_isls_uncached_answers(case: tuple[str, in
     assert lexmin_sample(*case) == fresh  # from the cache
     if isinstance(fresh, tuple):
         assert len(fresh[0]) == case[1] and len(fresh[1]) == case[2]
+
+
+# The structural shortcut ---------------------------------------------------------------------
+
+
+def _cross_checked_shortcuts(text: str) -> list[bool]:
+    """Run apply-layout{rewrite-loops remarks} on `text` with `_Proof._never_meet` checked
+    against isl: whenever it says two iterations never meet, isl's exact answer must be
+    "no dependence" too. The shortcut's answers, in order."""
+    from unittest.mock import patch
+
+    from physlayout.transforms.dependence import (
+        _Proof,  # pyright: ignore[reportPrivateUsage]
+    )
+
+    original = _Proof._never_meet  # pyright: ignore[reportPrivateUsage]
+    answers: list[bool] = []
+
+    def checked(proof: _Proof, first: Access, second: Access, logical: bool) -> bool:
+        never = original(proof, first, second, logical)
+        if never:
+            exact = proof._reordered_dependence_isl(first, second, logical)  # pyright: ignore[reportPrivateUsage]
+            assert exact is None, (text, exact)
+        answers.append(never)
+        return never
+
+    with patch.object(_Proof, "_never_meet", checked):
+        _apply_with_remarks(text)
+    return answers
+
+
+@PROPERTY
+@given(nests())
+def test_structural_shortcut_agrees_with_isl(nest: Nest) -> None:
+    """Random nests: every pair the shortcut decides without isl is one isl finds no
+    dependence for."""
+    _cross_checked_shortcuts(_module(nest))
+
+
+FUSED_STORE = """
+!Y = !layout.buffer<{rows}x{cols}xf32, transform = #layout.index_map<(i, j) -> (j, i)>>
+func.func @fused(%y: !Y, %z: !layout.buffer<64xf32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %rows = arith.constant {rows} : index
+  %cols = arith.constant {cols} : index
+  %one = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %rows step %c1 {{
+    scf.for %j = %c0 to %cols step %c1 {{
+      layout.store %one, %y[%i, %j] : !Y, f32
+      %s = arith.muli %i, %c3 : index
+      %k = arith.addi %s, %j : index
+      layout.store %one, %z[%k] : !layout.buffer<64xf32>, f32
+    }}
+  }}
+  func.return
+}}
+"""
+
+
+@pytest.mark.parametrize(("cols", "injective"), [(1, True), (2, True), (3, True), (4, False)])
+def test_structural_shortcut_on_a_fused_index(cols: int, injective: bool) -> None:
+    """A second store at `i * 3 + j`: injective on the box for j < 3 (the shortcut proves
+    it, isl agrees, the nest is re-iterated), not for j < 4 (left to isl, which finds
+    iterations (i, 3) and (i + 1, 0) storing one element in the swapped order)."""
+    text = FUSED_STORE.format(rows=3, cols=cols)
+    answers = _cross_checked_shortcuts(text)
+    assert answers == [True, injective]
+    remarks = _apply_with_remarks(text)
+    assert ("re-iterated" in remarks) == injective, remarks

@@ -232,3 +232,50 @@ def test_verify_each_false_skips_only_the_verifications(monkeypatch: pytest.Monk
         expected = len(adreno.passes()) if adreno.verify_each else 0
         assert len(calls) == expected
     assert outputs[0] == outputs[1]
+
+
+def test_survivors_of_each_pass_are_frozen_only_while_the_pipeline_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`DeclaredPipeline.apply` freezes the objects alive after each pass out of the garbage
+    collector's scans (`survivors_frozen`) and hands them back at the end; the IR is the one
+    the unfrozen `pipeline()` gives. A caller's own frozen objects stay frozen (the block
+    then does nothing), and so does a disabled collector."""
+    import gc
+
+    from physlayout.lowering import pipelines
+
+    frozen: list[int] = []
+    original = pipelines.verify_module
+
+    def counted(module: ModuleOp) -> None:
+        frozen.append(gc.get_freeze_count())
+        original(module)
+
+    monkeypatch.setattr(pipelines, "verify_module", counted)
+    text = (ROOT / "examples" / "rfc_conv_relu_conv.mlir").read_text()
+    plain = parse_module(text)
+    PhyslayoutAdrenoPass().pipeline().apply(make_context(), plain)
+    assert gc.get_freeze_count() == 0
+    frozen.clear()
+    module = parse_module(text)
+    PhyslayoutAdrenoPass().apply(make_context(), module)
+    assert str(module) == str(plain)
+    assert frozen and all(count > 0 for count in frozen)
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        already = gc.get_freeze_count()
+        with pipelines.survivors_frozen() as freeze_survivors:
+            freeze_survivors()
+            assert gc.get_freeze_count() == already
+        assert gc.get_freeze_count() == already
+    finally:
+        gc.unfreeze()
+    gc.disable()
+    try:
+        with pipelines.survivors_frozen() as freeze_survivors:
+            freeze_survivors()
+            assert gc.get_freeze_count() == 0
+    finally:
+        gc.enable()

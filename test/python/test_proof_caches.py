@@ -8,13 +8,14 @@ import itertools
 import math
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from xdsl.ir.affine import AffineExpr, AffineMap
 
-from physlayout.indexing import proofs
+from physlayout.indexing import inverse, proofs
 from physlayout.indexing.extents import PaddingPredicate, padding_of, structural_extents
 from physlayout.indexing.index_map import IndexMap, clear_caches
 from physlayout.indexing.quasi_affine import Const, Dim, Expr, FloorDiv, Mod
@@ -230,3 +231,42 @@ def test_cached_affine_conversion_is_the_uncached_one(affine_map: AffineMap, nam
     assert first == again == fresh
     if not isinstance(fresh, str):
         assert fresh.to_affine_map().num_dims == affine_map.num_dims
+
+
+def _inverse_or_error(
+    compute: Callable[[IndexMap, tuple[int, ...]], tuple[tuple[str, ...], tuple[Expr, ...]]],
+    imap: IndexMap,
+    dims: tuple[int, ...],
+) -> tuple[tuple[str, ...], tuple[Expr, ...]] | str:
+    try:
+        return compute(imap, dims)
+    except ValueError as err:
+        return str(err)
+
+
+@PROPERTY
+@given(layout_maps())
+def test_structurally_verified_inverses_are_isls_answers(
+    case: tuple[IndexMap, tuple[int, ...]],
+) -> None:
+    """`inverse_outputs` returns a structural inverse without asking isl when composing it
+    after the map gives back every input on the box: that answer is the one of the uncached
+    isl computation (which verifies every candidate with isl), and it inverts the map on
+    every point of the box (enumerated)."""
+    imap, dims = case
+    if not proofs.is_injective(imap, dims):
+        return
+    clear_caches()
+    isl_answer = _inverse_or_error(inverse.inverse_outputs_isl, imap, dims)
+    assert _inverse_or_error(inverse.inverse_outputs, imap, dims) == isl_answer
+    assert _inverse_or_error(inverse.inverse_outputs, imap, dims) == isl_answer  # cached
+    if not _outputs_start_at_zero(imap, dims):
+        return  # both raised the same error
+    names = [f"i{k}" for k in range(imap.final_ndim)]
+    structural = inverse._structurally_verified_inverse(imap, dims, names)  # pyright: ignore[reportPrivateUsage]
+    if structural is None:
+        return
+    assert isl_answer == (tuple(names), structural)
+    for point in itertools.product(*(range(d) for d in dims)):
+        image = dict(zip(names, imap.map_indices(list(point)), strict=True))
+        assert tuple(int(e.evaluate(image)) for e in structural) == point
