@@ -27,6 +27,7 @@ from math import prod
 from pathlib import Path
 
 import numpy as np
+from bench_models import load_inputs
 from results import machine, write_section
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IntegerAttr, ShapedType, TensorType
@@ -107,9 +108,12 @@ class Compiled:
     bytes: int = 0
 
 
-def compile_graph(text: str, runtime: OpenCLRuntime, fuse: bool) -> Compiled:
+def compile_graph(
+    text: str, runtime: OpenCLRuntime, fuse: bool, inputs: dict[str, np.ndarray] | None = None
+) -> Compiled:
     """Compile `text` (entry @main, else its first graph function); one call counts its
-    launches, layout kernels and bytes (and builds the kernels)."""
+    launches, layout kernels and bytes (and builds the kernels). Arguments: `inputs` by
+    name where given (a model's real inputs: its asserts hold), else uniform in [-1, 1]."""
     source = parse_module(text)
     graphs = [f for f in source.ops if isinstance(f, func.FuncOp) and is_graph_function(f)]
     entry = next((f for f in graphs if f.sym_name.data == "main"), graphs[0])
@@ -121,10 +125,16 @@ def compile_graph(text: str, runtime: OpenCLRuntime, fuse: bool) -> Compiled:
     kernels = {f.sym_name.data: f for f in lowered.ops if isinstance(f, func.FuncOp)}
     rng = np.random.default_rng(0)
     args: list[np.ndarray] = []
-    for t in [*entry.function_type.inputs.data, *entry.function_type.outputs.data]:
+    names = [a.name_hint for a in entry.body.blocks[0].args]
+    types = [*entry.function_type.inputs.data, *entry.function_type.outputs.data]
+    for k, t in enumerate(types):
         assert isinstance(t, TensorType)
         shape = tuple(t.get_shape()) or (1,)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
-        args.append(rng.uniform(-1, 1, shape).astype(np.float32))
+        name = names[k] if k < len(names) else None
+        if inputs is not None and name in inputs:
+            args.append(np.asarray(inputs[name], dtype=np.float32).reshape(shape))
+        else:
+            args.append(rng.uniform(-1, 1, shape).astype(np.float32))
     built = Compiled(compile_module(lowered, runtime), entry.sym_name.data, args)
     launched = [t.function for t in execute(built.compiled, built.entry, args).times]  # type: ignore[arg-type]
     built.launches = len(launched)
@@ -133,9 +143,11 @@ def compile_graph(text: str, runtime: OpenCLRuntime, fuse: bool) -> Compiled:
     return built
 
 
-def measure(text: str, runtime: OpenCLRuntime) -> tuple[Measure, Measure]:
+def measure(
+    text: str, runtime: OpenCLRuntime, inputs: dict[str, np.ndarray] | None = None
+) -> tuple[Measure, Measure]:
     """Unfused and fused, timed in alternating calls (the machine's load hits both alike)."""
-    both = [compile_graph(text, runtime, fuse) for fuse in (False, True)]
+    both = [compile_graph(text, runtime, fuse, inputs) for fuse in (False, True)]
     totals: list[list[float]] = [[], []]
     for _ in range(REPEATS):
         for k, built in enumerate(both):
@@ -160,16 +172,21 @@ def lifted_launches(text: str) -> tuple[int, int]:
     return len(calls), sum(1 for c in calls if any(kind in c for kind in LAYOUT_KINDS))
 
 
-def graphs(models: Path | None) -> list[tuple[str, str]]:
-    """(name, text) of the example graphs, then the models."""
-    found: list[tuple[str, str]] = []
+def graphs(models: Path | None) -> list[tuple[str, str, dict[str, np.ndarray] | None]]:
+    """(name, text, inputs) of the example graphs, then the models (their real inputs, from
+    the folder's `inputs.py`, when it has one)."""
+    found: list[tuple[str, str, dict[str, np.ndarray] | None]] = []
     for path in sorted((ROOT / "examples").glob("*.mlir")):
         text = path.read_text()
         module = parse_module(text)
         if any(isinstance(f, func.FuncOp) and is_graph_function(f) for f in module.ops):
-            found.append((f"examples/{path.name}", text))
+            found.append((f"examples/{path.name}", text, None))
     if models is not None and models.is_dir():
-        found += [(f"models/{p.name}", p.read_text()) for p in sorted(models.glob("*.mlir"))]
+        real = (models / "inputs.py").is_file()
+        found += [
+            (f"models/{p.name}", p.read_text(), load_inputs(models, p.stem) if real else None)
+            for p in sorted(models.glob("*.mlir"))
+        ]
     return found
 
 
@@ -188,9 +205,9 @@ def run(device: str | None, models: Path | None) -> list[str]:
         "|---|---|---|---|---|---|---|",
     ]
     skipped: list[str] = []
-    for name, text in graphs(models):
+    for name, text, inputs in graphs(models):
         try:
-            before, after = measure(text, runtime)
+            before, after = measure(text, runtime, inputs)
             lifted, lifted_layout = lifted_launches(text)
         except Exception as err:  # a graph this checkout cannot compile is listed, not fatal
             lines_of = [line.strip() for line in str(err).splitlines() if line.strip()]
