@@ -455,15 +455,10 @@ class InlineProducerIntoRoot(RewritePattern):
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
         if not _top_level(op) or len(op.results) != 1:
             return
-        uses = list(op.results[0].uses)
-        if len(uses) != 1:
+        reader = _sole_reader(op.results[0])
+        if reader is None or not has_reductions(reader[1]):
             return
-        user = uses[0].operation
-        if not _top_level(user) or not isinstance(user, GenericOp | FusedOp):
-            return
-        root, index = _root_read(user, op.results[0])
-        if root is None or not has_reductions(root):
-            return
+        user, root, index = reader
         problem = prologue_problem(op)
         if problem is not None:
             self.remarks.extend(
@@ -494,15 +489,10 @@ class ReadRelayoutInRoot(RewritePattern):
         if view is None:
             return
         source, read = view
-        uses = list(op.results[0].uses)
-        if len(uses) != 1:
+        reader = _sole_reader(op.results[0])
+        if reader is None:
             return
-        user = uses[0].operation
-        if not _top_level(user) or not isinstance(user, GenericOp | FusedOp):
-            return
-        root, index = _root_read(user, op.results[0])
-        if root is None:
-            return
+        user, root, index = reader
         amap = root.indexing_maps.data[index].data
         names = loop_names(amap.num_dims)
         exprs = read(IndexMap.from_affine_map(amap, names).final_indices)
@@ -639,6 +629,19 @@ def _erase_view(op: Operation, rewriter: PatternRewriter) -> None:
     rewriter.erase(op)
     if isinstance(inner, TransformOp) and inner.parent is not None and not inner.result.uses:
         rewriter.erase(inner)
+
+
+def _sole_reader(value: SSAValue) -> tuple[GenericOp | FusedOp, GenericOp, int] | None:
+    """The one user of `value` (a top-level generic or group), the generic of it that reads
+    `value`, and at which input (`_root_read`), or None."""
+    uses = list(value.uses)
+    if len(uses) != 1:
+        return None
+    user = uses[0].operation
+    if not _top_level(user) or not isinstance(user, GenericOp | FusedOp):
+        return None
+    root, index = _root_read(user, value)
+    return None if root is None else (user, root, index)
 
 
 def _root_read(user: Operation, value: SSAValue) -> tuple[GenericOp | None, int]:

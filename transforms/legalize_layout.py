@@ -282,13 +282,7 @@ class HostBuilder:
                 self._call(kernel, args)
             case CropOp():
                 source = self._input(op.input, op)
-                insert = self.direct.get(op.result)
-                window: tuple[int, ...] = ()
-                if insert is None:
-                    target = self._result(op.result, op)
-                else:
-                    target = self._window_storage(insert).buffer
-                    window = tuple(int(v) for v in insert.static_offsets.get_values())
+                target, window = self._target(op.result, op)
                 kernel, args = copy_kernel(
                     self._name(op, "crop"), source, target, _shape(op.result), op.get_start(),
                     dst_offset=window,
@@ -464,13 +458,7 @@ class HostBuilder:
             inputs.append(self._input(outer.get(value, value), op))
         init = root.outputs[0]
         reads = bool(root.body.blocks[0].args[len(root.inputs)].uses)
-        insert = self.direct.get(op.result)
-        offset: tuple[int, ...] = ()
-        if insert is None:
-            target = self._result(op.result, op)
-        else:
-            target = self._window_storage(insert).buffer
-            offset = tuple(int(v) for v in insert.static_offsets.get_values())
+        target, offset = self._target(op.result, op)
         start: Attribute | SSAValue | None = None
         source: SSAValue | None = None
         if isinstance(plan.start, FillOp):
@@ -506,6 +494,15 @@ class HostBuilder:
         self.storage[op.result] = Storage(view, source.ptr, GLOBAL)
         self.views.update((op.input, op.result))
         return True
+
+    def _target(self, result: SSAValue, op: Operation) -> tuple[SSAValue, tuple[int, ...]]:
+        """Where `op` stores `result`, and at which offset: its own storage at the origin,
+        or the window of the concat it is stored into directly (`direct_inserts`)."""
+        insert = self.direct.get(result)
+        if insert is None:
+            return self._result(result, op), ()
+        offset = tuple(int(v) for v in insert.static_offsets.get_values())
+        return self._window_storage(insert).buffer, offset
 
     def _window_storage(self, insert: tensor.InsertSliceOp) -> Storage:
         """The storage of the chain of inserts through `insert` (`direct_inserts`): that of
