@@ -9,8 +9,8 @@
     physlayout-adreno{desired-layouts allow-padding max-image-width max-image-height
                       weights-in-global fuse lift-params params remarks verify-each}
                                                        (graph level, then `-t opencl`)
-        normalize-graph, raise-layout-rewrites, fold-layout-rewrites,
-        convert-layout{desired-layouts allow-padding},
+        normalize-graph, fold-affine-params{params} (when lift-params),
+        raise-layout-rewrites, fold-layout-rewrites, convert-layout{desired-layouts allow-padding},
         flow-layout-rewrites, fold-layout-rewrites, sink-layout-rewrites{params prepared=lift-params},
         fold-layout-rewrites, lift-transform-params{params} (when
         lift-params), annotate-texture-scope{max-image-* weights-in-global remarks}, realize-scopes,
@@ -49,6 +49,7 @@ from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.convert_layout import DEFAULT_LAYOUTS, ConvertLayoutPass
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
+from physlayout.transforms.fold_affine_params import FoldAffineParamsPass
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
 from physlayout.transforms.fuse_elementwise import FuseElementwisePass
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass
@@ -227,8 +228,10 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
         fuse (bool, true): `fuse-elementwise` groups each producer with its elementwise
             consumers (one kernel per group); false keeps one kernel per graph op.
         lift-params (bool, false): `lift-transform-params` moves the work on parameters
-            (weight layout transforms, batch-norm statistics) into `@main_prepare`, run once.
-        params (str, ""): the parameters of `sink-layout-rewrites` and
+            (weight layout transforms, batch-norm statistics) into `@main_prepare`, run once;
+            `fold-affine-params` first folds each batch norm into one multiply-add by two
+            prepared values.
+        params (str, ""): the parameters of `fold-affine-params`, `sink-layout-rewrites` and
             `lift-transform-params` (comma-separated names; empty: every argument but the
             first).
         remarks (bool, false): `apply-layout` says which nests it re-iterates, and why not;
@@ -268,6 +271,7 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
     def passes(self) -> tuple[ModulePass, ...]:
         return (
             NormalizeGraphPass(),
+            *((FoldAffineParamsPass(self.params),) if self.lift_params else ()),
             RaiseLayoutRewritesPass(),
             FoldLayoutRewritesPass(),  # compose a reshape chain (a channel shuffle) first
             ConvertLayoutPass(self.desired_layouts, self.allow_padding),

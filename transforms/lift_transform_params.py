@@ -8,7 +8,10 @@ scalars defined in the function from constants) is moved to a new function
 followed by the prepared values. A *prepared value* is a value computed in (or passed
 through) the prepare function that the rest of ``@FUNCTION`` still reads: a weight's layout
 transform (OIHW -> OIHW4o), batch-norm arithmetic on the statistics (``1 / sqrt(var +
-eps)``), a transpose of a linear weight, or a parameter read as it is. Calling
+eps)``), a transpose of a linear weight, or a parameter read as it is. A `layout.check` of
+flags computed from parameters (torch-mlir's asserts on batch-norm statistics) moves too: it
+fails on every call or on none, so it is checked once, when the parameters are prepared,
+and no inference waits for its flags. Calling
 ``@FUNCTION_prepare`` once and then ``@FUNCTION`` on its results computes what the original
 ``@FUNCTION`` computed, without re-doing the parameter work on every call.
 
@@ -44,6 +47,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import is_side_effect_free
 from xdsl.utils.exceptions import PassFailedException
 
+from physlayout.dialects.layout_check import CheckOp
 from physlayout.transforms.legalize_layout import is_graph_function
 from physlayout.transforms.pass_options import PhyslayoutPass
 
@@ -96,7 +100,12 @@ def split(function: func.FuncOp, params: Sequence[SSAValue]) -> Split:
             known.update(op.results)
             continue
         read = values_read(op)
-        if not pure_on_tensors(op) or not all(v in known for v in read):
+        if not all(v in known for v in read):
+            continue
+        if isinstance(op, CheckOp) and any(v in derived for v in read):
+            lifted.append(op)  # it fails on every call or on none: checked once, in prepare
+            continue
+        if not pure_on_tensors(op):
             continue
         known.update(op.results)
         if any(v in derived for v in read):
@@ -138,7 +147,11 @@ def prepare_function(function: func.FuncOp, params: Sequence[SSAValue], plan: Sp
     lifted = {id(mapper[r]) for op in plan.lifted for r in op.results}
     kept: list[Operation] = []
     for clone in reversed(clones):
-        if any(id(r) in lifted for r in clone.results) or any(r.uses for r in clone.results):
+        if (
+            isinstance(clone, CheckOp)
+            or any(id(r) in lifted for r in clone.results)
+            or any(r.uses for r in clone.results)
+        ):
             kept.append(clone)
         else:
             clone.erase()

@@ -32,6 +32,7 @@ from physlayout.runtime.opencl import (
 from physlayout.transforms.annotate_texture_scope import AnnotateTextureScopePass
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
+from physlayout.transforms.fold_affine_params import FoldAffineParamsPass
 from physlayout.transforms.lift_transform_params import LiftTransformParamsPass
 from physlayout.transforms.sink_layout_rewrites import SinkLayoutRewritesPass
 from physlayout.transforms.verify_buffers import VerifyBuffersPass
@@ -73,13 +74,14 @@ def test_pipeline_passes_and_options() -> None:
     assert AnnotateTextureScopePass(8, 16384, True) in adreno
     assert ApplyLayoutPass(rewrite_loops=True) in adreno
     unfused = PhyslayoutAdrenoPass(fuse=False, lift_params=True, params="w").passes()
-    assert names(unfused)[:12] == [
-        "normalize-graph", "raise-layout-rewrites", "fold-layout-rewrites", "convert-layout",
+    assert names(unfused)[:13] == [
+        "normalize-graph", "fold-affine-params", "raise-layout-rewrites", "fold-layout-rewrites", "convert-layout",
         "flow-layout-rewrites", "fold-layout-rewrites",
         "sink-layout-rewrites", "fold-layout-rewrites", "lift-transform-params",
         "annotate-texture-scope", "realize-scopes", "legalize-layout",
     ]
     assert LiftTransformParamsPass("w") in unfused
+    assert FoldAffineParamsPass("w") in unfused
     assert SinkLayoutRewritesPass("w", prepared=True) in unfused
     assert SinkLayoutRewritesPass("", prepared=False) in adreno
 

@@ -10,6 +10,7 @@ import pytest
 from graph_harness import apply, compare_before_after, parse
 from xdsl.dialects import func
 from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.passes import ModulePass
 
 from physlayout.dialects.layout_graph import TransformOp, static_shape
 from physlayout.transforms import sink_layout_rewrites
@@ -31,13 +32,16 @@ def test_bottleneck_epilogue_runs_blocked() -> None:
     statistics would need a transform per inference, so the epilogue stays NCHW."""
     from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
 
-    names = [p.name for p in PhyslayoutAdrenoPass().passes()]
-    upto = names.index("sink-layout-rewrites") + 2  # and the fold after it
-    stages = list(PhyslayoutAdrenoPass(lift_params=True).passes()[:upto])
-    assert isinstance(stages[-2], SinkLayoutRewritesPass)
-    unprepared = list(PhyslayoutAdrenoPass().passes()[:upto])
+    def upto_sink(pipeline: PhyslayoutAdrenoPass) -> list[ModulePass]:
+        passes = list(pipeline.passes())
+        upto = [p.name for p in passes].index("sink-layout-rewrites") + 2  # and the fold after it
+        assert isinstance(passes[upto - 2], SinkLayoutRewritesPass)
+        return passes[:upto]
+
+    stages = upto_sink(PhyslayoutAdrenoPass(lift_params=True))
+    unprepared = upto_sink(PhyslayoutAdrenoPass())
     text = (ROOT / "examples/models/bottleneck.mlir").read_text()
-    for passes, blocked in ((stages[: upto - 2], False), (unprepared, False), (stages, True)):
+    for passes, blocked in ((stages[:-2], False), (unprepared, False), (stages, True)):
         module = apply(parse(text), passes)
         (function,) = [f for f in module.ops if isinstance(f, func.FuncOp)]
         returned = function.body.blocks[0].last_op.operands[0]  # pyright: ignore[reportOptionalMemberAccess]
