@@ -65,6 +65,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "lower-layout": ("lowering.lower_layout", "LowerLayoutPass"),
     "fold-layout-rewrites": ("transforms.fold_layout_rewrites", "FoldLayoutRewritesPass"),
     "sink-layout-rewrites": ("transforms.sink_layout_rewrites", "SinkLayoutRewritesPass"),
+    "merge-sibling-kernels": ("transforms.merge_sibling_kernels", "MergeSiblingKernelsPass"),
     "fold-affine-params": ("transforms.fold_affine_params", "FoldAffineParamsPass"),
     "flow-layout-rewrites": ("transforms.flow_layout_rewrites", "FlowLayoutRewritesPass"),
     "lower-layout-rewrites": ("lowering.lower_layout_rewrites", "LowerLayoutRewritesPass"),

@@ -14,7 +14,7 @@
         flow-layout-rewrites, fold-layout-rewrites, sink-layout-rewrites{params prepared=lift-params},
         fold-layout-rewrites, lift-transform-params{params} (when
         lift-params), annotate-texture-scope{max-image-* weights-in-global remarks}, realize-scopes,
-        fuse-elementwise{remarks} (when fuse), legalize-layout,
+        fuse-elementwise{remarks} (when fuse), legalize-layout, merge-sibling-kernels (when fuse),
         physlayout-opencl{rewrite-loops=true remarks}, dce
 
 Each is a registered `ModulePass` (`xdsl-opt -p 'physlayout-memref{rewrite-loops=false}'`)
@@ -54,6 +54,7 @@ from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
 from physlayout.transforms.fuse_elementwise import FuseElementwisePass
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass
 from physlayout.transforms.lift_transform_params import LiftTransformParamsPass
+from physlayout.transforms.merge_sibling_kernels import MergeSiblingKernelsPass
 from physlayout.transforms.normalize_graph import NormalizeGraphPass
 from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.realize_scopes import RealizeScopesPass
@@ -226,7 +227,8 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
         weights-in-global (bool, false): `annotate-texture-scope` keeps conv filters in
             `global` instead of `global.texture-weight`.
         fuse (bool, true): `fuse-elementwise` groups each producer with its elementwise
-            consumers (one kernel per group); false keeps one kernel per graph op.
+            consumers (one kernel per group) and `merge-sibling-kernels` merges independent
+            launches over one grid; false keeps one kernel per graph op.
         lift-params (bool, false): `lift-transform-params` moves the work on parameters
             (weight layout transforms, batch-norm statistics) into `@main_prepare`, run once;
             `fold-affine-params` first folds each batch norm into one multiply-add by two
@@ -286,6 +288,7 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             RealizeScopesPass(),
             *((FuseElementwisePass(self.remarks),) if self.fuse else ()),
             LegalizeLayoutPass(),
+            *((MergeSiblingKernelsPass(),) if self.fuse else ()),
             *PhyslayoutOpenCLPass(rewrite_loops=True, remarks=self.remarks).passes(),
         )
 

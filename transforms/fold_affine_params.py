@@ -1,5 +1,6 @@
 """fold-affine-params{params=""}: a chain of elementwise steps by parameters becomes one
-multiply-add (a batch norm in inference: four per-channel operands -> two).
+multiply-add, and its scale moves into the weights of the convolution before it (a batch norm
+in inference: four per-channel operands -> one).
 
 What it rewrites: in a graph function, a chain ``S1 -> S2 -> ... -> Sk`` (k >= 2) of
 top-level *affine steps*, each the only reader of the one before. An affine step is a
@@ -16,10 +17,20 @@ over the shape of the ``p``s (``(x - m) * r * g + b`` gives ``A = r * g`` and ``
 ``@main_prepare`` and every inference reads two values per channel instead of four. A
 chain without a multiply or divide is ``x + B``, one without an add or subtract ``x * A``.
 
+Then ``conv(x, W) * A + B`` (`FoldScaleIntoWeights`), where ``conv`` is a
+`linalg.conv_2d_nchw_fchw` or a generic summing ``x * w`` (the depthwise form
+`normalize-graph` makes), accumulated from a `linalg.fill` of 0.0, read by nothing else, with
+weights ``W`` computed from parameters and ``A`` read along the output's dimension 1 (the
+channel) only, becomes ``conv(x, W') + B`` with ``W' = W * A`` scaling the dimension of ``W``
+that the output channel indexes (0 for both forms): every term of the sum is multiplied by
+``A`` of its output element's channel. ``W'`` is parameter work, lifted like ``A`` and ``B``.
+
 Refused (left alone): a step whose ``p`` reads anything but parameters and constants (an
 activation: ``A`` and ``B`` would be computed on every inference); an intermediate value
 with a second reader (it is needed as it is); a change of ``P`` or of the ``p`` shape along
-the chain (the chain is cut there); integer element types (the rewrite reassociates).
+the chain (the chain is cut there); integer element types (the rewrite reassociates). The weight fold
+refuses a nonzero init (it would be scaled too), a convolution result with another reader,
+a scale along anything but the channel, and weights that are not parameters.
 
 Guarantees: the same values up to floating-point reassociation (``x * A + B`` rounds
 differently from the chain; within 1e-5 relative on the models, as PyTorch's own conv-bn
@@ -38,10 +49,15 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, tensor
 from xdsl.dialects.builtin import AffineMapAttr, AnyFloat, FloatAttr, ModuleOp, TensorType
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.dialects.linalg.ops import GenericOp, YieldOp
+from xdsl.dialects.linalg.ops import Conv2DNchwFchwOp, FillOp, GenericOp, YieldOp
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineMap
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 from xdsl.rewriter import InsertPoint
 
 from physlayout.transforms.legalize_layout import is_graph_function
@@ -252,6 +268,137 @@ class FoldAffineChain(RewritePattern):
             rewriter.erase(step.op)
 
 
+def _scale_and_shift(op: GenericOp) -> tuple[SSAValue, SSAValue, SSAValue | None] | None:
+    """``(x, A, B)`` of a generic whose body is ``x * A + B`` or ``x * A`` (as
+    `FoldAffineChain` builds it, or one multiply step), x read at the identity."""
+    if len(op.outputs) != 1 or len(op.inputs) not in (2, 3) or len(op.res) != 1:
+        return None
+    if any(t.data != IteratorTypeAttr.parallel().data for t in op.iterator_types):
+        return None
+    maps = [m.data for m in op.indexing_maps]
+    if maps[0] != maps[-1] or maps[-1] != AffineMap.identity(maps[-1].num_dims):
+        return None
+    args = op.body.block.args
+    ops = list(op.body.block.ops)
+    if not ops or not isinstance(ops[0], arith.MulfOp) or tuple(ops[0].operands) != (args[0], args[1]):
+        return None
+    if len(op.inputs) == 2:
+        if len(ops) != 2 or not isinstance(ops[1], YieldOp) or tuple(ops[1].operands) != (ops[0].result,):
+            return None
+        return op.inputs[0], op.inputs[1], None
+    add = ops[1] if len(ops) == 3 else None
+    if not isinstance(add, arith.AddfOp) or tuple(add.operands) != (ops[0].result, args[2]):
+        return None
+    if not isinstance(ops[2], YieldOp) or tuple(ops[2].operands) != (add.result,):
+        return None
+    return op.inputs[0], op.inputs[1], op.inputs[2]
+
+
+def _zero_init(value: SSAValue) -> bool:
+    """Whether `value` is a `linalg.fill` of 0.0."""
+    fill = value.owner
+    if not isinstance(fill, FillOp):
+        return False
+    scalar = fill.inputs[0].owner
+    return (
+        isinstance(scalar, arith.ConstantOp)
+        and isinstance(scalar.value, FloatAttr)
+        and scalar.value.value.data == 0.0
+    )
+
+
+def _weight_channel(conv: Operation) -> tuple[int, int] | None:
+    """For a convolution summing ``x * w`` into a zero init: (the dimension of its output
+    that is the output channel, the dimension of its weight (input 1) indexed by it), such
+    that scaling the weight along the latter scales the output along the former."""
+    if isinstance(conv, Conv2DNchwFchwOp):
+        return (1, 0) if _zero_init(conv.outputs[0]) else None
+    if not isinstance(conv, GenericOp) or len(conv.inputs) != 2 or len(conv.outputs) != 1:
+        return None
+    if not _zero_init(conv.outputs[0]):
+        return None
+    args = conv.body.block.args
+    ops = list(conv.body.block.ops)
+    if len(ops) != 3 or not isinstance(ops[0], arith.MulfOp) or not isinstance(ops[1], arith.AddfOp):
+        return None
+    if set(ops[0].operands) != {args[0], args[1]} or set(ops[1].operands) != {ops[0].result, args[2]}:
+        return None
+    if not isinstance(ops[2], YieldOp) or tuple(ops[2].operands) != (ops[1].result,):
+        return None
+    out_map, w_map = conv.indexing_maps.data[2].data, conv.indexing_maps.data[1].data
+    channel = out_map.results[1] if len(out_map.results) > 1 else None  # NCHW: C
+    if isinstance(channel, AffineDimExpr) and channel in w_map.results:
+        return 1, w_map.results.index(channel)
+    return None
+
+
+class FoldScaleIntoWeights(RewritePattern):
+    """``conv(x, W) * A + B`` with ``A`` per output channel -> ``conv(x, W * A) + B``: the
+    scale of a folded batch norm moves into the convolution's weights (parameter work)."""
+
+    def __init__(self, by_params: Callable[[SSAValue], bool]):
+        self.by_params = by_params
+        """Whether a value is computed from parameters (and constants), not constants alone."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
+        parts = _scale_and_shift(op)
+        if parts is None:
+            return
+        x, scale, shift = parts
+        conv = x.owner
+        if not isinstance(conv, Operation) or x.uses.get_length() != 1 or not self.by_params(scale):
+            return
+        channel = _weight_channel(conv)
+        if channel is None or not self.by_params(conv.operands[1]):
+            return
+        weight = conv.operands[1]
+        out_dim, weight_dim = channel
+        scale_map = op.indexing_maps.data[1].data
+        if any(r != AffineDimExpr(out_dim) and not isinstance(r, AffineConstantExpr) for r in scale_map.results):
+            return
+        w_type = weight.type
+        assert isinstance(w_type, TensorType)
+        rank = len(w_type.get_shape())
+        along = AffineMap(
+            rank, 0, tuple(AffineDimExpr(weight_dim) if r == AffineDimExpr(out_dim) else r for r in scale_map.results)
+        )
+        element = w_type.get_element_type()
+        body = Block(arg_types=[element, element, element])
+        product = arith.MulfOp(body.args[0], body.args[1])
+        body.add_ops([product, YieldOp(product.result)])
+        empty = tensor.EmptyOp([], w_type)
+        scaled = GenericOp(
+            [weight, scale],
+            [empty.tensor],
+            Region(body),
+            [AffineMapAttr(AffineMap.identity(rank)), AffineMapAttr(along), AffineMapAttr(AffineMap.identity(rank))],
+            [IteratorTypeAttr.parallel()] * rank,
+            [w_type],
+        )
+        new_conv = conv.clone()
+        new_conv.operands = [*conv.operands[:1], scaled.res[0], *conv.operands[2:]]
+        rewriter.insert([empty, scaled, new_conv], InsertPoint.before(op))
+        if shift is None:
+            rewriter.replace(op, [], [new_conv.results[0]])
+        else:
+            block = Block(arg_types=[element] * 3)
+            add = arith.AddfOp(block.args[0], block.args[1])
+            block.add_ops([add, YieldOp(add.result)])
+            maps = op.indexing_maps.data
+            shifted = GenericOp(
+                [new_conv.results[0], shift],
+                [op.outputs[0]],
+                Region(block),
+                [maps[0], maps[2], maps[3]],
+                op.iterator_types.data,
+                [op.res[0].type],
+            )
+            shifted.attributes.update(op.attributes)
+            rewriter.replace(op, shifted)
+        rewriter.erase(conv)
+
+
 @dataclass(frozen=True)
 class FoldAffineParamsPass(PhyslayoutPass):
     """Fold chains of elementwise steps by parameters into one multiply-add (module
@@ -278,5 +425,8 @@ class FoldAffineParamsPass(PhyslayoutPass):
             if not isinstance(function, func.FuncOp) or not is_graph_function(function):
                 continue
             PatternRewriteWalker(FoldAffineChain(by_params), apply_recursively=False).rewrite_region(
+                function.body
+            )
+            PatternRewriteWalker(FoldScaleIntoWeights(by_params), apply_recursively=False).rewrite_region(
                 function.body
             )

@@ -157,3 +157,131 @@ func.func @constants_and_single(%x: tensor<1x3x2x2xf32>, %r: tensor<3x1x1xf32>) 
   } -> tensor<1x3x2x2xf32>
   func.return %1, %2 : tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>
 }
+
+// The scale of a folded batch norm after a convolution moves into its weights (they are
+// parameters): conv(x, W) * A + B = conv(x, W * A) + B, A along the output channel, which
+// is the weights' dimension 0 (named conv) or the one the output channel indexes (the
+// generic depthwise conv normalize-graph makes).
+// CHECK-LABEL: func.func @conv_bn(
+// CHECK-SAME:      %[[X:[^:]*]]: tensor<1x2x4x4xf32>, %[[W:[^:]*]]: tensor<3x2x3x3xf32>, %[[M:[^:]*]]: tensor<3x1x1xf32>, %[[R:[^:]*]]: tensor<3x1x1xf32>, %[[B:[^:]*]]: tensor<3x1x1xf32>)
+// CHECK:         %[[INIT:.*]] = linalg.fill
+// CHECK:         %[[BB:.*]] = linalg.generic {{.*}} ins(%[[M]], %[[R]], %[[B]] :
+// CHECK:         %[[WS:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], {{.*}} ins(%[[W]], %[[R]] :
+// CHECK-NEXT:    ^{{.*}}(%[[W1:.*]]: f32, %[[R1:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[W1]], %[[R1]] : f32
+// CHECK-NEXT:      linalg.yield %[[P]] : f32
+// CHECK:         %[[C:.*]] = linalg.conv_2d_nchw_fchw {{.*}} ins(%[[X]], %[[WS]] : {{.*}}) outs(%[[INIT]] :
+// CHECK:         %[[Y:.*]] = linalg.generic {{.*}} ins(%[[C]], %[[BB]] :
+// CHECK-NEXT:    ^{{.*}}(%[[C1:.*]]: f32, %[[B1:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[C1]], %[[B1]] : f32
+// CHECK-NEXT:      linalg.yield %[[S]] : f32
+// CHECK:         func.return %[[Y]]
+func.func @conv_bn(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x3x3xf32>, %m: tensor<3x1x1xf32>, %r: tensor<3x1x1xf32>, %b: tensor<3x1x1xf32>) -> tensor<1x3x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x3x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>) outs(%init : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
+  %0 = linalg.generic {indexing_maps = [#id4, #ch4, #id4], iterator_types = #par4} ins(%c, %m : tensor<1x3x2x2xf32>, tensor<3x1x1xf32>) outs(%e : tensor<1x3x2x2xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.subf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<1x3x2x2xf32>
+  %1 = linalg.generic {indexing_maps = [#id4, #ch4, #id4], iterator_types = #par4} ins(%0, %r : tensor<1x3x2x2xf32>, tensor<3x1x1xf32>) outs(%e : tensor<1x3x2x2xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.mulf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<1x3x2x2xf32>
+  %2 = linalg.generic {indexing_maps = [#id4, #ch4, #id4], iterator_types = #par4} ins(%1, %b : tensor<1x3x2x2xf32>, tensor<3x1x1xf32>) outs(%e : tensor<1x3x2x2xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<1x3x2x2xf32>
+  func.return %2 : tensor<1x3x2x2xf32>
+}
+
+// A depthwise conv (as normalize-graph writes it): the weight's dimension 0 is indexed by
+// the output channel (d3 of its loops); a scale alone (no shift) leaves the conv itself.
+// CHECK-LABEL: func.func @depthwise_scale(
+// CHECK-SAME:      %[[X:[^:]*]]: tensor<1x3x4x4xf32>, %[[W:[^:]*]]: tensor<3x3x3xf32>, %[[R:[^:]*]]: tensor<3x1x1xf32>, %[[G:[^:]*]]: tensor<3x1x1xf32>)
+// CHECK:         %[[A:.*]] = linalg.generic {{.*}} ins(%[[R]], %[[G]] :
+// CHECK:         %[[WS:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, 0, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], {{.*}} ins(%[[W]], %[[A]] :
+// CHECK:         %[[C:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[WS]] :
+// CHECK:         func.return %[[C]]
+func.func @depthwise_scale(%x: tensor<1x3x4x4xf32>, %w: tensor<3x3x3xf32>, %r: tensor<3x1x1xf32>, %g: tensor<3x1x1xf32>) -> tensor<1x3x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x3x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d1 + d4, d2 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%x, %w : tensor<1x3x4x4xf32>, tensor<3x3x3xf32>) outs(%init : tensor<1x3x2x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x3x2x2xf32>
+  %0 = linalg.generic {indexing_maps = [#id4, #ch4, #id4], iterator_types = #par4} ins(%c, %r : tensor<1x3x2x2xf32>, tensor<3x1x1xf32>) outs(%e : tensor<1x3x2x2xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.mulf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<1x3x2x2xf32>
+  %1 = linalg.generic {indexing_maps = [#id4, #ch4, #id4], iterator_types = #par4} ins(%0, %g : tensor<1x3x2x2xf32>, tensor<3x1x1xf32>) outs(%e : tensor<1x3x2x2xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.mulf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<1x3x2x2xf32>
+  func.return %1 : tensor<1x3x2x2xf32>
+}
+
+// Refused: an init that is not zero (1 * A would be added), a conv result read twice, a
+// scale per pixel (not along the weights), weights that are the input (an activation).
+// CHECK-LABEL: func.func @conv_refused(
+// CHECK-COUNT-4: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{[a-z0-9_]*}}, %{{[a-z]+}} :
+// CHECK-NOT:     linalg.conv_2d_nchw_fchw
+// CHECK:         func.return
+func.func @conv_refused(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x3x3xf32>, %r: tensor<3x1x1xf32>, %g: tensor<3x1x1xf32>, %pix: tensor<2x2xf32>) -> (tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<1x3x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
+  %init1 = linalg.fill ins(%one : f32) outs(%e : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>) outs(%init1 : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
+  %s1 = linalg.generic {indexing_maps = [#id4, #ch4, #id4], iterator_types = #par4} ins(%c1, %r : tensor<1x3x2x2xf32>, tensor<3x1x1xf32>) outs(%e : tensor<1x3x2x2xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.mulf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<1x3x2x2xf32>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>) outs(%init : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
+  %s2 = linalg.generic {indexing_maps = [#id4, #ch4, #id4], iterator_types = #par4} ins(%c2, %g : tensor<1x3x2x2xf32>, tensor<3x1x1xf32>) outs(%e : tensor<1x3x2x2xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.mulf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<1x3x2x2xf32>
+  %c3 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>) outs(%init : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
+  %s3 = linalg.generic {indexing_maps = [#id4, affine_map<(n, c, h, w) -> (h, w)>, #id4], iterator_types = #par4} ins(%c3, %pix : tensor<1x3x2x2xf32>, tensor<2x2xf32>) outs(%e : tensor<1x3x2x2xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.mulf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<1x3x2x2xf32>
+  %xw = tensor.extract_slice %x[0, 0, 0, 0] [1, 2, 3, 3] [1, 1, 1, 1] : tensor<1x2x4x4xf32> to tensor<1x2x3x3xf32>
+  %wx = tensor.concat dim(0) %xw, %xw, %xw : (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<3x2x3x3xf32>
+  %c4 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %wx : tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>) outs(%init : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
+  %s4 = linalg.generic {indexing_maps = [#id4, #ch4, #id4], iterator_types = #par4} ins(%c4, %r : tensor<1x3x2x2xf32>, tensor<3x1x1xf32>) outs(%e : tensor<1x3x2x2xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.mulf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<1x3x2x2xf32>
+  func.return %s1, %s2, %c2, %s3, %s4 : tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>
+}
+
+// A scale of a value made by an op with one operand (a reshape): no weights to fold into.
+// CHECK-LABEL: func.func @scale_after_reshape(
+// CHECK:         %[[R:.*]] = tensor.expand_shape
+// CHECK:         linalg.generic {{.*}} ins(%[[R]], %{{.*}} : tensor<1x3x2x2xf32>, tensor<3x1x1xf32>)
+func.func @scale_after_reshape(%x: tensor<1x3x4xf32>, %r: tensor<3x1x1xf32>) -> tensor<1x3x2x2xf32> {
+  %e = tensor.empty() : tensor<1x3x2x2xf32>
+  %0 = tensor.expand_shape %x [[0], [1], [2, 3]] output_shape [1, 3, 2, 2] : tensor<1x3x4xf32> into tensor<1x3x2x2xf32>
+  %1 = linalg.generic {indexing_maps = [#id4, #ch4, #id4], iterator_types = #par4} ins(%0, %r : tensor<1x3x2x2xf32>, tensor<3x1x1xf32>) outs(%e : tensor<1x3x2x2xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.mulf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<1x3x2x2xf32>
+  func.return %1 : tensor<1x3x2x2xf32>
+}

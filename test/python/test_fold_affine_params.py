@@ -1,7 +1,8 @@
 """fold-affine-params: every function of the lit test computes the same values before and
 after the pass (graph evaluator; within 1e-5, the rewrite reassociates), on random chains
-of steps too (hypothesis); the prepared bottleneck model reads two values per batch norm and
-still matches its unfolded self; a planted sign bug is caught on values."""
+of steps too (hypothesis); the prepared bottleneck model reads one value per batch norm and
+still matches its unfolded self; planted bugs (a sign, the weights scaled along the wrong
+dimension) are caught on values."""
 
 from __future__ import annotations
 
@@ -82,11 +83,11 @@ def test_random_chains_fold_to_one_multiply_add(case: tuple[list[str], list[bool
     assert len(big) == 1, "the chain is not one generic"
 
 
-def test_prepared_bottleneck_reads_two_values_per_batch_norm() -> None:
+def test_prepared_bottleneck_reads_one_value_per_batch_norm() -> None:
     """The bottleneck through the pipeline up to lift-transform-params, with and without the
     fold: prepare + main agree with the original model (within 1e-5 of its largest value, as
-    the model tests compare with PyTorch), and the folded main
-    takes fewer prepared values (two per batch norm instead of four)."""
+    the model tests compare with PyTorch), and the folded main takes fewer prepared values
+    (one per batch norm, its shift, instead of four: the scale is in the conv's weights)."""
     text = (ROOT / "examples/models/bottleneck.mlir").read_text()
     source = parse(text)
     (main,) = functions(source)
@@ -108,7 +109,7 @@ def test_prepared_bottleneck_reads_two_values_per_batch_norm() -> None:
         counts.append(len(entry.body.blocks[0].args))
         assert not any(op.name == "layout.check" for op in entry.walk()), "a check on parameters stayed"
     batch_norms = 3
-    assert counts[0] - counts[1] == 2 * batch_norms, counts
+    assert counts[0] - counts[1] == 3 * batch_norms, counts
 
 
 def test_planted_sign_bug_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -132,3 +133,17 @@ def test_lift_after_fold_is_stable() -> None:
     once = apply(parse(text), [FoldAffineParamsPass(), LiftTransformParamsPass()])
     twice = apply(once.clone(), [FoldAffineParamsPass(), LiftTransformParamsPass()])
     assert str(twice) == str(once)
+
+
+def test_planted_bug_in_the_weight_dimension_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the weights scaled along their kernel-height dimension (of the same extent as
+    the output channels, so the IR stays valid), @conv_bn differs."""
+    original = fold_affine_params._weight_channel  # pyright: ignore[reportPrivateUsage]
+
+    def kernel_height(conv: object) -> tuple[int, int] | None:
+        found = original(conv)  # type: ignore[arg-type]
+        return None if found is None else (found[0], found[1] + 2)
+
+    monkeypatch.setattr(fold_affine_params, "_weight_channel", kernel_height)
+    with pytest.raises(AssertionError, match="conv_bn"):
+        compare_before_after(LIT.read_text(), [FoldAffineParamsPass()], seed=5, exact=False)

@@ -1,0 +1,337 @@
+"""merge-sibling-kernels: two independent launches over the same grid become one launch
+(horizontal fusion of kernels, after `legalize-layout`).
+
+What it rewrites: in a host function, a call of kernel ``K1`` and a later call of kernel
+``K2`` whose bodies are each one `scf.parallel` (after side-effect-free ops, before
+`func.return`) with the same constant bounds and steps and no reductions. They become one
+call, at ``K2``'s place, of a new kernel whose parallel body runs ``K1``'s body and then
+``K2``'s, over the arguments of both (a value passed to both is passed once). ShuffleNet's
+units: the copy of the passed-through half into the next concat runs in the kernel of the
+convolution that writes the concat's other half. Equal merged kernels are one kernel
+(`equal_kernels.kernel_key`); a kernel no call names any more is erased.
+
+The proof (refused, left alone, otherwise). Storages come from `BufferAliases`; what a
+kernel reads and writes through each parameter from its `layout.load`/`layout.store`s
+(`dependence.collect_accesses`: a call or an op with unknown memory effects in a body
+refuses it; so does a parameter used by anything but loads and stores).
+- ``K1``'s call moves down past every op between the two calls: those are side-effect-free
+  ops, allocations, buffer declarations, `layout.check`s (they read their flags) and kernel
+  calls, none of which writes a storage ``K1`` touches or touches a storage ``K1`` writes.
+- In one work item ``K1``'s body runs before ``K2``'s, and work items run in any order, so
+  no storage may be written by one kernel and read by the other. A storage both write must
+  be passed to both as the same buffer value, and the elements they store must differ:
+  for every pair of stores, one index dimension whose ranges over the loops' bounds
+  (`IndexAnalysis.range_of`, texel lanes included) do not meet (two windows of a concat).
+  Then every element is written by exactly the kernel that wrote it before, with the same
+  value, whatever the order.
+
+Guarantees: the same values in every buffer; one launch fewer per merge; a second run finds
+no new pair unless a merged kernel has another sibling. Pairs are taken greedily in call
+order: each call is merged with the nearest earlier call it can be merged with, among the
+last `WINDOW` calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func, scf
+from xdsl.dialects.arith import ConstantOp
+from xdsl.dialects.builtin import FunctionType, IntegerAttr, ModuleOp, StringAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from physlayout.dialects.layout import AllocateOp, DeclBufferOp, StoreOp
+from physlayout.dialects.layout_check import CheckOp
+from physlayout.indexing.bridges.arith import IndexAnalysis
+from physlayout.transforms.buffer_aliases import BufferAliases
+from physlayout.transforms.dependence import Access, collect_accesses, is_pure_op
+from physlayout.transforms.equal_kernels import kernel_key
+from physlayout.transforms.pass_options import PhyslayoutPass
+
+WINDOW = 8
+"""How many earlier calls a call looks back at for a sibling."""
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A kernel of the mergeable form: its parallel loop and what each parameter does."""
+
+    function: func.FuncOp
+    loop: scf.ParallelOp
+    grid: tuple[tuple[int, int, int], ...]
+    """(lower, upper, step) of each parallel dimension."""
+    reads: frozenset[int]
+    """Parameters loaded from."""
+    writes: frozenset[int]
+    """Parameters stored to."""
+    stores: tuple[tuple[int, tuple[tuple[int, int], ...]], ...]
+    """Per store: its parameter and the inclusive range of each index (lanes included)."""
+
+
+def _constant(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def mergeable_kernel(function: func.FuncOp) -> Kernel | None:
+    """`function` as a `Kernel`, or None when it has another form (module docstring)."""
+    if not function.body.blocks:
+        return None
+    ops = list(function.body.block.ops)
+    if len(ops) < 2 or not isinstance(ops[-1], func.ReturnOp) or not isinstance(ops[-2], scf.ParallelOp):
+        return None
+    loop = ops[-2]
+    if loop.results or not all(is_pure_op(op) for op in ops[:-2]):
+        return None
+    grid: list[tuple[int, int, int]] = []
+    for lb, ub, step in zip(loop.lowerBound, loop.upperBound, loop.step, strict=True):
+        bounds = (_constant(lb), _constant(ub), _constant(step))
+        if None in bounds:
+            return None
+        grid.append(bounds)  # type: ignore[arg-type]
+    analysis = IndexAnalysis()
+    accesses = collect_accesses(loop, analysis)
+    if isinstance(accesses, str):
+        return None
+    params: list[SSAValue] = list(function.body.block.args)
+    reads: set[int] = set()
+    writes: set[int] = set()
+    stores: list[tuple[int, tuple[tuple[int, int], ...]]] = []
+    for access in accesses:
+        if access.buffer not in params:
+            return None
+        index = params.index(access.buffer)
+        (writes if access.is_store else reads).add(index)
+        if isinstance(access.op, StoreOp):
+            stores.append((index, _ranges(access, analysis)))
+    for param in params:
+        for use in param.uses:
+            if not (isinstance(use.operation, Operation) and use.operation.name in ("layout.load", "layout.store")):
+                return None
+            if use.operation.operands[0 if use.operation.name == "layout.load" else 1] is not param:
+                return None
+    return Kernel(function, loop, tuple(grid), frozenset(reads), frozenset(writes), tuple(stores))
+
+
+def _ranges(access: Access, analysis: IndexAnalysis) -> tuple[tuple[int, int], ...]:
+    ranges = [analysis.range_of(index) for index in access.indices]
+    if ranges and access.lanes > 1:
+        low, high = ranges[-1]
+        ranges[-1] = (low, high + access.lanes - 1)
+    return tuple(ranges)
+
+
+@dataclass
+class Launch:
+    """A call of a mergeable kernel in the host function."""
+
+    call: func.CallOp
+    kernel: Kernel
+
+    def touches(self, aliases: BufferAliases, value: SSAValue, written_only: bool) -> bool:
+        """Whether the launch writes (or, unless `written_only`, reads) a buffer that may
+        share bytes with `value`."""
+        indices = self.kernel.writes if written_only else self.kernel.reads | self.kernel.writes
+        return any(aliases.may_alias(self.call.operands[i], value) for i in indices)
+
+
+def _conflict(first: Launch, other: Launch, aliases: BufferAliases) -> bool:
+    """Whether `first` writes what `other` touches or reads what `other` writes."""
+    return any(
+        other.touches(aliases, first.call.operands[i], written_only=i not in first.kernel.writes)
+        for i in first.kernel.reads | first.kernel.writes
+    )
+
+
+def _disjoint_stores(first: Launch, second: Launch, aliases: BufferAliases) -> bool:
+    """Whether the two launches touch no storage one of them writes, except buffers both
+    only write, passed as one value, at elements their stores prove distinct."""
+    shared: set[SSAValue] = set()
+    for i in first.kernel.reads | first.kernel.writes:
+        a = first.call.operands[i]
+        for j in second.kernel.reads | second.kernel.writes:
+            b = second.call.operands[j]
+            if not aliases.may_alias(a, b):
+                continue
+            if i not in first.kernel.writes and j not in second.kernel.writes:
+                continue  # both read
+            if a is not b or i in first.kernel.reads or j in second.kernel.reads:
+                return False
+            shared.add(a)
+    for value in shared:
+        mine = [r for i, r in first.kernel.stores if first.call.operands[i] is value]
+        theirs = [r for j, r in second.kernel.stores if second.call.operands[j] is value]
+        for x in mine:
+            for y in theirs:
+                if not any(hi_x < lo_y or hi_y < lo_x for (lo_x, hi_x), (lo_y, hi_y) in zip(x, y, strict=True)):
+                    return False
+    return True
+
+
+def _movable_past(first: Launch, between: Sequence[Operation], launches: dict[Operation, Launch], aliases: BufferAliases) -> bool:
+    """Whether `first`'s call can move down past the ops `between`."""
+    for op in between:
+        if isinstance(op, func.CallOp):
+            other = launches.get(op)
+            if other is None or _conflict(first, other, aliases) or _conflict(other, first, aliases):
+                return False
+        elif isinstance(op, CheckOp):
+            if any(aliases.may_alias(first.call.operands[i], op.flags) for i in first.kernel.writes):
+                return False
+        elif not (is_pure_op(op) or isinstance(op, AllocateOp | DeclBufferOp)):
+            return False
+    return True
+
+
+def merged_kernel(name: str, first: Launch, second: Launch) -> tuple[func.FuncOp, list[SSAValue]]:
+    """The kernel running `first`'s body then `second`'s in one work item, and the host
+    values to call it with."""
+    operands: list[SSAValue] = list(second.call.operands)
+    extra = [v for v in first.call.operands if v not in operands]
+    operands += extra
+    block = Block(arg_types=[v.type for v in operands])
+    for launch in (second, first):
+        for param, value in zip(launch.kernel.function.body.block.args, launch.call.operands, strict=True):
+            arg = block.args[operands.index(value)]
+            arg.name_hint = arg.name_hint or param.name_hint
+    body = second.kernel.function.body.clone()
+    inner = body.detach_block(0)
+    for old, new in zip(inner.args, block.args, strict=False):
+        old.replace_all_uses_with(new)
+    for op in list(inner.ops):
+        op.detach()
+        block.add_op(op)
+    loop = next(op for op in block.ops if isinstance(op, scf.ParallelOp))
+    mapper: dict[SSAValue, SSAValue] = {}
+    for param, value in zip(first.kernel.function.body.block.args, first.call.operands, strict=True):
+        mapper[param] = block.args[operands.index(value)]
+    for op in first.kernel.function.body.block.ops:
+        if op is first.kernel.loop or isinstance(op, func.ReturnOp):
+            continue
+        block.insert_op_before(op.clone(value_mapper=mapper), loop)
+    for old, new in zip(first.kernel.loop.body.block.args, loop.body.block.args, strict=True):
+        mapper[old] = new
+    terminator = loop.body.block.last_op
+    assert terminator is not None
+    for op in first.kernel.loop.body.block.ops:
+        if isinstance(op, scf.ReduceOp):
+            continue
+        loop.body.block.insert_op_before(op.clone(value_mapper=mapper), terminator)
+    function = func.FuncOp(name, FunctionType.from_lists([v.type for v in operands], []), Region(block))
+    return function, operands
+
+
+class MergeSiblingLaunches(RewritePattern):
+    """In one host function (a function that calls), merge sibling launches (module
+    docstring); kernels no call names any more are erased."""
+
+    def __init__(self) -> None:
+        self.kernels: dict[str, Kernel | None] = {}
+        """Each called function as a mergeable kernel, or None (another form)."""
+        self.made: dict[Hashable, func.FuncOp] = {}
+        """The merged kernels, by `kernel_key`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
+        module = op.parent_op()
+        if not isinstance(module, ModuleOp) or not any(isinstance(c, func.CallOp) for c in op.walk()):
+            return
+        functions = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
+        aliases = BufferAliases(op)  # merging moves and replaces calls only: it stays valid
+        for block in op.body.blocks:
+            launches: dict[Operation, Launch] = {}
+            recent: list[Launch] = []
+            for call in list(block.ops):
+                if not isinstance(call, func.CallOp):
+                    continue
+                name = call.callee.root_reference.data
+                if name not in self.kernels:
+                    target = functions.get(name)
+                    self.kernels[name] = None if target is None else mergeable_kernel(target)
+                kernel = self.kernels[name]
+                if kernel is None:
+                    recent.clear()  # an unknown call: nothing moves past it
+                    continue
+                launch = Launch(call, kernel)
+                launches[call] = launch
+                partner = _partner(launch, recent, launches, aliases)
+                if partner is not None:
+                    launches.pop(partner.call)
+                    launches.pop(call)
+                    recent = [r for r in recent if r is not partner]
+                    launch = self._merge(op, partner, launch, functions, rewriter)
+                    launches[launch.call] = launch
+                recent = [*recent[-(WINDOW - 1) :], launch]
+        called = {c.callee.root_reference.data for c in module.walk() if isinstance(c, func.CallOp)}
+        for name, kernel in list(self.kernels.items()):
+            if kernel is not None and name not in called and kernel.function.parent is not None:
+                rewriter.erase(kernel.function)
+                del self.kernels[name]
+
+    def _merge(
+        self,
+        host: func.FuncOp,
+        first: Launch,
+        second: Launch,
+        functions: dict[str, func.FuncOp],
+        rewriter: PatternRewriter,
+    ) -> Launch:
+        """Call the kernel running `first`'s and `second`'s bodies in place of both."""
+        prefix = host.sym_name.data + "_"
+        second_name = second.kernel.function.sym_name.data
+        name = f"{second_name}_{first.kernel.function.sym_name.data.removeprefix(prefix)}"
+        function, operands = merged_kernel(name, first, second)
+        existing = self.made.get(kernel_key(function))
+        if existing is None:
+            while name in functions:
+                name += "_"
+            function.sym_name = StringAttr(name)
+            rewriter.insert(function, InsertPoint.before(host))
+            functions[name] = self.made[kernel_key(function)] = existing = function
+            self.kernels[name] = mergeable_kernel(function)
+        call = func.CallOp(existing.sym_name.data, operands, [])
+        rewriter.replace(second.call, call)
+        rewriter.erase(first.call)
+        kernel = self.kernels[existing.sym_name.data]
+        assert kernel is not None
+        return Launch(call, kernel)
+
+
+def _partner(
+    launch: Launch, recent: Sequence[Launch], launches: dict[Operation, Launch], aliases: BufferAliases
+) -> Launch | None:
+    """The nearest earlier launch of `recent` that `launch` can merge with, if any."""
+    for candidate in reversed(recent):
+        if candidate.kernel.grid != launch.kernel.grid:
+            continue
+        between: list[Operation] = []
+        cursor = candidate.call.next_op
+        while cursor is not None and cursor is not launch.call:
+            between.append(cursor)
+            cursor = cursor.next_op
+        if cursor is None or not _movable_past(candidate, between, launches, aliases):
+            continue
+        if _disjoint_stores(candidate, launch, aliases):
+            return candidate
+    return None
+
+
+@dataclass(frozen=True)
+class MergeSiblingKernelsPass(PhyslayoutPass):
+    """Two independent launches over the same grid -> one launch (module docstring)."""
+
+    name = "merge-sibling-kernels"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(MergeSiblingLaunches(), apply_recursively=False).rewrite_module(op)
