@@ -7,8 +7,10 @@ What it rewrites: in a host function, a call of kernel ``K1`` and a later call o
 call, at ``K2``'s place, of a new kernel whose parallel body runs ``K1``'s body and then
 ``K2``'s, over the arguments of both (a value passed to both is passed once). ShuffleNet's
 units: the copy of the passed-through half into the next concat runs in the kernel of the
-convolution that writes the concat's other half. Equal merged kernels are one kernel
-(`equal_kernels.kernel_key`); a kernel no call names any more is erased.
+convolution that writes the concat's other half. A merged kernel is named after its parts
+(`HOST_merged_N` once that name would pass `MAX_NAME` characters: OpenCL drivers refuse very
+long kernel names). Equal merged kernels are one kernel (`equal_kernels.kernel_key`); a
+kernel no call names any more is erased.
 
 The proof (refused, left alone, otherwise). Storages come from `BufferAliases`; what a
 kernel reads and writes through each parameter from its `layout.load`/`layout.store`s
@@ -59,6 +61,8 @@ from physlayout.transforms.pass_options import PhyslayoutPass
 
 WINDOW = 8
 """How many earlier calls a call looks back at for a sibling."""
+MAX_NAME = 48
+"""The longest merged kernel name made of its parts' names (else `HOST_merged_N`)."""
 
 
 @dataclass(frozen=True)
@@ -291,6 +295,8 @@ class MergeSiblingLaunches(RewritePattern):
         prefix = host.sym_name.data + "_"
         second_name = second.kernel.function.sym_name.data
         name = f"{second_name}_{first.kernel.function.sym_name.data.removeprefix(prefix)}"
+        if len(name) > MAX_NAME:  # merged again and again: a short name (drivers limit them)
+            name = f"{prefix}merged_{len(self.made)}"
         function, operands = merged_kernel(name, first, second)
         existing = self.made.get(kernel_key(function))
         if existing is None:
