@@ -154,3 +154,15 @@ def random_host(calls: list[tuple[str, list[int]]]) -> str:
 )
 def test_random_launch_sequences_keep_values(calls: list[tuple[str, list[int]]], seed: int) -> None:
     compare(random_host(calls), seed)
+
+
+def test_long_chains_get_short_names() -> None:
+    """Twelve independent doublings over one grid merge into one kernel whose name stays
+    short (drivers refuse very long kernel names), with the values kept."""
+    kernels = LIT.read_text().split("// ShuffleNet's unit:")[0]
+    params = ", ".join(f"%s{k}: !x, %t{k}: !x" for k in range(12))
+    calls = "\n".join(f"  func.call @double(%s{k}, %t{k}) : (!x, !x) -> ()" for k in range(12))
+    after = compare(f"{kernels}\nfunc.func @h({params}) {{\n{calls}\n  func.return\n}}\n")
+    assert launches(after, "h") == 1
+    names = [f.sym_name.data for f in after.ops if isinstance(f, func.FuncOp)]
+    assert max(len(n) for n in names) <= merge_sibling_kernels.MAX_NAME + 8, names
