@@ -13,6 +13,19 @@ answers are the original's (the same op, the same exceptions): a name is indexed
 the first op whose symbol name cannot be read (xDSL raises there), and a lookup that the
 index cannot answer is handed to xDSL's own `lookup_symbol`. The index lives only for the
 duration of the `with` block; outside it `lookup_symbol` is xDSL's, unchanged.
+
+`verify_module(op, passed)` also skips xDSL's generic IRDL checks of an op whose
+*signature* already passed them (`memoized_generic_checks`). Those checks (`OpDef.verify`
+without its trait verifiers: operand and result counts and constraints, region and block
+counts, entry block argument types, successor counts, properties and attributes) read
+nothing but the op's class, its operand and result types, the block counts and entry
+argument types of its regions, its successor count and its properties and attributes (each
+op gets a fresh constraint context), and xDSL's attributes are immutable values compared by
+equality, so two ops with equal signatures pass or fail them alike. A signature is remembered
+only after the checks passed; a failing op is always checked by xDSL (the same error). The
+op's trait verifiers, its own `verify_` and `Operation.verify`'s structural checks always
+run. A model repeats a few hundred signatures across thousands of ops, and the pipelines
+keep one `PassedChecks` for all the verifications of a run.
 """
 
 from __future__ import annotations
@@ -23,6 +36,7 @@ from typing import Any
 
 from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
 from xdsl.ir import Operation
+from xdsl.irdl import OpDef
 from xdsl.traits import SymbolOpInterface, SymbolTable
 
 _ORIGINAL: Any = SymbolTable.__dict__["lookup_symbol"]
@@ -96,7 +110,94 @@ def indexed_symbol_lookups() -> Iterator[None]:
         SymbolTable.lookup_symbol = _ORIGINAL
 
 
-def verify_module(op: Operation) -> None:
-    """`op.verify()` (the same checks, the same errors) with symbol lookups indexed."""
-    with indexed_symbol_lookups():
+_ORIGINAL_OPDEF_VERIFY: Any = OpDef.__dict__["verify"]
+"""xDSL's `OpDef.verify` (the generic checks of an IRDL op, then its trait verifiers)."""
+
+Signature = tuple[object, ...]
+
+
+class PassedChecks:
+    """The signatures whose generic IRDL checks passed, per op definition (see the module
+    docstring). Forgets everything past `limit` signatures, so memory stays bounded."""
+
+    def __init__(self, limit: int = 200_000):
+        self.limit = limit
+        self.count = 0
+        self.by_definition: dict[int, tuple[OpDef, set[Signature]]] = {}
+
+    def signatures(self, definition: OpDef) -> set[Signature]:
+        """The passed signatures of ops of `definition` (kept alive with it)."""
+        entry = self.by_definition.get(id(definition))
+        if entry is None or entry[0] is not definition:
+            entry = (definition, set())
+            self.by_definition[id(definition)] = entry
+        return entry[1]
+
+    def add(self, signatures: set[Signature], signature: Signature) -> None:
+        """Remember that `signature` passed (forget all first if the limit is reached)."""
+        if self.count >= self.limit:
+            for _, known in self.by_definition.values():
+                known.clear()
+            self.count = 0
+        signatures.add(signature)
+        self.count += 1
+
+
+def signature(op: Operation) -> Signature | None:
+    """What xDSL's generic checks of `op` read (see the module docstring), or None when some
+    part cannot be hashed (then the op is always checked)."""
+    regions = tuple(
+        (len(region.blocks), None if (b := region.first_block) is None else b.arg_types)
+        for region in op.regions
+    )
+    key = (
+        type(op),
+        tuple(operand.type for operand in op.operands),
+        tuple(result.type for result in op.results),
+        regions,
+        len(op.successors),
+        tuple(op.properties.items()),
+        tuple(op.attributes.items()),
+    )
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+@contextmanager
+def memoized_generic_checks(passed: PassedChecks) -> Iterator[None]:
+    """Within the block, `OpDef.verify` runs xDSL's generic checks only for an op whose
+    signature is not in `passed` (and adds it when they pass); trait verifiers always run.
+    The IR must not change inside the block. Nested uses keep the outer memo."""
+    if OpDef.__dict__["verify"] is not _ORIGINAL_OPDEF_VERIFY:
+        yield
+        return
+
+    def verify(self: OpDef, op: Operation) -> None:
+        key = signature(op)
+        if key is None:
+            _ORIGINAL_OPDEF_VERIFY(self, op)
+            return
+        known = passed.signatures(self)
+        if key in known:
+            for trait in self.traits:
+                trait.verify(op)
+            return
+        _ORIGINAL_OPDEF_VERIFY(self, op)
+        passed.add(known, key)
+
+    OpDef.verify = verify  # pyright: ignore[reportAttributeAccessIssue]
+    try:
+        yield
+    finally:
+        OpDef.verify = _ORIGINAL_OPDEF_VERIFY
+
+
+def verify_module(op: Operation, passed: PassedChecks | None = None) -> None:
+    """`op.verify()` (the same checks, the same errors) with symbol lookups indexed and the
+    generic checks of already passed signatures skipped (`passed`, or a memo of this
+    verification alone)."""
+    with indexed_symbol_lookups(), memoized_generic_checks(passed or PassedChecks()):
         op.verify()

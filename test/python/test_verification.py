@@ -1,4 +1,5 @@
-"""`physlayout.verification`: verifying with indexed symbol lookups gives xDSL's answers.
+"""`physlayout.verification`: verifying with indexed symbol lookups and memoized generic
+checks gives xDSL's answers.
 
 Random modules (hypothesis) of functions, nested symbol tables and calls, some broken (a
 missing callee, a duplicate name, a wrong operand type, a function without a name, a call
@@ -8,16 +9,43 @@ to a non-function): every `SymbolTable.lookup_symbol` answer and the outcome of 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr, f32, i32
-from xdsl.ir import Block, Operation, Region
-from xdsl.traits import SymbolTable
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    f32,
+    i1,
+    i32,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    RangeOf,
+    base,
+    irdl_op_definition,
+    region_def,
+    traits_def,
+)
+from xdsl.traits import NoTerminator, SymbolTable
 
-from physlayout.verification import indexed_symbol_lookups, verify_module
+from physlayout.dialects.layout import AllocateOp, LoadOp
+from physlayout.dialects.layout_types import BufferType, PtrType
+from physlayout.verification import (
+    PassedChecks,
+    indexed_symbol_lookups,
+    memoized_generic_checks,
+    verify_module,
+)
 
 PROPERTY = settings(
     max_examples=150,
@@ -107,3 +135,138 @@ def test_the_index_is_gone_after_the_block() -> None:
         assert SymbolTable.lookup_symbol(module, "f") is not None
     module.body.block.add_op(func.FuncOp("g", ((), ()), Region(Block([func.ReturnOp()]))))
     assert SymbolTable.lookup_symbol(module, "g") is not None
+
+
+# Memoized generic checks: valid ops and variants of them that differ in one part of what
+# xDSL's generic checks read (an operand or result type, a property, a region's block
+# count), most of them invalid, verified in a random order with one memo for all of them,
+# must give exactly xDSL's outcome (success, or the same error) for each.
+
+
+@irdl_op_definition
+class _IndexArgsOp(IRDLOperation):
+    """A test op whose region's entry arguments are constrained (by the generic checks)."""
+
+    name = "test.index_args"
+    body = region_def(entry_args=RangeOf(base(IndexType)))
+    traits = traits_def(NoTerminator())
+
+
+INDEX = IndexType()
+_BLOCK_TYPES = (i32, i32, f32, IndexType(), IndexType(), BufferType([4], f32), i1)
+
+
+def _body(blocks: int = 1, arg_type: Attribute = INDEX) -> list[Region]:
+    return [Region([Block([scf.YieldOp()], arg_types=[arg_type]) for _ in range(blocks)])]
+
+
+def _specs(v: Sequence[SSAValue]) -> list[list[dict[str, Any]]]:
+    """Per op: a valid spec (`create`'s keywords), then variants of it."""
+    a, b, c, d, e, buf, _ = v
+    extents = {"extents": ArrayAttr([IntAttr(4)])}
+    return [
+        [
+            {"cls": arith.AddiOp, "operands": [a, b], "result_types": [i32]},
+            {"cls": arith.AddiOp, "operands": [a, c], "result_types": [i32]},
+            {"cls": arith.AddiOp, "operands": [a, b], "result_types": [f32]},
+            {"cls": arith.AddiOp, "operands": [d, e], "result_types": [IndexType()]},
+        ],
+        [
+            {"cls": LoadOp, "operands": [buf, d], "result_types": [f32]},
+            {"cls": LoadOp, "operands": [buf, a], "result_types": [f32]},
+            {"cls": LoadOp, "operands": [c, d], "result_types": [f32]},
+            {"cls": LoadOp, "operands": [buf, d, e], "result_types": [f32]},
+        ],
+        [
+            {"cls": AllocateOp, "result_types": [PtrType(f32)], "properties": extents},
+            {"cls": AllocateOp, "result_types": [f32], "properties": extents},
+            {"cls": AllocateOp, "result_types": [PtrType(f32)]},
+            {
+                "cls": AllocateOp,
+                "result_types": [PtrType(f32)],
+                "properties": {"extents": ArrayAttr([IntegerAttr(4, i32)])},
+            },
+            {
+                "cls": AllocateOp,
+                "result_types": [PtrType(f32)],
+                "properties": {**extents, "elem_offset": IntAttr(0)},
+            },
+        ],
+        [
+            {"cls": scf.ForOp, "operands": [d, e, e], "regions": _body()},
+            {"cls": scf.ForOp, "operands": [d, e, e], "regions": _body(2)},
+            {"cls": scf.ForOp, "operands": [d, e, e], "regions": _body(1, i32)},
+            {"cls": scf.ForOp, "operands": [d, e, e], "regions": []},
+        ],
+        [
+            {"cls": _IndexArgsOp, "regions": [Region(Block(arg_types=[IndexType()]))]},
+            {"cls": _IndexArgsOp, "regions": [Region(Block(arg_types=[i32]))]},
+        ],
+        [
+            {
+                "cls": arith.ConstantOp,
+                "result_types": [i32],
+                "properties": {"value": IntegerAttr(1, i32)},
+            },
+            {
+                "cls": arith.ConstantOp,
+                "result_types": [i32],
+                "properties": {"value": IntegerAttr(2, i32)},
+            },
+            {"cls": arith.ConstantOp, "result_types": [i32], "properties": {"value": i32}},
+        ],
+    ]
+
+
+@st.composite
+def _op_sequences(draw: st.DrawFn) -> list[Operation]:
+    block = Block(arg_types=_BLOCK_TYPES)
+    specs = _specs(block.args)
+    ops: list[Operation] = []
+    for _ in range(draw(st.integers(1, 16))):
+        variants = draw(st.sampled_from(specs))
+        spec = dict(draw(st.sampled_from(variants)))
+        cls = spec.pop("cls")
+        if "regions" in spec:  # each op owns its regions
+            spec["regions"] = [r.clone() for r in spec["regions"]]
+        ops.append(cls.create(**spec))
+    return ops
+
+
+def _verify_alone(op: Operation) -> None:
+    op.verify()
+
+
+@PROPERTY
+@given(_op_sequences())
+def test_memoized_generic_checks_answer_as_xdsl(ops: list[Operation]) -> None:
+    expected = [_outcome(_verify_alone, op) for op in ops]
+    passed = PassedChecks()
+    for _ in range(2):  # the second round answers from the memo where it can
+        with memoized_generic_checks(passed):
+            assert [_outcome(_verify_alone, op) for op in ops] == expected
+    assert [_outcome(_verify_alone, op) for op in ops] == expected  # xDSL's after the block
+
+
+def test_a_changed_op_is_checked_again() -> None:
+    """An op that passed, then changed in place (an operand of another type), fails with
+    xDSL's error although its earlier signature is remembered."""
+    block = Block(arg_types=[i32, i32, f32])
+    add = arith.AddiOp(block.args[0], block.args[1])
+    passed = PassedChecks()
+    with memoized_generic_checks(passed):
+        add.verify()
+        add.operands = [block.args[0], block.args[2]]
+        with_memo = _outcome(_verify_alone, add)
+    assert isinstance(with_memo, tuple)
+    assert with_memo == _outcome(_verify_alone, add)
+
+
+def test_the_memo_is_bounded() -> None:
+    block = Block(arg_types=[i32])
+    passed = PassedChecks(limit=3)
+    with memoized_generic_checks(passed):
+        for k in range(10):
+            arith.ConstantOp(IntegerAttr(k, i32)).verify()
+            assert passed.count <= 3
+    del block
