@@ -22,20 +22,31 @@ nothing but the op's class, its operand and result types, the block counts and e
 argument types of its regions, its successor count and its properties and attributes (each
 op gets a fresh constraint context), and xDSL's attributes are immutable values compared by
 equality, so two ops with equal signatures pass or fail them alike. A signature is remembered
-only after the checks passed; a failing op is always checked by xDSL (the same error). The
+only after the checks passed; a failing op is always checked by xDSL (the same error). An op
+whose attribute objects are the very objects of a passed signature (the same shape, each
+attribute `is` the remembered one: the memo holds them, so no other object can take their
+identity) is looked up without hashing them (hashing a type hashes all its parameters again),
+which is what an op unchanged since the last verification finds. The
 op's trait verifiers, its own `verify_` and `Operation.verify`'s structural checks always
-run. A model repeats a few hundred signatures across thousands of ops, and the pipelines
+run, except for `linalg.generic`: xDSL's own verifier of it
+(`LinalgStructuredOperation.verify_`: pure tensor or buffer operands, one indexing map per
+operand over one loop per iterator type, block argument types, and operand shapes against
+the loop ranges the maps infer) also reads nothing but the signature (operand types, the
+`indexing_maps` and `iterator_types` properties, the body's entry argument types), so a
+generic whose signature passed its whole `verify_` runs only its trait verifiers. A model
+repeats a few hundred signatures across thousands of ops, and the pipelines
 keep one `PassedChecks` for all the verifications of a run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
-from xdsl.ir import Operation
+from xdsl.dialects.linalg.ops import GenericOp as XdslGenericOp
+from xdsl.ir import Attribute, Operation
 from xdsl.irdl import OpDef
 from xdsl.traits import SymbolOpInterface, SymbolTable
 
@@ -113,7 +124,22 @@ def indexed_symbol_lookups() -> Iterator[None]:
 _ORIGINAL_OPDEF_VERIFY: Any = OpDef.__dict__["verify"]
 """xDSL's `OpDef.verify` (the generic checks of an IRDL op, then its trait verifiers)."""
 
+_ORIGINAL_GENERIC_VERIFY: Any = XdslGenericOp.__dict__["verify_"]
+"""xDSL's `linalg.generic` `verify_`: `OpDef.verify`, then `LinalgStructuredOperation.verify_`."""
+
+_GENERIC_DEFINITION = XdslGenericOp.get_irdl_definition()
+
 Signature = tuple[object, ...]
+
+
+class _Passed:
+    """The passed signatures of one op definition: by value, and by the identity of their
+    attribute objects (`objects` keeps those alive, so an identity is never reused)."""
+
+    def __init__(self, definition: OpDef | None):
+        self.definition = definition
+        self.by_value: set[Signature] = set()
+        self.by_identity: dict[Signature, tuple[Attribute, ...]] = {}
 
 
 class PassedChecks:
@@ -123,76 +149,101 @@ class PassedChecks:
     def __init__(self, limit: int = 200_000):
         self.limit = limit
         self.count = 0
-        self.by_definition: dict[int, tuple[OpDef, set[Signature]]] = {}
+        self.by_definition: dict[int, _Passed] = {}
+        self.generic_ops = _Passed(None)
+        """Signatures of `linalg.generic` ops that passed their whole `verify_`."""
 
-    def signatures(self, definition: OpDef) -> set[Signature]:
+    def of(self, definition: OpDef) -> _Passed:
         """The passed signatures of ops of `definition` (kept alive with it)."""
         entry = self.by_definition.get(id(definition))
-        if entry is None or entry[0] is not definition:
-            entry = (definition, set())
+        if entry is None or entry.definition is not definition:
+            entry = _Passed(definition)
             self.by_definition[id(definition)] = entry
-        return entry[1]
+        return entry
 
-    def add(self, signatures: set[Signature], signature: Signature) -> None:
-        """Remember that `signature` passed (forget all first if the limit is reached)."""
+    def add(self, known: _Passed, shape: Signature, objects: tuple[Attribute, ...]) -> None:
+        """Remember that the signature (`shape`, `objects`) passed, by value and by identity
+        (forget all first if the limit is reached)."""
         if self.count >= self.limit:
-            for _, known in self.by_definition.values():
-                known.clear()
+            for entry in (*self.by_definition.values(), self.generic_ops):
+                entry.by_value.clear()
+                entry.by_identity.clear()
             self.count = 0
-        signatures.add(signature)
+        known.by_value.add((shape, objects))
+        known.by_identity[(shape, tuple(map(id, objects)))] = objects
         self.count += 1
 
 
-def signature(op: Operation) -> Signature | None:
-    """What xDSL's generic checks of `op` read (see the module docstring), or None when some
-    part cannot be hashed (then the op is always checked)."""
+def signature(op: Operation) -> tuple[Signature, tuple[Attribute, ...]]:
+    """What xDSL's generic checks of `op` read (see the module docstring), as its shape (the
+    op's class, counts, and property and attribute names) and its attribute objects in
+    order (operand types, result types, entry block argument types, property values,
+    attribute values); the shape's counts say where each part of the objects starts."""
     regions = tuple(
-        (len(region.blocks), None if (b := region.first_block) is None else b.arg_types)
+        (len(region.blocks), -1 if (b := region.first_block) is None else len(b.args))
         for region in op.regions
     )
-    key = (
+    objects = (
+        *(operand.type for operand in op.operands),
+        *(result.type for result in op.results),
+        *(t for region in op.regions if (b := region.first_block) is not None for t in b.arg_types),
+        *op.properties.values(),
+        *op.attributes.values(),
+    )
+    shape = (
         type(op),
-        tuple(operand.type for operand in op.operands),
-        tuple(result.type for result in op.results),
+        len(op.operands),
+        len(op.results),
         regions,
         len(op.successors),
-        tuple(op.properties.items()),
-        tuple(op.attributes.items()),
+        tuple(op.properties),
+        tuple(op.attributes),
     )
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
+    return shape, objects
 
 
 @contextmanager
 def memoized_generic_checks(passed: PassedChecks) -> Iterator[None]:
     """Within the block, `OpDef.verify` runs xDSL's generic checks only for an op whose
     signature is not in `passed` (and adds it when they pass); trait verifiers always run.
-    The IR must not change inside the block. Nested uses keep the outer memo."""
+    Nested uses keep the outer memo."""
     if OpDef.__dict__["verify"] is not _ORIGINAL_OPDEF_VERIFY:
         yield
         return
 
     def verify(self: OpDef, op: Operation) -> None:
-        key = signature(op)
-        if key is None:
-            _ORIGINAL_OPDEF_VERIFY(self, op)
-            return
-        known = passed.signatures(self)
-        if key in known:
+        if not _check(passed, passed.of(self), op, lambda: _ORIGINAL_OPDEF_VERIFY(self, op)):
             for trait in self.traits:
                 trait.verify(op)
-            return
-        _ORIGINAL_OPDEF_VERIFY(self, op)
-        passed.add(known, key)
+
+    def generic_verify_(self: XdslGenericOp) -> None:
+        if not _check(passed, passed.generic_ops, self, lambda: _ORIGINAL_GENERIC_VERIFY(self)):
+            _GENERIC_DEFINITION.verify(self)  # traits (and the generic checks, memoized)
 
     OpDef.verify = verify  # pyright: ignore[reportAttributeAccessIssue]
+    XdslGenericOp.verify_ = generic_verify_
     try:
         yield
     finally:
         OpDef.verify = _ORIGINAL_OPDEF_VERIFY
+        XdslGenericOp.verify_ = _ORIGINAL_GENERIC_VERIFY
+
+
+def _check(passed: PassedChecks, known: _Passed, op: Operation, checks: Callable[[], None]) -> bool:
+    """Run `checks` of `op` unless its signature is in `known`, and remember it when they
+    pass; True when they ran (the caller then has nothing left to do)."""
+    shape, objects = signature(op)
+    if (shape, tuple(map(id, objects))) in known.by_identity:
+        return False
+    try:
+        seen = (shape, objects) in known.by_value
+    except TypeError:  # an attribute that cannot be hashed: always checked
+        checks()
+        return True
+    if not seen:
+        checks()
+    passed.add(known, shape, objects)
+    return not seen
 
 
 def verify_module(op: Operation, passed: PassedChecks | None = None) -> None:
