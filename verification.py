@@ -161,16 +161,25 @@ class PassedChecks:
             self.by_definition[id(definition)] = entry
         return entry
 
-    def add(self, known: _Passed, shape: Signature, objects: tuple[Attribute, ...]) -> None:
-        """Remember that the signature (`shape`, `objects`) passed, by value and by identity
-        (forget all first if the limit is reached)."""
+    def add(
+        self,
+        known: _Passed,
+        shape: Signature,
+        objects: tuple[Attribute, ...],
+        identity: Signature,
+        by_value: bool,
+    ) -> None:
+        """Remember that the signature (`shape`, `objects`) passed, by identity (`identity`)
+        and, when `by_value`, by value (forget all first if the limit is reached)."""
         if self.count >= self.limit:
             for entry in (*self.by_definition.values(), self.generic_ops):
                 entry.by_value.clear()
                 entry.by_identity.clear()
             self.count = 0
-        known.by_value.add((shape, objects))
-        known.by_identity[(shape, tuple(map(id, objects)))] = objects
+            by_value = True
+        if by_value:
+            known.by_value.add((shape, objects))
+        known.by_identity[identity] = objects
         self.count += 1
 
 
@@ -179,27 +188,35 @@ def signature(op: Operation) -> tuple[Signature, tuple[Attribute, ...]]:
     op's class, counts, and property and attribute names) and its attribute objects in
     order (operand types, result types, entry block argument types, property values,
     attribute values); the shape's counts say where each part of the objects starts."""
-    regions = tuple(
-        (len(region.blocks), -1 if (b := region.first_block) is None else len(b.args))
-        for region in op.regions
-    )
-    objects = (
-        *(operand.type for operand in op.operands),
-        *(result.type for result in op.results),
-        *(t for region in op.regions if (b := region.first_block) is not None for t in b.arg_types),
-        *op.properties.values(),
-        *op.attributes.values(),
-    )
+    operands = op.operands
+    results = op.results
+    objects: list[Attribute] = [operand.type for operand in operands]
+    objects += [result.type for result in results]
+    regions: tuple[tuple[int, int], ...] = ()
+    if op.regions:
+        counts: list[tuple[int, int]] = []
+        for region in op.regions:
+            block = region.first_block
+            if block is None:
+                counts.append((0, -1))
+                continue
+            counts.append((1 if block.next_block is None else len(region.blocks), len(block.args)))
+            objects += block.arg_types
+        regions = tuple(counts)
+    properties = op.properties
+    attributes = op.attributes
+    objects += properties.values()
+    objects += attributes.values()
     shape = (
         type(op),
-        len(op.operands),
-        len(op.results),
+        len(operands),
+        len(results),
         regions,
         len(op.successors),
-        tuple(op.properties),
-        tuple(op.attributes),
+        tuple(properties),
+        tuple(attributes),
     )
-    return shape, objects
+    return shape, tuple(objects)
 
 
 @contextmanager
@@ -233,7 +250,8 @@ def _check(passed: PassedChecks, known: _Passed, op: Operation, checks: Callable
     """Run `checks` of `op` unless its signature is in `known`, and remember it when they
     pass; True when they ran (the caller then has nothing left to do)."""
     shape, objects = signature(op)
-    if (shape, tuple(map(id, objects))) in known.by_identity:
+    identity = (shape, tuple(map(id, objects)))
+    if identity in known.by_identity:
         return False
     try:
         seen = (shape, objects) in known.by_value
@@ -242,7 +260,7 @@ def _check(passed: PassedChecks, known: _Passed, op: Operation, checks: Callable
         return True
     if not seen:
         checks()
-    passed.add(known, shape, objects)
+    passed.add(known, shape, objects, identity, not seen)
     return not seen
 
 
