@@ -161,6 +161,12 @@ class PassedChecks:
             self.by_definition[id(definition)] = entry
         return entry
 
+    def distinct(self) -> int:
+        """How many distinct signatures (by value) passed xDSL's checks: how often those
+        checks ran and passed since the memo was made (or last forgot)."""
+        entries = (*self.by_definition.values(), self.generic_ops)
+        return sum(len(entry.by_value) for entry in entries)
+
     def add(
         self,
         known: _Passed,

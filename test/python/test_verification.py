@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import arith, func, scf
@@ -335,3 +336,34 @@ def test_generic_verifier_is_the_one_read() -> None:
     custom = [c.cell_contents for c in closure if callable(c.cell_contents)]
     assert custom == [LinalgStructuredOperation.__dict__["verify_"]]
     assert "verify_" not in GenericOp.__dict__
+
+
+def test_a_second_verification_runs_no_generic_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Verifying an unchanged module again with the same memo runs none of xDSL's generic
+    checks (counted at their region checks, which run once per op checked); the memo's
+    distinct signatures are those of the module's ops."""
+    import xdsl.irdl.operations as irdl_operations
+
+    module = ModuleOp(
+        [
+            func.FuncOp("f", ((i32,), ()), Region(Block([func.ReturnOp()], arg_types=[i32]))),
+            func.FuncOp("g", ((i32,), ()), Region(Block([func.ReturnOp()], arg_types=[i32]))),
+        ]
+    )
+    calls: list[str] = []
+    original = irdl_operations.irdl_op_verify_regions
+
+    def counted(op: Operation, *args: Any) -> None:
+        calls.append(op.name)
+        original(op, *args)
+
+    monkeypatch.setattr(irdl_operations, "irdl_op_verify_regions", counted)
+    passed = PassedChecks()
+    verify_module(module, passed)
+    assert sorted(calls) == ["builtin.module", "func.func", "func.func", "func.return"]
+    calls.clear()
+    verify_module(module, passed)
+    assert calls == []
+    assert passed.distinct() == 4  # the functions differ in their names
+    verify_module(module)  # a memo of its own: every distinct signature checked once
+    assert sorted(calls) == ["builtin.module", "func.func", "func.func", "func.return"]
