@@ -19,6 +19,7 @@ from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
+    FloatAttr,
     IndexType,
     IntAttr,
     IntegerAttr,
@@ -45,8 +46,13 @@ from xdsl.irdl import (
 from xdsl.traits import NoTerminator, SymbolTable
 
 from physlayout.dialects.layout import AllocateOp, LoadOp
-from physlayout.dialects.layout_types import BufferType, PtrType
+from physlayout.dialects.layout_graph import (
+    _PASSED_TRANSFORMS,  # pyright: ignore[reportPrivateUsage]
+    TransformOp,
+)
+from physlayout.dialects.layout_types import BufferType, IndexMapAttr, PtrType
 from physlayout.dialects.linalg_generic import GenericOp
+from physlayout.indexing.index_map import IndexMap
 from physlayout.verification import (
     PassedChecks,
     indexed_symbol_lookups,
@@ -367,3 +373,52 @@ def test_a_second_verification_runs_no_generic_checks(monkeypatch: pytest.Monkey
     assert passed.distinct() == 4  # the functions differ in their names
     verify_module(module)  # a memo of its own: every distinct signature checked once
     assert sorted(calls) == ["builtin.module", "func.func", "func.func", "func.return"]
+
+
+# `layout.transform`'s own checks, memoized by (input type, result type, index map, pad
+# value): random transforms (injective, colliding, padding and separator-carrying maps;
+# right and wrong result shapes; pad values of the element type, of another type, or none)
+# verified in a random order give the outcome and message of an unmemoized verification.
+
+_TRANSFORM_MAPS = (
+    "(i, j) -> (j, i)",
+    "(i, j) -> (i floordiv 4, j, i mod 4)",
+    "(i, j) -> (i floordiv 2, j)",
+    "(i, j) -> (i, j floordiv 4 | j mod 4)",
+    "(i) -> (i floordiv 4, i mod 4)",
+)
+
+
+@st.composite
+def _transforms(draw: st.DrawFn) -> list[Operation]:
+    ops: list[Operation] = []
+    for _ in range(draw(st.integers(1, 12))):
+        text = draw(st.sampled_from(_TRANSFORM_MAPS))
+        attr = IndexMapAttr.from_map(*IndexMap.parse_with_separators(text))
+        rank = attr.index_map.ndim
+        shape = draw(st.sampled_from([[4, 4], [3, 4]] if rank == 2 else [[4], [3]]))
+        source = Block(arg_types=[TensorType(f32, shape)]).args[0]
+        result_shape = draw(st.sampled_from([[4, 4], [1, 4, 4], [1, 4], [2, 4]]))
+        pad = draw(st.sampled_from([None, FloatAttr(0.0, f32), IntegerAttr(0, i32)]))
+        ops.append(
+            TransformOp.create(
+                operands=[source],
+                result_types=[TensorType(f32, result_shape)],
+                properties={"index_map": attr} | ({} if pad is None else {"pad_value": pad}),
+            )
+        )
+        if draw(st.booleans()):
+            ops.append(ops[-1].clone())
+    return ops
+
+
+@PROPERTY
+@given(_transforms())
+def test_memoized_transform_checks_answer_as_unmemoized(ops: list[Operation]) -> None:
+    expected: list[tuple[str, str] | Operation | None] = []
+    for op in ops:
+        _PASSED_TRANSFORMS.clear()
+        expected.append(_outcome(_verify_alone, op))
+    _PASSED_TRANSFORMS.clear()
+    assert [_outcome(_verify_alone, op) for op in ops] == expected
+    assert [_outcome(_verify_alone, op) for op in ops] == expected
