@@ -53,7 +53,11 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from physlayout.transforms.diagnostics import OpPassFailure, diagnostic_text, source_locator
 from physlayout.transforms.pass_options import did_you_mean, pipeline_passes
-from physlayout.verification import indexed_symbol_lookups
+from physlayout.verification import (
+    PassedChecks,
+    indexed_symbol_lookups,
+    memoized_generic_checks,
+)
 
 VERSION_PACKAGES = ("xdsl", "islpy", "numpy", "pyopencl")
 """The dependencies `--version` reports beside physlayout."""
@@ -172,7 +176,8 @@ class PhyslayoutOptMain(xDSLOptMain):
             if (previous is None and module is not self.verified) or (
                 previous is not None and not _verified_its_last_pass(previous)
             ):
-                with indexed_symbol_lookups():  # the stock callback's verification
+                # the stock callback's verification
+                with indexed_symbol_lookups(), memoized_generic_checks(PassedChecks()):
                     stock(previous, module, following)
                 return
             disabled = self.args.disable_verify
@@ -462,7 +467,7 @@ def verify_with_locations(
     line_offset: int = 0,
 ) -> None:
     """Verify innermost operations first; report the first failure at its source line."""
-    with indexed_symbol_lookups():
+    with indexed_symbol_lookups(), memoized_generic_checks(PassedChecks()):
         _verify_with_locations(module, locations, line_offset)
 
 

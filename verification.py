@@ -13,16 +13,41 @@ answers are the original's (the same op, the same exceptions): a name is indexed
 the first op whose symbol name cannot be read (xDSL raises there), and a lookup that the
 index cannot answer is handed to xDSL's own `lookup_symbol`. The index lives only for the
 duration of the `with` block; outside it `lookup_symbol` is xDSL's, unchanged.
+
+`verify_module(op, passed)` also skips xDSL's generic IRDL checks of an op whose
+*signature* already passed them (`memoized_generic_checks`). Those checks (`OpDef.verify`
+without its trait verifiers: operand and result counts and constraints, region and block
+counts, entry block argument types, successor counts, properties and attributes) read
+nothing but the op's class, its operand and result types, the block counts and entry
+argument types of its regions, its successor count and its properties and attributes (each
+op gets a fresh constraint context), and xDSL's attributes are immutable values compared by
+equality, so two ops with equal signatures pass or fail them alike. A signature is remembered
+only after the checks passed; a failing op is always checked by xDSL (the same error). An op
+whose attribute objects are the very objects of a passed signature (the same shape, each
+attribute `is` the remembered one: the memo holds them, so no other object can take their
+identity) is looked up without hashing them (hashing a type hashes all its parameters again),
+which is what an op unchanged since the last verification finds. The
+op's trait verifiers, its own `verify_` and `Operation.verify`'s structural checks always
+run, except for `linalg.generic`: xDSL's own verifier of it
+(`LinalgStructuredOperation.verify_`: pure tensor or buffer operands, one indexing map per
+operand over one loop per iterator type, block argument types, and operand shapes against
+the loop ranges the maps infer) also reads nothing but the signature (operand types, the
+`indexing_maps` and `iterator_types` properties, the body's entry argument types), so a
+generic whose signature passed its whole `verify_` runs only its trait verifiers. A model
+repeats a few hundred signatures across thousands of ops, and the pipelines
+keep one `PassedChecks` for all the verifications of a run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
-from xdsl.ir import Operation
+from xdsl.dialects.linalg.ops import GenericOp as XdslGenericOp
+from xdsl.ir import Attribute, Operation
+from xdsl.irdl import OpDef
 from xdsl.traits import SymbolOpInterface, SymbolTable
 
 _ORIGINAL: Any = SymbolTable.__dict__["lookup_symbol"]
@@ -96,7 +121,158 @@ def indexed_symbol_lookups() -> Iterator[None]:
         SymbolTable.lookup_symbol = _ORIGINAL
 
 
-def verify_module(op: Operation) -> None:
-    """`op.verify()` (the same checks, the same errors) with symbol lookups indexed."""
-    with indexed_symbol_lookups():
+_ORIGINAL_OPDEF_VERIFY: Any = OpDef.__dict__["verify"]
+"""xDSL's `OpDef.verify` (the generic checks of an IRDL op, then its trait verifiers)."""
+
+_ORIGINAL_GENERIC_VERIFY: Any = XdslGenericOp.__dict__["verify_"]
+"""xDSL's `linalg.generic` `verify_`: `OpDef.verify`, then `LinalgStructuredOperation.verify_`."""
+
+_GENERIC_DEFINITION = XdslGenericOp.get_irdl_definition()
+
+Signature = tuple[object, ...]
+
+
+class _Passed:
+    """The passed signatures of one op definition: by value, and by the identity of their
+    attribute objects (`objects` keeps those alive, so an identity is never reused)."""
+
+    def __init__(self, definition: OpDef | None):
+        self.definition = definition
+        self.by_value: set[Signature] = set()
+        self.by_identity: dict[Signature, tuple[Attribute, ...]] = {}
+
+
+class PassedChecks:
+    """The signatures whose generic IRDL checks passed, per op definition (see the module
+    docstring). Forgets everything past `limit` signatures, so memory stays bounded."""
+
+    def __init__(self, limit: int = 200_000):
+        self.limit = limit
+        self.count = 0
+        self.by_definition: dict[int, _Passed] = {}
+        self.generic_ops = _Passed(None)
+        """Signatures of `linalg.generic` ops that passed their whole `verify_`."""
+
+    def of(self, definition: OpDef) -> _Passed:
+        """The passed signatures of ops of `definition` (kept alive with it)."""
+        entry = self.by_definition.get(id(definition))
+        if entry is None or entry.definition is not definition:
+            entry = _Passed(definition)
+            self.by_definition[id(definition)] = entry
+        return entry
+
+    def distinct(self) -> int:
+        """How many distinct signatures (by value) passed xDSL's checks: how often those
+        checks ran and passed since the memo was made (or last forgot)."""
+        entries = (*self.by_definition.values(), self.generic_ops)
+        return sum(len(entry.by_value) for entry in entries)
+
+    def add(
+        self,
+        known: _Passed,
+        shape: Signature,
+        objects: tuple[Attribute, ...],
+        identity: Signature,
+        by_value: bool,
+    ) -> None:
+        """Remember that the signature (`shape`, `objects`) passed, by identity (`identity`)
+        and, when `by_value`, by value (forget all first if the limit is reached)."""
+        if self.count >= self.limit:
+            for entry in (*self.by_definition.values(), self.generic_ops):
+                entry.by_value.clear()
+                entry.by_identity.clear()
+            self.count = 0
+            by_value = True
+        if by_value:
+            known.by_value.add((shape, objects))
+        known.by_identity[identity] = objects
+        self.count += 1
+
+
+def signature(op: Operation) -> tuple[Signature, tuple[Attribute, ...]]:
+    """What xDSL's generic checks of `op` read (see the module docstring), as its shape (the
+    op's class, counts, and property and attribute names) and its attribute objects in
+    order (operand types, result types, entry block argument types, property values,
+    attribute values); the shape's counts say where each part of the objects starts."""
+    operands = op.operands
+    results = op.results
+    objects: list[Attribute] = [operand.type for operand in operands]
+    objects += [result.type for result in results]
+    regions: tuple[tuple[int, int], ...] = ()
+    if op.regions:
+        counts: list[tuple[int, int]] = []
+        for region in op.regions:
+            block = region.first_block
+            if block is None:
+                counts.append((0, -1))
+                continue
+            counts.append((1 if block.next_block is None else len(region.blocks), len(block.args)))
+            objects += block.arg_types
+        regions = tuple(counts)
+    properties = op.properties
+    attributes = op.attributes
+    objects += properties.values()
+    objects += attributes.values()
+    shape = (
+        type(op),
+        len(operands),
+        len(results),
+        regions,
+        len(op.successors),
+        tuple(properties),
+        tuple(attributes),
+    )
+    return shape, tuple(objects)
+
+
+@contextmanager
+def memoized_generic_checks(passed: PassedChecks) -> Iterator[None]:
+    """Within the block, `OpDef.verify` runs xDSL's generic checks only for an op whose
+    signature is not in `passed` (and adds it when they pass); trait verifiers always run.
+    Nested uses keep the outer memo."""
+    if OpDef.__dict__["verify"] is not _ORIGINAL_OPDEF_VERIFY:
+        yield
+        return
+
+    def verify(self: OpDef, op: Operation) -> None:
+        if not _check(passed, passed.of(self), op, lambda: _ORIGINAL_OPDEF_VERIFY(self, op)):
+            for trait in self.traits:
+                trait.verify(op)
+
+    def generic_verify_(self: XdslGenericOp) -> None:
+        if not _check(passed, passed.generic_ops, self, lambda: _ORIGINAL_GENERIC_VERIFY(self)):
+            _GENERIC_DEFINITION.verify(self)  # traits (and the generic checks, memoized)
+
+    OpDef.verify = verify  # pyright: ignore[reportAttributeAccessIssue]
+    XdslGenericOp.verify_ = generic_verify_
+    try:
+        yield
+    finally:
+        OpDef.verify = _ORIGINAL_OPDEF_VERIFY
+        XdslGenericOp.verify_ = _ORIGINAL_GENERIC_VERIFY
+
+
+def _check(passed: PassedChecks, known: _Passed, op: Operation, checks: Callable[[], None]) -> bool:
+    """Run `checks` of `op` unless its signature is in `known`, and remember it when they
+    pass; True when they ran (the caller then has nothing left to do)."""
+    shape, objects = signature(op)
+    identity = (shape, tuple(map(id, objects)))
+    if identity in known.by_identity:
+        return False
+    try:
+        seen = (shape, objects) in known.by_value
+    except TypeError:  # an attribute that cannot be hashed: always checked
+        checks()
+        return True
+    if not seen:
+        checks()
+    passed.add(known, shape, objects, identity, not seen)
+    return not seen
+
+
+def verify_module(op: Operation, passed: PassedChecks | None = None) -> None:
+    """`op.verify()` (the same checks, the same errors) with symbol lookups indexed and the
+    generic checks of already passed signatures skipped (`passed`, or a memo of this
+    verification alone)."""
+    with indexed_symbol_lookups(), memoized_generic_checks(passed or PassedChecks()):
         op.verify()

@@ -77,7 +77,7 @@ def time_passes(path: Path) -> ModelTiming:
 
     from physlayout.lowering.pipelines import survivors_frozen
     from physlayout.universe import make_context
-    from physlayout.verification import verify_module
+    from physlayout.verification import PassedChecks, verify_module
 
     ctx = make_context()
     text = path.read_text()
@@ -90,6 +90,7 @@ def time_passes(path: Path) -> ModelTiming:
         return ModelTiming(path.stem, 0, time.process_time() - start, failure=f"parse: {message}")
     timing = ModelTiming(path.stem, sum(1 for _ in module.walk()))
     timing.parse = time.process_time() - start
+    passed = PassedChecks()  # as the pipelines verify
     with survivors_frozen() as freeze_survivors:  # as the pipelines run their passes
         for item in pipeline_passes():
             assert isinstance(item, ModulePass)
@@ -97,7 +98,7 @@ def time_passes(path: Path) -> ModelTiming:
             try:
                 item.apply(ctx, module)
                 done = time.process_time()
-                verify_module(module)  # as the pipelines verify
+                verify_module(module, passed)  # as the pipelines verify
             except Exception as err:  # the table reports where the model stops
                 message = " ".join(str(err).split())[:160]
                 timing.failure = f"{item.name}: {message}"

@@ -158,6 +158,16 @@ def _shape_text(shape: Sequence[int]) -> str:
 
 # layout.transform ------------------------------------------------------------------------
 
+_PASSED_TRANSFORMS: set[tuple[Attribute, Attribute, IndexMapAttr, Attribute | None]] = set()
+"""(input type, result type, index map, pad value) of transforms that passed their checks
+(`TransformOp.verify_`); forgotten past `_PASSED_LIMIT` entries."""
+
+_PASSED_BY_IDENTITY: dict[tuple[int, ...], tuple[Attribute | None, ...]] = {}
+"""The same, by the identity of the four attributes (held as the value, so no other object
+takes their identity): an unchanged transform is found without hashing its map again."""
+
+_PASSED_LIMIT = 4096
+
 
 class TransformOpHasCanonicalizationPatterns(HasCanonicalizationPatternsTrait):
     """`layout.transform`'s canonicalizations: a transform proven the identity on its input box
@@ -256,6 +266,29 @@ class TransformOp(IRDLOperation):
         return self.map.padding_predicate(self.input_shape()) is not None
 
     def verify_(self) -> None:
+        """The checks of `_verify_uncached`, skipped for a transform whose input type, result
+        type, index map and pad value (all it reads) equal those of one that passed them,
+        or are the very same objects (the pipelines verify every transform after every
+        pass; each check proves the map injective and computes its padding on the input
+        box)."""
+        key = (self.input.type, self.result.type, self.index_map, self.pad_value)
+        identity = tuple(map(id, key))
+        if identity in _PASSED_BY_IDENTITY:
+            return
+        try:
+            passed = key in _PASSED_TRANSFORMS
+        except TypeError:  # a pad value that cannot be hashed: always checked
+            self._verify_uncached()
+            return
+        if not passed:
+            self._verify_uncached()
+        if len(_PASSED_BY_IDENTITY) >= _PASSED_LIMIT:
+            _PASSED_TRANSFORMS.clear()
+            _PASSED_BY_IDENTITY.clear()
+        _PASSED_TRANSFORMS.add(key)
+        _PASSED_BY_IDENTITY[identity] = key
+
+    def _verify_uncached(self) -> None:
         in_shape, out_shape = _tensor_operands(self)
         imap = self.map
         if self.index_map.axis_separators:

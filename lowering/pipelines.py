@@ -60,7 +60,7 @@ from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.realize_scopes import RealizeScopesPass
 from physlayout.transforms.sink_layout_rewrites import SinkLayoutRewritesPass
 from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
-from physlayout.verification import verify_module
+from physlayout.verification import PassedChecks, verify_module
 
 
 @contextmanager
@@ -92,12 +92,19 @@ def survivors_frozen() -> Iterator[Callable[[], None]]:
             gc.unfreeze()
 
 
-def verify_after(previous: ModulePass | None, module: ModuleOp, _next: ModulePass | None) -> None:
-    """A pipeline callback: verify the module after each pass, naming the pass on failure."""
+def verify_after(
+    previous: ModulePass | None,
+    module: ModuleOp,
+    _next: ModulePass | None,
+    passed: PassedChecks | None = None,
+) -> None:
+    """A pipeline callback: verify the module after each pass, naming the pass on failure
+    (`passed`: the signatures whose generic checks passed earlier in the run, see
+    `verify_module`)."""
     if previous is None:
         return
     try:
-        verify_module(module)
+        verify_module(module, passed)
     except VerifyException as err:
         raise PassFailedException(f"{previous.name} produced invalid IR: {err}") from None
 
@@ -118,10 +125,11 @@ class DeclaredPipeline(PhyslayoutPass):
         """The pipeline as an xDSL `PassPipeline` that verifies the module after each pass
         (`verifies_each_pass`), then calls `callback(previous, module, next)` (if given)."""
         verify = self.verifies_each_pass()
+        passed = PassedChecks()  # one memo for the verifications of this pipeline
 
         def both(previous: ModulePass | None, module: ModuleOp, next_: ModulePass | None) -> None:
             if verify:
-                verify_after(previous, module, next_)
+                verify_after(previous, module, next_, passed)
             if callback is not None:
                 callback(previous, module, next_)
 

@@ -37,6 +37,7 @@ from physlayout.transforms.lift_transform_params import LiftTransformParamsPass
 from physlayout.transforms.sink_layout_rewrites import SinkLayoutRewritesPass
 from physlayout.transforms.verify_buffers import VerifyBuffersPass
 from physlayout.universe import make_context
+from physlayout.verification import PassedChecks
 
 ROOT = Path(__file__).resolve().parents[2]
 RFC = ROOT / "test/lowering/inputs/rfc0039_examples.mlir"
@@ -217,9 +218,9 @@ def test_verify_each_false_skips_only_the_verifications(monkeypatch: pytest.Monk
     calls: list[str] = []
     original = pipelines.verify_module
 
-    def counted(module: ModuleOp) -> None:
+    def counted(module: ModuleOp, passed: PassedChecks | None = None) -> None:
         calls.append("verify")
-        original(module)
+        original(module, passed)
 
     monkeypatch.setattr(pipelines, "verify_module", counted)
     text = (ROOT / "examples" / "rfc_conv_relu_conv.mlir").read_text()
@@ -250,9 +251,9 @@ def test_survivors_of_each_pass_are_frozen_only_while_the_pipeline_runs(
     frozen: list[int] = []
     original = pipelines.verify_module
 
-    def counted(module: ModuleOp) -> None:
+    def counted(module: ModuleOp, passed: PassedChecks | None = None) -> None:
         frozen.append(gc.get_freeze_count())
-        original(module)
+        original(module, passed)
 
     monkeypatch.setattr(pipelines, "verify_module", counted)
     text = (ROOT / "examples" / "rfc_conv_relu_conv.mlir").read_text()

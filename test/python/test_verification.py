@@ -1,4 +1,5 @@
-"""`physlayout.verification`: verifying with indexed symbol lookups gives xDSL's answers.
+"""`physlayout.verification`: verifying with indexed symbol lookups and memoized generic
+checks gives xDSL's answers.
 
 Random modules (hypothesis) of functions, nested symbol tables and calls, some broken (a
 missing callee, a duplicate name, a wrong operand type, a function without a name, a call
@@ -8,16 +9,56 @@ to a non-function): every `SymbolTable.lookup_symbol` answer and the outcome of 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr, f32, i32
-from xdsl.ir import Block, Operation, Region
-from xdsl.traits import SymbolTable
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    FloatAttr,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+    f32,
+    i1,
+    i32,
+)
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.ops import YieldOp
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.irdl import (
+    IRDLOperation,
+    RangeOf,
+    base,
+    irdl_op_definition,
+    region_def,
+    traits_def,
+)
+from xdsl.traits import NoTerminator, SymbolTable
 
-from physlayout.verification import indexed_symbol_lookups, verify_module
+from physlayout.dialects.layout import AllocateOp, LoadOp
+from physlayout.dialects.layout_graph import (
+    _PASSED_TRANSFORMS,  # pyright: ignore[reportPrivateUsage]
+    TransformOp,
+)
+from physlayout.dialects.layout_types import BufferType, IndexMapAttr, PtrType
+from physlayout.dialects.linalg_generic import GenericOp
+from physlayout.indexing.index_map import IndexMap
+from physlayout.verification import (
+    PassedChecks,
+    indexed_symbol_lookups,
+    memoized_generic_checks,
+    verify_module,
+)
 
 PROPERTY = settings(
     max_examples=150,
@@ -107,3 +148,277 @@ def test_the_index_is_gone_after_the_block() -> None:
         assert SymbolTable.lookup_symbol(module, "f") is not None
     module.body.block.add_op(func.FuncOp("g", ((), ()), Region(Block([func.ReturnOp()]))))
     assert SymbolTable.lookup_symbol(module, "g") is not None
+
+
+# Memoized generic checks: valid ops and variants of them that differ in one part of what
+# xDSL's generic checks read (an operand or result type, a property, a region's block
+# count; a `linalg.generic`'s shapes, maps or block argument types), most of them invalid, verified in a random order with one memo for all of them,
+# must give exactly xDSL's outcome (success, or the same error) for each.
+
+
+@irdl_op_definition
+class _IndexArgsOp(IRDLOperation):
+    """A test op whose region's entry arguments are constrained (by the generic checks)."""
+
+    name = "test.index_args"
+    body = region_def(entry_args=RangeOf(base(IndexType)))
+    traits = traits_def(NoTerminator())
+
+
+INDEX = IndexType()
+_BLOCK_TYPES = (
+    i32,
+    i32,
+    f32,
+    IndexType(),
+    IndexType(),
+    BufferType([4], f32),
+    i1,
+    TensorType(f32, [4]),
+    TensorType(f32, [5]),
+)
+
+
+_IDENTITY = AffineMap.identity(1)
+_SHIFTED = AffineMap(1, 0, (AffineExpr.dimension(0) + 1,))
+_TWO_DIMS = AffineMap(2, 0, (AffineExpr.dimension(0),))
+
+
+def _generic(
+    operands: Sequence[SSAValue],
+    maps: Sequence[AffineMap] = (_IDENTITY, _IDENTITY),
+    arg_type: Attribute = f32,
+    result: Attribute = _BLOCK_TYPES[7],
+) -> Operation:
+    """A `linalg.generic` (physlayout's) of one input and one output, or a variant."""
+    body = Block(arg_types=[arg_type, f32])
+    body.add_op(YieldOp(body.args[0]))
+    return GenericOp(
+        [operands[0]],
+        [operands[1]],
+        Region(body),
+        [AffineMapAttr(m) for m in maps],
+        [IteratorTypeAttr.parallel()],
+        [result],
+    )
+
+
+def _body(blocks: int = 1, arg_type: Attribute = INDEX) -> list[Region]:
+    return [Region([Block([scf.YieldOp()], arg_types=[arg_type]) for _ in range(blocks)])]
+
+
+def _specs(v: Sequence[SSAValue]) -> list[list[dict[str, Any]]]:
+    """Per op: a valid spec (`create`'s keywords), then variants of it."""
+    a, b, c, d, e, buf, _, t4, t5 = v
+    extents = {"extents": ArrayAttr([IntAttr(4)])}
+    return [
+        [
+            {"cls": arith.AddiOp, "operands": [a, b], "result_types": [i32]},
+            {"cls": arith.AddiOp, "operands": [a, c], "result_types": [i32]},
+            {"cls": arith.AddiOp, "operands": [a, b], "result_types": [f32]},
+            {"cls": arith.AddiOp, "operands": [d, e], "result_types": [IndexType()]},
+        ],
+        [
+            {"cls": LoadOp, "operands": [buf, d], "result_types": [f32]},
+            {"cls": LoadOp, "operands": [buf, a], "result_types": [f32]},
+            {"cls": LoadOp, "operands": [c, d], "result_types": [f32]},
+            {"cls": LoadOp, "operands": [buf, d, e], "result_types": [f32]},
+        ],
+        [
+            {"cls": AllocateOp, "result_types": [PtrType(f32)], "properties": extents},
+            {"cls": AllocateOp, "result_types": [f32], "properties": extents},
+            {"cls": AllocateOp, "result_types": [PtrType(f32)]},
+            {
+                "cls": AllocateOp,
+                "result_types": [PtrType(f32)],
+                "properties": {"extents": ArrayAttr([IntegerAttr(4, i32)])},
+            },
+            {
+                "cls": AllocateOp,
+                "result_types": [PtrType(f32)],
+                "properties": {**extents, "elem_offset": IntAttr(0)},
+            },
+        ],
+        [
+            {"cls": scf.ForOp, "operands": [d, e, e], "regions": _body()},
+            {"cls": scf.ForOp, "operands": [d, e, e], "regions": _body(2)},
+            {"cls": scf.ForOp, "operands": [d, e, e], "regions": _body(1, i32)},
+            {"cls": scf.ForOp, "operands": [d, e, e], "regions": []},
+        ],
+        [
+            {"build": lambda: _generic([t4, t4])},
+            {"build": lambda: _generic([t4, t5])},
+            {"build": lambda: _generic([t5, t5], result=TensorType(f32, [5]))},
+            {"build": lambda: _generic([t4, t4], arg_type=i32)},
+            {"build": lambda: _generic([t4, t4], maps=(_IDENTITY, _SHIFTED))},
+            {"build": lambda: _generic([t4, t4], maps=(_IDENTITY, _TWO_DIMS))},
+            {"build": lambda: _generic([t4, t4], maps=(_IDENTITY,))},
+        ],
+        [
+            {"cls": _IndexArgsOp, "regions": [Region(Block(arg_types=[IndexType()]))]},
+            {"cls": _IndexArgsOp, "regions": [Region(Block(arg_types=[i32]))]},
+        ],
+        [
+            {
+                "cls": arith.ConstantOp,
+                "result_types": [i32],
+                "properties": {"value": IntegerAttr(1, i32)},
+            },
+            {
+                "cls": arith.ConstantOp,
+                "result_types": [i32],
+                "properties": {"value": IntegerAttr(2, i32)},
+            },
+            {"cls": arith.ConstantOp, "result_types": [i32], "properties": {"value": i32}},
+        ],
+    ]
+
+
+@st.composite
+def _op_sequences(draw: st.DrawFn) -> list[Operation]:
+    block = Block(arg_types=_BLOCK_TYPES)
+    specs = _specs(block.args)
+    ops: list[Operation] = []
+    for _ in range(draw(st.integers(1, 16))):
+        variants = draw(st.sampled_from(specs))
+        spec = dict(draw(st.sampled_from(variants)))
+        if "build" in spec:
+            ops.append(spec["build"]())
+            continue
+        cls = spec.pop("cls")
+        if "regions" in spec:  # each op owns its regions
+            spec["regions"] = [r.clone() for r in spec["regions"]]
+        ops.append(cls.create(**spec))
+    return ops
+
+
+def _verify_alone(op: Operation) -> None:
+    op.verify()
+
+
+@PROPERTY
+@given(_op_sequences())
+def test_memoized_generic_checks_answer_as_xdsl(ops: list[Operation]) -> None:
+    expected = [_outcome(_verify_alone, op) for op in ops]
+    passed = PassedChecks()
+    for _ in range(2):  # the second round answers from the memo where it can
+        with memoized_generic_checks(passed):
+            assert [_outcome(_verify_alone, op) for op in ops] == expected
+    assert [_outcome(_verify_alone, op) for op in ops] == expected  # xDSL's after the block
+
+
+def test_a_changed_op_is_checked_again() -> None:
+    """An op that passed, then changed in place (an operand of another type), fails with
+    xDSL's error although its earlier signature is remembered."""
+    block = Block(arg_types=[i32, i32, f32])
+    add = arith.AddiOp(block.args[0], block.args[1])
+    passed = PassedChecks()
+    with memoized_generic_checks(passed):
+        add.verify()
+        add.operands = [block.args[0], block.args[2]]
+        with_memo = _outcome(_verify_alone, add)
+    assert isinstance(with_memo, tuple)
+    assert with_memo == _outcome(_verify_alone, add)
+
+
+def test_the_memo_is_bounded() -> None:
+    block = Block(arg_types=[i32])
+    passed = PassedChecks(limit=3)
+    with memoized_generic_checks(passed):
+        for k in range(10):
+            arith.ConstantOp(IntegerAttr(k, i32)).verify()
+            assert passed.count <= 3
+    del block
+
+
+def test_generic_verifier_is_the_one_read() -> None:
+    """The memo of `linalg.generic`'s whole `verify_` rests on reading xDSL 0.74's
+    `LinalgStructuredOperation.verify_` (it reads only the op's signature); if xDSL gives the
+    op another verifier, this fails and the memo must be checked again."""
+    from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
+    from xdsl.dialects.linalg.ops import GenericOp as XdslGenericOp
+
+    closure = XdslGenericOp.__dict__["verify_"].__closure__ or ()
+    custom = [c.cell_contents for c in closure if callable(c.cell_contents)]
+    assert custom == [LinalgStructuredOperation.__dict__["verify_"]]
+    assert "verify_" not in GenericOp.__dict__
+
+
+def test_a_second_verification_runs_no_generic_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Verifying an unchanged module again with the same memo runs none of xDSL's generic
+    checks (counted at their region checks, which run once per op checked); the memo's
+    distinct signatures are those of the module's ops."""
+    import xdsl.irdl.operations as irdl_operations
+
+    module = ModuleOp(
+        [
+            func.FuncOp("f", ((i32,), ()), Region(Block([func.ReturnOp()], arg_types=[i32]))),
+            func.FuncOp("g", ((i32,), ()), Region(Block([func.ReturnOp()], arg_types=[i32]))),
+        ]
+    )
+    calls: list[str] = []
+    original = irdl_operations.irdl_op_verify_regions
+
+    def counted(op: Operation, *args: Any) -> None:
+        calls.append(op.name)
+        original(op, *args)
+
+    monkeypatch.setattr(irdl_operations, "irdl_op_verify_regions", counted)
+    passed = PassedChecks()
+    verify_module(module, passed)
+    assert sorted(calls) == ["builtin.module", "func.func", "func.func", "func.return"]
+    calls.clear()
+    verify_module(module, passed)
+    assert calls == []
+    assert passed.distinct() == 4  # the functions differ in their names
+    verify_module(module)  # a memo of its own: every distinct signature checked once
+    assert sorted(calls) == ["builtin.module", "func.func", "func.func", "func.return"]
+
+
+# `layout.transform`'s own checks, memoized by (input type, result type, index map, pad
+# value): random transforms (injective, colliding, padding and separator-carrying maps;
+# right and wrong result shapes; pad values of the element type, of another type, or none)
+# verified in a random order give the outcome and message of an unmemoized verification.
+
+_TRANSFORM_MAPS = (
+    "(i, j) -> (j, i)",
+    "(i, j) -> (i floordiv 4, j, i mod 4)",
+    "(i, j) -> (i floordiv 2, j)",
+    "(i, j) -> (i, j floordiv 4 | j mod 4)",
+    "(i) -> (i floordiv 4, i mod 4)",
+)
+
+
+@st.composite
+def _transforms(draw: st.DrawFn) -> list[Operation]:
+    ops: list[Operation] = []
+    for _ in range(draw(st.integers(1, 12))):
+        text = draw(st.sampled_from(_TRANSFORM_MAPS))
+        attr = IndexMapAttr.from_map(*IndexMap.parse_with_separators(text))
+        rank = attr.index_map.ndim
+        shape = draw(st.sampled_from([[4, 4], [3, 4]] if rank == 2 else [[4], [3]]))
+        source = Block(arg_types=[TensorType(f32, shape)]).args[0]
+        result_shape = draw(st.sampled_from([[4, 4], [1, 4, 4], [1, 4], [2, 4]]))
+        pad = draw(st.sampled_from([None, FloatAttr(0.0, f32), IntegerAttr(0, i32)]))
+        ops.append(
+            TransformOp.create(
+                operands=[source],
+                result_types=[TensorType(f32, result_shape)],
+                properties={"index_map": attr} | ({} if pad is None else {"pad_value": pad}),
+            )
+        )
+        if draw(st.booleans()):
+            ops.append(ops[-1].clone())
+    return ops
+
+
+@PROPERTY
+@given(_transforms())
+def test_memoized_transform_checks_answer_as_unmemoized(ops: list[Operation]) -> None:
+    expected: list[tuple[str, str] | Operation | None] = []
+    for op in ops:
+        _PASSED_TRANSFORMS.clear()
+        expected.append(_outcome(_verify_alone, op))
+    _PASSED_TRANSFORMS.clear()
+    assert [_outcome(_verify_alone, op) for op in ops] == expected
+    assert [_outcome(_verify_alone, op) for op in ops] == expected
