@@ -50,7 +50,7 @@ from xdsl.dialects import arith, func, tensor
 from xdsl.dialects.builtin import AffineMapAttr, AnyFloat, FloatAttr, ModuleOp, TensorType
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import Conv2DNchwFchwOp, FillOp, GenericOp, YieldOp
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -60,9 +60,10 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
+from physlayout.transforms.fusion_plan import has_reductions
 from physlayout.transforms.legalize_layout import is_graph_function
 from physlayout.transforms.pass_options import PhyslayoutPass
-from physlayout.transforms.sink_layout_rewrites import ParameterValues
+from physlayout.transforms.sink_layout_rewrites import ParameterValues, parameter_names
 
 _KINDS: dict[type[Operation], str] = {
     arith.AddfOp: "add",
@@ -83,14 +84,12 @@ class Step:
 
 
 def affine_step(op: Operation, by_params: Callable[[SSAValue], bool]) -> Step | None:
-    """`op` as an affine step by a value of `derived` (module docstring), else None."""
+    """`op` as an affine step by a value `by_params` accepts (module docstring), else None."""
     if not isinstance(op, GenericOp) or len(op.inputs) != 2 or len(op.outputs) != 1:
         return None
     if len(op.res) != 1 or not isinstance(op.res[0].type, TensorType):
         return None
-    if not isinstance(op.res[0].type.get_element_type(), AnyFloat):
-        return None
-    if any(t.data != IteratorTypeAttr.parallel().data for t in op.iterator_types):
+    if not isinstance(op.res[0].type.get_element_type(), AnyFloat) or has_reductions(op):
         return None
     maps = [m.data for m in op.indexing_maps]
     identity = AffineMap.identity(maps[-1].num_dims)
@@ -138,16 +137,23 @@ def _chain(first: Step, by_params: Callable[[SSAValue], bool]) -> list[Step]:
         chain.append(step)
 
 
-def _elementwise(inputs: Sequence[SSAValue], out_type: TensorType[AnyFloat], body: Block) -> list[Operation]:
-    """`tensor.empty` + a generic over `out_type`'s shape reading `inputs` at the identity."""
+def _elementwise(
+    inputs: Sequence[SSAValue],
+    out_type: TensorType[Attribute],
+    body: Block,
+    maps: Sequence[AffineMap] | None = None,
+) -> list[Operation]:
+    """`tensor.empty` + a generic over `out_type`'s shape reading `inputs` at `maps` (by
+    default the identity) and writing at the identity."""
     empty = tensor.EmptyOp([], out_type)
     rank = len(out_type.get_shape())
-    identity = AffineMapAttr(AffineMap.identity(rank))
+    identity = AffineMap.identity(rank)
+    reads = list(maps) if maps is not None else [identity] * len(inputs)
     generic = GenericOp(
         inputs,
         [empty.tensor],
         Region(body),
-        [identity] * (len(inputs) + 1),
+        [AffineMapAttr(m) for m in (*reads, identity)],
         [IteratorTypeAttr.parallel()] * rank,
         [out_type],
     )
@@ -273,7 +279,7 @@ def _scale_and_shift(op: GenericOp) -> tuple[SSAValue, SSAValue, SSAValue | None
     `FoldAffineChain` builds it, or one multiply step), x read at the identity."""
     if len(op.outputs) != 1 or len(op.inputs) not in (2, 3) or len(op.res) != 1:
         return None
-    if any(t.data != IteratorTypeAttr.parallel().data for t in op.iterator_types):
+    if has_reductions(op):
         return None
     maps = [m.data for m in op.indexing_maps]
     if maps[0] != maps[-1] or maps[-1] != AffineMap.identity(maps[-1].num_dims):
@@ -363,33 +369,20 @@ class FoldScaleIntoWeights(RewritePattern):
         along = AffineMap(
             rank, 0, tuple(AffineDimExpr(weight_dim) if r == AffineDimExpr(out_dim) else r for r in scale_map.results)
         )
-        element = w_type.get_element_type()
-        body = Block(arg_types=[element, element, element])
-        product = arith.MulfOp(body.args[0], body.args[1])
-        body.add_ops([product, YieldOp(product.result)])
-        empty = tensor.EmptyOp([], w_type)
-        scaled = GenericOp(
-            [weight, scale],
-            [empty.tensor],
-            Region(body),
-            [AffineMapAttr(AffineMap.identity(rank)), AffineMapAttr(along), AffineMapAttr(AffineMap.identity(rank))],
-            [IteratorTypeAttr.parallel()] * rank,
-            [w_type],
+        scaled = _elementwise(
+            [weight, scale], w_type, _multiply_add(weight, scale, None), [AffineMap.identity(rank), along]
         )
         new_conv = conv.clone()
-        new_conv.operands = [*conv.operands[:1], scaled.res[0], *conv.operands[2:]]
-        rewriter.insert([empty, scaled, new_conv], InsertPoint.before(op))
+        new_conv.operands = [*conv.operands[:1], scaled[-1].results[0], *conv.operands[2:]]
+        rewriter.insert([*scaled, new_conv], InsertPoint.before(op))
         if shift is None:
             rewriter.replace(op, [], [new_conv.results[0]])
         else:
-            block = Block(arg_types=[element] * 3)
-            add = arith.AddfOp(block.args[0], block.args[1])
-            block.add_ops([add, YieldOp(add.result)])
             maps = op.indexing_maps.data
             shifted = GenericOp(
                 [new_conv.results[0], shift],
                 [op.outputs[0]],
-                Region(block),
+                Region(_multiply_add(new_conv.results[0], None, shift)),
                 [maps[0], maps[2], maps[3]],
                 op.iterator_types.data,
                 [op.res[0].type],
@@ -415,7 +408,7 @@ class FoldAffineParamsPass(PhyslayoutPass):
     """The parameter arguments (comma-separated names; empty: all but the first)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        names = frozenset(n.strip().lstrip("%") for n in self.params.split(",") if n.strip())
+        names = parameter_names(self.params)
         with_params, constants = ParameterValues(names), ParameterValues(names, arguments=False)
 
         def by_params(value: SSAValue) -> bool:

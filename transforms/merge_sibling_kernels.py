@@ -40,8 +40,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func, scf
-from xdsl.dialects.arith import ConstantOp
-from xdsl.dialects.builtin import FunctionType, IntegerAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -50,8 +49,9 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
+from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 
-from physlayout.dialects.layout import AllocateOp, DeclBufferOp, StoreOp
+from physlayout.dialects.layout import AllocateOp, DeclBufferOp, LoadOp, StoreOp
 from physlayout.dialects.layout_check import CheckOp
 from physlayout.indexing.bridges.arith import IndexAnalysis
 from physlayout.transforms.buffer_aliases import BufferAliases
@@ -81,13 +81,6 @@ class Kernel:
     """Per store: its parameter and the inclusive range of each index (lanes included)."""
 
 
-def _constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def mergeable_kernel(function: func.FuncOp) -> Kernel | None:
     """`function` as a `Kernel`, or None when it has another form (module docstring)."""
     if not function.body.blocks:
@@ -100,7 +93,7 @@ def mergeable_kernel(function: func.FuncOp) -> Kernel | None:
         return None
     grid: list[tuple[int, int, int]] = []
     for lb, ub, step in zip(loop.lowerBound, loop.upperBound, loop.step, strict=True):
-        bounds = (_constant(lb), _constant(ub), _constant(step))
+        bounds = (const_evaluate_operand(lb), const_evaluate_operand(ub), const_evaluate_operand(step))
         if None in bounds:
             return None
         grid.append(bounds)  # type: ignore[arg-type]
@@ -121,9 +114,7 @@ def mergeable_kernel(function: func.FuncOp) -> Kernel | None:
             stores.append((index, _ranges(access, analysis)))
     for param in params:
         for use in param.uses:
-            if not (isinstance(use.operation, Operation) and use.operation.name in ("layout.load", "layout.store")):
-                return None
-            if use.operation.operands[0 if use.operation.name == "layout.load" else 1] is not param:
+            if not isinstance(use.operation, LoadOp | StoreOp) or use.operation.buffer is not param:
                 return None
     return Kernel(function, loop, tuple(grid), frozenset(reads), frozenset(writes), tuple(stores))
 
@@ -188,7 +179,7 @@ def _movable_past(first: Launch, between: Sequence[Operation], launches: dict[Op
     for op in between:
         if isinstance(op, func.CallOp):
             other = launches.get(op)
-            if other is None or _conflict(first, other, aliases) or _conflict(other, first, aliases):
+            if other is None or _conflict(first, other, aliases):
                 return False
         elif isinstance(op, CheckOp):
             if any(aliases.may_alias(first.call.operands[i], op.flags) for i in first.kernel.writes):

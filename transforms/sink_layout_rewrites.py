@@ -83,6 +83,11 @@ def _is_identity(imap: IndexMap) -> bool:
     return imap.final_indices == tuple(Dim(n) for n in imap.initial_indices)
 
 
+def parameter_names(spec: str) -> frozenset[str]:
+    """The argument names of a `params` option (comma-separated, `%` optional)."""
+    return frozenset(n.strip().lstrip("%") for n in spec.split(",") if n.strip())
+
+
 @dataclass
 class ParameterValues:
     """Which values of a function are computed from its parameters and constants only."""
@@ -358,7 +363,7 @@ class SinkLayoutRewritesPass(PhyslayoutPass):
     """Parameters are prepared once (new transforms of them cost no launch per inference)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        names = frozenset(n.strip().lstrip("%") for n in self.params.split(",") if n.strip())
+        names = parameter_names(self.params)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
                 [
