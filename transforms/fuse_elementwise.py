@@ -111,6 +111,7 @@ from physlayout.transforms.flow_through_windows import bijection_inverse
 from physlayout.transforms.fusion_plan import (
     GroupPlan,
     has_reductions,
+    merge_problem,
     plan_group,
     root_problem,
     splat_init,
@@ -333,6 +334,14 @@ class FuseIntoProducer(RewritePattern):
                 f"{_name(value)} is not fused into {_name(consumer.results[0])}: it has "
                 f"{len(users)} users, so it is needed whole (fusing would compute it once per "
                 "consumer)",
+            )
+            return False
+        problem = merge_problem(producer, consumer, value)
+        if problem is not None:
+            self.remarks.add(
+                value,
+                consumer,
+                f"{_name(value)} is not fused into {_name(consumer.results[0])}: {problem}",
             )
             return False
         builder = GroupBuilder()

@@ -226,6 +226,45 @@ def plan_group(op: FusedOp) -> GroupPlan | str:
     return GroupPlan(root, stages, start)
 
 
+def merge_problem(producer: Operation, consumer: Operation, value: SSAValue) -> str | None:
+    """Why the group of `producer` (a generic or a group, the owner of `value`) and
+    `consumer` (reading `value`) would not be legal, decided before it is built: the
+    problems `plan_group` finds in every such merged group. It checks each read of the
+    produced value with `aligned_read_problem`, which reads nothing but the reading generic
+    (or op) and the operand index, and the merged group clones both unchanged; and it
+    refuses two generics with reduction loops. None proves nothing: build the group and
+    plan it."""
+    if isinstance(consumer, GenericOp):
+        reads = [(consumer, i) for i, v in enumerate(consumer.operands) if v is value]
+    elif not isinstance(consumer, FusedOp):
+        return None
+    else:
+        args = [a for a, v in zip(consumer.block.args, consumer.inputs, strict=True) if v is value]
+        reads = [(use.operation, use.index) for arg in args for use in arg.uses]
+    produced = value
+    if isinstance(producer, FusedOp) and isinstance(producer.block.last_op, YieldOp):
+        produced = producer.block.last_op.value
+    for user, index in reads:
+        if isinstance(user, YieldOp):
+            continue
+        problem = aligned_read_problem(user, index)
+        if problem is not None:
+            return f"{_name(produced)} {problem}"
+    reducing = sum(1 for g in (*_generics(producer), *_generics(consumer)) if has_reductions(g))
+    if reducing > 1:
+        return f"the group holds {reducing} generics with reduction loops (one kernel runs one)"
+    return None
+
+
+def _generics(op: Operation) -> list[GenericOp]:
+    """`op` itself (a generic) or the generics of its group (none for another op)."""
+    if isinstance(op, GenericOp):
+        return [op]
+    if isinstance(op, FusedOp):
+        return [g for g in op.block.ops if isinstance(g, GenericOp)]
+    return []
+
+
 def pad_problem(pad: PadOp, root: GenericOp, texture: bool) -> str | None:
     """Why the root of a group cannot read `pad` (a `layout.pad` of the group) through its
     padding, or None; `texture`: the group stores a texture (its texel lanes are one vector,

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from fuzz.choices import RandomChooser
+from fuzz.models import generate_model
 from graph_harness import apply, compare_before_after, count_ops, functions, parse, random_inputs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -301,6 +303,65 @@ def test_random_chains_fuse_to_equal_results(text: str) -> None:
     after legalize-layout and the buffer passes) == the graph evaluator, bit for bit."""
     compare_before_after(text, [FuseElementwisePass()], seed=9)
     check_legalized(text, [FuseElementwisePass()], seed=9)
+
+
+# The check before building a group --------------------------------------------------------
+
+
+def _fused_text(text: str, graph: bool, precheck: bool) -> str:
+    """`text` after the graph passes (when `graph`) and fuse-elementwise, with or without
+    `fusion_plan.merge_problem` deciding refusals before a group is built."""
+    module = parse(text)
+    if graph:
+        apply(module, graph_passes(fuse=False))
+    with pytest.MonkeyPatch.context() as patch:
+        if not precheck:
+            patch.setattr(fuse_elementwise, "merge_problem", lambda *_: None)  # pyright: ignore[reportUnknownLambdaType]
+        apply(module, [FuseElementwisePass()])
+    return str(module)
+
+
+@pytest.mark.parametrize(
+    ("text", "graph"),
+    [
+        (RULES.read_text(), False),
+        (BLOCK.read_text(), True),
+        ((ROOT / "examples/models/bottleneck.mlir").read_text(), True),
+        (generate_model(RandomChooser("merge-problem:1")).text, True),
+        (generate_model(RandomChooser("merge-problem:2")).text, True),
+        (generate_model(RandomChooser("merge-problem:3")).text, True),
+    ],
+    ids=["rules", "resnet_block", "bottleneck", "model1", "model2", "model3"],
+)
+def test_merge_problem_refuses_only_what_planning_refuses(text: str, graph: bool) -> None:
+    """`merge_problem` refuses a fusion before its group is cloned and planned: the pass
+    gives exactly the IR it gives when every group is built and planned (`plan_group`)."""
+    assert _fused_text(text, graph, precheck=True) == _fused_text(text, graph, precheck=False)
+
+
+@SETTINGS
+@given(fusion_chains())
+def test_merge_problem_on_random_chains(text: str) -> None:
+    """The same on random chains of elementwise, broadcast, transposed and reduction
+    generics (the refusals `merge_problem` decides: reductions and transposed reads of a
+    producer, a value that is also an output's init, two reductions in one group)."""
+    assert _fused_text(text, False, precheck=True) == _fused_text(text, False, precheck=False)
+
+
+def test_planted_bug_in_merge_problem_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A check that refuses fusions planning accepts (an epilogue into a group that has
+    one already) changes the IR: the comparison above fails."""
+    real = fusion_plan.merge_problem
+
+    def refuses_groups(producer: Any, consumer: Any, value: Any) -> str | None:
+        return "planted" if isinstance(producer, fuse_elementwise.FusedOp) else real(producer, consumer, value)
+
+    monkeypatch.setattr(fuse_elementwise, "merge_problem", refuses_groups)
+    text = BLOCK.read_text()
+    module = parse(text)
+    apply(module, [*graph_passes(fuse=False), FuseElementwisePass()])
+    monkeypatch.setattr(fuse_elementwise, "merge_problem", real)
+    assert str(module) != _fused_text(text, True, precheck=False)
 
 
 # A planted bug ------------------------------------------------------------------------------
