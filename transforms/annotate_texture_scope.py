@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -52,7 +53,7 @@ from xdsl.dialects.builtin import Float16Type, Float32Type, ModuleOp, TensorType
 from xdsl.dialects.linalg.abstract_ops import ConvOperation, NamedOperation
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.dialects.tensor import EmptyOp
-from xdsl.ir import Block, Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 
 from physlayout.dialects.buffer_layout import TEXEL_LANES, ImageLimits
 from physlayout.dialects.buffer_layout import image_size as buffer_image_size
@@ -88,7 +89,15 @@ def image_size(value: SSAValue, scope: str) -> tuple[int, int] | None:
         or shape[-1] != TEXEL_LANES
     ):
         return None
-    return buffer_image_size(BufferType(shape, type_.get_element_type(), scope=scope))
+    return _image_size(shape, type_.get_element_type(), scope)
+
+
+@lru_cache(maxsize=4096)
+def _image_size(shape: tuple[int, ...], element: Attribute, scope: str) -> tuple[int, int]:
+    """The image of a buffer of `shape` and `element` in `scope` (a pure function of the
+    three: a model asks it for the same few shapes thousands of times, and building the
+    buffer type to ask is most of the cost)."""
+    return buffer_image_size(BufferType(shape, element, scope=scope))
 
 
 def writes_texels(op: Operation) -> str | None:

@@ -13,13 +13,19 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from xdsl.dialects.builtin import Float16Type, Float32Type, IntegerType, TensorType
+from xdsl.dialects.tensor import EmptyOp
+from xdsl.ir import OpResult
 from xdsl.ir.affine import AffineExpr, AffineMap
 
+from physlayout.dialects.buffer_layout import image_size as uncached_image_size
+from physlayout.dialects.layout import BufferType
 from physlayout.indexing import inverse, proofs
 from physlayout.indexing.extents import PaddingPredicate, padding_of, structural_extents
 from physlayout.indexing.index_map import IndexMap, clear_caches
 from physlayout.indexing.quasi_affine import Const, Dim, Expr, FloorDiv, Mod
 from physlayout.indexing.structural import covers_box_structurally, is_injective_structurally
+from physlayout.transforms.annotate_texture_scope import image_size
 
 PROPERTY = settings(
     max_examples=150,
@@ -120,9 +126,7 @@ def test_cached_padding_is_the_uncached_isl_answer(
         return
     out_shape = structural_extents(imap, dims)
     clear_caches()
-    covered = set(_images(imap, dims)) == set(
-        itertools.product(*(range(e) for e in out_shape))
-    )
+    covered = set(_images(imap, dims)) == set(itertools.product(*(range(e) for e in out_shape)))
     if covers_box_structurally(imap, dims, out_shape):
         assert covered
     cached = padding_of(imap, dims, out_shape)
@@ -225,7 +229,9 @@ def test_cached_affine_conversion_is_the_uncached_one(affine_map: AffineMap, nam
     error) as converting it afresh, and again after `clear_caches`."""
     names = tuple(f"x{k}" for k in range(affine_map.num_dims)) if named else None
     first = _converted(affine_map, names)
-    again = _converted(AffineMap(affine_map.num_dims, affine_map.num_symbols, affine_map.results), names)
+    again = _converted(
+        AffineMap(affine_map.num_dims, affine_map.num_symbols, affine_map.results), names
+    )
     clear_caches()
     fresh = _converted(affine_map, names)
     assert first == again == fresh
@@ -270,3 +276,33 @@ def test_structurally_verified_inverses_are_isls_answers(
     for point in itertools.product(*(range(d) for d in dims)):
         image = dict(zip(names, imap.map_indices(list(point)), strict=True))
         assert tuple(int(e.evaluate(image)) for e in structural) == point
+
+
+@PROPERTY
+@given(
+    st.lists(st.integers(1, 9), min_size=0, max_size=4),
+    st.sampled_from(["f32", "f16", "i32"]),
+    st.sampled_from(["global.texture", "global.texture-weight", "global.texture-nhwc"]),
+)
+def test_annotate_image_sizes_are_cached_exactly(
+    outer: list[int], element_name: str, scope: str
+) -> None:
+    """annotate-texture-scope's image size per (shape, element type, scope) is the one
+    computed from a fresh buffer type each time (the same size, or the same refusal)."""
+    element = {"f32": Float32Type(), "f16": Float16Type(), "i32": IntegerType(32)}[element_name]
+    shape = (*outer, 4)
+    value: OpResult = EmptyOp([], TensorType(element, shape)).results[0]
+    for _ in range(2):  # the second answer comes from the cache
+        try:
+            expected: tuple[int, int] | str | None = uncached_image_size(
+                BufferType(shape, element, scope=scope)
+            )
+        except ValueError as error:
+            expected = str(error)
+        if element_name == "i32" or len(shape) < 2:
+            expected = None
+        try:
+            got: tuple[int, int] | str | None = image_size(value, scope)
+        except ValueError as error:
+            got = str(error)
+        assert got == expected
