@@ -53,6 +53,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from xdsl.context import Context
@@ -362,8 +363,8 @@ class BlockedConv:
     """The maps and iteration space of a conv in its desired layouts."""
 
     transforms: tuple[IndexMap, IndexMap, IndexMap]
-    maps: list[IndexMap]
-    iterator_types: list[IteratorTypeAttr]
+    maps: tuple[IndexMap, ...]
+    iterator_types: tuple[IteratorTypeAttr, ...]
     shapes: tuple[tuple[int, ...], ...]
     """Transformed input, filter and output shapes."""
     back: IndexMap
@@ -373,10 +374,48 @@ class BlockedConv:
 
 def blocked_conv(conv: Conv, layouts: tuple[str, str, str], allow_padding: bool) -> BlockedConv:
     """Plan the blocked conv; raise `_Unconverted` with the reason when it is refused."""
-    (logical_x, logical_w, logical_y), _ = OP_KINDS["conv2d"]
     shapes = [static_shape(v) for v in (conv.input, conv.filter, conv.init)]
     assert all(s is not None for s in shapes)
-    logical_shapes = [s for s in shapes if s is not None]
+    logical_shapes = tuple(s for s in shapes if s is not None)
+    plan = _blocked_conv(
+        ConvForm(conv.maps, conv.kinds, conv.extents, conv.canonical, logical_shapes),
+        layouts,
+        allow_padding,
+    )
+    if isinstance(plan, str):
+        raise _Unconverted(plan)
+    return plan
+
+
+@dataclass(frozen=True)
+class ConvForm:
+    """All that the plan of a blocked conv reads of the conv (`Conv` without its op)."""
+
+    maps: tuple[IndexMap, IndexMap, IndexMap]
+    kinds: tuple[str, ...]
+    extents: tuple[int, ...]
+    canonical: tuple[IndexMap, IndexMap, IndexMap]
+    shapes: tuple[tuple[int, ...], ...]
+    """The input's, filter's and init's static shapes."""
+
+
+@lru_cache(maxsize=1024)
+def _blocked_conv(
+    conv: ConvForm, layouts: tuple[str, str, str], allow_padding: bool
+) -> BlockedConv | str:
+    """The plan, or why the conv is refused: a pure function of its arguments, cached (a
+    model repeats a few conv shapes many times; a ValueError is raised, not cached)."""
+    try:
+        return _plan_blocked_conv(conv, layouts, allow_padding)
+    except _Unconverted as reason:
+        return str(reason)
+
+
+def _plan_blocked_conv(
+    conv: ConvForm, layouts: tuple[str, str, str], allow_padding: bool
+) -> BlockedConv:
+    (logical_x, logical_w, logical_y), _ = OP_KINDS["conv2d"]
+    logical_shapes = conv.shapes
     layout_maps = (
         IndexMap.from_layouts(logical_x, layouts[0]),
         IndexMap.from_layouts(logical_w, layouts[1]),
@@ -450,8 +489,8 @@ def blocked_conv(conv: Conv, layouts: tuple[str, str, str], allow_padding: bool)
     ]
     return BlockedConv(
         (transforms[0], transforms[1], transforms[2]),
-        maps,
-        iterator_types,
+        tuple(maps),
+        tuple(iterator_types),
         tuple(new_shapes),
         back,
         pads,

@@ -368,7 +368,15 @@ class FoldRewriteOfFill(RewritePattern):
         ):
             return
         empty = EmptyOp([], op.result.type)
-        new_fill = FillOp([fill.inputs[0]], [empty.tensor], [op.result.type])
+        # A copy of the fill with the new output: `FillOp(...)` would build its hidden body
+        # again through xDSL's builder (about 5 ms a fill); the body is the same.
+        new_fill = FillOp.create(
+            operands=[fill.inputs[0], empty.tensor],
+            result_types=[op.result.type],
+            properties=dict(fill.properties),
+            attributes=dict(fill.attributes),
+            regions=[fill.regions[0].clone()],
+        )
         rewriter.replace(op, [empty, new_fill])
         if not fill.res[0].uses:
             rewriter.erase(fill)

@@ -10,12 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 from graph_harness import compare_before_after, count_ops, parse
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_legalize_layout import conv, relu
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.lowering.raise_layout_rewrites import RaiseLayoutRewritesPass
 from physlayout.semantics.graph_evaluator import EvaluationError, run_graph
+from physlayout.transforms import convert_layout
 from physlayout.transforms.convert_layout import ConvertLayoutPass, parse_desired_layouts
 from physlayout.transforms.flow_layout_rewrites import FROZEN, FlowLayoutRewritesPass
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
@@ -132,3 +135,48 @@ def test_grouped_conv_chain_keeps_only_boundary_rewrites(groups: int, width: int
     frozen = [op for op in after.walk() if FROZEN in op.attributes]
     assert len(frozen) == 2
     assert count_ops(after, "layout.transform") == 4
+
+
+def _plans(text: str) -> list[tuple[object, object]]:
+    """Per conv of `text`, layouts and padding choice: the cached plan (asked twice) and a
+    fresh one (a plan, or the refusal's message)."""
+    pairs: list[tuple[object, object]] = []
+    for op in parse(text).walk():
+        conv = convert_layout.match_conv(op)
+        if conv is None:
+            continue
+        shapes = [convert_layout.static_shape(v) for v in (conv.input, conv.filter, conv.init)]
+        form = convert_layout.ConvForm(
+            conv.maps, conv.kinds, conv.extents, conv.canonical, tuple(s for s in shapes if s)
+        )
+        for layouts in ("NCHW4c,OIHW4o,NCHW4c", "NHWC,OHWI,NHWC", "NCHW8c,OIHW8o,NCHW8c"):
+            kind = parse_desired_layouts(f"conv2d={layouts}")["conv2d"]
+            for padding in (True, False):
+                try:
+                    fresh: object = convert_layout._plan_blocked_conv(form, kind, padding)  # pyright: ignore[reportPrivateUsage]
+                except convert_layout._Unconverted as reason:  # pyright: ignore[reportPrivateUsage]
+                    fresh = str(reason)
+                for _ in range(2):
+                    pairs.append((convert_layout._blocked_conv(form, kind, padding), fresh))  # pyright: ignore[reportPrivateUsage]
+    return pairs
+
+
+def test_cached_conv_plans_are_the_fresh_ones_on_the_lit_input() -> None:
+    """convert-layout plans a conv once per distinct form (`_blocked_conv`): on every conv
+    of the lit input, in three layouts, with and without padding, the cached plan (or
+    refusal) equals one computed afresh."""
+    pairs = _plans(LIT.read_text())
+    assert len(pairs) >= 60
+    for cached, fresh in pairs:
+        assert cached == fresh
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(st.integers(1, 9), st.integers(1, 9), st.integers(5, 8))
+def test_cached_conv_plans_are_the_fresh_ones_on_random_chains(
+    channels: int, out: int, size: int
+) -> None:
+    """The same on conv chains of random channel counts and sizes (padded and refused
+    plans among them)."""
+    for cached, fresh in _plans(chain(channels, out, size)):
+        assert cached == fresh
