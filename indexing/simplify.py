@@ -107,8 +107,10 @@ def _node_count(expr: Expr) -> int:
             return 1
 
 
+@lru_cache(maxsize=16384)
 def _natural_key(text: str) -> tuple[tuple[int, int, str], ...]:
-    """Sort key that orders embedded numbers numerically (i2 < i10)."""
+    """Sort key that orders embedded numbers numerically (i2 < i10); cached, as the same
+    atoms are ordered again in every expression that holds them."""
     parts = re.split(r"(\d+)", text)
     return tuple((1, int(p), "") if p.isdigit() else (0, 0, p) for p in parts if p)
 
@@ -645,3 +647,4 @@ def _simplify_cached(expr: Expr, bounds: tuple[tuple[str, tuple[int, int]], ...]
 def clear_simplify_cache() -> None:
     """Forget the memoized results of `simplify` (for benchmarks measuring cold calls)."""
     _simplify_cached.cache_clear()
+    _natural_key.cache_clear()
