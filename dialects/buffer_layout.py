@@ -21,6 +21,7 @@ vectorize-texels, the OpenCL target and the runtime use.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from math import prod
 from typing import TYPE_CHECKING, Any
 
@@ -229,8 +230,12 @@ def is_flat(buffer_type: BufferType) -> bool:
     return separators == tuple(range(1, buffer_type.rank)) and bool(separators)
 
 
+@lru_cache(maxsize=4096)
 def flattened_type(buffer_type: BufferType) -> BufferType:
-    """`buffer_type` after `flatten-buffers`."""
+    """`buffer_type` after `flatten-buffers`. Built once per distinct type (a type is an
+    immutable value compared by its parameters, pad values bit for bit; a model declares a
+    few hundred types and flatten-buffers, verify-buffers and the targets ask about each
+    many times)."""
     separators = flattening_separators(buffer_type)
     shape = flatten_shape(list(buffer_type.get_shape()), list(separators))
     return buffer_type.with_layout(shape, tuple(range(1, len(shape))))

@@ -632,6 +632,9 @@ class ApplyLayoutPass(PhyslayoutPass):
                 ]
             )
         ).rewrite_module(op)
+        # the walk before erased every dead op (to a fixpoint) and the conversion replaces
+        # ops one for one, uses kept, so nothing dies here; and a converted op mentions no
+        # pending type, so one walk without dead-code checks converts everything
         PatternRewriteWalker(
-            GreedyApplierWithMemoizedDce([ConsumePendingTransforms(layouts)])
+            ConsumePendingTransforms(layouts), apply_recursively=False
         ).rewrite_module(op)

@@ -26,7 +26,7 @@ have a pending transform (run `apply-layout` first) and invalid separators.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -200,17 +200,13 @@ class MoveAccessToFlatAlias(RewritePattern):
 
     written: frozenset[Operation]
     """The aliases of the input (`declarations_written`)."""
-    flat_types: dict[BufferType, BufferType] = field(default_factory=dict[BufferType, BufferType])
-    """`flattened_type` of each buffer type seen (built once, not once per access)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: LoadOp | StoreOp, rewriter: PatternRewriter) -> None:
         buffer_type = op.buffer.type
         if not isinstance(buffer_type, BufferType) or is_flat(buffer_type):
             return
-        flat_type = self.flat_types.get(buffer_type)
-        if flat_type is None:
-            flat_type = self.flat_types[buffer_type] = flattened_type(buffer_type)
+        flat_type = flattened_type(buffer_type)
         alias = _flat_alias(op.buffer, buffer_type, self.written, flat_type)
         if alias is None:
             return

@@ -185,6 +185,8 @@ class HostBuilder:
     kernels: list[func.FuncOp] = field(default_factory=list[func.FuncOp])
     """The kernels the host calls, one per distinct `kernel_key` (equal kernels are one)."""
     by_key: dict[Hashable, func.FuncOp] = field(default_factory=dict[Hashable, func.FuncOp])
+    copies: dict[Hashable, func.FuncOp] = field(default_factory=dict[Hashable, func.FuncOp])
+    """The kernel called for each `copy_key` already met (a copy kernel is not built again)."""
     storage: dict[SSAValue, Storage] = field(default_factory=dict[SSAValue, Storage])
     scalars: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
     returned: list[SSAValue] = field(default_factory=list[SSAValue])
@@ -283,11 +285,10 @@ class HostBuilder:
             case CropOp():
                 source = self._input(op.input, op)
                 target, window = self._target(op.result, op)
-                kernel, args = copy_kernel(
+                self._call_copy_kernel(
                     self._name(op, "crop"), source, target, _shape(op.result), op.get_start(),
                     dst_offset=window,
                 )  # fmt: skip
-                self._call(kernel, args)
             case CopyOp():
                 self._call_copy(
                     op, self._input(op.input, op), self._result(op.result, op), op.result
@@ -396,10 +397,9 @@ class HostBuilder:
         )
         view = self._declare(self._handle(storage), pending, op.result.name_hint)
         sequential = is_texture_scope(storage.scope)
-        kernel, args = copy_kernel(
+        self._call_copy_kernel(
             self._name(op, "transform"), source, view, shape, sequential=sequential
         )
-        self._call(kernel, args)
 
     def generic(self, op: GenericOp) -> None:
         """Legalize a `linalg.generic`: one kernel, a parallel nest over its parallel loops with its
@@ -642,8 +642,9 @@ class HostBuilder:
         self.taken.add(candidate)
         return candidate
 
-    def _call(self, kernel: func.FuncOp, args: list[SSAValue]) -> None:
-        """Call `kernel`, or the earlier kernel equal to it up to names (`kernel_key`)."""
+    def _call(self, kernel: func.FuncOp, args: list[SSAValue]) -> func.FuncOp:
+        """Call `kernel`, or the earlier kernel equal to it up to names (`kernel_key`);
+        returns the kernel called."""
         key = kernel_key(kernel)
         kept = self.by_key.get(key)
         if kept is None:
@@ -652,6 +653,29 @@ class HostBuilder:
         else:
             kernel.erase()
         self.block.add_op(func.CallOp(kept.sym_name.data, args, []))
+        return kept
+
+    def _call_copy_kernel(
+        self,
+        name: str,
+        source: SSAValue,
+        target: SSAValue,
+        extents: Sequence[int],
+        offset: Sequence[int] = (),
+        sequential: bool = False,
+        dst_offset: Sequence[int] = (),
+    ) -> None:
+        """Call `copy_kernel(name, source, target, ...)`: built only for a `copy_key` not met
+        before; else the kernel called for that key is called again (the kernel built
+        would be equal to it up to names)."""
+        key = copy_key(source, target, extents, offset, sequential, dst_offset)
+        kept = self.copies.get(key)
+        if kept is not None:
+            args = [source] if source is target else [source, target]
+            self.block.add_op(func.CallOp(kept.sym_name.data, args, []))
+            return
+        kernel, args = copy_kernel(name, source, target, extents, offset, sequential, dst_offset)
+        self.copies[key] = self._call(kernel, args)
 
     def _call_copy(
         self, op: Operation, source: SSAValue, target: SSAValue, value: SSAValue
@@ -664,8 +688,31 @@ class HostBuilder:
             name = f"{base}_{k}"
         self.taken.add(name)
         assert isinstance(target.type, BufferType)
-        kernel, args = copy_kernel(name, source, target, target.type.get_shape())
-        self._call(kernel, args)
+        self._call_copy_kernel(name, source, target, target.type.get_shape())
+
+
+def copy_key(
+    source: SSAValue,
+    target: SSAValue,
+    extents: Sequence[int],
+    offset: Sequence[int] = (),
+    sequential: bool = False,
+    dst_offset: Sequence[int] = (),
+) -> Hashable:
+    """What `copy_kernel` builds from, all of it: the two buffer types, whether the two
+    host values are one (then the kernel has one parameter), the box, both offsets and
+    `sequential`. Two copies with equal keys build kernels equal up to their names, so
+    `kernel_key` would make them one kernel; deciding it before building saves the build
+    (a model copies between the same few types hundreds of times)."""
+    return (
+        source.type,
+        target.type,
+        source is target,
+        tuple(extents),
+        tuple(offset),
+        sequential,
+        tuple(dst_offset),
+    )
 
 
 def preserves_row_major_order(

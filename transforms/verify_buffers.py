@@ -519,15 +519,19 @@ class BufferVerifier:
         assert isinstance(buffer_type, BufferType) and isinstance(ptr_type, PtrType)
         element = scalar_type(buffer_type.element_type)
         for other, whose in (
-            (ptr_type.element_type, "its data handle's"),
-            (storage.element_type, f"its storage's ({storage.describe()})"),
+            (ptr_type.element_type, None),
+            (storage.element_type, storage),
         ):
             if scalar_type(other) != element:
+                # the storage is described only here: describing prints an unnamed one's type
+                what = (
+                    "its data handle's" if whose is None else f"its storage's ({whose.describe()})"
+                )
                 self._report(
                     op,
                     f"buffer {describe_value(op.buffer)} has element type "
                     f"{buffer_type.element_type}, which is not "
-                    f"compatible with {whose} element type {other}",
+                    f"compatible with {what} element type {other}",
                 )
                 return
         if storage.scope != buffer_type.get_scope():
