@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -58,6 +59,8 @@ class ModelTiming:
     """`physlayout-opt -p PIPELINE`."""
     unverified: float | None = None
     """`physlayout-opt -p UNVERIFIED`."""
+    whole_ratio: float | None = None
+    """The median over the alternating pairs of whole / floor."""
     output_floor: float | None = None
     """`xdsl-opt OUT` (parse + print) of the pipeline's output OUT."""
 
@@ -108,24 +111,32 @@ def time_passes(path: Path) -> ModelTiming:
     return timing
 
 
-def time_whole(path: Path, timing: ModelTiming, timeout: float) -> None:
-    """The subprocess CPU seconds of parse+print and of the whole pipeline."""
+def time_whole(path: Path, timing: ModelTiming, timeout: float, pairs: int) -> None:
+    """The subprocess CPU seconds of parse+print and of the whole pipeline (`pairs`
+    alternating runs of each: medians, and the median of the pairs' ratios), then one run
+    of each other command."""
     xdsl_opt = str(BIN / "xdsl-opt")
     if timing.failure is not None and timing.failure.startswith("parse:"):
         return
-    timing.floor = cpu_seconds([xdsl_opt, str(path), "-o", os.devnull], timeout)
-    if timing.failure is None:
-        timing.whole = cpu_seconds(
-            [xdsl_opt, str(path), "-p", PIPELINE, "-o", os.devnull], timeout
+    floor_command = [xdsl_opt, str(path), "-o", os.devnull]
+    if timing.failure is not None:
+        timing.floor = cpu_seconds(floor_command, timeout)
+        return
+    floors: list[float] = []
+    wholes: list[float] = []
+    for _ in range(pairs):  # alternating, so that a busy moment weighs on both alike
+        floors.append(cpu_seconds(floor_command, timeout))
+        wholes.append(cpu_seconds([xdsl_opt, str(path), "-p", PIPELINE, "-o", os.devnull], timeout))
+    timing.floor, timing.whole = statistics.median(floors), statistics.median(wholes)
+    timing.whole_ratio = statistics.median(w / f for w, f in zip(wholes, floors, strict=True))
+    opt = str(BIN / "physlayout-opt")
+    timing.opt = cpu_seconds([opt, str(path), "-p", PIPELINE, "-o", os.devnull], timeout)
+    with tempfile.TemporaryDirectory() as folder:
+        output = Path(folder) / "out.mlir"
+        timing.unverified = cpu_seconds(
+            [opt, str(path), "-p", UNVERIFIED, "-o", str(output)], timeout
         )
-        opt = str(BIN / "physlayout-opt")
-        timing.opt = cpu_seconds([opt, str(path), "-p", PIPELINE, "-o", os.devnull], timeout)
-        with tempfile.TemporaryDirectory() as folder:
-            output = Path(folder) / "out.mlir"
-            timing.unverified = cpu_seconds(
-                [opt, str(path), "-p", UNVERIFIED, "-o", str(output)], timeout
-            )
-            timing.output_floor = cpu_seconds([xdsl_opt, str(output), "-o", os.devnull], timeout)
+        timing.output_floor = cpu_seconds([xdsl_opt, str(output), "-o", os.devnull], timeout)
 
 
 def section(timings: list[ModelTiming], models: Path) -> list[str]:
@@ -133,7 +144,9 @@ def section(timings: list[ModelTiming], models: Path) -> list[str]:
     lines = [
         machine(),
         f"Models: `{models.name}/*.mlir` (torch-mlir linalg-on-tensors). CPU seconds. "
-        f"\"floor\" is `xdsl-opt FILE` (parse + print), \"whole\" `xdsl-opt FILE -p {PIPELINE}`, "
+        f"\"floor\" is `xdsl-opt FILE` (parse + print), \"whole\" `xdsl-opt FILE -p {PIPELINE}` "
+        "(floor and whole: medians of alternating runs, \"whole / floor\" the median of their "
+        "pairs' ratios), "
         f"\"physlayout-opt\" the same pipeline in `physlayout-opt`, \"no verify-each\" "
         f"`physlayout-opt FILE -p {UNVERIFIED}` (only the driver verifies, at the end), all "
         f"subprocesses with start-up; the target is whole / floor <= {TARGET}. \"out floor\" "
@@ -159,7 +172,7 @@ def section(timings: list[ModelTiming], models: Path) -> list[str]:
         stops = "-" if t.failure is None else t.failure.split(":")[0]
         lines.append(
             f"| {t.name} | {t.ops} | {seconds(t.floor)} | {seconds(t.whole)} | "
-            f"{ratio(t.whole, t.floor)} | {seconds(t.opt)} | {ratio(t.opt, t.floor)} | "
+            f"{'-' if t.whole_ratio is None else f'{t.whole_ratio:.2f}x'} | {seconds(t.opt)} | {ratio(t.opt, t.floor)} | "
             f"{seconds(t.unverified)} | {ratio(t.unverified, t.floor)} | "
             f"{seconds(t.output_floor)} | {t.parse:.2f} | "
             f"{passes:.2f} | {verify:.2f} | {stops} |"
@@ -191,6 +204,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--only", default="", help="comma-separated model names")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per run")
     parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument(
+        "--pairs", type=int, default=3, help="alternating floor/whole runs per model (medians)"
+    )
     args = parser.parse_args(argv)
     if not args.models.is_dir():
         print(f"no models folder at {args.models}: nothing to measure (use --models DIR)")
@@ -201,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if only and path.stem not in only:
             continue
         timing = time_passes(path)
-        time_whole(path, timing, args.timeout)
+        time_whole(path, timing, args.timeout, args.pairs)
         timings.append(timing)
         print(section([timing], args.models)[5], flush=True)
     print("\n".join(section(timings, args.models)[4:]))
