@@ -674,7 +674,9 @@ class HostBuilder:
             args = [source] if source is target else [source, target]
             self.block.add_op(func.CallOp(kept.sym_name.data, args, []))
             return
-        kernel, args = copy_kernel(name, source, target, extents, offset, sequential, dst_offset)
+        kernel, args = copy_kernel(
+            name, source, target, extents, offset, sequential=sequential, dst_offset=dst_offset
+        )
         self.copies[key] = self._call(kernel, args)
 
     def _call_copy(
