@@ -22,7 +22,8 @@ result moves to their operands and can cancel against the previous conv's transf
   ShuffleNet's split of a shuffled concat, channels [24, 48) of 48, is texels [6, 12) of the
   blocked concat); the crop must be the transform's only input use (else ``x`` would be
   stored in both layouts). Where ``M`` pads ``x``, it pads the window's last block as it
-  padded the crop.
+  padded the crop; a transform without a pad value (it pads nothing of the crop) whose
+  ``M`` would pad ``x`` stays where it is (``transform_M(x)`` would need a pad value).
 - ``crop(x, start, sizes)`` read by a `tensor.insert_slice`, where ``x`` already has a
   blocked form ``T(x)`` (a bijection that raises the rank, in the same block, before the
   crop) that moves the window as whole blocks -> ``T^-1(crop(T(x), start', sizes'))``: the
@@ -266,6 +267,8 @@ def _blocked_crop(
         return None
     if window is None:
         return None
+    if crop is not None and pads and op.pad_value is None:
+        return None  # the map pads `value` but not the window: no pad value to block it with
     ops: list[Operation] = []
     if crop is not None:
         blocked = TransformOp(value, op.map, op.pad_value if pads else None)

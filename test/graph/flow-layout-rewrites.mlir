@@ -410,6 +410,19 @@ func.func @crop_refused(%z: tensor<1x8x1x2xf32>, %w: tensor<1x2x1x2x4xf32>, %y: 
   func.return %t1, %t2, %t3, %k2, %c : tensor<1x1x1x2x4xf32>, tensor<1x1x1x2x4xf32>, tensor<1x4x1x2xf32>, tensor<1x4x1x2xf32>, tensor<1x8x1x2xf32>
 }
 
+// REFUSED: the transform does not pad the four cropped channels (no pad value), but it
+// would pad the whole of %x (11 channels): blocking %x needs a pad value the program
+// does not give, so the transform stays behind the crop (a fuzz model found the
+// transform of %x built without one: invalid IR).
+// CHECK-LABEL: func.func @crop_padding_outside_window(
+// CHECK-NEXT:    %[[K:.*]] = layout.crop
+// CHECK-NEXT:    layout.transform %[[K]]
+func.func @crop_padding_outside_window(%x: tensor<1x11x2x2xf32>) -> tensor<1x1x2x2x4xf32> {
+  %k = layout.crop %x {start = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 4, 2, 2>} : tensor<1x11x2x2xf32> -> tensor<1x4x2x2xf32>
+  %t = layout.transform %k {index_map = #layout.index_map<(N, C, H, W) -> (N, C floordiv 4, H, W, C mod 4)>} : tensor<1x4x2x2xf32> -> tensor<1x1x2x2x4xf32>
+  func.return %t : tensor<1x1x2x2x4xf32>
+}
+
 // REFUSED: the transform reverses the two cropped elements; on the whole of %x (11
 // elements) its map is not a layout at all (1 - i < 0), so it stays behind the crop.
 // CHECK-LABEL: func.func @crop_map_not_on_whole(

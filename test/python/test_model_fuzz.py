@@ -277,6 +277,41 @@ module {
   }
 }
 """,
+    # A channel split (crop of channels [0, 4) of 11, and [4, 11)) into a depthwise conv:
+    # flow-layout-rewrites moved the first crop's NCHW4c transform (no pad value: it pads
+    # nothing of 4 channels) onto all 11 channels, which it pads, without a pad value
+    # (invalid IR). Fixed: such a transform stays behind the crop.
+    "crop-flow-without-pad-value": """#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+module {
+  func.func @main(%x: tensor<1x11x4x4xf32>, %layers_1_branch_weight: tensor<7x7x1x1xf32>, %layers_2_weight: tensor<11x1x3x3xf32>) -> tensor<1x11x2x2xf32> {
+    %cst = arith.constant 0.000000e+00 : f32
+    %0 = tensor.empty() : tensor<1x11x4x4xf32>
+    %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x11x4x4xf32>) outs(%0 : tensor<1x11x4x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %9 = arith.cmpf ugt, %in, %cst : f32
+      %10 = arith.select %9, %in, %cst : f32
+      linalg.yield %10 : f32
+    } -> tensor<1x11x4x4xf32>
+    %extracted_slice = tensor.extract_slice %1[0, 0, 0, 0] [1, 4, 4, 4] [1, 1, 1, 1] : tensor<1x11x4x4xf32> to tensor<1x4x4x4xf32>
+    %extracted_slice_0 = tensor.extract_slice %1[0, 4, 0, 0] [1, 7, 4, 4] [1, 1, 1, 1] : tensor<1x11x4x4xf32> to tensor<1x7x4x4xf32>
+    %2 = tensor.empty() : tensor<1x7x4x4xf32>
+    %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<1x7x4x4xf32>) -> tensor<1x7x4x4xf32>
+    %4 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%extracted_slice_0, %layers_1_branch_weight : tensor<1x7x4x4xf32>, tensor<7x7x1x1xf32>) outs(%3 : tensor<1x7x4x4xf32>) -> tensor<1x7x4x4xf32>
+    %5 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%4 : tensor<1x7x4x4xf32>) outs(%2 : tensor<1x7x4x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %9 = arith.cmpf ugt, %in, %cst : f32
+      %10 = arith.select %9, %in, %cst : f32
+      linalg.yield %10 : f32
+    } -> tensor<1x7x4x4xf32>
+    %concat = tensor.concat dim(1) %extracted_slice, %5 : (tensor<1x4x4x4xf32>, tensor<1x7x4x4xf32>) -> tensor<1x11x4x4xf32>
+    %6 = tensor.empty() : tensor<1x11x2x2xf32>
+    %7 = linalg.fill ins(%cst : f32) outs(%6 : tensor<1x11x2x2xf32>) -> tensor<1x11x2x2xf32>
+    %collapsed = tensor.collapse_shape %layers_2_weight [[0, 1], [2], [3]] : tensor<11x1x3x3xf32> into tensor<11x3x3xf32>
+    %8 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%concat, %collapsed : tensor<1x11x4x4xf32>, tensor<11x3x3xf32>) outs(%7 : tensor<1x11x2x2xf32>) -> tensor<1x11x2x2xf32>
+    return %8 : tensor<1x11x2x2xf32>
+  }
+}
+""",
 }
 
 
