@@ -20,8 +20,9 @@
 Each is a registered `ModulePass` (`xdsl-opt -p 'physlayout-memref{rewrite-loops=false}'`)
 whose options reach the passes that take them; from Python, `passes()` lists its passes and
 `pipeline(callback)` gives the `PassPipeline` (the callback runs between passes, e.g. to
-print each stage). The module is verified after every pass, so a pass that produced invalid
-IR is named (`physlayout-adreno{verify-each=false}` skips these verifications: the driver's
+print each stage). The module is verified after every pass that changed it (as MLIR's pass
+manager, a pass that says it changed nothing is not followed by a verification of the very
+module verified before it; `VerifyingPipeline`), so a pass that produced invalid IR is named (`physlayout-adreno{verify-each=false}` skips these verifications: the driver's
 own, after the whole pipeline, remains; see docs/compile-time.md). While a declared pipeline
 runs, the objects alive after each pass are frozen out of the garbage collector's scans
 (`survivors_frozen`), so its collections scan only what the running pass made. The
@@ -109,6 +110,38 @@ def verify_after(
         raise PassFailedException(f"{previous.name} produced invalid IR: {err}") from None
 
 
+@dataclass(frozen=True)
+class VerifyingPipeline(PassPipeline):
+    """An xDSL `PassPipeline` that verifies the module after each pass (when `verify_each`),
+    naming the pass on failure (`verify_after`), before calling `callback`. As MLIR's pass
+    manager does, it skips the verification after a pass that changed nothing (a
+    `PhyslayoutPass` whose `apply_and_report` says so): the module is then the one verified
+    after the pass before. The module is always verified after the first pass, so the
+    input of a run is verified once too. One memo of passed signatures (`PassedChecks`)
+    serves all the verifications of a run."""
+
+    verify_each: bool = True
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        passes, callback = self.passes, self.callback
+        if callback is not None:
+            callback(None, op, passes[0] if passes else None)
+        passed = PassedChecks()
+        verified = False
+        for k, pass_ in enumerate(passes):
+            following = passes[k + 1] if k + 1 < len(passes) else None
+            if isinstance(pass_, PhyslayoutPass):
+                changed = pass_.apply_and_report(ctx, op)
+            else:
+                pass_.apply(ctx, op)
+                changed = True
+            if self.verify_each and (changed or not verified):
+                verify_after(pass_, op, following, passed)
+                verified = True
+            if callback is not None:
+                callback(pass_, op, following)
+
+
 class DeclaredPipeline(PhyslayoutPass):
     """A pass that runs a declared list of passes (its options configure them)."""
 
@@ -122,18 +155,10 @@ class DeclaredPipeline(PhyslayoutPass):
         return True
 
     def pipeline(self, callback: PassPipelineCallbackType | None = None) -> PassPipeline:
-        """The pipeline as an xDSL `PassPipeline` that verifies the module after each pass
-        (`verifies_each_pass`), then calls `callback(previous, module, next)` (if given)."""
-        verify = self.verifies_each_pass()
-        passed = PassedChecks()  # one memo for the verifications of this pipeline
-
-        def both(previous: ModulePass | None, module: ModuleOp, next_: ModulePass | None) -> None:
-            if verify:
-                verify_after(previous, module, next_, passed)
-            if callback is not None:
-                callback(previous, module, next_)
-
-        return PassPipeline(self.passes(), both)
+        """The pipeline as a `VerifyingPipeline` that verifies the module after each pass
+        that changed it (`verifies_each_pass`), then calls `callback(previous, module,
+        next)` (if given)."""
+        return VerifyingPipeline(self.passes(), callback, self.verifies_each_pass())
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         """Run the pipeline (`pipeline`), the survivors of each pass frozen out of the

@@ -282,10 +282,13 @@ class RaiseLayoutRewritesPass(PhyslayoutPass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         raise_layout_rewrites(op)
 
+    def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
+        return raise_layout_rewrites(op)
 
-def raise_layout_rewrites(module: ModuleOp) -> None:
-    """Apply `raise-layout-rewrites` to `module`."""
-    PatternRewriteWalker(
+
+def raise_layout_rewrites(module: ModuleOp) -> bool:
+    """Apply `raise-layout-rewrites` to `module`; whether it changed anything."""
+    return PatternRewriteWalker(
         GreedyRewritePatternApplier(
             [
                 RaiseTranspose(),

@@ -409,14 +409,18 @@ class FoldLayoutRewritesPass(PhyslayoutPass):
     """The largest constant (in elements) a rewrite is folded into."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.apply_and_report(ctx, op)
+
+    def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
         require_options(self.name, 0, max_constant_elements=self.max_constant_elements)
         refuse_invalid_buffers(self.name, op)
-        fold_layout_rewrites(op, self.max_constant_elements)
+        return fold_layout_rewrites(op, self.max_constant_elements)
 
 
-def fold_layout_rewrites(module: ModuleOp, max_constant_elements: int = 1 << 20) -> None:
-    """Apply the folds of `fold-layout-rewrites` to `module` until none applies."""
-    PatternRewriteWalker(
+def fold_layout_rewrites(module: ModuleOp, max_constant_elements: int = 1 << 20) -> bool:
+    """Apply the folds of `fold-layout-rewrites` to `module` until none applies; whether
+    any did (or dead code was erased)."""
+    return PatternRewriteWalker(
         GreedyRewritePatternApplier(
             [
                 FoldIdentityTransform(),

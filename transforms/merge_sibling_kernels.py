@@ -331,4 +331,8 @@ class MergeSiblingKernelsPass(PhyslayoutPass):
     name = "merge-sibling-kernels"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(MergeSiblingLaunches(), apply_recursively=False).rewrite_module(op)
+        self.apply_and_report(ctx, op)
+
+    def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
+        walker = PatternRewriteWalker(MergeSiblingLaunches(), apply_recursively=False)
+        return walker.rewrite_module(op)

@@ -9,6 +9,10 @@ Every physlayout pass derives from `PhyslayoutPass` (and the `opencl` target fro
 `PhyslayoutTarget`), so both rules hold for them in stock `xdsl-opt` too; `physlayout-opt`,
 `physlayout run --pipeline` and `physlayout viz --pipeline` build their pipelines with
 `pipeline_passes`, so there they hold for every pass, xDSL's own included.
+
+A `PhyslayoutPass` can also say that it changed nothing (`apply_and_report`), as an MLIR
+pass does by preserving all analyses: the declared pipelines then skip the verification
+after it, since the module is the one they verified after the pass before.
 """
 
 from __future__ import annotations
@@ -16,11 +20,15 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Self, get_type_hints
+from typing import TYPE_CHECKING, Any, Self, get_type_hints
 
 from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import ArgSpec, ArgSpecConvertible, parse_pipeline
 from xdsl.utils.target import Target
+
+if TYPE_CHECKING:
+    from xdsl.context import Context
+    from xdsl.dialects.builtin import ModuleOp
 
 
 def did_you_mean(name: str, known: Iterable[str], quote: str = "") -> str:
@@ -89,6 +97,14 @@ class PhyslayoutPass(ModulePass):
     @classmethod
     def from_spec(cls, spec: ArgSpec) -> Self:
         return super().from_spec(checked_spec(cls, spec))
+
+    def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
+        """Run the pass (`apply`); False only when it changed nothing, neither an op nor a
+        value nor an attribute. A pass that can tell (its rewrites all go through xDSL's
+        `PatternRewriteWalker`, whose `rewrite_module` answers whether the IR was mutated)
+        overrides this; this default cannot tell and answers True."""
+        self.apply(ctx, op)
+        return True
 
 
 class PhyslayoutTarget(Target):

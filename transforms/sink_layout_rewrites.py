@@ -363,8 +363,11 @@ class SinkLayoutRewritesPass(PhyslayoutPass):
     """Parameters are prepared once (new transforms of them cost no launch per inference)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.apply_and_report(ctx, op)
+
+    def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
         names = parameter_names(self.params)
-        PatternRewriteWalker(
+        return PatternRewriteWalker(
             GreedyRewritePatternApplier(
                 [
                     SinkTransformBelowElementwise(ParameterValues(names, self.prepared)),
