@@ -579,6 +579,7 @@ class HostNumbers:
     _numbers: dict[SSAValue, int] = field(default_factory=dict[SSAValue, int])
 
     def number(self, value: SSAValue) -> int:
+        """The number of `value` (the next one when it is first mentioned)."""
         found = self._numbers.get(value)
         if found is None:
             found = self._numbers[value] = len(self.hosts)
