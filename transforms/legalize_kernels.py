@@ -27,7 +27,7 @@ module.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -58,6 +58,7 @@ from physlayout.indexing.bridges.arith import ExprEmitter
 from physlayout.indexing.expr_range import interval_of
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
+from physlayout.transforms.equal_kernels import regions_key
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
 
 """Lanes of a texel."""
@@ -562,6 +563,123 @@ def generic_kernel(
     for (target, indices), value in zip(stores, final, strict=True):
         _insert(StoreOp(value, target, indices), point)
     return kernel.finish(), kernel.host_values
+
+
+OuterKey = Callable[[SSAValue], Hashable | None]
+"""What an `External` supplies for a value, as a key over host values numbered by a
+`HostNumbers` (None when it would fail): see `HostBuilder._outer_key`."""
+
+
+@dataclass
+class HostNumbers:
+    """Numbers host values in order of first mention (`generic_key`): `hosts[n]` is the
+    value numbered n."""
+
+    hosts: list[SSAValue] = field(default_factory=list[SSAValue])
+    _numbers: dict[SSAValue, int] = field(default_factory=dict[SSAValue, int])
+
+    def number(self, value: SSAValue) -> int:
+        """The number of `value` (the next one when it is first mentioned)."""
+        found = self._numbers.get(value)
+        if found is None:
+            found = self._numbers[value] = len(self.hosts)
+            self.hosts.append(value)
+        return found
+
+
+def generic_key(
+    op: GenericOp,
+    loops: GenericLoops,
+    inputs: Sequence[SSAValue | None],
+    outputs: Sequence[GenericOutput],
+    outer: OuterKey,
+    hosts: HostNumbers,
+    epilogue: Epilogue | None = None,
+    padded: Mapping[int, PaddedRead] | None = None,
+) -> Hashable | None:
+    """Everything `generic_kernel(name, op, loops, inputs, outputs, external, epilogue,
+    padded)` builds from, with the host values it binds to parameters numbered by `hosts`
+    (which of them are one value, and their types) and `outer(v)` standing for what
+    `external(v, ...)` supplies; None when `outer` cannot key a value (build the kernel,
+    which then reports it). Two calls with equal keys build kernels equal up to their names
+    whose parameters are bound to the host values of equal numbers (the build reads the
+    host values only through their identity and types). The fields, each read by the
+    build: the iteration space (`loops`: extents, loop kinds, every operand's map, the lane
+    loop); the body of `op` (`regions_key`: its ops, block argument types, outer values);
+    per input, its buffer and padded read, or (a scalar) what `external` supplies; per
+    output, its init buffer (or none), result buffer, starting value and window offset;
+    the epilogue's stages (bodies, where each input comes from, `linalg.index` loops) and
+    which value it returns; the types of the numbered host values."""
+    padded = padded or {}
+    body = regions_key(op, _inside(op, outer))
+    if body is None:
+        return None
+    input_keys: list[Hashable] = []
+    for k, buffer in enumerate(inputs):
+        operand = op.inputs[k]
+        number = None if buffer is None else hosts.number(buffer)
+        if buffer is None or not isinstance(operand.type, ShapedType):
+            supplied = outer(operand)
+            if supplied is None:
+                return None
+            input_keys.append(("outer", number, supplied))
+        else:
+            input_keys.append(("buffer", number, padded.get(k)))
+    output_keys: list[Hashable] = []
+    for output in outputs:
+        start: Hashable = output.start
+        if isinstance(output.start, SSAValue):
+            start = outer(output.start)
+            if start is None:
+                return None
+            start = ("outer", start)
+        init = None if output.init is None else hosts.number(output.init)
+        output_keys.append((init, hosts.number(output.result), start, output.offset))
+    epilogue_key = None if epilogue is None else _epilogue_key(epilogue, outer, hosts)
+    if epilogue is not None and epilogue_key is None:
+        return None
+    return (
+        loops,
+        body,
+        tuple(input_keys),
+        tuple(output_keys),
+        epilogue_key,
+        tuple(v.type for v in hosts.hosts),
+    )
+
+
+def _epilogue_key(epilogue: Epilogue, outer: OuterKey, hosts: HostNumbers) -> Hashable | None:
+    """The part of `generic_key` that `Epilogue.emit` builds from (None: unkeyable)."""
+    env: dict[SSAValue, int] = {epilogue.root: 0}
+    stages: list[Hashable] = []
+    for stage in epilogue.stages:
+        sources: list[Hashable] = []
+        for source, operand in zip(stage.inputs, stage.op.inputs, strict=True):
+            if source.value is not None:
+                if source.value not in env:
+                    return None
+                sources.append(("value", env[source.value]))
+            elif source.buffer is not None:
+                sources.append(("buffer", hosts.number(source.buffer), source.indices))
+            else:
+                supplied = outer(operand)
+                if supplied is None:
+                    return None
+                sources.append(("outer", supplied))
+        body = regions_key(stage.op, _inside(stage.op, outer))
+        if body is None:
+            return None
+        stages.append((tuple(sources), body, stage.loops))
+        env[stage.op.res[0]] = len(env)
+    if epilogue.result not in env:
+        return None
+    return (tuple(stages), env[epilogue.result])
+
+
+def _inside(op: Operation, outer: OuterKey) -> OuterKey:
+    """`outer` for the values a clone of `op`'s body maps through `external` (`_clone_body`:
+    those defined outside `op`); None for any other value the body uses before defining."""
+    return lambda value: outer(value) if _defined_outside(value, op) else None
 
 
 def _zero(element: Attribute) -> Attribute:

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from math import prod
 
 from xdsl.context import Context
@@ -111,12 +111,14 @@ from physlayout.transforms.legalize_kernels import (
     FusedStage,
     GenericLoops,
     GenericOutput,
+    HostNumbers,
     Kernel,
     PaddedRead,
     StageInput,
     constant_kernel,
     copy_kernel,
     generic_kernel,
+    generic_key,
     insert_kernel,
     pad_kernel,
     scalar_attr,
@@ -186,6 +188,11 @@ class HostBuilder:
     """The kernels the host calls, one per distinct `kernel_key` (equal kernels are one)."""
     by_key: dict[Hashable, func.FuncOp] = field(default_factory=dict[Hashable, func.FuncOp])
     copies: dict[Hashable, func.FuncOp] = field(default_factory=dict[Hashable, func.FuncOp])
+    generics: dict[Hashable, tuple[func.FuncOp, list[int]]] = field(
+        default_factory=dict[Hashable, tuple[func.FuncOp, list[int]]]
+    )
+    """The kernel called for each `generic_key` already met, and the host numbers of its
+    parameters in order (a generic or fused kernel is not built again)."""
     """The kernel called for each `copy_key` already met (a copy kernel is not built again)."""
     storage: dict[SSAValue, Storage] = field(default_factory=dict[SSAValue, Storage])
     scalars: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
@@ -425,10 +432,7 @@ class HostBuilder:
             outputs.append(GenericOutput(target if reads else None, target))
         if any(_is_texture(o.result) for o in outputs):
             loops = replace(loops, lane=texel_lane_loop(op))
-        kernel, args = generic_kernel(
-            self._name(op, "generic"), op, loops, inputs, outputs, self._external
-        )
-        self._call(kernel, args)
+        self._call_generic(self._name(op, "generic"), op, loops, inputs, outputs)
 
     def fused(self, op: FusedOp) -> None:
         """Legalize a `layout.fused` group: ONE kernel, its root's nest (`generic`) whose
@@ -472,11 +476,10 @@ class HostBuilder:
         root_out = loops.maps[-1]
         stages = tuple(self._stage(stage, root_out, outer, op) for stage in plan.stages)
         epilogue = Epilogue(root.res[0], stages, op.yielded())
-        kernel, args = generic_kernel(
+        self._call_generic(
             self._name(op, "fused"), root, loops, inputs,
-            [GenericOutput(source, target, start, offset)], self._external, epilogue, padded,
+            [GenericOutput(source, target, start, offset)], epilogue, padded,
         )  # fmt: skip
-        self._call(kernel, args)
 
     def _reshape_view(self, op: TransformOp) -> bool:
         """A transform that keeps the row-major order of the elements (a reshape: torch-mlir's
@@ -654,6 +657,49 @@ class HostBuilder:
             kernel.erase()
         self.block.add_op(func.CallOp(kept.sym_name.data, args, []))
         return kept
+
+    def _call_generic(
+        self,
+        name: str,
+        op: GenericOp,
+        loops: GenericLoops,
+        inputs: list[SSAValue | None],
+        outputs: list[GenericOutput],
+        epilogue: Epilogue | None = None,
+        padded: dict[int, PaddedRead] | None = None,
+    ) -> None:
+        """Call `generic_kernel(name, op, ...)`: built only for a `generic_key` not met
+        before; else the kernel built for that key is called again, with the host values
+        numbered as its parameters were (the kernel built would be equal to it up to
+        names, bound to those values)."""
+        hosts = HostNumbers()
+        key = generic_key(
+            op, loops, inputs, outputs, partial(self._outer_key, hosts=hosts), hosts,
+            epilogue, padded,
+        )  # fmt: skip
+        kept = None if key is None else self.generics.get(key)
+        if kept is not None:
+            kernel, numbers = kept
+            args = [hosts.hosts[n] for n in numbers]
+            self.block.add_op(func.CallOp(kernel.sym_name.data, args, []))
+            return
+        kernel, args = generic_kernel(
+            name, op, loops, inputs, outputs, self._external, epilogue, padded
+        )
+        called = self._call(kernel, args)
+        keyed = len(hosts.hosts)
+        numbers = [hosts.number(a) for a in args]
+        if key is not None and all(n < keyed for n in numbers):  # every parameter keyed
+            self.generics[key] = (called, numbers)
+
+    def _outer_key(self, value: SSAValue, hosts: HostNumbers) -> Hashable | None:
+        """What `_external` supplies for `value`, as a key: an `arith.constant`'s value, or
+        the number of the host scalar passed for it (None where `_external` fails)."""
+        owner = value.owner
+        if isinstance(owner, arith.ConstantOp) and not isinstance(value.type, ShapedType):
+            return ("constant", owner.value)
+        host = self.scalars.get(value)
+        return None if host is None else ("host", hosts.number(host))
 
     def _call_copy_kernel(
         self,
