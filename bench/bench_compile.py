@@ -6,8 +6,8 @@ For each `NAME.mlir` of the models folder (torch-mlir linalg-on-tensors graphs; 
 `../shared/models` beside the repository, `--models DIR` otherwise):
 
 - per pass, in this process: CPU seconds of each pass of `raise-layout-rewrites` followed
-  by `physlayout-adreno`'s passes, and of the module verification after it (the pipeline
-  verifies after every pass); a model that a pass refuses stops there (the table says
+  by `physlayout-adreno`'s passes, and of the module verification after it (as the
+  pipelines verify: after every pass that changed the module, and after the first); a model that a pass refuses stops there (the table says
   where: the pipeline does not handle every model yet);
 - as subprocesses (CPU seconds, start-up included, one run each): `xdsl-opt FILE` (parse and
   print, the floor), `xdsl-opt FILE -p raise-layout-rewrites,physlayout-adreno`, the same
@@ -79,6 +79,7 @@ def time_passes(path: Path) -> ModelTiming:
     from xdsl.passes import ModulePass
 
     from physlayout.lowering.pipelines import survivors_frozen
+    from physlayout.transforms.pass_options import PhyslayoutPass
     from physlayout.universe import make_context
     from physlayout.verification import PassedChecks, verify_module
 
@@ -94,14 +95,21 @@ def time_passes(path: Path) -> ModelTiming:
     timing = ModelTiming(path.stem, sum(1 for _ in module.walk()))
     timing.parse = time.process_time() - start
     passed = PassedChecks()  # as the pipelines verify
+    verified = False
     with survivors_frozen() as freeze_survivors:  # as the pipelines run their passes
         for item in pipeline_passes():
             assert isinstance(item, ModulePass)
             start = time.process_time()
             try:
-                item.apply(ctx, module)
+                if isinstance(item, PhyslayoutPass):
+                    changed = item.apply_and_report(ctx, module)
+                else:
+                    item.apply(ctx, module)
+                    changed = True
                 done = time.process_time()
-                verify_module(module, passed)  # as the pipelines verify
+                if changed or not verified:  # as the pipelines verify (`VerifyingPipeline`)
+                    verify_module(module, passed)
+                    verified = True
             except Exception as err:  # the table reports where the model stops
                 message = " ".join(str(err).split())[:160]
                 timing.failure = f"{item.name}: {message}"
@@ -153,7 +161,7 @@ def section(timings: list[ModelTiming], models: Path) -> list[str]:
         "is `xdsl-opt OUT` on the pipeline's output (what any tool must at least do to print "
         "it, parse included). Pass times are in-process (the survivors of each pass frozen out of "
         "the garbage collector's scans, as the pipelines run them); \"verify\" is the module verification "
-        "after each pass.",
+        "after each pass (0 after a pass that changed nothing: the pipelines skip it).",
         "",
         "| model | ops | floor | whole | whole / floor | physlayout-opt | / floor "
         "| no verify-each | / floor | out floor | parse | passes | verify | stops at |",
