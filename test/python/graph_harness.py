@@ -31,6 +31,29 @@ def apply(module: ModuleOp, passes: Sequence[ModulePass]) -> ModuleOp:
     return module
 
 
+def change_reports(passes: Sequence[ModulePass], module: ModuleOp) -> list[bool]:
+    """Run `passes` on `module`; whether each said it changed the module
+    (`PhyslayoutPass.apply_and_report`; a pass that cannot tell says it did)."""
+    from physlayout.transforms.pass_options import PhyslayoutPass
+
+    reports: list[bool] = []
+    for one_pass in passes:
+        if isinstance(one_pass, PhyslayoutPass):
+            reports.append(one_pass.apply_and_report(make_context(), module))
+        else:
+            one_pass.apply(make_context(), module)
+            reports.append(True)
+    return reports
+
+
+def verified_states(passes: Sequence[ModulePass], module: ModuleOp) -> int:
+    """How many whole-module verifications a declared pipeline of `passes` makes on
+    `module` (`VerifyingPipeline`: after the first pass and after each that changed it);
+    runs the passes."""
+    reports = change_reports(passes, module)
+    return sum(1 for k, changed in enumerate(reports) if changed or k == 0)
+
+
 def functions(module: ModuleOp) -> list[func.FuncOp]:
     return [f for f in module.ops if isinstance(f, func.FuncOp) and f.body.blocks]
 
