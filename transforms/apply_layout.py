@@ -82,6 +82,7 @@ from physlayout.indexing.bridges.arith import IndexAnalysis
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim
 from physlayout.indexing.simplify import simplify
+from physlayout.transforms.buffer_aliases import BufferAliases
 from physlayout.transforms.dead_code import GreedyApplierWithMemoizedDce
 from physlayout.transforms.dependence import access_lanes
 from physlayout.transforms.diagnostics import OpPassFailure
@@ -599,17 +600,19 @@ class ApplyLayoutPass(PhyslayoutPass):
     such memrefs are left as they are, with a warning)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        refuse_invalid_buffers(self.name, op)
+        # one alias analysis for the check and the loop plan: nothing changes the IR between
+        aliases = BufferAliases(op)
+        refuse_invalid_buffers(self.name, op, aliases=aliases)
         layouts = Layouts.of(op)
         if layouts.by_type:
-            self._apply_buffer_layouts(op, layouts)
+            self._apply_buffer_layouts(op, layouts, aliases)
         normalize_memref_layouts(op, self.strict, self.name)
 
-    def _apply_buffer_layouts(self, op: ModuleOp, layouts: Layouts) -> None:
+    def _apply_buffer_layouts(self, op: ModuleOp, layouts: Layouts, aliases: BufferAliases) -> None:
         logical = logical_accesses(op, layouts)
         plan = PhysicalOrderPlan({}, frozenset())
         if self.rewrite_loops:
-            plan = plan_physical_order(op, layouts.get, self.remarks, self.name)
+            plan = plan_physical_order(op, layouts.get, self.remarks, self.name, aliases)
             PatternRewriteWalker(
                 RewriteLoopNestInPhysicalOrder(layouts, plan), apply_recursively=False
             ).rewrite_module(op)

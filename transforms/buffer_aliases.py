@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from math import prod
 from typing import Literal
 
@@ -82,10 +83,13 @@ def is_function_parameter(value: SSAValue) -> bool:
     )
 
 
+@lru_cache(maxsize=4096)
 def buffer_byte_size(buffer_type: BufferType) -> int | None:
     """Bytes covered by a buffer of `buffer_type`: its physical footprint, i.e. the
     transformed shape when a transform is pending (storage is physical: apply-layout only
-    renames the indices), else its shape."""
+    renames the indices), else its shape. Computed once per distinct type (an immutable
+    value compared by its parameters): the alias analysis and verify-buffers ask about
+    every buffer value, and a model has a few hundred types for thousands of values."""
     return byte_size(buffer_type.element_type, prod(_footprint(buffer_type)))
 
 
@@ -209,6 +213,9 @@ class BufferAliases:
         if isinstance(owner, DataOp):
             return self.storage_of(owner.buffer)
         if isinstance(owner, AllocateOp):
+            known = self._storages.get(handle)  # `_storage` would return it: skip the size
+            if known is not None:
+                return known
             ptr_type = owner.ptr.type
             assert isinstance(ptr_type, PtrType)
             size = byte_size(ptr_type.element_type, _allocation_elements(owner))

@@ -54,12 +54,25 @@ class PhysicalOrderPlan:
 
 
 def plan_physical_order(
-    module: Operation, layout_of: LayoutOf, remarks: bool, pass_name: str
+    module: Operation,
+    layout_of: LayoutOf,
+    remarks: bool,
+    pass_name: str,
+    module_aliases: BufferAliases | None = None,
 ) -> PhysicalOrderPlan:
-    """The nests of `module` to re-iterate in physical order (see the module docstring)."""
+    """The nests of `module` to re-iterate in physical order (see the module docstring).
+
+    `module_aliases`: the `BufferAliases` of `module` on this IR, when the caller has them.
+    They then stand for each function's own: the questions asked here (`view_of`,
+    `storage_of`, `handle_storage`, `may_alias` of values of one function) are answered
+    alike, since a value's chain of declarations, data handles and allocations lies in its
+    function (a `func.func` is isolated from above), and one analysis makes one `Storage`
+    per root value either way. Without them, each function's are built when first asked."""
     aliases: dict[Operation, BufferAliases] = {}  # per function: planning changes no IR
 
     def aliases_in(scope: Operation) -> BufferAliases:
+        if module_aliases is not None:
+            return module_aliases
         if scope not in aliases:
             aliases[scope] = BufferAliases(scope)
         return aliases[scope]

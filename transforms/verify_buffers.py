@@ -66,7 +66,7 @@ at offset 0 counts with that transformed size (`apply-layout` resizes it).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import affine, scf
@@ -446,6 +446,9 @@ class BufferVerifier:
     allow_memref_bridges: bool = False
     """Accept (rule 1) a buffer cast from a memref (see `is_memref_bridge`)."""
     problems: list[BufferProblem] = field(default_factory=list[BufferProblem])
+    known_aliases: InitVar[BufferAliases | None] = None
+    """The `BufferAliases` of `root` when the caller has built them on this IR (built
+    here otherwise)."""
     aliases: BufferAliases = field(init=False)
     dominance: Dominance = field(default_factory=Dominance, init=False)
     _lanes: dict[SSAValue, tuple[int, int]] = field(
@@ -455,8 +458,8 @@ class BufferVerifier:
         default_factory=dict[BufferType, str | None], init=False
     )
 
-    def __post_init__(self) -> None:
-        self.aliases = BufferAliases(self.root)
+    def __post_init__(self, known_aliases: BufferAliases | None) -> None:
+        self.aliases = BufferAliases(self.root) if known_aliases is None else known_aliases
 
     def run(self) -> list[BufferProblem]:
         """Check every buffer-typed value (block arguments and results), every `layout.decl_buffer`
@@ -586,6 +589,7 @@ def refuse_invalid_buffers(
     root: Operation,
     max_image_width: int = NO_IMAGE_LIMIT,
     max_image_height: int = NO_IMAGE_LIMIT,
+    aliases: BufferAliases | None = None,
 ) -> None:
     """Refuse input that `verify-buffers` rejects, before pass `pass_name` rewrites it.
 
@@ -597,13 +601,16 @@ def refuse_invalid_buffers(
     memref) counts as declared, and that the image limits are the caller's: a pass that
     knows no device (apply-layout, flatten-buffers, ...) checks none, since an image fits
     or not only on a device (`-t opencl` checks its device's; `verify-buffers` its options'),
-    and these passes never change an image's size.
+    and these passes never change an image's size. `aliases`: the `BufferAliases` of
+    `root` on this IR, when the caller builds them anyway (they are then built once).
 
     Raises:
         VerifyException: a first line ``PASS: the input has invalid buffers (see
             verify-buffers)``, then one line per problem as `verify-buffers` reports it.
     """
-    verifier = BufferVerifier(root, max_image_width, max_image_height, allow_memref_bridges=True)
+    verifier = BufferVerifier(
+        root, max_image_width, max_image_height, allow_memref_bridges=True, known_aliases=aliases
+    )
     problems = verifier.run()
     _raise_problems(root, problems, [f"{pass_name}: the input has invalid buffers (see verify-buffers)"])
 

@@ -6,6 +6,8 @@ Random 1-D / 2-D nests update a transformed buffer in place, reading it at rando
 results before and after the pass, and the pass re-iterates a nest exactly when a brute
 force search over all pairs of iterations finds no dependence that the physical order
 swaps (so the analysis is neither unsound nor needlessly conservative on these nests).
+apply-layout's one `BufferAliases` for the whole module plans as each function's own, and
+`refuse_invalid_buffers` given it refuses as without it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import itertools
 from contextlib import redirect_stderr
 from dataclasses import dataclass
 from math import prod
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,12 +25,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from layout_harness import compare_before_after, parse, run_logical
 from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import VerifyException
 
 from physlayout.dialects.buffer_layout import PendingLayout
 from physlayout.dialects.layout import BufferType
 from physlayout.indexing.index_map import IndexMap
-from physlayout.transforms.apply_layout import ApplyLayoutPass
+from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
+from physlayout.lowering.raise_layout_rewrites import RaiseLayoutRewritesPass
+from physlayout.transforms.apply_layout import ApplyLayoutPass, Layouts
+from physlayout.transforms.buffer_aliases import BufferAliases
 from physlayout.transforms.dependence import Access, aliased_parameters
+from physlayout.transforms.physical_order import plan_physical_order
+from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 from physlayout.universe import make_context
 
 PROPERTY = settings(
@@ -411,3 +421,76 @@ def test_structural_shortcut_on_a_fused_index(cols: int, injective: bool) -> Non
     assert answers == [True, injective]
     remarks = _apply_with_remarks(text)
     assert ("re-iterated" in remarks) == injective, remarks
+
+
+# One alias analysis for the module --------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _at_apply_layout(path: Path) -> ModuleOp:
+    """The module of `path` as apply-layout sees it: a model after the passes before
+    apply-layout in `physlayout-adreno`, a buffer-level lit input as written."""
+    module = parse(path.read_text())
+    if "models" not in path.parts:
+        return module
+    for pass_ in [RaiseLayoutRewritesPass(), *PhyslayoutAdrenoPass().passes()]:
+        if pass_.name == "apply-layout":
+            break
+        pass_.apply(make_context(), module)
+    return module
+
+
+def _plan(module: ModuleOp, module_aliases: BufferAliases | None) -> tuple[object, str]:
+    """What `plan_physical_order` picks (nest, buffer, layout, axes per nest; the covered
+    buffers) and the remarks it prints."""
+    layouts = Layouts.of(module)
+    stream = io.StringIO()
+    with redirect_stderr(stream):
+        plan = plan_physical_order(module, layouts.get, True, "apply-layout", module_aliases)
+    picked = {
+        op: (order.nest.ivs, order.buffer, order.layout, order.axes)
+        for op, order in plan.nests.items()
+    }
+    return (picked, plan.covered), stream.getvalue()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "examples/models/bottleneck.mlir",
+        "test/transforms/apply-layout-dependences.mlir",
+        "test/transforms/apply-layout-dependences-views.mlir",
+        "test/transforms/apply-layout-rewrite-loops.mlir",
+    ],
+)
+def test_module_aliases_plan_as_each_functions_own(path: str) -> None:
+    """apply-layout plans with the `BufferAliases` of the whole module (built once, for
+    `refuse_invalid_buffers` too): the same nests, buffers, pairs and remarks as with each
+    function's own analysis."""
+    module = _at_apply_layout(ROOT / path)
+    whole = BufferAliases(module)
+    assert aliased_parameters(module, lambda _: whole) == aliased_parameters(module)
+    with_module, remarks = _plan(module, whole)
+    per_function, own_remarks = _plan(module, None)
+    assert with_module == per_function
+    assert remarks == own_remarks
+    assert "re-iterated" in remarks
+
+
+def test_refusal_with_the_callers_aliases_is_the_same() -> None:
+    """`refuse_invalid_buffers` given the module's `BufferAliases` reports what it reports
+    when it builds them (every case of the verify-buffers rules file)."""
+    text = (ROOT / "test/transforms/verify-buffers-invalid.mlir").read_text()
+    cases = text.split("// -----")
+    assert len(cases) > 10
+    for case in cases:
+        module = parse(case)
+        errors: list[str] = []
+        for aliases in (None, BufferAliases(module)):
+            try:
+                refuse_invalid_buffers("apply-layout", module, aliases=aliases)
+                errors.append("")
+            except VerifyException as err:
+                errors.append(str(err))
+        assert errors[0] == errors[1], case

@@ -1,17 +1,23 @@
 """The memos of the lowering passes give the uncached answers (hypothesis, random inputs):
 `flattened_type` (one flat type per distinct buffer type, `buffer_layout`) equals the type
 built afresh; legalize-layout's `copy_key` (a copy kernel not built again) is exact: copies
-with equal keys build kernels with equal `kernel_key`s."""
+with equal keys build kernels with equal `kernel_key`s; the alias analysis's
+`buffer_byte_size` (once per distinct type) equals the size computed afresh, with and
+without pending transforms."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from xdsl.dialects.builtin import VectorType, f16, f32, i32
+from xdsl.dialects.builtin import Float16Type, Float32Type, FloatAttr, VectorType, f16, f32, i32
 from xdsl.ir import Attribute, Block
+from xdsl.utils.exceptions import VerifyException
 
 from physlayout.dialects.buffer_layout import flattened_type
-from physlayout.dialects.layout import BufferType
+from physlayout.dialects.layout import BufferType, IndexMapAttr
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Dim, Expr, FloorDiv, Mod
+from physlayout.transforms.buffer_aliases import buffer_byte_size
 from physlayout.transforms.equal_kernels import kernel_key
 from physlayout.transforms.legalize_kernels import copy_kernel
 from physlayout.transforms.legalize_layout import copy_key
@@ -125,3 +131,53 @@ def test_equal_copy_keys_build_equal_kernels(requests: list[CopyRequest]) -> Non
         for other_key, other_built in keyed:
             if key == other_key:
                 assert built == other_built
+
+
+# The alias analysis's byte sizes -----------------------------------------------------------
+
+
+@st.composite
+def transformed_buffer_types(draw: st.DrawFn) -> BufferType:
+    """A buffer type, often with a pending transform: a permutation of splits of its axes
+    (padded when the divisor does not divide the extent), sometimes lossy or with a sum
+    (no valid transformed shape then), in any scope and element type."""
+    buffer_type = draw(buffer_types())
+    if draw(st.booleans()):
+        return buffer_type
+    names = tuple(f"d{k}" for k in range(buffer_type.rank))
+    outputs: list[Expr] = []
+    for name in names:
+        k = draw(st.sampled_from((1, 2, 3, 4)))
+        match draw(st.integers(0, 3)):
+            case 0:
+                outputs.append(Dim(name))
+            case 1:
+                outputs += [FloorDiv(Dim(name), k), Mod(Dim(name), k)]
+            case 2:
+                outputs.append(Dim(name) * draw(st.integers(1, 3)))
+            case _:
+                outputs.append(FloorDiv(Dim(name), k))
+    if draw(st.booleans()) and len(names) > 1:
+        outputs.append(Dim(names[0]) + Dim(names[1]))
+    outputs = list(draw(st.permutations(outputs)))
+    transform = IndexMapAttr.from_map(IndexMap(names, outputs))
+    element = buffer_type.element_type
+    pad = FloatAttr(0.0, element) if isinstance(element, Float32Type | Float16Type) else None
+    try:
+        return BufferType(
+            buffer_type.get_shape(),
+            element,
+            transforms=[transform],
+            scope=buffer_type.get_scope().value,
+            pad_value=pad,
+        )
+    except VerifyException:
+        return buffer_type
+
+
+@PROPERTY
+@given(st.lists(transformed_buffer_types(), min_size=1, max_size=6))
+def test_cached_byte_size_is_the_uncached_one(types: list[BufferType]) -> None:
+    # asked in turn, with repeats, so that later answers come from the memo
+    for buffer_type in [*types, *reversed(types)]:
+        assert buffer_byte_size(buffer_type) == buffer_byte_size.__wrapped__(buffer_type)
