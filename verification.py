@@ -33,22 +33,28 @@ run, except for `linalg.generic`: xDSL's own verifier of it
 operand over one loop per iterator type, block argument types, and operand shapes against
 the loop ranges the maps infer) also reads nothing but the signature (operand types, the
 `indexing_maps` and `iterator_types` properties, the body's entry argument types), so a
-generic whose signature passed its whole `verify_` runs only its trait verifiers. A model
+generic whose signature passed its whole `verify_` runs only its trait verifiers. (The
+`linalg.generic` memo is installed only when xDSL's linalg ops are loaded: none can exist
+before, and a buffer-level run then does not import that dialect to verify.) A model
 repeats a few hundred signatures across thousands of ops, and the pipelines
 keep one `PassedChecks` for all the verifications of a run.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
-from xdsl.dialects.linalg.ops import GenericOp as XdslGenericOp
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import OpDef
 from xdsl.traits import SymbolOpInterface, SymbolTable
+
+if TYPE_CHECKING:
+    from xdsl.dialects.linalg.ops import GenericOp as XdslGenericOp
 
 _ORIGINAL: Any = SymbolTable.__dict__["lookup_symbol"]
 """xDSL's `SymbolTable.lookup_symbol` (a staticmethod object)."""
@@ -124,10 +130,19 @@ def indexed_symbol_lookups() -> Iterator[None]:
 _ORIGINAL_OPDEF_VERIFY: Any = OpDef.__dict__["verify"]
 """xDSL's `OpDef.verify` (the generic checks of an IRDL op, then its trait verifiers)."""
 
-_ORIGINAL_GENERIC_VERIFY: Any = XdslGenericOp.__dict__["verify_"]
-"""xDSL's `linalg.generic` `verify_`: `OpDef.verify`, then `LinalgStructuredOperation.verify_`."""
+_LINALG_OPS = "xdsl.dialects.linalg.ops"
+"""xDSL's linalg ops module: a `linalg.generic` exists only once it is imported, so a run
+that never loads it (`physlayout-opt` on a buffer-level file) does not import it to verify."""
 
-_GENERIC_DEFINITION = XdslGenericOp.get_irdl_definition()
+
+@cache
+def _generic_op() -> tuple[type[XdslGenericOp], Any, OpDef]:
+    """xDSL's `linalg.generic` class, its own `verify_` (`OpDef.verify`, then
+    `LinalgStructuredOperation.verify_`) and its IRDL definition (read before any patch)."""
+    from xdsl.dialects.linalg.ops import GenericOp
+
+    return GenericOp, GenericOp.__dict__["verify_"], GenericOp.get_irdl_definition()
+
 
 Signature = tuple[object, ...]
 
@@ -239,17 +254,22 @@ def memoized_generic_checks(passed: PassedChecks) -> Iterator[None]:
             for trait in self.traits:
                 trait.verify(op)
 
-    def generic_verify_(self: XdslGenericOp) -> None:
-        if not _check(passed, passed.generic_ops, self, lambda: _ORIGINAL_GENERIC_VERIFY(self)):
-            _GENERIC_DEFINITION.verify(self)  # traits (and the generic checks, memoized)
-
+    generic = _generic_op() if _LINALG_OPS in sys.modules else None
     OpDef.verify = verify  # pyright: ignore[reportAttributeAccessIssue]
-    XdslGenericOp.verify_ = generic_verify_
+    if generic is not None:
+        generic_class, original_verify_, definition = generic
+
+        def generic_verify_(self: XdslGenericOp) -> None:
+            if not _check(passed, passed.generic_ops, self, lambda: original_verify_(self)):
+                definition.verify(self)  # traits (and the generic checks, memoized)
+
+        generic_class.verify_ = generic_verify_
     try:
         yield
     finally:
         OpDef.verify = _ORIGINAL_OPDEF_VERIFY
-        XdslGenericOp.verify_ = _ORIGINAL_GENERIC_VERIFY
+        if generic is not None:
+            generic[0].verify_ = generic[1]
 
 
 def _check(passed: PassedChecks, known: _Passed, op: Operation, checks: Callable[[], None]) -> bool:

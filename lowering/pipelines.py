@@ -22,8 +22,9 @@ whose options reach the passes that take them; from Python, `passes()` lists its
 `pipeline(callback)` gives the `PassPipeline` (the callback runs between passes, e.g. to
 print each stage). The module is verified after every pass that changed it (as MLIR's pass
 manager, a pass that says it changed nothing is not followed by a verification of the very
-module verified before it; `VerifyingPipeline`), so a pass that produced invalid IR is named (`physlayout-adreno{verify-each=false}` skips these verifications: the driver's
-own, after the whole pipeline, remains; see docs/compile-time.md). While a declared pipeline
+module verified before it; `VerifyingPipeline`), so a pass that produced invalid IR is
+named (`physlayout-adreno{verify-each=false}` skips these verifications: the driver's own,
+after the whole pipeline, remains; see docs/compile-time.md). While a declared pipeline
 runs, the objects alive after each pass are frozen out of the garbage collector's scans
 (`survivors_frozen`), so its collections scan only what the running pass made. The
 pipelines live beside the lowerings because they end at a target; `physlayout run`, the
@@ -272,8 +273,8 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
         remarks (bool, false): `apply-layout` says which nests it re-iterates, and why not;
             `fuse-elementwise` says which fusions it refused, and why;
             `annotate-texture-scope` why a tensor stays in `global`.
-        verify-each (bool, true): verify the module after each pass (naming a pass that
-            produced invalid IR); false leaves verification to the driver (`xdsl-opt` and
+        verify-each (bool, true): verify the module after each pass that changed it
+            (naming a pass that produced invalid IR); false leaves verification to the driver (`xdsl-opt` and
             `physlayout-opt` verify after the whole pipeline unless `--disable-verify`).
     """
 
@@ -298,7 +299,8 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
     remarks: bool = False
     """`apply-layout{remarks}`, `fuse-elementwise{remarks}`, `annotate-texture-scope{remarks}`."""
     verify_each: bool = True
-    """Verify the module after each pass (false: only the driver verifies, at the end)."""
+    """Verify the module after each pass that changed it (false: only the driver verifies,
+    at the end)."""
 
     def verifies_each_pass(self) -> bool:
         return self.verify_each

@@ -29,14 +29,18 @@ NOT_AT_START_UP = (
 """Module name prefixes that start-up must not import (the passes, targets, evaluator)."""
 
 
-def _imported_after(code: str) -> list[str]:
-    """The modules matching `NOT_AT_START_UP` that a fresh interpreter has imported after
-    running `code`."""
+def _modules_after(code: str) -> list[str]:
+    """The modules a fresh interpreter has imported after running `code`."""
     probe = code + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    modules: list[str] = json.loads(done.stdout.splitlines()[-1])
-    return [m for m in modules if m.startswith(NOT_AT_START_UP)]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def _imported_after(code: str) -> list[str]:
+    """The modules matching `NOT_AT_START_UP` that a fresh interpreter has imported after
+    running `code`."""
+    return [m for m in _modules_after(code) if m.startswith(NOT_AT_START_UP)]
 
 
 def test_listing_the_universe_imports_no_pass_and_nothing_heavy() -> None:
@@ -81,3 +85,22 @@ def test_physlayout_opt_without_passes_imports_no_pass() -> None:
         "physlayout.transforms.diagnostics",
         "physlayout.transforms.pass_options",
     ]
+
+
+def test_physlayout_opt_loads_no_dialect_stock_xdsl_opt_does_not() -> None:
+    """`physlayout-opt` running passes on a buffer-level file imports no xDSL dialect that
+    stock `xdsl-opt` does not import for the same run (its verification memo patches
+    `linalg.generic` only once linalg is loaded: before, no such op can exist)."""
+    args = [str(EXAMPLES / "relu_texture.mlir"), "-p", "apply-layout,flatten-buffers"]
+    args += ["-o", "/dev/null"]
+    ours = _modules_after(
+        "from physlayout.cli import opt_main\n"
+        "try:\n"
+        f"    opt_main({args!r})\n"
+        "except SystemExit as exited:\n"
+        "    assert exited.code == 0\n"
+    )
+    stock = _modules_after(
+        f"from xdsl.xdsl_opt_main import xDSLOptMain\nxDSLOptMain(args={args!r}).run()\n"
+    )
+    assert [m for m in ours if m.startswith("xdsl.dialects.") and m not in stock] == []
