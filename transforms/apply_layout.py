@@ -62,7 +62,14 @@ from typing import cast
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, VectorType
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FunctionType,
+    MemRefType,
+    ModuleOp,
+    VectorType,
+)
 from xdsl.ir import Attribute, Block, Operation, ParametrizedAttribute, Region, SSAValue
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -92,7 +99,6 @@ from physlayout.transforms.loop_nests import (
     padding_condition,
     physical_names,
 )
-from physlayout.transforms.normalize_memrefs import normalize_memref_layouts
 from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.physical_order import (
     PhysicalOrder,
@@ -568,6 +574,29 @@ class RewriteLoopNestInPhysicalOrder(RewritePattern):
         rewriter.erase(nest.outer, safe_erase=False)
 
 
+def holds_memref_type(module: ModuleOp) -> bool:
+    """Whether a value (an op's result or a block's argument) or a property or attribute
+    (itself, or a `FunctionType`'s inputs and outputs: a `func.func`'s signature) under
+    `module` has a `MemRefType`. `normalize-memref-layouts` looks at nothing else (its plan
+    registers only such types that carry a layout map), so without one it neither changes
+    nor reports anything."""
+    for op in module.walk():
+        if any(isinstance(result.type, MemRefType) for result in op.results):
+            return True
+        for region in op.regions:
+            for block in region.blocks:
+                if any(isinstance(arg.type, MemRefType) for arg in block.args):
+                    return True
+        for attr in (*op.properties.values(), *op.attributes.values()):
+            if isinstance(attr, MemRefType):
+                return True
+            if isinstance(attr, FunctionType) and any(
+                isinstance(t, MemRefType) for t in (*attr.inputs.data, *attr.outputs.data)
+            ):
+                return True
+    return False
+
+
 # The pass ---------------------------------------------------------------------------------
 
 
@@ -606,7 +635,11 @@ class ApplyLayoutPass(PhyslayoutPass):
         layouts = Layouts.of(op)
         if layouts.by_type:
             self._apply_buffer_layouts(op, layouts, aliases)
-        normalize_memref_layouts(op, self.strict, self.name)
+        if holds_memref_type(op):
+            # (imported here: a module without memrefs does not load xDSL's memref dialect)
+            from physlayout.transforms.normalize_memrefs import normalize_memref_layouts
+
+            normalize_memref_layouts(op, self.strict, self.name)
 
     def _apply_buffer_layouts(self, op: ModuleOp, layouts: Layouts, aliases: BufferAliases) -> None:
         logical = logical_accesses(op, layouts)

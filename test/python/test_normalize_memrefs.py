@@ -625,3 +625,50 @@ func.func @h(%A: memref<16xf32, #tile>, %n: index) {{
     assert str(module) == printed
     with pytest.raises(PassFailedException, match=re.escape(reason)):
         normalize_memref_layouts(module, strict=True)
+
+
+# apply-layout runs the normalization only on modules holding a memref type -----------------
+
+_DECLARATION_ONLY = """
+func.func private @ext(memref<4x6xf32, affine_map<(d0, d1) -> (d1, d0)>>)
+"""
+_GLOBAL_ONLY = """
+"test.op"() {kept = memref<4x6xf32, affine_map<(d0, d1) -> (d1, d0)>>} : () -> ()
+"""
+
+
+def _lit_modules() -> list[str]:
+    chunks: list[str] = []
+    for path in sorted((ROOT / "test").rglob("*.mlir")):
+        chunks += path.read_text().split("// -----")
+    return chunks
+
+
+def test_apply_layout_skips_normalization_exactly_when_it_would_do_nothing() -> None:
+    """`holds_memref_type` False: `normalize_memref_layouts` changes and reports nothing (on
+    every lit input that parses); True on a signature-only memref (which the normalization
+    changes) and on one held only by an attribute."""
+    from physlayout.transforms.apply_layout import holds_memref_type
+
+    ctx = make_context()
+    ctx.allow_unregistered = True
+    seen = {True: 0, False: 0}
+    for text in _lit_modules():
+        try:
+            module = Parser(ctx, text).parse_module()
+        except Exception:
+            continue
+        holds = holds_memref_type(module)
+        seen[holds] += 1
+        if not holds:
+            before = str(module)
+            assert normalize_memref_layouts(module) == []
+            assert str(module) == before
+    assert seen[True] >= 5 and seen[False] >= 50
+    declaration = Parser(ctx, _DECLARATION_ONLY).parse_module()
+    assert holds_memref_type(declaration)
+    before = str(declaration)
+    normalize_memref_layouts(declaration)
+    assert str(declaration) != before  # the declaration's signature is normalized
+    held = Parser(ctx, _GLOBAL_ONLY).parse_module()
+    assert holds_memref_type(held)  # (conservative: an attribute alone leaves no value)
