@@ -27,7 +27,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from io import StringIO
-from typing import IO, ClassVar, cast
+from typing import IO, TYPE_CHECKING, ClassVar, cast
 
 from xdsl.dialects.builtin import (
     FileLineColLoc,
@@ -58,6 +58,9 @@ from physlayout.verification import (
     indexed_symbol_lookups,
     memoized_generic_checks,
 )
+
+if TYPE_CHECKING:
+    from physlayout.lowering.pipelines import PassTime
 
 VERSION_PACKAGES = ("xdsl", "islpy", "numpy", "pyopencl")
 """The dependencies `--version` reports beside physlayout."""
@@ -120,6 +123,7 @@ class PhyslayoutOptMain(xDSLOptMain):
         self.verified = None
         self.line_offset = 0
         self.output = _KeptOpen()
+        self.pass_times: list[PassTime] = []
         super().__init__(description, args)
 
     def register_all_frontends(self) -> None:
@@ -179,15 +183,39 @@ class PhyslayoutOptMain(xDSLOptMain):
                 # the stock callback's verification
                 with indexed_symbol_lookups(), memoized_generic_checks(PassedChecks()):
                     stock(previous, module, following)
-                return
-            disabled = self.args.disable_verify
-            self.args.disable_verify = True
-            try:
-                stock(previous, module, following)
-            finally:
-                self.args.disable_verify = disabled
+            else:
+                disabled = self.args.disable_verify
+                self.args.disable_verify = True
+                try:
+                    stock(previous, module, following)
+                finally:
+                    self.args.disable_verify = disabled
+            self._print_pass_times()
 
         self.pipeline = PassPipeline(passes, callback)
+
+    def _print_pass_times(self) -> None:
+        """Under `--time-passes`, after the stock line of a declared pipeline (`Pass NAME
+        took S seconds`), one indented line per pass it ran, with the verification after it
+        (`recorded_pass_times`)."""
+        for timed in self.pass_times:
+            if timed.verification is not None:
+                check = f"verified in {timed.verification} seconds"
+            else:
+                check = "not verified" if timed.changed else "changed nothing: not verified"
+            print(f"  Pass {timed.name} took {timed.seconds} seconds ({check})")
+        self.pass_times.clear()
+
+    def _run_timed(self) -> None:
+        """xDSL's run; under `--time-passes` the passes of declared pipelines are timed
+        too (`_print_pass_times`)."""
+        if not self.args.time_passes:
+            super().run()
+            return
+        from physlayout.lowering.pipelines import recorded_pass_times
+
+        with recorded_pass_times() as self.pass_times:
+            super().run()
 
     def apply_passes(self, prog: ModuleOp) -> None:
         try:
@@ -239,7 +267,7 @@ class PhyslayoutOptMain(xDSLOptMain):
             )
             return 1
         try:
-            super().run()
+            self._run_timed()
         except (LocatedVerifyError, LocatedPassError) as err:
             print(err, file=sys.stderr)
             return 1

@@ -34,9 +34,11 @@ demo, the benchmarks and the tests all run these and no hand-made pass list.
 from __future__ import annotations
 
 import gc
+import time
 from abc import abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -112,6 +114,35 @@ def verify_after(
 
 
 @dataclass(frozen=True)
+class PassTime:
+    """One pass of a declared pipeline as `recorded_pass_times` saw it: wall seconds of the
+    pass, whether it changed the module (as far as it can tell) and the seconds of the
+    verification after it (None: not verified, as it changed nothing or `verify-each` is
+    off)."""
+
+    name: str
+    seconds: float
+    changed: bool
+    verification: float | None
+
+
+_RECORDED: ContextVar[list[PassTime] | None] = ContextVar("physlayout_pass_times", default=None)
+
+
+@contextmanager
+def recorded_pass_times() -> Iterator[list[PassTime]]:
+    """Within the block, every `VerifyingPipeline` appends a `PassTime` for each of its
+    passes to the list yielded (`physlayout-opt --time-passes` prints them under the
+    pipeline's own line)."""
+    times: list[PassTime] = []
+    token = _RECORDED.set(times)
+    try:
+        yield times
+    finally:
+        _RECORDED.reset(token)
+
+
+@dataclass(frozen=True)
 class VerifyingPipeline(PassPipeline):
     """An xDSL `PassPipeline` that verifies the module after each pass (when `verify_each`),
     naming the pass on failure (`verify_after`), before calling `callback`. As MLIR's pass
@@ -129,16 +160,23 @@ class VerifyingPipeline(PassPipeline):
             callback(None, op, passes[0] if passes else None)
         passed = PassedChecks()
         verified = False
+        recorded = _RECORDED.get()
         for k, pass_ in enumerate(passes):
             following = passes[k + 1] if k + 1 < len(passes) else None
+            start = time.perf_counter()
             if isinstance(pass_, PhyslayoutPass):
                 changed = pass_.apply_and_report(ctx, op)
             else:
                 pass_.apply(ctx, op)
                 changed = True
+            done = time.perf_counter()
+            verification: float | None = None
             if self.verify_each and (changed or not verified):
                 verify_after(pass_, op, following, passed)
                 verified = True
+                verification = time.perf_counter() - done
+            if recorded is not None:
+                recorded.append(PassTime(pass_.name, done - start, changed, verification))
             if callback is not None:
                 callback(pass_, op, following)
 

@@ -342,3 +342,43 @@ def test_physlayout_opt_verifies_each_module_state_once(
         PhyslayoutOptMain(args=[str(source), "-p", pipeline, "-o", str(out)]).run()
     assert exited.value.code == 0 and out.read_text()
     assert count[0] == expected
+
+
+@pytest.mark.parametrize("verify_each", [True, False])
+def test_time_passes_times_the_passes_of_a_declared_pipeline(
+    verify_each: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`physlayout-opt --time-passes`: under the pipeline's own `Pass NAME took` line, one
+    indented line per pass it ran, in order, saying whether it was verified (after each
+    pass that changed the module and after the first, as the pipeline verifies); the IR
+    is the one printed without the flag."""
+    from graph_harness import parse, verified_states
+
+    from physlayout.cli import PhyslayoutOptMain
+    from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
+
+    source = Path(__file__).resolve().parents[2] / "examples" / "rfc_conv_relu_conv.mlir"
+    spec = "physlayout-adreno" if verify_each else "physlayout-adreno{verify-each=false}"
+    outputs: list[str] = []
+    for timed in (False, True):
+        out = tmp_path / f"out{timed}.mlir"
+        args = [str(source), "-p", spec, "-o", str(out)] + (["--time-passes"] if timed else [])
+        with pytest.raises(SystemExit) as exited:
+            PhyslayoutOptMain(args=args).run()
+        assert exited.value.code == 0
+        outputs.append(out.read_text())
+    assert outputs[0] == outputs[1]
+    lines = capsys.readouterr().out.splitlines()
+    top = [k for k, line in enumerate(lines) if line.startswith("Pass physlayout-adreno took ")]
+    assert len(top) == 1
+    nested = [line for line in lines[top[0] + 1 :] if line.startswith("  Pass ")]
+    assert len(nested) == len(lines) - top[0] - 1
+    names = [line.split()[1] for line in nested]
+    assert names == [p.name for p in PhyslayoutAdrenoPass().passes()]
+    verified = [line for line in nested if "(verified in " in line]
+    if verify_each:
+        expected = verified_states(PhyslayoutAdrenoPass().passes(), parse(source.read_text()))
+        assert len(verified) == expected
+        assert all(line.endswith("(changed nothing: not verified)") for line in nested if line not in verified)
+    else:
+        assert verified == []
