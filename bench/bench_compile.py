@@ -79,7 +79,7 @@ def time_passes(path: Path) -> ModelTiming:
     from xdsl.passes import ModulePass
 
     from physlayout.lowering.pipelines import survivors_frozen
-    from physlayout.transforms.pass_options import PhyslayoutPass
+    from physlayout.transforms.pass_options import apply_and_report
     from physlayout.universe import make_context
     from physlayout.verification import PassedChecks, verify_module
 
@@ -101,11 +101,7 @@ def time_passes(path: Path) -> ModelTiming:
             assert isinstance(item, ModulePass)
             start = time.process_time()
             try:
-                if isinstance(item, PhyslayoutPass):
-                    changed = item.apply_and_report(ctx, module)
-                else:
-                    item.apply(ctx, module)
-                    changed = True
+                changed = apply_and_report(item, ctx, module)
                 done = time.process_time()
                 if changed or not verified:  # as the pipelines verify (`VerifyingPipeline`)
                     verify_module(module, passed)

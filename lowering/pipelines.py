@@ -60,7 +60,7 @@ from physlayout.transforms.legalize_layout import LegalizeLayoutPass
 from physlayout.transforms.lift_transform_params import LiftTransformParamsPass
 from physlayout.transforms.merge_sibling_kernels import MergeSiblingKernelsPass
 from physlayout.transforms.normalize_graph import NormalizeGraphPass
-from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.pass_options import PhyslayoutPass, apply_and_report
 from physlayout.transforms.realize_scopes import RealizeScopesPass
 from physlayout.transforms.sink_layout_rewrites import SinkLayoutRewritesPass
 from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
@@ -164,11 +164,7 @@ class VerifyingPipeline(PassPipeline):
         for k, pass_ in enumerate(passes):
             following = passes[k + 1] if k + 1 < len(passes) else None
             start = time.perf_counter()
-            if isinstance(pass_, PhyslayoutPass):
-                changed = pass_.apply_and_report(ctx, op)
-            else:
-                pass_.apply(ctx, op)
-                changed = True
+            changed = apply_and_report(pass_, ctx, op)
             done = time.perf_counter()
             verification: float | None = None
             if self.verify_each and (changed or not verified):

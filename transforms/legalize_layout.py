@@ -188,12 +188,12 @@ class HostBuilder:
     """The kernels the host calls, one per distinct `kernel_key` (equal kernels are one)."""
     by_key: dict[Hashable, func.FuncOp] = field(default_factory=dict[Hashable, func.FuncOp])
     copies: dict[Hashable, func.FuncOp] = field(default_factory=dict[Hashable, func.FuncOp])
+    """The kernel called for each `copy_key` already met (a copy kernel is not built again)."""
     generics: dict[Hashable, tuple[func.FuncOp, list[int]]] = field(
         default_factory=dict[Hashable, tuple[func.FuncOp, list[int]]]
     )
     """The kernel called for each `generic_key` already met, and the host numbers of its
     parameters in order (a generic or fused kernel is not built again)."""
-    """The kernel called for each `copy_key` already met (a copy kernel is not built again)."""
     storage: dict[SSAValue, Storage] = field(default_factory=dict[SSAValue, Storage])
     scalars: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
     returned: list[SSAValue] = field(default_factory=list[SSAValue])
@@ -672,11 +672,7 @@ class HostBuilder:
         before; else the kernel built for that key is called again, with the host values
         numbered as its parameters were (the kernel built would be equal to it up to
         names, bound to those values)."""
-        hosts = HostNumbers()
-        key = generic_key(
-            op, loops, inputs, outputs, partial(self._outer_key, hosts=hosts), hosts,
-            epilogue, padded,
-        )  # fmt: skip
+        key, hosts = self._generic_key(op, loops, inputs, outputs, epilogue, padded)
         kept = None if key is None else self.generics.get(key)
         if kept is not None:
             kernel, numbers = kept
@@ -691,6 +687,21 @@ class HostBuilder:
         numbers = [hosts.number(a) for a in args]
         if key is not None and all(n < keyed for n in numbers):  # every parameter keyed
             self.generics[key] = (called, numbers)
+
+    def _generic_key(
+        self,
+        op: GenericOp,
+        loops: GenericLoops,
+        inputs: list[SSAValue | None],
+        outputs: list[GenericOutput],
+        epilogue: Epilogue | None = None,
+        padded: dict[int, PaddedRead] | None = None,
+    ) -> tuple[Hashable | None, HostNumbers]:
+        """The `generic_key` of a `generic_kernel` request, and the host values it numbered
+        (outer values keyed by `_outer_key`)."""
+        hosts = HostNumbers()
+        outer = partial(self._outer_key, hosts=hosts)
+        return generic_key(op, loops, inputs, outputs, outer, hosts, epilogue, padded), hosts
 
     def _outer_key(self, value: SSAValue, hosts: HostNumbers) -> Hashable | None:
         """What `_external` supplies for `value`, as a key: an `arith.constant`'s value, or

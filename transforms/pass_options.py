@@ -107,6 +107,15 @@ class PhyslayoutPass(ModulePass):
         return True
 
 
+def apply_and_report(pass_: ModulePass, ctx: Context, op: ModuleOp) -> bool:
+    """Run any pass; whether it changed `op` as far as it can tell (a `PhyslayoutPass`'s
+    `apply_and_report`; any other pass cannot tell: True)."""
+    if isinstance(pass_, PhyslayoutPass):
+        return pass_.apply_and_report(ctx, op)
+    pass_.apply(ctx, op)
+    return True
+
+
 class PhyslayoutTarget(Target):
     """A physlayout `-t` target whose options are read as `PhyslayoutPass`'s are."""
 

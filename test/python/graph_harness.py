@@ -34,16 +34,9 @@ def apply(module: ModuleOp, passes: Sequence[ModulePass]) -> ModuleOp:
 def change_reports(passes: Sequence[ModulePass], module: ModuleOp) -> list[bool]:
     """Run `passes` on `module`; whether each said it changed the module
     (`PhyslayoutPass.apply_and_report`; a pass that cannot tell says it did)."""
-    from physlayout.transforms.pass_options import PhyslayoutPass
+    from physlayout.transforms.pass_options import apply_and_report
 
-    reports: list[bool] = []
-    for one_pass in passes:
-        if isinstance(one_pass, PhyslayoutPass):
-            reports.append(one_pass.apply_and_report(make_context(), module))
-        else:
-            one_pass.apply(make_context(), module)
-            reports.append(True)
-    return reports
+    return [apply_and_report(one_pass, make_context(), module) for one_pass in passes]
 
 
 def verified_states(passes: Sequence[ModulePass], module: ModuleOp) -> int:

@@ -73,9 +73,9 @@ def _recorded(path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Built]:
         epilogue: Epilogue | None = None,
         padded: dict[int, PaddedRead] | None = None,
     ) -> None:
-        hosts = HostNumbers()
-        outer = partial(self._outer_key, hosts=hosts)  # pyright: ignore[reportPrivateUsage]
-        key = generic_key(op, loops, inputs, outputs, outer, hosts, epilogue, padded)
+        key, hosts = self._generic_key(  # pyright: ignore[reportPrivateUsage]
+            op, loops, inputs, outputs, epilogue, padded
+        )
         external = self._external  # pyright: ignore[reportPrivateUsage]
         kernel, args = generic_kernel(name, op, loops, inputs, outputs, external, epilogue, padded)
         records.append((key, kernel_key(kernel), tuple(hosts.number(a) for a in args)))
