@@ -81,7 +81,6 @@ from xdsl.ir import Attribute, Operation, SSAValue, Use
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     TypeConversionPattern,
     attr_type_rewrite_pattern,
@@ -121,6 +120,7 @@ from physlayout.lowering.lower_layout_views import (
 )
 from physlayout.transforms.buffer_aliases import parameters_at_offsets
 from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.rooted_walker import RootedWalker
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 PREPARE = "physlayout-memref (or apply-layout,flatten-buffers)"
@@ -579,19 +579,19 @@ class LowerLayoutPass(PhyslayoutPass):
         refuse_unprepared_buffers(op)
         offsets = parameters_at_offsets(op)
         if self.affine_loops:
-            PatternRewriteWalker(
+            RootedWalker(
                 GreedyRewritePatternApplier(
                     [RaiseScfForToAffineFor(), RaiseScfParallelToAffineParallel()]
                 )
             ).rewrite_module(op)
         _mark_bridges(op)
-        PatternRewriteWalker(BufferTypeToMemRef()).rewrite_module(op)
+        RootedWalker(BufferTypeToMemRef()).rewrite_module(op)
         if offsets:
-            PatternRewriteWalker(
+            RootedWalker(
                 TypeOffsetParametersWithDynamicOffsets(offsets), apply_recursively=False
             ).rewrite_module(op)
         state = LoweringState()
-        PatternRewriteWalker(
+        RootedWalker(
             GreedyRewritePatternApplier(
                 [
                     LowerAllocateToAlloc(state),
@@ -604,10 +604,10 @@ class LowerLayoutPass(PhyslayoutPass):
             ),
             apply_recursively=False,
         ).rewrite_module(op)
-        PatternRewriteWalker(
+        RootedWalker(
             CastCallArgumentsToParameterTypes(), apply_recursively=False
         ).rewrite_module(op)
-        PatternRewriteWalker(
+        RootedWalker(
             EraseDeadHandles(), apply_recursively=False, walk_reverse=True
         ).rewrite_module(op)
         check_no_layout_left(op)

@@ -66,7 +66,6 @@ from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -96,6 +95,7 @@ from physlayout.lowering.relayout_forms import (
     match_unpack,
 )
 from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.rooted_walker import RootedWalker
 
 HINT = "physlayout.layout_transform"
 """Discardable attribute of a generic fallback: the map it computes, as text."""
@@ -421,8 +421,8 @@ class LowerLayoutRewritesPass(PhyslayoutPass):
 
 def lower_layout_rewrites(module: ModuleOp) -> None:
     """Apply `lower-layout-rewrites` to `module`."""
-    PatternRewriteWalker(FuseCropIntoUnpack(), apply_recursively=False).rewrite_module(module)
-    PatternRewriteWalker(
+    RootedWalker(FuseCropIntoUnpack(), apply_recursively=False).rewrite_module(module)
+    RootedWalker(
         GreedyRewritePatternApplier(
             [LowerTransform(), LowerPad(), LowerCrop()], dce_enabled=False
         ),

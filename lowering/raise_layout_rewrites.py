@@ -45,7 +45,6 @@ from xdsl.ir import Attribute, Block, IRNode, Operation, SSAValue
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -63,6 +62,7 @@ from physlayout.indexing.index_map import IndexMap
 from physlayout.lowering.lower_layout_rewrites import HINT, build_generic
 from physlayout.lowering.relayout_forms import grouped_reshape_map, reshape_map, transpose_map
 from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.rooted_walker import RootedWalker
 
 
 def _transform(
@@ -288,7 +288,7 @@ class RaiseLayoutRewritesPass(PhyslayoutPass):
 
 def raise_layout_rewrites(module: ModuleOp) -> bool:
     """Apply `raise-layout-rewrites` to `module`; whether it changed anything."""
-    return PatternRewriteWalker(
+    return RootedWalker(
         GreedyRewritePatternApplier(
             [
                 RaiseTranspose(),

@@ -74,7 +74,6 @@ from xdsl.ir import Attribute, Block, Operation, ParametrizedAttribute, Region, 
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     TypeConversionPattern,
     attr_type_rewrite_pattern,
@@ -105,6 +104,7 @@ from physlayout.transforms.physical_order import (
     PhysicalOrderPlan,
     plan_physical_order,
 )
+from physlayout.transforms.rooted_walker import RootedWalker
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 _PASS = "apply-layout"
@@ -646,10 +646,10 @@ class ApplyLayoutPass(PhyslayoutPass):
         plan = PhysicalOrderPlan({}, frozenset())
         if self.rewrite_loops:
             plan = plan_physical_order(op, layouts.get, self.remarks, self.name, aliases)
-            PatternRewriteWalker(
+            RootedWalker(
                 RewriteLoopNestInPhysicalOrder(layouts, plan), apply_recursively=False
             ).rewrite_module(op)
-        PatternRewriteWalker(
+        RootedWalker(
             GreedyRewritePatternApplier(
                 [
                     FillPaddingOfParameters(layouts, plan.covered),
@@ -659,7 +659,7 @@ class ApplyLayoutPass(PhyslayoutPass):
             ),
             apply_recursively=False,
         ).rewrite_module(op)
-        PatternRewriteWalker(
+        RootedWalker(
             GreedyApplierWithMemoizedDce(
                 [
                     RewriteLoadToTransformedIndices(layouts, logical),
@@ -671,6 +671,6 @@ class ApplyLayoutPass(PhyslayoutPass):
         # the walk before erased every dead op (to a fixpoint) and the conversion replaces
         # ops one for one, uses kept, so nothing dies here; and a converted op mentions no
         # pending type, so one walk without dead-code checks converts everything
-        PatternRewriteWalker(
+        RootedWalker(
             ConsumePendingTransforms(layouts), apply_recursively=False
         ).rewrite_module(op)

@@ -74,7 +74,6 @@ from xdsl.dialects.linalg.ops import YieldOp as LinalgYieldOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -90,6 +89,7 @@ from physlayout.indexing.simplify import linear_terms, simplify
 from physlayout.transforms.diagnostics import emit_remark
 from physlayout.transforms.flow_layout_rewrites import FROZEN, loop_extents, loop_names
 from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.rooted_walker import RootedWalker
 
 DEFAULT_LAYOUTS = "conv2d=NCHW4c,OIHW4o,NCHW4c"
 OP_KINDS = {"conv2d": (("NCHW", "OIHW", "NCHW"), ("data", "kernel", "output"))}
@@ -693,8 +693,7 @@ class ConvertLayoutPass(PhyslayoutPass):
         layouts = parse_desired_layouts(self.desired_layouts)
         if "conv2d" not in layouts:
             return
-        PatternRewriteWalker(
+        RootedWalker(
             ConvertConvToDesiredLayout(layouts["conv2d"], self.allow_padding),
             apply_recursively=False,
         ).rewrite_module(op)
-

@@ -35,7 +35,6 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -58,6 +57,7 @@ from physlayout.indexing.shapes import flatten_exprs
 from physlayout.transforms.dead_code import GreedyApplierWithMemoizedDce
 from physlayout.transforms.loop_nests import RewritingEmitter, rebuild_access
 from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.rooted_walker import RootedWalker
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 
@@ -235,7 +235,7 @@ class FlattenBuffersPass(PhyslayoutPass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         refuse_invalid_buffers(self.name, op)
         written = declarations_written(op)
-        PatternRewriteWalker(
+        RootedWalker(
             GreedyRewritePatternApplier(
                 [
                     FlattenParameterThroughAlias(written),
@@ -246,4 +246,4 @@ class FlattenBuffersPass(PhyslayoutPass):
             ),
             apply_recursively=False,
         ).rewrite_module(op)
-        PatternRewriteWalker(GreedyApplierWithMemoizedDce([])).rewrite_module(op)
+        RootedWalker(GreedyApplierWithMemoizedDce([])).rewrite_module(op)

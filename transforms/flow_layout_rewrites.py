@@ -76,7 +76,6 @@ from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -99,6 +98,7 @@ from physlayout.transforms.flow_through_windows import (
     MergeEqualTransforms,
 )
 from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.rooted_walker import RootedWalker
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 __all__ = [
@@ -157,7 +157,7 @@ def flow_layout_rewrites(
     input, or None to let the pass derive the operand transforms itself. The pass still
     proves everything it relies on (injectivity of the supplied maps, the padding rules).
     """
-    PatternRewriteWalker(
+    RootedWalker(
         GreedyRewritePatternApplier(
             [
                 FlowTransformThroughGeneric(callback),

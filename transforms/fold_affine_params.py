@@ -54,7 +54,6 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -63,6 +62,7 @@ from xdsl.rewriter import InsertPoint
 from physlayout.transforms.fusion_plan import has_reductions
 from physlayout.transforms.legalize_layout import is_graph_function
 from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.rooted_walker import RootedWalker
 from physlayout.transforms.sink_layout_rewrites import ParameterValues, parameter_names
 
 _KINDS: dict[type[Operation], str] = {
@@ -417,9 +417,9 @@ class FoldAffineParamsPass(PhyslayoutPass):
         for function in list(op.ops):
             if not isinstance(function, func.FuncOp) or not is_graph_function(function):
                 continue
-            PatternRewriteWalker(FoldAffineChain(by_params), apply_recursively=False).rewrite_region(
+            RootedWalker(FoldAffineChain(by_params), apply_recursively=False).rewrite_region(
                 function.body
             )
-            PatternRewriteWalker(FoldScaleIntoWeights(by_params), apply_recursively=False).rewrite_region(
+            RootedWalker(FoldScaleIntoWeights(by_params), apply_recursively=False).rewrite_region(
                 function.body
             )

@@ -65,7 +65,6 @@ from xdsl.ir import Attribute, Operation
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -91,6 +90,7 @@ from physlayout.indexing.quasi_affine import Dim
 from physlayout.indexing.simplify import simplify
 from physlayout.transforms.diagnostics import require_options
 from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.rooted_walker import RootedWalker
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 LayoutRewrite = TransformOp | PadOp | CropOp
@@ -420,7 +420,7 @@ class FoldLayoutRewritesPass(PhyslayoutPass):
 def fold_layout_rewrites(module: ModuleOp, max_constant_elements: int = 1 << 20) -> bool:
     """Apply the folds of `fold-layout-rewrites` to `module` until none applies; whether
     any did (or dead code was erased)."""
-    return PatternRewriteWalker(
+    return RootedWalker(
         GreedyRewritePatternApplier(
             [
                 FoldIdentityTransform(),

@@ -90,7 +90,6 @@ from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -119,6 +118,7 @@ from physlayout.transforms.fusion_plan import (
 from physlayout.transforms.generic_inlining import inlined, producer_body_ops, producer_problem
 from physlayout.transforms.legalize_kernels import texel_lane_loop
 from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.rooted_walker import RootedWalker
 
 
 def _name(value: SSAValue) -> str:
@@ -491,8 +491,9 @@ class ReadRelayoutInRoot(RewritePattern):
     that relabels (`relabelling`) and a view read only by the root -> the root reads ``x``
     at ``M^-1(C(i) + start)`` (module docstring): the view is never stored nor launched."""
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, TransformOp | CropOp) or not _top_level(op):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TransformOp | CropOp, rewriter: PatternRewriter) -> None:
+        if not _top_level(op):
             return
         view = relayout_view(op)
         if view is None:
@@ -749,9 +750,9 @@ class FuseElementwisePass(PhyslayoutPass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         remarks = Remarks(self.remarks)
-        PatternRewriteWalker(GeneralizeNamedOp(), apply_recursively=False).rewrite_module(op)
-        PatternRewriteWalker(SplitSharedStart(), apply_recursively=False).rewrite_module(op)
-        grouping = PatternRewriteWalker(
+        RootedWalker(GeneralizeNamedOp(), apply_recursively=False).rewrite_module(op)
+        RootedWalker(SplitSharedStart(), apply_recursively=False).rewrite_module(op)
+        grouping = RootedWalker(
             GreedyRewritePatternApplier(
                 [FuseIntoProducer(remarks), FusePadIntoConsumer(remarks), AbsorbAccumulatorStart()]
             ),
@@ -762,13 +763,13 @@ class FuseElementwisePass(PhyslayoutPass):
         # further (a pad read by a new copy group): repeat until nothing changes, so that a
         # second run of the pass changes nothing.
         while True:
-            changed = PatternRewriteWalker(
+            changed = RootedWalker(
                 InlineProducerIntoRoot(remarks), apply_recursively=False
             ).rewrite_module(op)
-            changed |= PatternRewriteWalker(
+            changed |= RootedWalker(
                 ReadRelayoutInRoot(), apply_recursively=False
             ).rewrite_module(op)
-            changed |= PatternRewriteWalker(
+            changed |= RootedWalker(
                 FuseRelayoutChain(), apply_recursively=False
             ).rewrite_module(op)
             if not changed:

@@ -79,7 +79,6 @@ from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -125,6 +124,7 @@ from physlayout.transforms.legalize_kernels import (
     texel_lane_loop,
 )
 from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.rooted_walker import RootedWalker
 
 
 def fail(op: Operation, message: str) -> PassFailedException:
@@ -988,5 +988,5 @@ class LegalizeLayoutPass(PhyslayoutPass):
     name = "legalize-layout"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(GeneralizeNamedLinalgOp(), apply_recursively=False).rewrite_module(op)
-        PatternRewriteWalker(LegalizeGraphFunction(), apply_recursively=False).rewrite_module(op)
+        RootedWalker(GeneralizeNamedLinalgOp(), apply_recursively=False).rewrite_module(op)
+        RootedWalker(LegalizeGraphFunction(), apply_recursively=False).rewrite_module(op)

@@ -39,7 +39,6 @@ from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -50,6 +49,7 @@ from xdsl.utils.exceptions import PassFailedException
 from physlayout.dialects.layout_check import CheckOp
 from physlayout.transforms.legalize_layout import is_graph_function
 from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.rooted_walker import RootedWalker
 
 
 def values_read(op: Operation) -> list[SSAValue]:
@@ -242,6 +242,6 @@ class LiftTransformParamsPass(PhyslayoutPass):
     """The graph function to split."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
+        RootedWalker(
             LiftParameterWork(self.function, self.params), apply_recursively=False
         ).rewrite_module(op)

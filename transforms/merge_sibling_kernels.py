@@ -44,7 +44,6 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -58,6 +57,7 @@ from physlayout.transforms.buffer_aliases import BufferAliases
 from physlayout.transforms.dependence import Access, collect_accesses, is_pure_op
 from physlayout.transforms.equal_kernels import kernel_key
 from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.rooted_walker import RootedWalker
 
 WINDOW = 8
 """How many earlier calls a call looks back at for a sibling."""
@@ -334,5 +334,5 @@ class MergeSiblingKernelsPass(PhyslayoutPass):
         self.apply_and_report(ctx, op)
 
     def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
-        walker = PatternRewriteWalker(MergeSiblingLaunches(), apply_recursively=False)
+        walker = RootedWalker(MergeSiblingLaunches(), apply_recursively=False)
         return walker.rewrite_module(op)

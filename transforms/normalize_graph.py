@@ -62,7 +62,6 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -82,6 +81,7 @@ from physlayout.transforms.generic_inlining import (
     producer_reads,
 )
 from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.rooted_walker import RootedWalker
 
 
 def _fail(op: Operation, message: str) -> PassFailedException:
@@ -346,7 +346,7 @@ class NormalizeGraphPass(PhyslayoutPass):
     name = "normalize-graph"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
+        RootedWalker(
             GreedyRewritePatternApplier(
                 [
                     AssertTrue(),

@@ -75,7 +75,6 @@ from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -106,6 +105,7 @@ from physlayout.transforms.memref_normalization_plan import (
     plan_normalization,
 )
 from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.rooted_walker import RootedWalker
 
 # Access rewriting ---------------------------------------------------------------------------
 
@@ -348,7 +348,7 @@ def normalize_memref_layouts(
     if not plan.typed:
         return plan.left
     rewriting = AccessRewriting(normalizations, pass_name)
-    PatternRewriteWalker(
+    RootedWalker(
         GreedyRewritePatternApplier(
             [
                 ComposeAffineAccessWithLayout(rewriting, plan),
@@ -358,7 +358,7 @@ def normalize_memref_layouts(
         ),
         apply_recursively=False,
     ).rewrite_module(module)
-    PatternRewriteWalker(
+    RootedWalker(
         GreedyRewritePatternApplier(
             [
                 NormalizeAllocation(plan),

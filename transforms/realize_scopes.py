@@ -34,7 +34,6 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -52,6 +51,7 @@ from physlayout.dialects.layout_scopes import (
 )
 from physlayout.transforms.annotate_texture_scope import image_size, writes_texels
 from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.rooted_walker import RootedWalker
 
 
 def _copy_of(value: SSAValue, scope: str) -> CopyOp | None:
@@ -165,8 +165,8 @@ class RealizeScopesPass(PhyslayoutPass):
     name = "realize-scopes"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(RealizeOperandDemands(), apply_recursively=False).rewrite_module(op)
-        PatternRewriteWalker(
+        RootedWalker(RealizeOperandDemands(), apply_recursively=False).rewrite_module(op)
+        RootedWalker(
             GreedyRewritePatternApplier(
                 [RemoveRedundantCopy(), MergeDuplicateCopies(), WriteConsumerScopeDirectly()]
             )

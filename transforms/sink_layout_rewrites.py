@@ -52,7 +52,6 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -66,6 +65,7 @@ from physlayout.transforms.flow_through_windows import bijection_inverse, sliced
 from physlayout.transforms.fusion_plan import generic_maps
 from physlayout.transforms.lift_transform_params import pure_on_tensors, values_read
 from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.rooted_walker import RootedWalker
 
 
 def bijective_inverse(op: TransformOp) -> IndexMap | None:
@@ -367,7 +367,7 @@ class SinkLayoutRewritesPass(PhyslayoutPass):
 
     def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
         names = parameter_names(self.params)
-        return PatternRewriteWalker(
+        return RootedWalker(
             GreedyRewritePatternApplier(
                 [
                     SinkTransformBelowElementwise(ParameterValues(names, self.prepared)),

@@ -85,7 +85,6 @@ from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -94,6 +93,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.dialects.linalg_generic import generic_form
 from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.rooted_walker import RootedWalker
 
 KINDS = ("conv", "matmul", "pooling", "reduction")
 """The accumulating op kinds `accumulate` may name."""
@@ -710,8 +710,8 @@ class ToMixedPrecisionPass(PhyslayoutPass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         kinds = self.kinds()
-        PatternRewriteWalker(CastFunctionBoundary(self.keep_io_f32), apply_recursively=False).rewrite_module(op)
-        PatternRewriteWalker(
+        RootedWalker(CastFunctionBoundary(self.keep_io_f32), apply_recursively=False).rewrite_module(op)
+        RootedWalker(
             GreedyRewritePatternApplier(
                 [
                     StoreLinalgInHalf(kinds, self.keep_statistics_f32),
@@ -720,11 +720,11 @@ class ToMixedPrecisionPass(PhyslayoutPass):
             ),
             apply_recursively=False,
         ).rewrite_module(op)
-        PatternRewriteWalker(WidenOperandsOfOtherOps(), apply_recursively=False).rewrite_module(op)
-        PatternRewriteWalker(CastReturnedValues(), apply_recursively=False).rewrite_module(op)
+        RootedWalker(WidenOperandsOfOtherOps(), apply_recursively=False).rewrite_module(op)
+        RootedWalker(CastReturnedValues(), apply_recursively=False).rewrite_module(op)
         if self.params_f16 and self.keep_io_f32:
-            PatternRewriteWalker(RoundParametersOnce(), apply_recursively=False).rewrite_module(op)
+            RootedWalker(RoundParametersOnce(), apply_recursively=False).rewrite_module(op)
         # the f32 fills and empties the rewritten ops no longer use
-        PatternRewriteWalker(
+        RootedWalker(
             GreedyRewritePatternApplier([], dce_enabled=True), walk_reverse=True
         ).rewrite_module(op)

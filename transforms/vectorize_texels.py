@@ -96,7 +96,6 @@ from xdsl.ir import Block, Operation, Region
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -111,6 +110,7 @@ from physlayout.transforms.lane_loop_plan import LaneLoop, LaneLoopPlan
 from physlayout.transforms.lane_vectorizer import LaneVectorizer
 from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.remainder_texels import VersionRemainderTexels
+from physlayout.transforms.rooted_walker import RootedWalker
 
 
 def _vectorize(loop: LaneLoop, rewriter: PatternRewriter) -> None:
@@ -232,7 +232,7 @@ class VectorizeTexelsPass(PhyslayoutPass):
             [VersionRemainderTexels()],
             [VectorizeLaneLoop(), VectorizeParallelLaneLoop(), SplitTexelLaneDimension()],
         ):
-            PatternRewriteWalker(
+            RootedWalker(
                 GreedyRewritePatternApplier(list[RewritePattern](patterns), dce_enabled=False),
                 walk_regions_first=True,
                 walk_reverse=True,
