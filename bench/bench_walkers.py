@@ -6,7 +6,8 @@ with `RootedWalker`'s own worklist population ("rooted") and with xDSL's
 (`PatternRewriteWalker._populate_worklist`, "every op"):
 
 - worklist visits: the ops the walkers popped, counted (the same on every run);
-- CPU seconds of the passes, medians over alternating runs (`--pairs N`, default 3), and
+- CPU seconds of the passes, medians over alternating runs (`--pairs N`, default 8: this
+  machine's times vary by 10-15% between identical runs), and
   the median of the pairs' ratios;
 - with `--callgrind NAME,...` (valgrind installed): for those models, the instructions of
   one whole run of each kind (start-up and parsing included), counted by callgrind, which
@@ -135,7 +136,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", type=Path, default=ROOT.parent / "shared" / "models")
     parser.add_argument("--only", default=DEFAULT, help="comma-separated model names")
-    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--pairs", type=int, default=8)
     parser.add_argument("--callgrind", default="", help="models to count instructions of")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
