@@ -1,4 +1,4 @@
-"""A pattern walker that offers each pattern only the ops it can match (issue 28: compile time).
+"""A pattern walker that offers each pattern only the ops it can act on (issue 28: compile time).
 
 xDSL's `PatternRewriteWalker` pushes every op of the region onto its worklist and offers each
 to its pattern, again at every round of `apply_recursively`; a pass whose patterns rewrite
@@ -8,29 +8,32 @@ MLIR's greedy driver indexes its patterns by their root op for the same reason.
 
 `RootedWalker(pattern, ...)` takes the same arguments as `PatternRewriteWalker` and leaves
 out of each population of its worklist the ops on which `pattern` provably does nothing
-(`pattern_roots`):
+(`offered_ops`):
 
 - a pattern whose `match_and_rewrite` is decorated with xDSL's `op_type_rewrite_pattern`
   returns at once unless `isinstance(op, root)` for its annotated root types;
-- xDSL's own `GreedyRewritePatternApplier` (exactly that class) without dead-code
-  elimination or folding tries its patterns in turn and does nothing else, so it does nothing
-  on an op that none of its patterns has as a root.
+- xDSL's own `GreedyRewritePatternApplier` (exactly that class) without folding tries its
+  patterns in turn, after erasing the op if it is trivially dead when dead-code elimination
+  is on; so it does nothing on an op that none of its patterns has as a root and, with
+  dead-code elimination, that can never be trivially dead: xDSL's check refuses every
+  terminator and every symbol, and traits belong to the op's class;
+- `GreedyApplierWithMemoizedDce` makes the same decisions (memoizing only effects).
 
-Any other pattern (a dead-code-eliminating applier may erase an op of any kind, a plain
-`match_and_rewrite` may look at any op) is offered every op, in the order of xDSL's walk
-(listed by the same traversal, which is also about a third cheaper than xDSL's nested
-generators).
+Any other pattern (a folding applier, a plain `match_and_rewrite` that may look at any op)
+is offered every op, in the order of xDSL's walk (listed by the same traversal, which is
+also about a third cheaper than xDSL's nested generators).
 
 Why the rewrite is xDSL's, op for op: an op left out is one whose visit changes nothing (no
-IR, no worklist entry, no `has_done_action`). The worklist keeps its other entries in the
-same order, and later pushes of a left-out op (a new or modified op, an operand's owner)
-happen as before; such an op is then visited, again doing nothing. So the sequence of
-visits that do something, and with it every rewrite and the walker's answer, is the one of
-`PatternRewriteWalker`.
+IR, no worklist entry, no `has_done_action`), whenever it would happen. The worklist keeps
+its other entries in the same order, and later pushes of a left-out op (a new or modified
+op, an operand's owner) happen as before; such an op is then visited, again doing nothing.
+So the sequence of visits that do something, and with it every rewrite and the walker's
+answer, is the one of `PatternRewriteWalker`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from types import UnionType
 from typing import Union, get_args, get_origin
 
@@ -40,8 +43,33 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
+from xdsl.traits import IsTerminator, SymbolOpInterface
+
+from physlayout.transforms.dead_code import GreedyApplierWithMemoizedDce
 
 Roots = tuple[type[Operation], ...]
+
+
+@dataclass(frozen=True)
+class Offered:
+    """The op classes a pattern may act on: instances of `roots`, and, when the pattern
+    erases trivially dead ops (`dead_ops`), every class whose ops can be trivially dead."""
+
+    roots: Roots
+    dead_ops: bool = False
+
+    def __call__(self, kind: type[Operation]) -> bool:
+        if issubclass(kind, self.roots):
+            return True
+        return self.dead_ops and not never_dead(kind)
+
+
+def never_dead(kind: type[Operation]) -> bool:
+    """Whether xDSL's dead-code check (`would_be_trivially_dead`, and so `is_trivially_dead`)
+    refuses every op of class `kind`: terminators and symbols."""
+    return kind.has_trait(IsTerminator, value_if_unregistered=False) or kind.has_trait(
+        SymbolOpInterface, value_if_unregistered=False
+    )
 
 
 def _decorated_roots(pattern: RewritePattern) -> Roots | None:
@@ -65,27 +93,39 @@ def _decorated_roots(pattern: RewritePattern) -> Roots | None:
     return roots if len(roots) == len(members) else None
 
 
-def pattern_roots(pattern: RewritePattern) -> Roots | None:
-    """The op types outside of which `pattern` provably does nothing (see the module
+def _roots_of_all(patterns: list[RewritePattern]) -> Roots | None:
+    """The roots of every pattern of an applier, or None when one has none."""
+    roots: list[type[Operation]] = []
+    for inner in patterns:
+        offered = offered_ops(inner)
+        if offered is None or offered.dead_ops:
+            return None
+        roots += offered.roots
+    return tuple(roots)
+
+
+def offered_ops(pattern: RewritePattern) -> Offered | None:
+    """The op classes outside of which `pattern` provably does nothing (see the module
     docstring), or None when that cannot be read off the pattern."""
     if type(pattern) is GreedyRewritePatternApplier:
-        if pattern.dce_enabled or pattern.folding_enabled:
+        if pattern.folding_enabled:
             return None
-        roots: list[type[Operation]] = []
-        for inner in pattern.rewrite_patterns:
-            inner_roots = pattern_roots(inner)
-            if inner_roots is None:
-                return None
-            roots += inner_roots
-        return tuple(roots)
-    return _decorated_roots(pattern)
+        roots = _roots_of_all(pattern.rewrite_patterns)
+        return None if roots is None else Offered(roots, pattern.dce_enabled)
+    if type(pattern) is GreedyApplierWithMemoizedDce:
+        roots = _roots_of_all(pattern.rewrite_patterns)
+        return None if roots is None else Offered(roots, dead_ops=True)
+    roots = _decorated_roots(pattern)
+    return None if roots is None else Offered(roots)
 
 
-def rooted_ops(region: Region, roots: Roots, reverse: bool, region_first: bool) -> list[Operation]:
-    """The ops of `region.walk(reverse=reverse, region_first=region_first)` that are
-    instances of `roots`, in that order."""
+def rooted_ops(
+    region: Region, offered: Offered, reverse: bool, region_first: bool
+) -> list[Operation]:
+    """The ops of `region.walk(reverse=reverse, region_first=region_first)` whose class is
+    `offered`, in that order."""
     found: list[Operation] = []
-    is_root: dict[type[Operation], bool] = {}
+    is_offered: dict[type[Operation], bool] = {}
 
     def visit_region(region: Region) -> None:
         blocks = reversed(region.blocks) if reverse else region.blocks
@@ -96,9 +136,9 @@ def rooted_ops(region: Region, roots: Roots, reverse: bool, region_first: bool) 
         op = block.last_op if reverse else block.first_op
         while op is not None:
             kind = type(op)
-            matches = is_root.get(kind)
+            matches = is_offered.get(kind)
             if matches is None:
-                matches = is_root[kind] = issubclass(kind, roots)
+                matches = is_offered[kind] = offered(kind)
             if matches and not region_first:
                 found.append(op)
             if op.regions:
@@ -113,19 +153,17 @@ def rooted_ops(region: Region, roots: Roots, reverse: bool, region_first: bool) 
 
 
 class RootedWalker(PatternRewriteWalker):
-    """`PatternRewriteWalker` that populates its worklist with the ops its pattern can match
-    only (see the module docstring); the same rewrites, in the same order."""
+    """`PatternRewriteWalker` that populates its worklist with the ops its pattern can act
+    on only (see the module docstring); the same rewrites, in the same order."""
 
     def _populate_worklist(self, op: Operation | Region | Block) -> None:
         if not isinstance(op, Region):
             super()._populate_worklist(op)
             return
         # Every op when the roots are unknown (the same list as xDSL's walk, built faster).
-        roots = pattern_roots(self.pattern)
-        if roots is None:
-            roots = (Operation,)
+        offered = offered_ops(self.pattern) or Offered((Operation,))
         # xDSL walks in reverse since its worklist is a stack; so do we.
         for sub_op in rooted_ops(
-            op, roots, reverse=not self.walk_reverse, region_first=not self.walk_regions_first
+            op, offered, reverse=not self.walk_reverse, region_first=not self.walk_regions_first
         ):
             self._worklist.push(sub_op)

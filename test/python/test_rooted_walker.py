@@ -1,15 +1,17 @@
 """`RootedWalker` rewrites exactly as xDSL's `PatternRewriteWalker` (issue 28).
 
-- `pattern_roots` reads the roots of `op_type_rewrite_pattern` methods (a union too) and of
-  xDSL's greedy applier without dead-code elimination or folding, and answers None for every
+- `offered_ops` reads the roots of `op_type_rewrite_pattern` methods (a union too) and of
+  xDSL's greedy applier without folding (with dead-code elimination: every class but
+  terminators and symbols too) and of our memoized-DCE applier, and answers None for every
   pattern that may act on any op;
 - `rooted_ops` is xDSL's walk, in all four orders, with the non-roots left out (hypothesis,
   on every lit input and example; with `Operation` as a root, the whole walk);
 - every registered pass, on every lit input and example it accepts, and the Adreno pipeline on
   the bottleneck model, print the same IR (or raise the same diagnostic) with the walker's
   filter as with xDSL's own population; on the model the filter leaves out most visits;
-- random rewrites (hypothesis) that erase, replace and insert ops, with every walker option,
-  leave the same IR and the same answer under both walkers.
+- random rewrites (hypothesis) that number the ops they visit, erase unused ops and insert
+  ops, alone or in appliers with and without dead-code elimination, with every walker
+  option, leave the same IR and the same answer under both walkers.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_no_crash import CHUNKS
 from xdsl.context import Context
-from xdsl.dialects import arith, func
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr
 from xdsl.ir import Operation
 from xdsl.irdl import IRDLOperation
@@ -45,7 +47,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.utils.worklist import Worklist
 
 from physlayout.transforms.dead_code import GreedyApplierWithMemoizedDce
-from physlayout.transforms.rooted_walker import RootedWalker, pattern_roots, rooted_ops
+from physlayout.transforms.rooted_walker import Offered, RootedWalker, offered_ops, rooted_ops
 from physlayout.universe import PASSES, make_context
 
 MODELS = Path(__file__).resolve().parents[2] / "examples" / "models"
@@ -86,31 +88,44 @@ class OnAnythingAfterAll(OnAdd):
         pass
 
 
-def test_pattern_roots_are_read_off_decorated_methods_and_plain_appliers() -> None:
-    assert pattern_roots(OnAdd()) == (arith.AddfOp,)
-    assert pattern_roots(OnAddOrMul()) == (arith.AddfOp, arith.MulfOp)
+def test_roots_are_read_off_decorated_methods_and_appliers() -> None:
+    assert offered_ops(OnAdd()) == Offered((arith.AddfOp,))
+    assert offered_ops(OnAddOrMul()) == Offered((arith.AddfOp, arith.MulfOp))
     plain = GreedyRewritePatternApplier([OnAdd(), OnAddOrMul()], dce_enabled=False)
-    assert pattern_roots(plain) == (arith.AddfOp, arith.AddfOp, arith.MulfOp)
+    assert offered_ops(plain) == Offered((arith.AddfOp, arith.AddfOp, arith.MulfOp))
     nested = GreedyRewritePatternApplier([plain], dce_enabled=False)
-    assert pattern_roots(nested) == (arith.AddfOp, arith.AddfOp, arith.MulfOp)
+    assert offered_ops(nested) == Offered((arith.AddfOp, arith.AddfOp, arith.MulfOp))
+    assert offered_ops(GreedyRewritePatternApplier([OnAdd()])) == Offered((arith.AddfOp,), True)
+    assert offered_ops(GreedyApplierWithMemoizedDce([OnAdd()])) == Offered((arith.AddfOp,), True)
 
 
-def test_pattern_roots_refuse_patterns_that_may_act_on_any_op() -> None:
-    assert pattern_roots(OnAnything()) is None
-    assert pattern_roots(OnAnythingAfterAll()) is None
-    assert pattern_roots(GreedyRewritePatternApplier([OnAdd()])) is None  # erases dead ops
+def test_dead_code_appliers_are_offered_every_op_that_can_be_dead() -> None:
+    offered = Offered((arith.AddfOp,), dead_ops=True)
+    assert offered(arith.AddfOp)
+    assert offered(arith.MulfOp) and offered(arith.ConstantOp) and offered(scf.ForOp)
+    assert not offered(func.ReturnOp) and not offered(scf.YieldOp)  # terminators
+    assert not offered(func.FuncOp)  # a symbol
+    assert Offered((func.ReturnOp,), dead_ops=True)(func.ReturnOp)  # unless a root
+    assert not Offered((arith.AddfOp,))(arith.MulfOp)
+
+
+def test_roots_are_refused_for_patterns_that_may_act_on_any_op() -> None:
+    assert offered_ops(OnAnything()) is None
+    assert offered_ops(OnAnythingAfterAll()) is None
     folding = GreedyRewritePatternApplier(
         [OnAdd()], ctx=Context(), folding_enabled=True, dce_enabled=False
     )
-    assert pattern_roots(folding) is None
-    assert pattern_roots(GreedyRewritePatternApplier([OnAdd(), OnAnything()], dce_enabled=False)) is None
-    assert pattern_roots(GreedyApplierWithMemoizedDce([OnAdd()])) is None
+    assert offered_ops(folding) is None
+    assert offered_ops(GreedyRewritePatternApplier([OnAdd(), OnAnything()], dce_enabled=False)) is None
+    assert offered_ops(GreedyApplierWithMemoizedDce([OnAnything()])) is None
+    # An applier inside a dead-code-eliminating one: not read (conservatively).
+    assert offered_ops(GreedyRewritePatternApplier([GreedyRewritePatternApplier([OnAdd()])])) is None
 
     class Retype(TypeConversionPattern):
         def convert_type(self, typ):  # pyright: ignore[reportMissingParameterType, reportIncompatibleMethodOverride]
             return None
 
-    assert pattern_roots(Retype()) is None
+    assert offered_ops(Retype()) is None
 
 
 @cache
@@ -127,17 +142,19 @@ def parsed_chunks() -> list[tuple[str, ModuleOp]]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.data(), st.booleans(), st.booleans())
-def test_rooted_ops_is_the_filtered_xdsl_walk(data: st.DataObject, reverse: bool, region_first: bool) -> None:
+@given(st.data(), st.booleans(), st.booleans(), st.booleans())
+def test_rooted_ops_is_the_filtered_xdsl_walk(
+    data: st.DataObject, reverse: bool, region_first: bool, dead_ops: bool
+) -> None:
     module = data.draw(st.sampled_from(parsed_chunks()))[1]
     kinds = sorted({type(op) for op in module.walk()}, key=lambda kind: kind.__name__)
     # Base classes too: a root matches its subclasses, as `isinstance` does.
     candidates: list[type[Operation]] = [*kinds, Operation, IRDLOperation, func.FuncOp]
-    roots = tuple(data.draw(st.lists(st.sampled_from(candidates), max_size=4)))
+    offered = Offered(tuple(data.draw(st.lists(st.sampled_from(candidates), max_size=4))), dead_ops)
     expected = [
-        op for op in module.body.walk(reverse=reverse, region_first=region_first) if isinstance(op, roots)
+        op for op in module.body.walk(reverse=reverse, region_first=region_first) if offered(type(op))
     ]
-    assert rooted_ops(module.body, roots, reverse, region_first) == expected
+    assert rooted_ops(module.body, offered, reverse, region_first) == expected
 
 
 class _Pipeline:
@@ -261,7 +278,7 @@ def _rooted_pattern(root: type[Operation], action: Action, clock: list[int]) -> 
 @given(
     st.data(),
     st.lists(st.sampled_from([_mark, _erase_unused, _insert_constant]), min_size=1, max_size=3),
-    st.booleans(),
+    st.sampled_from(["bare", "greedy", "greedy-dce", "memoized-dce"]),
     st.booleans(),
     st.booleans(),
     st.booleans(),
@@ -269,7 +286,7 @@ def _rooted_pattern(root: type[Operation], action: Action, clock: list[int]) -> 
 def test_random_rewrites_are_xdsl_walker_rewrites(
     data: st.DataObject,
     actions: list[Action],
-    applier: bool,
+    applier: str,
     recursively: bool,
     regions_first: bool,
     reverse: bool,
@@ -282,9 +299,12 @@ def test_random_rewrites_are_xdsl_walker_rewrites(
         module = Parser(make_context(allow_unregistered=True), text).parse_module()
         clock = [0]
         patterns = [_rooted_pattern(r, a, clock) for r, a in zip(roots, actions, strict=True)]
-        pattern = (
-            GreedyRewritePatternApplier(patterns, dce_enabled=False) if applier else patterns[0]
-        )
+        pattern = {
+            "bare": lambda: patterns[0],
+            "greedy": lambda: GreedyRewritePatternApplier(list(patterns), dce_enabled=False),
+            "greedy-dce": lambda: GreedyRewritePatternApplier(list(patterns)),
+            "memoized-dce": lambda: GreedyApplierWithMemoizedDce(patterns),
+        }[applier]()
         changed = walker(
             pattern,
             apply_recursively=recursively,
