@@ -31,6 +31,14 @@ from xdsl.traits import (
 Effects = AbstractSet[EffectInstance] | None
 
 
+def never_dead(kind: type[Operation]) -> bool:
+    """Whether xDSL's dead-code check (`would_be_trivially_dead`, and so `is_trivially_dead`)
+    refuses every op of class `kind`: terminators and symbols (traits belong to the class)."""
+    return kind.has_trait(IsTerminator, value_if_unregistered=False) or kind.has_trait(
+        SymbolOpInterface, value_if_unregistered=False
+    )
+
+
 class GreedyApplierWithMemoizedDce(GreedyRewritePatternApplier):
     """`GreedyRewritePatternApplier([...])` (dead-code elimination enabled, no folding) whose
     dead-op check memoizes memory effects between IR changes."""
@@ -68,9 +76,7 @@ class GreedyApplierWithMemoizedDce(GreedyRewritePatternApplier):
         """xDSL's `is_trivially_dead`, with memoized effects."""
         if any(result.first_use is not None for result in op.results):
             return False
-        if op.has_trait(IsTerminator, value_if_unregistered=False) or op.has_trait(
-            SymbolOpInterface, value_if_unregistered=False
-        ):
+        if never_dead(type(op)):
             return False
         effects = self._effects_of(op)
         return effects is not None and all(

@@ -43,9 +43,8 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
-from xdsl.traits import IsTerminator, SymbolOpInterface
 
-from physlayout.transforms.dead_code import GreedyApplierWithMemoizedDce
+from physlayout.transforms.dead_code import GreedyApplierWithMemoizedDce, never_dead
 
 Roots = tuple[type[Operation], ...]
 
@@ -62,14 +61,6 @@ class Offered:
         if issubclass(kind, self.roots):
             return True
         return self.dead_ops and not never_dead(kind)
-
-
-def never_dead(kind: type[Operation]) -> bool:
-    """Whether xDSL's dead-code check (`would_be_trivially_dead`, and so `is_trivially_dead`)
-    refuses every op of class `kind`: terminators and symbols."""
-    return kind.has_trait(IsTerminator, value_if_unregistered=False) or kind.has_trait(
-        SymbolOpInterface, value_if_unregistered=False
-    )
 
 
 def _decorated_roots(pattern: RewritePattern) -> Roots | None:
