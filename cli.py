@@ -53,11 +53,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from physlayout.transforms.diagnostics import OpPassFailure, diagnostic_text, source_locator
 from physlayout.transforms.pass_options import did_you_mean, pipeline_passes
-from physlayout.verification import (
-    PassedChecks,
-    indexed_symbol_lookups,
-    memoized_generic_checks,
-)
+from physlayout.verification import fast_verification
 
 if TYPE_CHECKING:
     from physlayout.lowering.pipelines import PassTime
@@ -181,7 +177,7 @@ class PhyslayoutOptMain(xDSLOptMain):
                 previous is not None and not _verified_its_last_pass(previous)
             ):
                 # the stock callback's verification
-                with indexed_symbol_lookups(), memoized_generic_checks(PassedChecks()):
+                with fast_verification():
                     stock(previous, module, following)
             else:
                 disabled = self.args.disable_verify
@@ -495,7 +491,7 @@ def verify_with_locations(
     line_offset: int = 0,
 ) -> None:
     """Verify innermost operations first; report the first failure at its source line."""
-    with indexed_symbol_lookups(), memoized_generic_checks(PassedChecks()):
+    with fast_verification():
         _verify_with_locations(module, locations, line_offset)
 
 

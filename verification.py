@@ -49,9 +49,9 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Block, Operation
 from xdsl.irdl import OpDef
-from xdsl.traits import SymbolOpInterface, SymbolTable
+from xdsl.traits import IsolatedFromAbove, SymbolOpInterface, SymbolTable
 
 if TYPE_CHECKING:
     from xdsl.dialects.linalg.ops import GenericOp as XdslGenericOp
@@ -290,9 +290,86 @@ def _check(passed: PassedChecks, known: _Passed, op: Operation, checks: Callable
     return not seen
 
 
+_ORIGINAL_ISOLATED_VERIFY: Any = IsolatedFromAbove.__dict__["verify"]
+"""xDSL's `IsolatedFromAbove.verify` (a parent-chain walk per operand of the ops inside)."""
+
+
+def _checked_blocks(op: Operation) -> list[Block] | None:
+    """The blocks whose ops' operands xDSL's `IsolatedFromAbove.verify` checks for `op`:
+    those nested in it but not inside a nested isolated op; None when a block's or region's
+    parent pointer is not the container it was reached from."""
+    blocks: list[Block] = []
+    stack = [op]
+    while stack:
+        node = stack.pop()
+        for region in node.regions:
+            if region.parent is not node:
+                return None
+            for block in region.blocks:
+                if block.parent is not region:
+                    return None
+                blocks.append(block)
+                for child in block.ops:
+                    if child.regions and not child.has_trait(IsolatedFromAbove):
+                        stack.append(child)
+    return blocks
+
+
+def _owned_below(op: Operation, blocks: list[Block]) -> bool:
+    """Whether every operand of the ops of `blocks` (`_checked_blocks(op)`) passes xDSL's
+    test `op.is_ancestor(owner) and owner is not op`, decided by one set lookup where the
+    owner's block (the owner itself for a block argument) is one of `blocks`: the parent
+    chain from it reaches `op`, and an op's own results are never owned below it."""
+    nested = set(map(id, blocks))
+    for block in blocks:
+        for child in block.ops:
+            for value in child.operands:
+                owner = value.owner
+                if id(owner if isinstance(owner, Block) else owner.parent) in nested:
+                    continue
+                if owner is op or not op.is_ancestor(owner):
+                    return False
+    return True
+
+
+def _isolated_from_above_verify(self: IsolatedFromAbove, op: Operation) -> None:
+    """xDSL's check, answered by `_owned_below` when the parent pointers on the way down
+    are consistent and nothing fails; any other case goes to xDSL's own check (which then
+    raises the same error)."""
+    blocks = _checked_blocks(op)
+    if blocks is None or not _owned_below(op, blocks):
+        _ORIGINAL_ISOLATED_VERIFY(self, op)
+
+
+@contextmanager
+def set_based_isolation_checks() -> Iterator[None]:
+    """Within the block, `IsolatedFromAbove.verify` answers as xDSL's does, with a set of
+    the ops and blocks nested in the op instead of a parent-chain walk per operand; the IR
+    must not change inside the block (verification does not change it)."""
+    if IsolatedFromAbove.__dict__["verify"] is not _ORIGINAL_ISOLATED_VERIFY:
+        yield
+        return
+    IsolatedFromAbove.verify = _isolated_from_above_verify  # pyright: ignore[reportAttributeAccessIssue]
+    try:
+        yield
+    finally:
+        IsolatedFromAbove.verify = _ORIGINAL_ISOLATED_VERIFY
+
+
+@contextmanager
+def fast_verification(passed: PassedChecks | None = None) -> Iterator[None]:
+    """Within the block, verification gives xDSL's answers faster: symbol lookups indexed,
+    the generic checks of already passed signatures skipped (`passed`, or a memo of this
+    block alone) and isolation checked by set (`set_based_isolation_checks`)."""
+    with (
+        indexed_symbol_lookups(),
+        memoized_generic_checks(passed or PassedChecks()),
+        set_based_isolation_checks(),
+    ):
+        yield
+
+
 def verify_module(op: Operation, passed: PassedChecks | None = None) -> None:
-    """`op.verify()` (the same checks, the same errors) with symbol lookups indexed and the
-    generic checks of already passed signatures skipped (`passed`, or a memo of this
-    verification alone)."""
-    with indexed_symbol_lookups(), memoized_generic_checks(passed or PassedChecks()):
+    """`op.verify()` (the same checks, the same errors) within `fast_verification`."""
+    with fast_verification(passed):
         op.verify()

@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import YieldOp
+from xdsl.dialects import test as test_dialect
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.irdl import (
@@ -42,8 +43,11 @@ from xdsl.irdl import (
     irdl_op_definition,
     region_def,
     traits_def,
+    var_operand_def,
+    var_region_def,
+    var_result_def,
 )
-from xdsl.traits import NoTerminator, SymbolTable
+from xdsl.traits import IsolatedFromAbove, NoTerminator, SymbolTable
 
 from physlayout.dialects.layout import AllocateOp, LoadOp
 from physlayout.dialects.layout_graph import (
@@ -54,9 +58,11 @@ from physlayout.dialects.layout_types import BufferType, IndexMapAttr, PtrType
 from physlayout.dialects.linalg_generic import GenericOp
 from physlayout.indexing.index_map import IndexMap
 from physlayout.verification import (
+    _ORIGINAL_ISOLATED_VERIFY,  # pyright: ignore[reportPrivateUsage]
     PassedChecks,
     indexed_symbol_lookups,
     memoized_generic_checks,
+    set_based_isolation_checks,
     verify_module,
 )
 
@@ -422,3 +428,114 @@ def test_memoized_transform_checks_answer_as_unmemoized(ops: list[Operation]) ->
     _PASSED_TRANSFORMS.clear()
     assert [_outcome(_verify_alone, op) for op in ops] == expected
     assert [_outcome(_verify_alone, op) for op in ops] == expected
+
+
+# Isolation checked by set: random nests of ops, some isolated from above, whose operands
+# are drawn from every value made so far (outside the isolated op, inside it, inside a
+# nested isolated op, the isolated op's own results), some with a broken parent pointer:
+# `set_based_isolation_checks` must answer each isolated op as xDSL does.
+
+
+@irdl_op_definition
+class _IsolatedOp(IRDLOperation):
+    """A test op isolated from above, with any operands, results and regions."""
+
+    name = "test.isolated"
+    args = var_operand_def()
+    outs = var_result_def()
+    bodies = var_region_def()
+    traits = traits_def(IsolatedFromAbove(), NoTerminator())
+
+
+@st.composite
+def _isolation_nests(draw: st.DrawFn) -> tuple[Operation, list[Operation]]:
+    """A top isolated op holding a random nest, and every isolated op in it."""
+    values: list[SSAValue] = list(Block(arg_types=[i32, i32]).args)  # defined outside
+    isolated: list[Operation] = []
+
+    def nest(depth: int) -> Operation:
+        regions: list[Region] = []
+        if depth < 3:
+            for _ in range(draw(st.integers(0, 2))):
+                blocks: list[Block] = []
+                for _ in range(draw(st.integers(1, 2))):
+                    block = Block(arg_types=[i32] * draw(st.integers(0, 2)))
+                    values.extend(block.args)
+                    for _ in range(draw(st.integers(0, 3))):
+                        block.add_op(nest(depth + 1))
+                    blocks.append(block)
+                regions.append(Region(blocks))
+        count = draw(st.integers(0, min(3, len(values))))
+        operands = [values[draw(st.integers(0, len(values) - 1))] for _ in range(count)]
+        if draw(st.booleans()):
+            op = _IsolatedOp.create(operands=operands, result_types=[i32], regions=regions)
+            isolated.append(op)
+        else:
+            op = test_dialect.TestOp(operands, [i32], regions=regions)
+        values.extend(op.results)
+        return op
+
+    top = _IsolatedOp.create(result_types=[i32], regions=[Region(Block([nest(0)]))])
+    isolated.append(top)
+    values.extend(top.results)  # later draws cannot use them: they are made last
+    for _ in range(draw(st.integers(0, 3))):  # a use of the top op's own result inside it
+        inner = next(iter(top.walk()), top)
+        if inner.operands and draw(st.booleans()):
+            inner.operands = [top.results[0], *inner.operands[1:]]
+    blocks = [block for op in top.walk() for region in op.regions for block in region.blocks]
+    if blocks and draw(st.integers(0, 4)) == 0:  # a broken parent pointer
+        block = draw(st.sampled_from(blocks))
+        if draw(st.booleans()):
+            block.parent = None
+        elif block.parent is not None:
+            block.parent.parent = None
+    return top, isolated
+
+
+@PROPERTY
+@given(_isolation_nests())
+def test_set_based_isolation_checks_answer_as_xdsl(nest: tuple[Operation, list[Operation]]) -> None:
+    top, isolated = nest
+    trait = IsolatedFromAbove()
+    expected = [_outcome(trait.verify, op) for op in isolated]
+    with set_based_isolation_checks():
+        assert [_outcome(trait.verify, op) for op in isolated] == expected
+        assert IsolatedFromAbove.verify is not _ORIGINAL_ISOLATED_VERIFY
+    assert IsolatedFromAbove.verify is _ORIGINAL_ISOLATED_VERIFY  # xDSL's after the block
+    del top
+
+
+def test_isolation_violations_are_xdsls_errors() -> None:
+    """A function reading a value of another function, and one reading its own result:
+    both fail with xDSL's message under the set-based check."""
+    outside = Block(arg_types=[i32])
+    inner = test_dialect.TestOp([outside.args[0]], [i32])
+    holder = _IsolatedOp.create(result_types=[i32], regions=[Region(Block([inner]))])
+    own = test_dialect.TestOp([], [i32])
+    selfish = _IsolatedOp.create(result_types=[i32], regions=[Region(Block([own]))])
+    own.operands = [selfish.results[0]]
+    for op in (holder, selfish):
+        expected = _outcome(IsolatedFromAbove().verify, op)
+        assert isinstance(expected, tuple) and "IsolatedFromAbove" in expected[1]
+        with set_based_isolation_checks():
+            assert _outcome(IsolatedFromAbove().verify, op) == expected
+
+
+def test_isolation_with_a_broken_parent_pointer_is_xdsls() -> None:
+    """A block (or its region) whose parent pointer is cleared: xDSL's parent chains from
+    the values defined there no longer reach the isolated op, so reading them fails; the
+    set-based check must not accept them because it reached the block from above."""
+    for broken in ("block", "region"):
+        block = Block(arg_types=[i32])
+        user = test_dialect.TestOp([block.args[0]], [i32])
+        block.add_op(user)
+        holder = test_dialect.TestOp([], [], regions=[Region(block)])
+        top = _IsolatedOp.create(result_types=[i32], regions=[Region(Block([holder]))])
+        if broken == "block":
+            block.parent = None
+        else:
+            holder.regions[0].parent = None
+        expected = _outcome(IsolatedFromAbove().verify, top)
+        assert isinstance(expected, tuple)
+        with set_based_isolation_checks():
+            assert _outcome(IsolatedFromAbove().verify, top) == expected
