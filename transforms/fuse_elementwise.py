@@ -234,6 +234,59 @@ class GroupBuilder:
         return fused
 
 
+@dataclass
+class AdoptedGroup:
+    """A group's own block taken out of it to grow, instead of a clone of the group:
+    `builder` is in the state `GroupBuilder().clone(group, {})` leaves a new builder in (the
+    same block arguments, one per input in order, named as the inputs; the same ops, the
+    same order, `result` the value the group yields), without copying its ops. Only a
+    group whose inputs are distinct and none a `tensor.empty` (those a new builder would
+    merge or re-create inside) is adopted. Until `give_back`, the group has no block, so it
+    is erased (its result replaced) or given its block back before anything reads it."""
+
+    group: FusedOp
+    builder: GroupBuilder
+    result: SSAValue
+    terminator: Operation
+    kept: Operation | None
+    """The group's last op before its terminator (None: it had no other)."""
+    hints: list[str | None]
+
+    @staticmethod
+    def of(group: FusedOp) -> AdoptedGroup | None:
+        """The group's block adopted, or None when a new builder would make another."""
+        inputs = list(group.inputs)
+        if len(set(inputs)) != len(inputs) or any(isinstance(v.owner, EmptyOp) for v in inputs):
+            return None
+        block = group.block
+        terminator = block.last_op
+        if not isinstance(terminator, YieldOp):
+            return None
+        hints = [arg.name_hint for arg in block.args]
+        for arg, value in zip(block.args, inputs, strict=True):
+            arg.name_hint = value.name_hint
+        block.detach_op(terminator)
+        group.body.detach_block(block)
+        builder = GroupBuilder(block, inputs, dict(zip(inputs, block.args, strict=True)))
+        return AdoptedGroup(group, builder, terminator.value, terminator, block.last_op, hints)
+
+    def give_back(self, fused: FusedOp) -> None:
+        """Undo the adoption after `fused` (the builder's finished group) was refused: erase
+        what the builder added and `fused`, and return the block, as it was, to the group."""
+        block = self.builder.block
+        fused.body.detach_block(block)
+        fused.erase()
+        while (last := block.last_op) is not self.kept:
+            assert last is not None
+            block.erase_op(last)
+        while len(block.args) > len(self.hints):
+            block.erase_arg(block.args[-1])
+        for arg, hint in zip(block.args, self.hints, strict=True):
+            arg.name_hint = hint
+        block.add_op(self.terminator)
+        self.group.body.add_block(block)
+
+
 def absorbable_start(op: GenericOp) -> Operation | None:
     """The `linalg.fill` / splat constant initializing `op`'s one output, when only `op`
     reads it and `op` writes every element once (so it is the accumulator's start)."""
@@ -344,13 +397,20 @@ class FuseIntoProducer(RewritePattern):
                 f"{_name(value)} is not fused into {_name(consumer.results[0])}: {problem}",
             )
             return False
-        builder = GroupBuilder()
-        produced = builder.clone(producer, {})
+        adopted = AdoptedGroup.of(producer) if isinstance(producer, FusedOp) else None
+        if adopted is not None:
+            builder, produced = adopted.builder, adopted.result
+        else:
+            builder = GroupBuilder()
+            produced = builder.clone(producer, {})
         result = builder.clone(consumer, {value: produced})
         fused = builder.finish(result, consumer)
         problem = _group_problem(fused, consumer.results[0])
         if problem is not None:
-            fused.erase()
+            if adopted is not None:
+                adopted.give_back(fused)
+            else:
+                fused.erase()
             self.remarks.add(
                 value,
                 consumer,

@@ -562,6 +562,44 @@ func.func @select_into_texture(%x: tensor<2x1x4xf32>, %m: tensor<2x1x4xi1>) -> t
   func.return %s : tensor<2x1x4xf32>
 }
 
+// REFUSED, after the producer became a group: the group of two negations takes its block
+// back unchanged (the same ops, the same arguments) when the texture store refuses %s.
+// CHECK-LABEL: func.func @select_into_texture_after_group
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty()
+// CHECK-NEXT:    %[[A:.*]] = layout.fused ins(%[[X:.*]] : tensor<2x1x4xf32>) -> tensor<2x1x4xf32> attributes {layout.scope = "global"} {
+// CHECK-NEXT:    ^{{.*}}(%[[XA:.*]]: tensor<2x1x4xf32>):
+// CHECK-NEXT:      %[[EA:.*]] = tensor.empty()
+// CHECK-NEXT:      %[[B:.*]] = linalg.generic {{.*}} ins(%[[XA]] : tensor<2x1x4xf32>) outs(%[[EA]] : tensor<2x1x4xf32>)
+// CHECK:           arith.negf
+// CHECK:           %[[C:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<2x1x4xf32>)
+// CHECK:           arith.negf
+// CHECK:           layout.yield %[[C]] : tensor<2x1x4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[S:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[A]] : tensor<2x1x4xi1>, tensor<2x1x4xf32>) outs(%[[E]] : tensor<2x1x4xf32>)
+// CHECK:           arith.select
+// CHECK:         func.return %[[S]]
+// REMARK: remark: fuse-elementwise: %a is not fused into %s: would store whole texels of its global.texture result, but its body computes 'arith.select', which vectorize-texels cannot run on texels
+func.func @select_into_texture_after_group(%x: tensor<2x1x4xf32>, %m: tensor<2x1x4xi1>) -> tensor<2x1x4xf32> {
+  %e = tensor.empty() : tensor<2x1x4xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(i, j, l) -> (i, j, l)>, affine_map<(i, j, l) -> (i, j, l)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<2x1x4xf32>) outs(%e : tensor<2x1x4xf32>) attrs = {layout.scope = "global"} {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.negf %u : f32
+    linalg.yield %r : f32
+  } -> tensor<2x1x4xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(i, j, l) -> (i, j, l)>, affine_map<(i, j, l) -> (i, j, l)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%b : tensor<2x1x4xf32>) outs(%e : tensor<2x1x4xf32>) attrs = {layout.scope = "global"} {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.negf %u : f32
+    linalg.yield %r : f32
+  } -> tensor<2x1x4xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j, l) -> (i, j, l)>, affine_map<(i, j, l) -> (i, 0, l)>, affine_map<(i, j, l) -> (i, j, l)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%m, %a : tensor<2x1x4xi1>, tensor<2x1x4xf32>) outs(%e : tensor<2x1x4xf32>) attrs = {layout.scope = "global.texture"} {
+  ^bb0(%c: i1, %u: f32, %o: f32):
+    %n = arith.negf %u : f32
+    %r = arith.select %c, %u, %n : f32
+    linalg.yield %r : f32
+  } -> tensor<2x1x4xf32>
+  func.return %s : tensor<2x1x4xf32>
+}
+
 // A 3x3 max pool of an NCHW4c texture reads its input per texel lane, but the padding is
 // on H and W, which the lanes share: one condition per texel, so the pad joins the pool
 // (vectorize-texels selects whole texels on it).

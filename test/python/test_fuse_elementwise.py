@@ -513,3 +513,41 @@ def test_planted_bug_in_the_relabelling_is_caught(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(fuse_elementwise, "bijection_inverse", forward)
     with pytest.raises(AssertionError, match="Mismatched elements"):
         check_legalized(RULES.read_text(), [FuseElementwisePass()], seed=2)
+
+
+def test_adopted_groups_equal_clones(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A group that grows takes its producer group's block instead of cloning the group
+    (`AdoptedGroup`): the IR and the remarks are exactly the clone path's, on the rule
+    examples (one refused after the adoption: the group gets its block back) and on the
+    bottleneck model's graph."""
+    adopted: list[bool] = []
+    given_back: list[fuse_elementwise.FusedOp] = []
+    adopt = fuse_elementwise.AdoptedGroup.of
+    give_back = fuse_elementwise.AdoptedGroup.give_back
+
+    def counted_of(group: fuse_elementwise.FusedOp) -> fuse_elementwise.AdoptedGroup | None:
+        found = adopt(group)
+        adopted.append(found is not None)
+        return found
+
+    def counted_give_back(self: fuse_elementwise.AdoptedGroup, fused: Any) -> None:
+        given_back.append(self.group)
+        give_back(self, fused)
+
+    def run(text: str, passes: list[Any]) -> tuple[str, str]:
+        module = apply(parse(text), passes)
+        return str(module), capsys.readouterr().err
+
+    cases = [
+        (RULES.read_text(), [FuseElementwisePass(remarks=True)]),
+        ((ROOT / "examples/models/bottleneck.mlir").read_text(), graph_passes(True)),
+    ]
+    monkeypatch.setattr(fuse_elementwise.AdoptedGroup, "of", staticmethod(counted_of))
+    monkeypatch.setattr(fuse_elementwise.AdoptedGroup, "give_back", counted_give_back)
+    grown = [run(text, passes) for text, passes in cases]
+    assert any(adopted) and given_back
+    monkeypatch.setattr(fuse_elementwise.AdoptedGroup, "of", staticmethod(lambda _: None))
+    cloned = [run(text, passes) for text, passes in cases]
+    assert grown == cloned
