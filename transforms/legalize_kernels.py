@@ -497,23 +497,35 @@ External = Callable[[SSAValue, Kernel], SSAValue]
 """Supplies, inside a kernel, a value the body uses from outside the generic."""
 
 
+@dataclass(frozen=True)
+class GenericRequest:
+    """What `generic_kernel` builds a kernel from (and `generic_key` keys): the generic `op`
+    (a group's root) over its analysed iteration space `loops`; `inputs[k]` the host buffer
+    of tensor input `k` (None for a scalar input, supplied by the `External`); `outputs`
+    where each output is read and written. With an `epilogue` (a group, `op` its root with
+    one output) the stages run on the final accumulator and their result is what the
+    kernel stores. `padded[k]`: input `k` is the source of a pad read through its padding
+    (`PaddedRead`)."""
+
+    op: GenericOp
+    loops: GenericLoops
+    inputs: Sequence[SSAValue | None]
+    outputs: Sequence[GenericOutput]
+    epilogue: Epilogue | None = None
+    padded: Mapping[int, PaddedRead] = field(default_factory=dict[int, PaddedRead])
+
+
 def generic_kernel(
-    name: str,
-    op: GenericOp,
-    loops: GenericLoops,
-    inputs: Sequence[SSAValue | None],
-    outputs: Sequence[GenericOutput],
-    external: External,
-    epilogue: Epilogue | None = None,
-    padded: Mapping[int, PaddedRead] | None = None,
+    name: str, request: GenericRequest, external: External
 ) -> tuple[func.FuncOp, list[SSAValue]]:
-    """The kernel of `op` (see the module docstring). `inputs[k]` is the host buffer of
-    tensor input `k` (None for a scalar input, supplied by `external`). With an `epilogue`
-    (a group, `op` its root with one output) the stages run on the final accumulator and
-    their result is what the kernel stores. `padded[k]`: input `k` is the source of a pad
-    read through its padding (`PaddedRead`)."""
+    """The kernel of `request.op` (see the module docstring), its values from outside the
+    generic supplied by `external`; returns it and the host values bound to its
+    parameters, in order."""
+    op, loops, outputs = request.op, request.loops, request.outputs
     kernel = Kernel(name)
-    input_params = [None if buffer is None else kernel.param(buffer) for buffer in inputs]
+    input_params = [
+        None if buffer is None else kernel.param(buffer) for buffer in request.inputs
+    ]
     inits = [None if o.init is None else kernel.param(o.init) for o in outputs]
     results = [kernel.param(o.result) for o in outputs]
     names = [f"d{m}" for m in range(len(loops.extents))]
@@ -556,10 +568,10 @@ def generic_kernel(
             accumulators.append(_insert(LoadOp(init, indices), point).results[0])
     final = _reduction_nest(
         kernel, op, loops, names, bounds, ivs, point, input_params, accumulators, external,
-        padded or {},
+        request.padded,
     )  # fmt: skip
-    if epilogue is not None:
-        final = [epilogue.emit(kernel, point, emitter, final[0], external)]
+    if request.epilogue is not None:
+        final = [request.epilogue.emit(kernel, point, emitter, final[0], external)]
     for (target, indices), value in zip(stores, final, strict=True):
         _insert(StoreOp(value, target, indices), point)
     return kernel.finish(), kernel.host_values
@@ -587,18 +599,8 @@ class HostNumbers:
         return found
 
 
-def generic_key(
-    op: GenericOp,
-    loops: GenericLoops,
-    inputs: Sequence[SSAValue | None],
-    outputs: Sequence[GenericOutput],
-    outer: OuterKey,
-    hosts: HostNumbers,
-    epilogue: Epilogue | None = None,
-    padded: Mapping[int, PaddedRead] | None = None,
-) -> Hashable | None:
-    """Everything `generic_kernel(name, op, loops, inputs, outputs, external, epilogue,
-    padded)` builds from, with the host values it binds to parameters numbered by `hosts`
+def generic_key(request: GenericRequest, outer: OuterKey, hosts: HostNumbers) -> Hashable | None:
+    """Everything `generic_kernel(name, request, external)` builds from, with the host values it binds to parameters numbered by `hosts`
     (which of them are one value, and their types) and `outer(v)` standing for what
     `external(v, ...)` supplies; None when `outer` cannot key a value (build the kernel,
     which then reports it). Two calls with equal keys build kernels equal up to their names
@@ -610,12 +612,12 @@ def generic_key(
     output, its init buffer (or none), result buffer, starting value and window offset;
     the epilogue's stages (bodies, where each input comes from, `linalg.index` loops) and
     which value it returns; the types of the numbered host values."""
-    padded = padded or {}
+    op, padded, epilogue = request.op, request.padded, request.epilogue
     body = regions_key(op, _inside(op, outer))
     if body is None:
         return None
     input_keys: list[Hashable] = []
-    for k, buffer in enumerate(inputs):
+    for k, buffer in enumerate(request.inputs):
         operand = op.inputs[k]
         number = None if buffer is None else hosts.number(buffer)
         if buffer is None or not isinstance(operand.type, ShapedType):
@@ -626,7 +628,7 @@ def generic_key(
         else:
             input_keys.append(("buffer", number, padded.get(k)))
     output_keys: list[Hashable] = []
-    for output in outputs:
+    for output in request.outputs:
         start: Hashable = output.start
         if isinstance(output.start, SSAValue):
             start = outer(output.start)
@@ -639,7 +641,7 @@ def generic_key(
     if epilogue is not None and epilogue_key is None:
         return None
     return (
-        loops,
+        request.loops,
         body,
         tuple(input_keys),
         tuple(output_keys),

@@ -110,6 +110,7 @@ from physlayout.transforms.legalize_kernels import (
     FusedStage,
     GenericLoops,
     GenericOutput,
+    GenericRequest,
     HostNumbers,
     Kernel,
     PaddedRead,
@@ -432,7 +433,7 @@ class HostBuilder:
             outputs.append(GenericOutput(target if reads else None, target))
         if any(_is_texture(o.result) for o in outputs):
             loops = replace(loops, lane=texel_lane_loop(op))
-        self._call_generic(self._name(op, "generic"), op, loops, inputs, outputs)
+        self._call_generic(self._name(op, "generic"), GenericRequest(op, loops, inputs, outputs))
 
     def fused(self, op: FusedOp) -> None:
         """Legalize a `layout.fused` group: ONE kernel, its root's nest (`generic`) whose
@@ -476,10 +477,9 @@ class HostBuilder:
         root_out = loops.maps[-1]
         stages = tuple(self._stage(stage, root_out, outer, op) for stage in plan.stages)
         epilogue = Epilogue(root.res[0], stages, op.yielded())
-        self._call_generic(
-            self._name(op, "fused"), root, loops, inputs,
-            [GenericOutput(source, target, start, offset)], epilogue, padded,
-        )  # fmt: skip
+        output = GenericOutput(source, target, start, offset)
+        request = GenericRequest(root, loops, inputs, [output], epilogue, padded)
+        self._call_generic(self._name(op, "fused"), request)
 
     def _reshape_view(self, op: TransformOp) -> bool:
         """A transform that keeps the row-major order of the elements (a reshape: torch-mlir's
@@ -658,50 +658,30 @@ class HostBuilder:
         self.block.add_op(func.CallOp(kept.sym_name.data, args, []))
         return kept
 
-    def _call_generic(
-        self,
-        name: str,
-        op: GenericOp,
-        loops: GenericLoops,
-        inputs: list[SSAValue | None],
-        outputs: list[GenericOutput],
-        epilogue: Epilogue | None = None,
-        padded: dict[int, PaddedRead] | None = None,
-    ) -> None:
-        """Call `generic_kernel(name, op, ...)`: built only for a `generic_key` not met
+    def _call_generic(self, name: str, request: GenericRequest) -> None:
+        """Call `generic_kernel(name, request, ...)`: built only for a `generic_key` not met
         before; else the kernel built for that key is called again, with the host values
         numbered as its parameters were (the kernel built would be equal to it up to
         names, bound to those values)."""
-        key, hosts = self._generic_key(op, loops, inputs, outputs, epilogue, padded)
+        key, hosts = self._generic_key(request)
         kept = None if key is None else self.generics.get(key)
         if kept is not None:
             kernel, numbers = kept
             args = [hosts.hosts[n] for n in numbers]
             self.block.add_op(func.CallOp(kernel.sym_name.data, args, []))
             return
-        kernel, args = generic_kernel(
-            name, op, loops, inputs, outputs, self._external, epilogue, padded
-        )
+        kernel, args = generic_kernel(name, request, self._external)
         called = self._call(kernel, args)
         keyed = len(hosts.hosts)
         numbers = [hosts.number(a) for a in args]
         if key is not None and all(n < keyed for n in numbers):  # every parameter keyed
             self.generics[key] = (called, numbers)
 
-    def _generic_key(
-        self,
-        op: GenericOp,
-        loops: GenericLoops,
-        inputs: list[SSAValue | None],
-        outputs: list[GenericOutput],
-        epilogue: Epilogue | None = None,
-        padded: dict[int, PaddedRead] | None = None,
-    ) -> tuple[Hashable | None, HostNumbers]:
+    def _generic_key(self, request: GenericRequest) -> tuple[Hashable | None, HostNumbers]:
         """The `generic_key` of a `generic_kernel` request, and the host values it numbered
         (outer values keyed by `_outer_key`)."""
         hosts = HostNumbers()
-        outer = partial(self._outer_key, hosts=hosts)
-        return generic_key(op, loops, inputs, outputs, outer, hosts, epilogue, padded), hosts
+        return generic_key(request, partial(self._outer_key, hosts=hosts), hosts), hosts
 
     def _outer_key(self, value: SSAValue, hosts: HostNumbers) -> Hashable | None:
         """What `_external` supplies for `value`, as a key: an `arith.constant`'s value, or

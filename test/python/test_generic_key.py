@@ -32,6 +32,7 @@ from physlayout.transforms.legalize_kernels import (
     FusedStage,
     GenericLoops,
     GenericOutput,
+    GenericRequest,
     HostNumbers,
     PaddedRead,
     StageInput,
@@ -63,21 +64,10 @@ def _consistent(records: list[Built]) -> None:
 def _recorded(path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Built]:
     records: list[Built] = []
 
-    def call_generic(
-        self: HostBuilder,
-        name: str,
-        op: GenericOp,
-        loops: GenericLoops,
-        inputs: list[SSAValue | None],
-        outputs: list[GenericOutput],
-        epilogue: Epilogue | None = None,
-        padded: dict[int, PaddedRead] | None = None,
-    ) -> None:
-        key, hosts = self._generic_key(  # pyright: ignore[reportPrivateUsage]
-            op, loops, inputs, outputs, epilogue, padded
-        )
+    def call_generic(self: HostBuilder, name: str, request: GenericRequest) -> None:
+        key, hosts = self._generic_key(request)  # pyright: ignore[reportPrivateUsage]
         external = self._external  # pyright: ignore[reportPrivateUsage]
-        kernel, args = generic_kernel(name, op, loops, inputs, outputs, external, epilogue, padded)
+        kernel, args = generic_kernel(name, request, external)
         records.append((key, kernel_key(kernel), tuple(hosts.number(a) for a in args)))
         self._call(kernel, args)  # pyright: ignore[reportPrivateUsage]
 
@@ -230,12 +220,11 @@ class Setting:
         padded = {0: PaddedRead((1, 0), (3, 4), FloatAttr(0.0, f32))} if request.padded else {}
         hosts = HostNumbers()
         outer = partial(builder._outer_key, hosts=hosts)  # pyright: ignore[reportPrivateUsage]
-        key = generic_key(op, request.loops, inputs, outputs, outer, hosts, epilogue, padded)
+        built = GenericRequest(op, request.loops, inputs, outputs, epilogue, padded)
+        key = generic_key(built, outer, hosts)
         try:
             external = builder._external  # pyright: ignore[reportPrivateUsage]
-            kernel, args = generic_kernel(
-                "k", op, request.loops, inputs, outputs, external, epilogue, padded
-            )
+            kernel, args = generic_kernel("k", built, external)
         except PassFailedException as err:
             return key, str(err), ()
         return key, kernel_key(kernel), tuple(hosts.number(a) for a in args)
