@@ -1,0 +1,263 @@
+"""Whose code a model's compile time is spent in: physlayout's, xDSL's, or the libraries
+physlayout calls (islpy, numpy), per model and per pass (issue 28: "write down what is
+xDSL's"; a script, not a test).
+
+For each model of the models folder (as `bench_compile.py`: `../shared/models` beside the
+repository, or `--models DIR`), `bench_compile.time_passes` runs
+`raise-layout-rewrites` and `physlayout-adreno`'s passes in this process, verifying as the
+pipelines do, while a thread samples the main thread's stack every few milliseconds. A
+sample belongs to the innermost frame on its stack that is in physlayout's package, in
+xDSL's or in islpy's or numpy's; frames of the standard library (the `__init__`, `__eq__`
+and `__hash__` that `dataclasses` generates for xDSL's attributes, `abc`'s instance checks)
+count for the code that called them. Each pass's CPU seconds (its verification included)
+are split by its samples' shares.
+
+"If physlayout's code took no time" is the whole run of `xdsl-opt FILE -p PIPELINE` (the
+median of `--pairs` subprocess runs alternating with the floor's, CPU seconds) less the seconds attributed to physlayout's code, over the floor
+`xdsl-opt FILE` (parse + print): a bound that no speed-up of physlayout's own Python
+could pass while the pipeline builds, walks and verifies the ops it does.
+
+Run: ``python bench/bench_owners.py [--models DIR] [--only NAME,...] [--no-write]``; writes
+its section of bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+
+from bench_compile import PIPELINE, ModelTiming, time_passes
+from results import cpu_seconds, machine, write_section
+
+BIN = Path(sys.executable).parent
+ROOT = Path(__file__).resolve().parent.parent
+TITLE = "## Whose code the compile time is spent in (bench_owners.py)"
+OWNERS = ("physlayout", "xDSL", "islpy/numpy")
+PERIOD = 0.001
+"""Seconds between samples; while sampling, Python is asked to hand the GIL over as often
+(its default, 5 ms, would let about 200 samples a second reach the main thread)."""
+
+
+def _roots() -> dict[str, str]:
+    """Package folder (with a trailing separator) -> owner, longest folder first."""
+    import islpy
+    import numpy
+    import xdsl
+
+    import physlayout
+
+    folders = {
+        physlayout.__path__[0]: "physlayout",
+        xdsl.__path__[0]: "xDSL",
+        islpy.__path__[0]: "islpy/numpy",
+        numpy.__path__[0]: "islpy/numpy",
+    }
+    roots = {os.path.join(folder, ""): owner for folder, owner in folders.items()}
+    # the longest folder first: the venv holding xDSL may lie inside physlayout's checkout
+    return dict(sorted(roots.items(), key=lambda item: -len(item[0])))
+
+
+def owner_of(frame: FrameType | None, roots: dict[str, str], cache: dict[str, str | None]) -> str:
+    """The owner of the innermost frame from `frame` outward that lies in one of `roots`
+    (the first, longest, folder that holds its file; "other" when none does)."""
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        owner = cache.get(filename, "")
+        if owner == "":
+            owner = next((o for root, o in roots.items() if filename.startswith(root)), None)
+            cache[filename] = owner
+        if owner is not None:
+            return owner
+        frame = frame.f_back
+    return "other"
+
+
+def current_pass(frame: FrameType | None) -> str | None:
+    """The pass `bench_compile.time_passes` is running in the sampled stack (its loop
+    variable `item`), or None while it parses."""
+    while frame is not None:
+        if frame.f_code is time_passes.__code__:
+            item = frame.f_locals.get("item")
+            return None if item is None else str(getattr(item, "name", type(item).__name__))
+        frame = frame.f_back
+    return None
+
+
+@dataclass
+class Samples:
+    """Sample counts per (pass, owner), in order of first sight of each pass."""
+
+    counts: Counter[tuple[str, str]] = field(default_factory=Counter[tuple[str, str]])
+
+    def share(self, name: str, owner: str) -> float:
+        """The share of pass `name`'s samples whose owner is `owner`."""
+        total = sum(n for (p, _), n in self.counts.items() if p == name)
+        return self.counts[(name, owner)] / total if total else 0.0
+
+
+@contextmanager
+def sampled() -> Iterator[Samples]:
+    """Within the block, a thread samples the calling thread's stack every `PERIOD` (the
+    pass `time_passes` is running, and its owner)."""
+    samples = Samples()
+    target = threading.get_ident()
+    roots = _roots()
+    cache: dict[str, str | None] = {}
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(PERIOD):
+            frame = sys._current_frames().get(target)  # pyright: ignore[reportPrivateUsage]
+            name = current_pass(frame)
+            if name is not None:
+                samples.counts[(name, owner_of(frame, roots, cache))] += 1
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(PERIOD)
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    try:
+        yield samples
+    finally:
+        done.set()
+        thread.join()
+        sys.setswitchinterval(interval)
+
+
+@dataclass
+class Owners:
+    """One model: its per-pass timing, the samples, and the two subprocess runs."""
+
+    timing: ModelTiming
+    samples: Samples
+    floor: float | None
+    whole: float | None
+
+    def seconds(self, owner: str, name: str | None = None) -> float:
+        """The CPU seconds (pass + verification) attributed to `owner`, in pass `name` or
+        in all of them."""
+        return sum(
+            (seconds + verify) * self.samples.share(pass_name, owner)
+            for pass_name, seconds, verify in self.timing.passes
+            if name is None or pass_name == name
+        )
+
+    def total(self) -> float:
+        return sum(seconds + verify for _, seconds, verify in self.timing.passes)
+
+
+def measure(path: Path, timeout: float, pairs: int) -> Owners:
+    """Sample the in-process pipeline of `path`, then time the floor and the whole run
+    (`pairs` alternating runs of each, medians)."""
+    with sampled() as samples:
+        timing = time_passes(path)
+    if timing.failure is not None:
+        return Owners(timing, samples, None, None)
+    xdsl_opt = str(BIN / "xdsl-opt")
+    floors: list[float | None] = []
+    wholes: list[float | None] = []
+    for _ in range(pairs):  # alternating, so that a busy moment weighs on both alike
+        floors.append(cpu_seconds([xdsl_opt, str(path), "-o", os.devnull], timeout))
+        command = [xdsl_opt, str(path), "-p", PIPELINE, "-o", os.devnull]
+        wholes.append(cpu_seconds(command, timeout))
+    return Owners(timing, samples, _median(floors), _median(wholes))
+
+
+def _median(values: Sequence[float | None]) -> float | None:
+    return None if None in values else statistics.median(v for v in values if v is not None)
+
+
+def section(rows: Sequence[Owners], models: Path) -> list[str]:
+    """The RESULTS.md section: one row per model, then per pass for the largest one."""
+    lines = [
+        machine(),
+        f"Models: `{models.name}/*.mlir`. \"passes\": CPU seconds of `{PIPELINE}`'s passes "
+        "and the verifications after them, in process; each split by the share of its "
+        "stack samples whose innermost physlayout, xDSL or islpy/numpy frame is of that "
+        "package (standard-library frames count for their caller; \"other\": none on the "
+        "stack). \"whole\" and \"floor\": `xdsl-opt FILE -p "
+        f"{PIPELINE}` and `xdsl-opt FILE`, medians of alternating runs (CPU seconds, start-up "
+        "included); \"if physlayout's code took no time\": (whole - physlayout's seconds) / "
+        "floor. xDSL's seconds are time spent in xDSL's code, much of it on the ops the "
+        "passes build, walk and verify: what the pipeline's design asks of xDSL, not a "
+        "fixed cost.",
+        "",
+        "| model | samples | passes | physlayout | xDSL | islpy/numpy | other | whole / floor "
+        "| if physlayout's code took no time |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        if row.timing.failure is not None or not row.floor or row.whole is None:
+            lines.append(f"| {row.timing.name} | - | - | - | - | - | - | - | - |")
+            continue
+        total = row.total()
+        cells = [f"{row.seconds(o):.2f} s ({row.seconds(o) / total:.0%})" for o in OWNERS]
+        other = max(0.0, total - sum(row.seconds(o) for o in OWNERS))
+        ours = row.seconds("physlayout")
+        lines.append(
+            f"| {row.timing.name} | {sum(row.samples.counts.values())} | {total:.2f} | "
+            + " | ".join(cells)
+            + f" | {other:.2f} | {row.whole / row.floor:.2f}x | "
+            f"{(row.whole - ours) / row.floor:.2f}x |"
+        )
+    done = [r for r in rows if r.timing.failure is None and r.timing.passes]
+    if done:
+        largest = max(done, key=lambda r: r.total())
+        lines += [
+            "",
+            f"Per pass on {largest.timing.name} (CPU seconds, pass + verification after it):",
+            "",
+            "| pass | seconds | physlayout | xDSL | islpy/numpy |",
+            "|---|---|---|---|---|",
+        ]
+        seen: set[str] = set()
+        for name, _, _ in largest.timing.passes:
+            if name in seen:
+                continue
+            seen.add(name)
+            spent = sum(s + v for n, s, v in largest.timing.passes if n == name)
+            shares = " | ".join(f"{largest.samples.share(name, o):.0%}" for o in OWNERS)
+            lines.append(f"| {name} | {spent:.2f} | {shares} |")
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--models", type=Path, default=ROOT.parent / "shared" / "models")
+    parser.add_argument("--only", default="", help="comma-separated model names")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per run")
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument(
+        "--pairs", type=int, default=3, help="alternating floor/whole runs per model (medians)"
+    )
+    args = parser.parse_args(argv)
+    models: Path = args.models
+    if not models.is_dir():
+        print(f"no models folder at {models}: nothing to measure (use --models DIR)")
+        return
+    only = {name for name in args.only.split(",") if name}
+    rows: list[Owners] = []
+    for path in sorted(models.glob("*.mlir")):
+        if only and path.stem not in only:
+            continue
+        start = time.perf_counter()
+        rows.append(measure(path, args.timeout, args.pairs))
+        print(f"{path.stem}: {time.perf_counter() - start:.0f} s", flush=True)
+    lines = section(rows, models)
+    print("\n".join(lines))
+    if not args.no_write:
+        write_section(TITLE, lines)
+
+
+if __name__ == "__main__":
+    main()
