@@ -239,10 +239,12 @@ class AdoptedGroup:
     """A group's own block taken out of it to grow, instead of a clone of the group:
     `builder` is in the state `GroupBuilder().clone(group, {})` leaves a new builder in (the
     same block arguments, one per input in order, named as the inputs; the same ops, the
-    same order, `result` the value the group yields), without copying its ops. Only a
-    group whose inputs are distinct and none a `tensor.empty` (those a new builder would
+    same order, `result` the value the group yields; its terminator taken out, without
+    operands, so that `result` has no use but those in the block), without copying its
+    ops. Only a group whose inputs are distinct and none a `tensor.empty` (those a new builder would
     merge or re-create inside) is adopted. Until `give_back`, the group has no block, so it
-    is erased (its result replaced) or given its block back before anything reads it."""
+    is erased (its result replaced: `announce_removal` first) or given its block back
+    before anything reads it."""
 
     group: FusedOp
     builder: GroupBuilder
@@ -265,10 +267,29 @@ class AdoptedGroup:
         hints = [arg.name_hint for arg in block.args]
         for arg, value in zip(block.args, inputs, strict=True):
             arg.name_hint = value.name_hint
+        result = terminator.value
         block.detach_op(terminator)
+        terminator.operands = ()  # the yielded value gets no use from outside the block
         group.body.detach_block(block)
         builder = GroupBuilder(block, inputs, dict(zip(inputs, block.args, strict=True)))
-        return AdoptedGroup(group, builder, terminator.value, terminator, block.last_op, hints)
+        return AdoptedGroup(group, builder, result, terminator, block.last_op, hints)
+
+    def announce_removal(self, fused: FusedOp, rewriter: PatternRewriter) -> None:
+        """Tell the walker that the group is removed while it holds the block again (and
+        that its terminator is, which left the block), before `_erase_dead` erases it: a
+        walker drops from its worklist the ops nested in a removed op, and a cloned
+        group's ops would have left the worklist so. The block returns to `fused` after;
+        the ops added to it are new, in no worklist. (The notice of the erasure itself
+        then repeats the first: it pushes the same operand producers, already pushed, and
+        drops the group, already dropped.)"""
+        block = fused.block
+        fused.body.detach_block(block)
+        self.group.body.add_block(block)
+        rewriter.handle_operation_removal(self.group)
+        rewriter.handle_operation_removal(self.terminator)  # no operands: nothing pushed
+        self.group.body.detach_block(block)
+        fused.body.add_block(block)
+        self.terminator.erase()
 
     def give_back(self, fused: FusedOp) -> None:
         """Undo the adoption after `fused` (the builder's finished group) was refused: erase
@@ -283,6 +304,7 @@ class AdoptedGroup:
             block.erase_arg(block.args[-1])
         for arg, hint in zip(block.args, self.hints, strict=True):
             arg.name_hint = hint
+        self.terminator.operands = (self.result,)
         block.add_op(self.terminator)
         self.group.body.add_block(block)
 
@@ -419,6 +441,8 @@ class FuseIntoProducer(RewritePattern):
             return False
         fused.result.name_hint = consumer.results[0].name_hint
         rewriter.replace(consumer, fused)
+        if adopted is not None:
+            adopted.announce_removal(fused, rewriter)
         _erase_dead(producer, rewriter)
         return True
 

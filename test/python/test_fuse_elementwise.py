@@ -551,3 +551,64 @@ def test_adopted_groups_equal_clones(
     monkeypatch.setattr(fuse_elementwise.AdoptedGroup, "of", staticmethod(lambda _: None))
     cloned = [run(text, passes) for text, passes in cases]
     assert grown == cloned
+
+
+ADOPTED_GROUP = """
+#id3 = affine_map<(i, j, l) -> (i, j, l)>
+func.func @f(%x: tensor<2x1x4xf32>) -> tensor<2x1x4xf32> {
+  %e = tensor.empty() : tensor<2x1x4xf32>
+  %a = layout.fused ins(%x : tensor<2x1x4xf32>) -> tensor<2x1x4xf32> attributes {layout.scope = "global"} {
+  ^bb0(%y: tensor<2x1x4xf32>):
+    %f = tensor.empty() : tensor<2x1x4xf32>
+    %b = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%y : tensor<2x1x4xf32>) outs(%f : tensor<2x1x4xf32>) attrs = {layout.scope = "global"} {
+    ^bb0(%u: f32, %o: f32):
+      %r = arith.negf %u : f32
+      linalg.yield %r : f32
+    } -> tensor<2x1x4xf32>
+    layout.yield %b : tensor<2x1x4xf32>
+  }
+  %c = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%a : tensor<2x1x4xf32>) outs(%e : tensor<2x1x4xf32>) attrs = {layout.scope = "global"} {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.negf %u : f32
+    linalg.yield %r : f32
+  } -> tensor<2x1x4xf32>
+  func.return %c : tensor<2x1x4xf32>
+}
+"""
+
+
+def _path(op: Any) -> tuple[int, ...]:
+    """Where `op` sits: its index in its block, then its parent's, up to the module."""
+    path: list[int] = []
+    while op.parent is not None:
+        path.append(list(op.parent.ops).index(op))
+        op = op.parent_op()
+    return tuple(reversed(path))
+
+
+def test_adoption_leaves_the_worklist_of_a_clone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walker's worklist after a fusion that adopts a group holds the ops (by place) it
+    holds after the same fusion by cloning, when the group's own ops were still waiting
+    for their visit (a walker drops the ops nested in a removed op: `announce_removal`)."""
+    from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter
+
+    from physlayout.transforms.rooted_walker import RootedWalker
+
+    def worklist_after_fusion() -> list[tuple[int, ...]]:
+        module = parse(ADOPTED_GROUP)
+        pattern = GreedyRewritePatternApplier(
+            [fuse_elementwise.FuseIntoProducer(fuse_elementwise.Remarks(False))]
+        )
+        walker = RootedWalker(pattern, apply_recursively=True)
+        walker._populate_worklist(module.body)  # pyright: ignore[reportPrivateUsage]
+        consumer = next(op for op in module.walk() if op.results and op.results[0].name_hint == "c")
+        rewriter = PatternRewriter(consumer)
+        rewriter.extend_from_listener(walker._get_rewriter_listener())  # pyright: ignore[reportPrivateUsage]
+        pattern.match_and_rewrite(consumer, rewriter)
+        assert rewriter.has_done_action
+        waiting = walker._worklist._map  # pyright: ignore[reportPrivateUsage]
+        return sorted(_path(op) for op in waiting)
+
+    adopted = worklist_after_fusion()
+    monkeypatch.setattr(fuse_elementwise.AdoptedGroup, "of", staticmethod(lambda _: None))
+    assert adopted == worklist_after_fusion()
