@@ -5,7 +5,8 @@ xDSL's"; a script, not a test).
 For each model of the models folder (as `bench_compile.py`: `../shared/models` beside the
 repository, or `--models DIR`), `bench_compile.time_passes` runs
 `raise-layout-rewrites` and `physlayout-adreno`'s passes in this process, verifying as the
-pipelines do, while a thread samples the main thread's stack every few milliseconds. A
+pipelines do, while a thread samples the main thread's stack every millisecond; a second,
+unsampled run gives the seconds. A
 sample belongs to the innermost frame on its stack that is in physlayout's package, in
 xDSL's or in islpy's or numpy's; frames of the standard library (the `__init__`, `__eq__`
 and `__hash__` that `dataclasses` generates for xDSL's attributes, `abc`'s instance checks)
@@ -157,10 +158,12 @@ class Owners:
 
 
 def measure(path: Path, timeout: float, pairs: int) -> Owners:
-    """Sample the in-process pipeline of `path`, then time the floor and the whole run
-    (`pairs` alternating runs of each, medians)."""
+    """Sample the in-process pipeline of `path`, time it again unsampled (the sampling
+    thread's own CPU time would count in the first run's), then time the floor and the
+    whole run (`pairs` alternating runs of each, medians)."""
     with sampled() as samples:
-        timing = time_passes(path)
+        time_passes(path)
+    timing = time_passes(path)
     if timing.failure is not None:
         return Owners(timing, samples, None, None)
     xdsl_opt = str(BIN / "xdsl-opt")
