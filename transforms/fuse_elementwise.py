@@ -241,10 +241,10 @@ class AdoptedGroup:
     same block arguments, one per input in order, named as the inputs; the same ops, the
     same order, `result` the value the group yields; its terminator taken out, without
     operands, so that `result` has no use but those in the block), without copying its
-    ops. Only a group whose inputs are distinct and none a `tensor.empty` (those a new builder would
-    merge or re-create inside) is adopted. Until `give_back`, the group has no block, so it
-    is erased (its result replaced: `announce_removal` first) or given its block back
-    before anything reads it."""
+    ops. Only a group whose inputs are distinct and none a `tensor.empty` (those a new
+    builder would merge or re-create inside) is adopted. Until `give_back`, the group has
+    no block, so it is erased (its result replaced: `announce_removal` first) or given
+    its block back before anything reads it."""
 
     group: FusedOp
     builder: GroupBuilder

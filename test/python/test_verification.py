@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import arith, func, scf
+from xdsl.dialects import test as test_dialect
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
@@ -33,7 +34,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import YieldOp
-from xdsl.dialects import test as test_dialect
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.irdl import (
