@@ -24,7 +24,6 @@ Results go to a section of bench/RESULTS.md (other sections are kept). Usage:
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 import warnings
@@ -39,7 +38,7 @@ from opencl_baselines import (
     texture_conv,
     texture_copy_kernel,
 )
-from results import write_section
+from results import device_main
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
@@ -202,14 +201,7 @@ def run(device: str | None) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--device", default=None, help="PLATFORM[:INDEX] (see runtime/opencl.py)")
-    parser.add_argument("--no-write", action="store_true", help="print only")
-    args = parser.parse_args()
-    lines = run(args.device)
-    print("\n".join(lines))
-    if not args.no_write:
-        write_section(SECTION, lines)
+    device_main(__doc__, SECTION, run)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ writes its section of bench/RESULTS.md.
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -33,10 +32,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from results import cpu_seconds, machine, write_section
+from results import cpu_seconds, machine, model_options, selected_models, write_section
 
 BIN = Path(sys.executable).parent
-ROOT = Path(__file__).resolve().parent.parent
 PIPELINE = "raise-layout-rewrites,physlayout-adreno"
 UNVERIFIED = "raise-layout-rewrites,physlayout-adreno{verify-each=false}"
 TITLE = "## Whole models: physlayout-adreno against xdsl-opt parse+print (bench_compile.py)"
@@ -203,27 +201,15 @@ def section(timings: list[ModelTiming], models: Path) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--models", type=Path, default=ROOT.parent / "shared" / "models")
-    parser.add_argument("--only", default="", help="comma-separated model names")
-    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per run")
-    parser.add_argument("--no-write", action="store_true", help="print only")
-    parser.add_argument(
-        "--pairs", type=int, default=3, help="alternating floor/whole runs per model (medians)"
-    )
-    args = parser.parse_args(argv)
-    if not args.models.is_dir():
-        print(f"no models folder at {args.models}: nothing to measure (use --models DIR)")
-        return
-    only = {n for n in args.only.split(",") if n}
+    args = model_options((__doc__ or "").splitlines()[0]).parse_args(argv)
     timings: list[ModelTiming] = []
-    for path in sorted(args.models.glob("*.mlir")):
-        if only and path.stem not in only:
-            continue
+    for path in selected_models(args):
         timing = time_passes(path)
         time_whole(path, timing, args.timeout, args.pairs)
         timings.append(timing)
         print(section([timing], args.models)[5], flush=True)
+    if not timings:
+        return
     print("\n".join(section(timings, args.models)[4:]))
     if not args.no_write:
         write_section(TITLE, section(timings, args.models))

@@ -17,7 +17,6 @@ enter the ratios; numpy is timed with `time.perf_counter` (median). Results go t
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from typing import Any
@@ -25,7 +24,7 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 from opencl_baselines import COPY4, interleaved_medians, texture_copy_kernel
-from results import write_section
+from results import device_main
 
 from physlayout.runtime.opencl import OpenCLRuntime, compile_module
 
@@ -214,14 +213,7 @@ def run(device: str | None) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--device", default=None, help="PLATFORM[:INDEX] (see runtime/opencl.py)")
-    parser.add_argument("--no-write", action="store_true", help="print only")
-    args = parser.parse_args()
-    lines = run(args.device)
-    print("\n".join(lines))
-    if not args.no_write:
-        write_section(SECTION, lines)
+    device_main(__doc__, SECTION, run)
 
 
 if __name__ == "__main__":

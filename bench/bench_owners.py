@@ -24,7 +24,6 @@ its section of bench/RESULTS.md.
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -38,10 +37,9 @@ from pathlib import Path
 from types import FrameType
 
 from bench_compile import PIPELINE, ModelTiming, time_passes
-from results import cpu_seconds, machine, write_section
+from results import cpu_seconds, machine, model_options, selected_models, write_section
 
 BIN = Path(sys.executable).parent
-ROOT = Path(__file__).resolve().parent.parent
 TITLE = "## Whose code the compile time is spent in (bench_owners.py)"
 OWNERS = ("physlayout", "xDSL", "islpy/numpy")
 PERIOD = 0.001
@@ -235,28 +233,15 @@ def section(rows: Sequence[Owners], models: Path) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--models", type=Path, default=ROOT.parent / "shared" / "models")
-    parser.add_argument("--only", default="", help="comma-separated model names")
-    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per run")
-    parser.add_argument("--no-write", action="store_true", help="print only")
-    parser.add_argument(
-        "--pairs", type=int, default=3, help="alternating floor/whole runs per model (medians)"
-    )
-    args = parser.parse_args(argv)
-    models: Path = args.models
-    if not models.is_dir():
-        print(f"no models folder at {models}: nothing to measure (use --models DIR)")
-        return
-    only = {name for name in args.only.split(",") if name}
+    args = model_options((__doc__ or "").splitlines()[0]).parse_args(argv)
     rows: list[Owners] = []
-    for path in sorted(models.glob("*.mlir")):
-        if only and path.stem not in only:
-            continue
+    for path in selected_models(args):
         start = time.perf_counter()
         rows.append(measure(path, args.timeout, args.pairs))
         print(f"{path.stem}: {time.perf_counter() - start:.0f} s", flush=True)
-    lines = section(rows, models)
+    if not rows:
+        return
+    lines = section(rows, args.models)
     print("\n".join(lines))
     if not args.no_write:
         write_section(TITLE, lines)
