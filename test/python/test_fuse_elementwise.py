@@ -592,17 +592,13 @@ def _group_over(inputs: str, types: str, args: str, body_ins: str) -> str:
 
 
 T3 = "tensor<2x1x4xf32>"
-UNADOPTABLE_GROUPS = (
-    # one value passed twice (a new builder gives it one argument)
-    _group_over(
-        "%x, %x", f"{T3}, {T3}", f"%y: {T3}, %z: {T3}", f"ins(%y, %z : {T3}, {T3})"
-    ),
-    # a tensor.empty passed in (a new builder re-creates it inside)
-    _group_over(
-        "%x, %e", f"{T3}, {T3}", f"%y: {T3}, %z: {T3}", f"ins(%y, %z : {T3}, {T3})"
-    ),
+UNADOPTABLE_GROUPS = tuple(
+    _group_over(f"%x, {second}", f"{T3}, {T3}", f"%y: {T3}, %z: {T3}", f"ins(%y, %z : {T3}, {T3})")
+    for second in ("%x", "%e")
 )
-"""Groups that are cloned, not adopted, when they grow (`AdoptedGroup.of`)."""
+"""Groups that are cloned, not adopted, when they grow (`AdoptedGroup.of`): one passed a
+value twice (a new builder gives it one argument), one passed a `tensor.empty` (a new
+builder re-creates it inside)."""
 
 
 def _path(op: Any) -> tuple[int, ...]:
