@@ -113,6 +113,26 @@ def time_passes(path: Path) -> ModelTiming:
     return timing
 
 
+def floor_and_whole(
+    path: Path, timeout: float, pairs: int
+) -> tuple[float | None, float | None, float | None]:
+    """`xdsl-opt FILE` (the floor) and `xdsl-opt FILE -p PIPELINE` (the whole run), `pairs`
+    alternating runs of each (CPU seconds): their medians and the median of the pairs'
+    ratios whole / floor (all None when a run failed)."""
+    xdsl_opt = str(BIN / "xdsl-opt")
+    floors: list[float] = []
+    wholes: list[float] = []
+    for _ in range(pairs):  # alternating, so that a busy moment weighs on both alike
+        floor = cpu_seconds([xdsl_opt, str(path), "-o", os.devnull], timeout)
+        whole = cpu_seconds([xdsl_opt, str(path), "-p", PIPELINE, "-o", os.devnull], timeout)
+        if floor is None or whole is None:
+            return None, None, None
+        floors.append(floor)
+        wholes.append(whole)
+    ratio = statistics.median(w / f for w, f in zip(wholes, floors, strict=True))
+    return statistics.median(floors), statistics.median(wholes), ratio
+
+
 def time_whole(path: Path, timing: ModelTiming, timeout: float, pairs: int) -> None:
     """The subprocess CPU seconds of parse+print and of the whole pipeline (`pairs`
     alternating runs of each: medians, and the median of the pairs' ratios), then one run
@@ -124,13 +144,7 @@ def time_whole(path: Path, timing: ModelTiming, timeout: float, pairs: int) -> N
     if timing.failure is not None:
         timing.floor = cpu_seconds(floor_command, timeout)
         return
-    floors: list[float] = []
-    wholes: list[float] = []
-    for _ in range(pairs):  # alternating, so that a busy moment weighs on both alike
-        floors.append(cpu_seconds(floor_command, timeout))
-        wholes.append(cpu_seconds([xdsl_opt, str(path), "-p", PIPELINE, "-o", os.devnull], timeout))
-    timing.floor, timing.whole = statistics.median(floors), statistics.median(wholes)
-    timing.whole_ratio = statistics.median(w / f for w, f in zip(wholes, floors, strict=True))
+    timing.floor, timing.whole, timing.whole_ratio = floor_and_whole(path, timeout, pairs)
     opt = str(BIN / "physlayout-opt")
     timing.opt = cpu_seconds([opt, str(path), "-p", PIPELINE, "-o", os.devnull], timeout)
     with tempfile.TemporaryDirectory() as folder:

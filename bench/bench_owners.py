@@ -25,7 +25,6 @@ its section of bench/RESULTS.md.
 from __future__ import annotations
 
 import os
-import statistics
 import sys
 import threading
 import time
@@ -36,10 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-from bench_compile import PIPELINE, ModelTiming, time_passes
-from results import cpu_seconds, machine, model_options, selected_models, write_section
+from bench_compile import PIPELINE, ModelTiming, floor_and_whole, time_passes
+from results import machine, model_options, selected_models, write_section
 
-BIN = Path(sys.executable).parent
 TITLE = "## Whose code the compile time is spent in (bench_owners.py)"
 OWNERS = ("physlayout", "xDSL", "islpy/numpy")
 PERIOD = 0.001
@@ -164,18 +162,8 @@ def measure(path: Path, timeout: float, pairs: int) -> Owners:
     timing = time_passes(path)
     if timing.failure is not None:
         return Owners(timing, samples, None, None)
-    xdsl_opt = str(BIN / "xdsl-opt")
-    floors: list[float | None] = []
-    wholes: list[float | None] = []
-    for _ in range(pairs):  # alternating, so that a busy moment weighs on both alike
-        floors.append(cpu_seconds([xdsl_opt, str(path), "-o", os.devnull], timeout))
-        command = [xdsl_opt, str(path), "-p", PIPELINE, "-o", os.devnull]
-        wholes.append(cpu_seconds(command, timeout))
-    return Owners(timing, samples, _median(floors), _median(wholes))
-
-
-def _median(values: Sequence[float | None]) -> float | None:
-    return None if None in values else statistics.median(v for v in values if v is not None)
+    floor, whole, _ = floor_and_whole(path, timeout, pairs)
+    return Owners(timing, samples, floor, whole)
 
 
 def section(rows: Sequence[Owners], models: Path) -> list[str]:
