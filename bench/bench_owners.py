@@ -10,13 +10,17 @@ unsampled run gives the seconds. A
 sample belongs to the innermost frame on its stack that is in physlayout's package, in
 xDSL's or in islpy's or numpy's; frames of the standard library (the `__init__`, `__eq__`
 and `__hash__` that `dataclasses` generates for xDSL's attributes, `abc`'s instance checks)
-count for the code that called them. Each pass's CPU seconds (its verification included)
-are split by its samples' shares.
+count for the code that called them. Each pass's CPU seconds, and those of the
+verification after it, are split by the shares of their own samples (a sample is of the
+verification while `verify_module` is on the stack).
 
 "If physlayout's code took no time" is the whole run of `xdsl-opt FILE -p PIPELINE` (the
-median of `--pairs` subprocess runs alternating with the floor's, CPU seconds) less the seconds attributed to physlayout's code, over the floor
-`xdsl-opt FILE` (parse + print): a bound that no speed-up of physlayout's own Python
-could pass while the pipeline builds, walks and verifies the ops it does.
+median of `--pairs` subprocess runs alternating with the floor's, CPU seconds) less the
+seconds attributed to physlayout's code, over the floor `xdsl-opt FILE` (parse + print): a
+bound that no speed-up of physlayout's own Python could pass while the pipeline builds,
+walks and verifies the ops it does. "And nothing verified after each pass" also takes
+away all the verifications' seconds (the driver's own verifications stay): what would be
+left of xDSL's work in the passes themselves.
 
 Run: ``python bench/bench_owners.py [--models DIR] [--only NAME,...] [--no-write]``; writes
 its section of bench/RESULTS.md.
@@ -37,6 +41,8 @@ from types import FrameType
 
 from bench_compile import PIPELINE, ModelTiming, floor_and_whole, time_passes
 from results import machine, model_options, selected_models, write_section
+
+from physlayout.verification import verify_module
 
 TITLE = "## Whose code the compile time is spent in (bench_owners.py)"
 OWNERS = ("physlayout", "xDSL", "islpy/numpy")
@@ -79,27 +85,41 @@ def owner_of(frame: FrameType | None, roots: dict[str, str], cache: dict[str, st
     return "other"
 
 
-def current_pass(frame: FrameType | None) -> str | None:
+def current_pass(frame: FrameType | None) -> tuple[str, str] | None:
     """The pass `bench_compile.time_passes` is running in the sampled stack (its loop
-    variable `item`), or None while it parses."""
+    variable `item`) and the phase, "pass" or "verify" (in `verify_module` after it), or
+    None while it parses."""
+    phase = "pass"
     while frame is not None:
+        if frame.f_code is verify_module.__code__:
+            phase = "verify"
         if frame.f_code is time_passes.__code__:
             item = frame.f_locals.get("item")
-            return None if item is None else str(getattr(item, "name", type(item).__name__))
+            if item is None:
+                return None
+            return str(getattr(item, "name", type(item).__name__)), phase
         frame = frame.f_back
     return None
 
 
 @dataclass
 class Samples:
-    """Sample counts per (pass, owner), in order of first sight of each pass."""
+    """Sample counts per (pass, phase, owner), in order of first sight of each pass."""
 
-    counts: Counter[tuple[str, str]] = field(default_factory=Counter[tuple[str, str]])
+    counts: Counter[tuple[str, str, str]] = field(default_factory=Counter[tuple[str, str, str]])
 
-    def share(self, name: str, owner: str) -> float:
-        """The share of pass `name`'s samples whose owner is `owner`."""
-        total = sum(n for (p, _), n in self.counts.items() if p == name)
-        return self.counts[(name, owner)] / total if total else 0.0
+    def share(self, name: str, owner: str, phase: str | None = None) -> float:
+        """The share of pass `name`'s samples (of `phase`, "pass" or "verify", or both)
+        whose owner is `owner`."""
+        total = sum(
+            n for (p, f, _), n in self.counts.items() if p == name and phase in (None, f)
+        )
+        mine = sum(
+            n
+            for (p, f, o), n in self.counts.items()
+            if p == name and o == owner and phase in (None, f)
+        )
+        return mine / total if total else 0.0
 
 
 @contextmanager
@@ -115,9 +135,9 @@ def sampled() -> Iterator[Samples]:
     def sample() -> None:
         while not done.wait(PERIOD):
             frame = sys._current_frames().get(target)  # pyright: ignore[reportPrivateUsage]
-            name = current_pass(frame)
-            if name is not None:
-                samples.counts[(name, owner_of(frame, roots, cache))] += 1
+            running = current_pass(frame)
+            if running is not None:
+                samples.counts[(*running, owner_of(frame, roots, cache))] += 1
 
     interval = sys.getswitchinterval()
     sys.setswitchinterval(PERIOD)
@@ -140,17 +160,23 @@ class Owners:
     floor: float | None
     whole: float | None
 
-    def seconds(self, owner: str, name: str | None = None) -> float:
-        """The CPU seconds (pass + verification) attributed to `owner`, in pass `name` or
-        in all of them."""
+    def seconds(self, owner: str, name: str | None = None, phase: str | None = None) -> float:
+        """The CPU seconds attributed to `owner`, in pass `name` or in all of them, in the
+        passes themselves (`phase` "pass"), the verifications after them ("verify") or
+        both (None)."""
+        share = self.samples.share
         return sum(
-            (seconds + verify) * self.samples.share(pass_name, owner)
+            (seconds * share(pass_name, owner, "pass") if phase in (None, "pass") else 0.0)
+            + (verify * share(pass_name, owner, "verify") if phase in (None, "verify") else 0.0)
             for pass_name, seconds, verify in self.timing.passes
             if name is None or pass_name == name
         )
 
     def total(self) -> float:
         return sum(seconds + verify for _, seconds, verify in self.timing.passes)
+
+    def verifications(self) -> float:
+        return sum(verify for _, _, verify in self.timing.passes)
 
 
 def measure(path: Path, timeout: float, pairs: int) -> Owners:
@@ -177,27 +203,29 @@ def section(rows: Sequence[Owners], models: Path) -> list[str]:
         "stack). \"whole\" and \"floor\": `xdsl-opt FILE -p "
         f"{PIPELINE}` and `xdsl-opt FILE`, medians of alternating runs (CPU seconds, start-up "
         "included); \"if physlayout's code took no time\": (whole - physlayout's seconds) / "
-        "floor. xDSL's seconds are time spent in xDSL's code, much of it on the ops the "
+        "floor; \"and nothing verified after each pass\": (whole - physlayout's seconds in "
+        "the passes - all the verifications' seconds) / floor. xDSL's seconds are time spent in xDSL's code, much of it on the ops the "
         "passes build, walk and verify: what the pipeline's design asks of xDSL, not a "
         "fixed cost.",
         "",
         "| model | samples | passes | physlayout | xDSL | islpy/numpy | other | whole / floor "
-        "| if physlayout's code took no time |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| if physlayout's code took no time | and nothing verified after each pass |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         if row.timing.failure is not None or not row.floor or row.whole is None:
-            lines.append(f"| {row.timing.name} | - | - | - | - | - | - | - | - |")
+            lines.append(f"| {row.timing.name} | - | - | - | - | - | - | - | - | - |")
             continue
         total = row.total()
         cells = [f"{row.seconds(o):.2f} s ({row.seconds(o) / total:.0%})" for o in OWNERS]
         other = max(0.0, total - sum(row.seconds(o) for o in OWNERS))
         ours = row.seconds("physlayout")
+        bare = row.whole - row.seconds("physlayout", phase="pass") - row.verifications()
         lines.append(
             f"| {row.timing.name} | {sum(row.samples.counts.values())} | {total:.2f} | "
             + " | ".join(cells)
             + f" | {other:.2f} | {row.whole / row.floor:.2f}x | "
-            f"{(row.whole - ours) / row.floor:.2f}x |"
+            f"{(row.whole - ours) / row.floor:.2f}x | {bare / row.floor:.2f}x |"
         )
     done = [r for r in rows if r.timing.failure is None and r.timing.passes]
     if done:

@@ -2,9 +2,10 @@
 section (a `## ` heading and what follows it up to the next one) and keeps the others.
 
 `write_section` is that one operation; `machine` describes the machine the numbers were
-taken on; `cpu_seconds` times a command; `plot` writes a PNG with matplotlib when it is
-installed (`physlayout[viz]`). `device_main` is the command line of a benchmark run on one
-OpenCL device; `model_options` and `selected_models` that of one over the models folder.
+taken on; `cpu_seconds` times a command (`cpu_seconds_and_output` keeps what it printed);
+`plot` writes a PNG with matplotlib when it is installed (`physlayout[viz]`).
+`device_main` is the command line of a benchmark run on one OpenCL device;
+`model_options` and `selected_models` that of one over the models folder.
 """
 
 from __future__ import annotations
@@ -62,6 +63,12 @@ def machine() -> str:
 def cpu_seconds(command: Sequence[str], timeout: float) -> float | None:
     """CPU time (user + system) of `command`, None if it failed or timed out. CPU time, not
     wall time, so that other processes on the machine disturb the comparison less."""
+    done = cpu_seconds_and_output(command, timeout)
+    return None if done is None else done[0]
+
+
+def cpu_seconds_and_output(command: Sequence[str], timeout: float) -> tuple[float, str] | None:
+    """`cpu_seconds` of `command` and what it printed on stdout, None if it failed."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
         done = subprocess.run(command, capture_output=True, timeout=timeout, check=False)
@@ -71,7 +78,8 @@ def cpu_seconds(command: Sequence[str], timeout: float) -> float | None:
     if done.returncode != 0:
         sys.stderr.write(done.stderr.decode(errors="replace")[-2000:])
         return None
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    seconds = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return seconds, done.stdout.decode(errors="replace")
 
 
 def device_main(description: str | None, title: str, run: Callable[[str | None], list[str]]) -> None:
