@@ -52,6 +52,7 @@ from xdsl.rewriter import InsertPoint
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, static_shape
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr, FloorDiv, Mod
+from physlayout.transforms.block_order import precedes
 
 __all__ = [
     "CropThroughBlockedForm",
@@ -75,7 +76,7 @@ class MergeEqualTransforms(RewritePattern):
             other = use.operation
             if other is op or not isinstance(other, TransformOp):
                 continue
-            if other.parent_block() is not op.parent_block() or not other.is_before_in_block(op):
+            if other.parent_block() is not op.parent_block() or not precedes(other, op):
                 continue
             same = other.index_map == op.index_map or _renamed(other.map) == _renamed(op.map)
             if same and other.pad_value == op.pad_value and other.result.type == op.result.type:
@@ -302,7 +303,7 @@ class CropThroughBlockedForm(RewritePattern):
             blocked = use.operation
             if not isinstance(blocked, TransformOp) or blocked.map.final_ndim <= blocked.map.ndim:
                 continue
-            if blocked.parent_block() is not op.parent_block() or not blocked.is_before_in_block(op):
+            if blocked.parent_block() is not op.parent_block() or not precedes(blocked, op):
                 continue
             inverse = bijection_inverse(blocked)
             if inverse is None:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.tensor import EmptyOp
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -50,6 +50,7 @@ from physlayout.dialects.layout_scopes import (
     set_scope,
 )
 from physlayout.transforms.annotate_texture_scope import image_size, writes_texels
+from physlayout.transforms.block_order import precedes
 from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.rooted_walker import RootedWalker
 
@@ -124,14 +125,10 @@ class MergeDuplicateCopies(RewritePattern):
                 and isinstance(other, CopyOp)
                 and other.scope == op.scope
                 and other.parent_block() is block
-                and _before(other, op, block)
+                and precedes(other, op)
             ):
                 rewriter.replace(op, [], [other.result])
                 return
-
-
-def _before(first: Operation, second: Operation, block: Block) -> bool:
-    return block.get_operation_index(first) < block.get_operation_index(second)
 
 
 class WriteConsumerScopeDirectly(RewritePattern):

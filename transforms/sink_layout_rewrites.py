@@ -60,6 +60,7 @@ from xdsl.rewriter import InsertPoint
 from physlayout.dialects.layout_graph import TransformOp, element_type, static_shape
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim
+from physlayout.transforms.block_order import precedes
 from physlayout.transforms.flow_plan import FROZEN, rebuild_over_transformed_result
 from physlayout.transforms.flow_through_windows import bijection_inverse, sliced_window
 from physlayout.transforms.fusion_plan import generic_maps
@@ -325,7 +326,7 @@ def _earlier_equal_transform(new: TransformOp, before: Operation) -> SSAValue | 
         other = use.operation
         if other is new or not isinstance(other, TransformOp) or other.parent_block() is not block:
             continue
-        if _same_rewrite(other, new.map, new.pad_value) and other.is_before_in_block(before):
+        if _same_rewrite(other, new.map, new.pad_value) and precedes(other, before):
             return other.result
     return None
 
