@@ -102,6 +102,7 @@ from physlayout.indexing import proofs
 from physlayout.indexing.bridges import isl as bridge
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Const, Dim, Expr
+from physlayout.naming import FreshNames
 from physlayout.transforms.equal_kernels import kernel_key
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
 from physlayout.transforms.fusion_plan import generic_maps, plan_group, stage_loops
@@ -183,7 +184,8 @@ class HostBuilder:
     """Builds the kernels and the host function of one graph function."""
 
     graph: func.FuncOp
-    taken: set[str]
+    names: FreshNames
+    """The module's symbols and the kernels' names given so far."""
     block: Block = field(default_factory=Block)
     kernels: list[func.FuncOp] = field(default_factory=list[func.FuncOp])
     """The kernels the host calls, one per distinct `kernel_key` (equal kernels are one)."""
@@ -637,13 +639,7 @@ class HostBuilder:
     def _name(self, op: Operation, kind: str) -> str:
         hint = op.results[0].name_hint if op.results else None
         base = f"{self.graph.sym_name.data}_{kind}"
-        name = f"{base}_{hint}" if hint and hint.isidentifier() else base
-        candidate, k = name, 0
-        while candidate in self.taken:
-            k += 1
-            candidate = f"{name}_{k}"
-        self.taken.add(candidate)
-        return candidate
+        return self.names.fresh(f"{base}_{hint}" if hint and hint.isidentifier() else base)
 
     def _call(self, kernel: func.FuncOp, args: list[SSAValue]) -> func.FuncOp:
         """Call `kernel`, or the earlier kernel equal to it up to names (`kernel_key`);
@@ -720,12 +716,7 @@ class HostBuilder:
         self, op: Operation, source: SSAValue, target: SSAValue, value: SSAValue
     ) -> None:
         hint = value.name_hint if value.name_hint and value.name_hint.isidentifier() else None
-        base = f"{self.graph.sym_name.data}_copy" + (f"_{hint}" if hint else "")
-        name, k = base, 0
-        while name in self.taken:
-            k += 1
-            name = f"{base}_{k}"
-        self.taken.add(name)
+        name = self.names.fresh(f"{self.graph.sym_name.data}_copy" + (f"_{hint}" if hint else ""))
         assert isinstance(target.type, BufferType)
         self._call_copy_kernel(name, source, target, target.type.get_shape())
 
@@ -953,10 +944,10 @@ class LegalizeGraphFunction(RewritePattern):
         if not is_graph_function(op):
             return
         module = op.parent_op()
-        taken = {
+        taken = (
             f.sym_name.data for f in (module.walk() if module else []) if isinstance(f, func.FuncOp)
-        }
-        builder = HostBuilder(op, taken)
+        )
+        builder = HostBuilder(op, FreshNames(taken))
         host = builder.build()
         rewriter.replace(op, [*builder.kernels, host])
 

@@ -29,6 +29,7 @@ from xdsl.utils.exceptions import ArgSpecParseError
 from physlayout.dialects.layout import is_texture_scope
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp
 from physlayout.dialects.layout_scopes import SCOPE_ATTR, CopyOp, operand_demands
+from physlayout.naming import FreshNames
 from physlayout.transforms.pass_options import pipeline_passes
 from physlayout.universe import get_all_passes, make_context
 
@@ -53,16 +54,11 @@ class _Namer:
 
     def __init__(self) -> None:
         self.names: dict[SSAValue, str] = {}
-        self.taken: set[str] = set()
+        self.fresh = FreshNames()
 
     def __call__(self, value: SSAValue) -> str:
         if value not in self.names:
-            base = value.name_hint or str(len(self.names))
-            name, k = base, 0
-            while name in self.taken:
-                k += 1
-                name = f"{base}_{k}"
-            self.taken.add(name)
+            name = self.fresh.fresh(value.name_hint or str(len(self.names)))
             self.names[value] = f"%{name}"
         return self.names[value]
 

@@ -25,6 +25,7 @@ from xdsl.utils.exceptions import PassFailedException
 from physlayout.dialects.layout import BufferType
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
+from physlayout.naming import FreshNames
 from physlayout.transforms import legalize_layout
 from physlayout.transforms.equal_kernels import kernel_key
 from physlayout.transforms.legalize_kernels import (
@@ -200,7 +201,7 @@ class Setting:
         self.scalars = self.host.args[len(self.TYPES) :]
 
     def build(self, request: Request) -> Built:
-        builder = HostBuilder(self.graph, set())
+        builder = HostBuilder(self.graph, FreshNames())
         builder.scalars[self.graph.body.block.args[2]] = self.scalars[request.scalar]
         op = self.ops[request.op]
         inputs = [
