@@ -36,14 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench_compile import PIPELINE, TARGET
-from results import (
-    cpu_seconds,
-    cpu_seconds_and_output,
-    machine,
-    model_options,
-    selected_models,
-    write_section,
-)
+from results import cpu_seconds, cpu_seconds_and_output, machine, models_main
 
 TITLE = "## What the 3x goal leaves for the passes (bench_budget.py)"
 BIN = Path(sys.executable).parent
@@ -185,18 +178,7 @@ def section(rows: Sequence[Budget | str], models: Path) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = model_options((__doc__ or "").splitlines()[0]).parse_args(argv)
-    rows: list[Budget | str] = []
-    for path in selected_models(args):
-        start = time.perf_counter()
-        rows.append(measure(path, args.timeout, args.pairs))
-        print(f"{path.stem}: {time.perf_counter() - start:.0f} s", flush=True)
-    if not rows:
-        return
-    lines = section(rows, args.models)
-    print("\n".join(lines))
-    if not args.no_write:
-        write_section(TITLE, lines)
+    models_main((__doc__ or "").splitlines()[0], TITLE, measure, section, argv)
 
 
 if __name__ == "__main__":

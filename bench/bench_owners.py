@@ -31,7 +31,6 @@ from __future__ import annotations
 import os
 import sys
 import threading
-import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -40,7 +39,7 @@ from pathlib import Path
 from types import FrameType
 
 from bench_compile import PIPELINE, ModelTiming, floor_and_whole, time_passes
-from results import machine, model_options, selected_models, write_section
+from results import machine, models_main
 
 from physlayout.verification import verify_module
 
@@ -249,18 +248,7 @@ def section(rows: Sequence[Owners], models: Path) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = model_options((__doc__ or "").splitlines()[0]).parse_args(argv)
-    rows: list[Owners] = []
-    for path in selected_models(args):
-        start = time.perf_counter()
-        rows.append(measure(path, args.timeout, args.pairs))
-        print(f"{path.stem}: {time.perf_counter() - start:.0f} s", flush=True)
-    if not rows:
-        return
-    lines = section(rows, args.models)
-    print("\n".join(lines))
-    if not args.no_write:
-        write_section(TITLE, lines)
+    models_main((__doc__ or "").splitlines()[0], TITLE, measure, section, argv)
 
 
 if __name__ == "__main__":

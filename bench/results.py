@@ -5,7 +5,8 @@ section (a `## ` heading and what follows it up to the next one) and keeps the o
 taken on; `cpu_seconds` times a command (`cpu_seconds_and_output` keeps what it printed);
 `plot` writes a PNG with matplotlib when it is installed (`physlayout[viz]`).
 `device_main` is the command line of a benchmark run on one OpenCL device;
-`model_options` and `selected_models` that of one over the models folder.
+`models_main` (with `model_options` and `selected_models`) that of one over the models
+folder.
 """
 
 from __future__ import annotations
@@ -16,8 +17,12 @@ import platform
 import resource
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
+
+Row = TypeVar("Row")
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 MODELS = Path(__file__).resolve().parent.parent.parent / "shared" / "models"
@@ -117,6 +122,30 @@ def selected_models(args: argparse.Namespace) -> list[Path]:
         return []
     only = {name for name in args.only.split(",") if name}
     return [p for p in sorted(args.models.glob("*.mlir")) if not only or p.stem in only]
+
+
+def models_main(
+    description: str | None,
+    title: str,
+    measure: Callable[[Path, float, int], Row],
+    section: Callable[[Sequence[Row], Path], list[str]],
+    argv: Sequence[str] | None = None,
+) -> None:
+    """The command line of a benchmark over the models folder (`model_options`): the rows
+    of `measure(path, timeout, pairs)` for each selected model (each one's seconds
+    printed), then the lines of `section(rows, models)`, printed and written as `title`."""
+    args = model_options(description).parse_args(argv)
+    rows: list[Row] = []
+    for path in selected_models(args):
+        start = time.perf_counter()
+        rows.append(measure(path, args.timeout, args.pairs))
+        print(f"{path.stem}: {time.perf_counter() - start:.0f} s", flush=True)
+    if not rows:
+        return
+    lines = section(rows, args.models)
+    print("\n".join(lines))
+    if not args.no_write:
+        write_section(title, lines)
 
 
 def plot(
