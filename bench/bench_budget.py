@@ -6,18 +6,19 @@ For each model of the models folder (as `bench_compile.py`), `--pairs` alternati
 - "floor": `xdsl-opt FILE` (parse + verify + print; CPU seconds, start-up included);
 - "whole": `physlayout-opt FILE -p PIPELINE --time-passes` (CPU seconds): the same
   pipeline as `xdsl-opt` runs it, with a driver whose verifications are faster, and which
-  prints each pass's seconds and the verification's after it. From that same run:
-  "passes" and "verify" (the pipeline's passes and the verifications after them) and
-  "outside" = whole - the top-level passes' seconds (start-up, parsing, the driver's own
-  verifications, printing the output);
+  prints each pass's seconds and the verification's after it (wall seconds of a
+  single-threaded run: about its CPU seconds). From that same run: "passes" and "verify"
+  (the pipeline's passes and the verifications after them) and "outside" = whole - the
+  top-level passes' seconds (start-up, parsing, the driver's own verifications, printing
+  the output);
 - "budget" = 3 * floor - outside: what the passes and their verifications together may
   cost for whole / floor <= 3.
 
-The table gives the medians of each, and of each pair's ratios. "once": building the output
-module once (a clone: xDSL building every op of the result, with nothing to decide) and one
-verification of it as the pipelines verify (a fresh memo), in this process; "budget / once"
-says how many times a pipeline within the goal could build and verify a module of the
-output's size.
+The table gives the median of each over the pairs, and ratios of those medians. "once":
+building the output module once (a clone: xDSL building every op of the result, with
+nothing to decide) and one verification of it as the pipelines verify (a fresh memo), in
+this process; "budget / once" says how many times a pipeline within the goal could build
+and verify a module of the output's size.
 
 Run: ``python bench/bench_budget.py [--models DIR] [--only NAME,...] [--pairs N]
 [--no-write]``; writes its section of bench/RESULTS.md.
