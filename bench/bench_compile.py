@@ -61,8 +61,6 @@ class ModelTiming:
     """The median over the alternating pairs of whole / floor."""
     output_floor: float | None = None
     """`xdsl-opt OUT` (parse + print) of the pipeline's output OUT."""
-    result: object | None = field(default=None, repr=False)
-    """The module after the last pass (only when `time_passes` was asked to keep it)."""
 
 
 def pipeline_passes() -> list[object]:
@@ -73,9 +71,8 @@ def pipeline_passes() -> list[object]:
     return [RaiseLayoutRewritesPass(), *PhyslayoutAdrenoPass().passes()]
 
 
-def time_passes(path: Path, keep: bool = False) -> ModelTiming:
-    """Parse `path`, run each pass and verify after it, timing both (CPU seconds); with
-    `keep`, the timing holds the resulting module (`result`)."""
+def time_passes(path: Path) -> ModelTiming:
+    """Parse `path`, run each pass and verify after it, timing both (CPU seconds)."""
     from xdsl.parser import Parser
     from xdsl.passes import ModulePass
 
@@ -113,8 +110,6 @@ def time_passes(path: Path, keep: bool = False) -> ModelTiming:
                 return timing
             timing.passes.append((item.name, done - start, time.process_time() - done))
             freeze_survivors()
-    if keep:
-        timing.result = module
     return timing
 
 

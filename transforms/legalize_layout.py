@@ -637,7 +637,11 @@ class HostBuilder:
     # Calls ----------------------------------------------------------------------------------
 
     def _name(self, op: Operation, kind: str) -> str:
-        hint = op.results[0].name_hint if op.results else None
+        return self._named(kind, op.results[0] if op.results else None)
+
+    def _named(self, kind: str, value: SSAValue | None) -> str:
+        """A fresh kernel name: the graph's, `kind` and `value`'s name when it has one."""
+        hint = value.name_hint if value is not None else None
         base = f"{self.graph.sym_name.data}_{kind}"
         return self.names.fresh(f"{base}_{hint}" if hint and hint.isidentifier() else base)
 
@@ -715,10 +719,10 @@ class HostBuilder:
     def _call_copy(
         self, op: Operation, source: SSAValue, target: SSAValue, value: SSAValue
     ) -> None:
-        hint = value.name_hint if value.name_hint and value.name_hint.isidentifier() else None
-        name = self.names.fresh(f"{self.graph.sym_name.data}_copy" + (f"_{hint}" if hint else ""))
         assert isinstance(target.type, BufferType)
-        self._call_copy_kernel(name, source, target, target.type.get_shape())
+        self._call_copy_kernel(
+            self._named("copy", value), source, target, target.type.get_shape()
+        )
 
 
 def copy_key(
