@@ -27,13 +27,17 @@ from physlayout.cli_run import (
     GRAPH_PIPELINE,
     _compare,  # pyright: ignore[reportPrivateUsage]
     _compare_expected,  # pyright: ignore[reportPrivateUsage]
-    _entry_function,  # pyright: ignore[reportPrivateUsage]
+    _listed,  # pyright: ignore[reportPrivateUsage]
     _load_array,  # pyright: ignore[reportPrivateUsage]
     _named_values,  # pyright: ignore[reportPrivateUsage]
     _npz_arrays,  # pyright: ignore[reportPrivateUsage]
     _print_times,  # pyright: ignore[reportPrivateUsage]
     _scalar_input,  # pyright: ignore[reportPrivateUsage]
+    add_graph_options,
+    default_pipeline,
+    entry_function,
     parse_located,
+    print_timing,
 )
 
 DEFAULT_IMAGE_LIMIT = 16384
@@ -59,9 +63,11 @@ def add_compile_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
         "--entry", help="function to compile (default: @main, else the one function no other calls)"
     )
     compile_.add_argument(
-        "--pipeline", default=GRAPH_PIPELINE,
-        help=f"graph-level IR only: the pass pipeline to buffer-level kernels (default: {GRAPH_PIPELINE})",
+        "--pipeline", default=None,
+        help="graph-level IR only: the pass pipeline to buffer-level kernels (default: "
+        f"{default_pipeline()}, or {GRAPH_PIPELINE} with --no-prepare)",
     )  # fmt: skip
+    add_graph_options(compile_)
     compile_.add_argument(
         "--physical-io", action="store_true",
         help="inputs and outputs in their PHYSICAL layout (transformed shape, padding "
@@ -91,13 +97,14 @@ def compile_command(args: argparse.Namespace) -> int:
 
 
 def _compile(args: argparse.Namespace) -> int:
-    from physlayout.runtime.deploy import compile_artifact, write_artifact
+    from physlayout.runtime.compile_cache import cached_compile
+    from physlayout.runtime.deploy import write_artifact
     from physlayout.runtime.opencl import DeviceLimits, OpenCLRuntime
 
     with open(args.file) as stream:
         text = stream.read()
     source = parse_located(text, args.file)
-    entry = _entry_function(source, args.entry).sym_name.data
+    entry = entry_function(source, args.entry).sym_name.data
     runtime = OpenCLRuntime(args.device) if args.device is not None else None
     base = runtime.limits if runtime is not None else DeviceLimits(
         True, DEFAULT_IMAGE_LIMIT, DEFAULT_IMAGE_LIMIT, False, True
@@ -113,15 +120,11 @@ def _compile(args: argparse.Namespace) -> int:
         base.fp16 if args.fp16 is None else args.fp16,
         base.fp64 if args.fp64 is None else args.fp64,
     )
-    artifact = compile_artifact(
-        source,
-        entry,
-        limits,
-        pipeline=args.pipeline,
-        physical_io=args.physical_io,
-        remarks=args.remarks,
-        source_text=text,
-    )
+    artifact = cached_compile(
+        text, args.entry, limits, pipeline=args.pipeline or default_pipeline(not args.no_prepare),
+        physical_io=args.physical_io, remarks=args.remarks, use_cache=not args.no_cache,
+        precision=args.precision, parse=lambda _: (source, entry),
+    )  # fmt: skip
     if runtime is not None:
         runtime.build(artifact.kernels)
     write_artifact(artifact, args.output_dir)
@@ -145,18 +148,21 @@ def _compile(args: argparse.Namespace) -> int:
 def run_artifact_command(args: argparse.Namespace) -> int:
     """`physlayout run OUT/` (called by `physlayout run` when FILE is a directory); errors
     propagate to `run`'s reporting."""
-    import dataclasses
-
     import numpy as np
 
-    from physlayout.runtime.deploy import load_artifact, run_artifact
-    from physlayout.runtime.host import RunResult
+    from physlayout.api import CompiledModel
+    from physlayout.runtime.deploy import load_artifact
     from physlayout.runtime.opencl import OpenCLRuntime
+    from physlayout.runtime.plan import Write
+    from physlayout.runtime.session import Session
 
-    if args.pipeline is not None or args.remarks or args.precision != "f32":
+    if (args.pipeline is not None or args.remarks or args.precision != "f32" or args.no_prepare
+            or args.no_cache):
         flag = (
             "--pipeline" if args.pipeline is not None
             else "--remarks" if args.remarks
+            else "--no-prepare" if args.no_prepare
+            else "--no-cache" if args.no_cache
             else "--precision"
         )
         raise DiagnosticException(
@@ -172,6 +178,15 @@ def run_artifact_command(args: argparse.Namespace) -> int:
     arrays = _npz_arrays(args.inputs, "--inputs", names)
     wanted = _named_values(args.output, "--output", names)
     layouts = _physical_layouts(artifact) if plan.io_layout == "physical" else {}
+    missing = [
+        p.name for p in plan.inputs
+        if p.kind == "buffer" and p.name not in given and p.name not in arrays
+    ]  # fmt: skip
+    if missing and plan.level == "graph" and not (args.random_inputs or args.check):
+        raise DiagnosticException(
+            f"@{plan.entry}: no value for the arguments {_listed(missing)}: give them with "
+            "--input NAME=FILE.npy or --inputs FILE.npz (--random-inputs: seeded random values)"
+        )
     rng = np.random.default_rng(args.seed)
     inputs: dict[str, Any] = {}
     logical: dict[str, Any] = {}
@@ -213,12 +228,14 @@ def run_artifact_command(args: argparse.Namespace) -> int:
         logical[param.name] = array
         inputs[param.name] = array if layout is None else layout.map_ndarray(array)
     runtime = OpenCLRuntime(args.device)
-    result = run_artifact(artifact, runtime, inputs)
-    once = sum(1 for s in plan.prepare if type(s).__name__ == "Launch")
-    if once:  # the prepare steps (parameters in, @ENTRY_prepare) are launched first
-        _print_times(runtime, f"{plan.entry}_prepare", RunResult(result.times[:once]))
-        result = dataclasses.replace(result, times=result.times[once:])
+    lifted = {s.input for s in plan.prepare if isinstance(s, Write)}
+    session = Session(artifact, runtime, {n: v for n, v in inputs.items() if n in lifted})
+    if session.prepared is not None:  # the prepare steps (parameters in, @ENTRY_prepare)
+        _print_times(runtime, f"{plan.entry}_prepare", session.prepared)
+    call = {n: v for n, v in inputs.items() if n not in lifted and plan.param(n).direction != "out"}
+    result = session.run(call)
     _print_times(runtime, plan.entry, result)
+    print_timing(args, CompiledModel(artifact, session), call)
     values = {**inputs, **result.outputs}
     for name, path in wanted.items():
         np.save(path, values[name])
@@ -256,7 +273,7 @@ def _physical_layouts(artifact: Any) -> dict[str, Any]:
     from physlayout.dialects.layout import BufferType
 
     source = _source_module(artifact)
-    entry = _entry_function(source, artifact.plan.entry)
+    entry = entry_function(source, artifact.plan.entry)
     layouts: dict[str, Any] = {}
     for arg, type_ in zip(entry.body.blocks[0].args, entry.function_type.inputs.data, strict=True):
         if isinstance(type_, BufferType):
@@ -272,7 +289,7 @@ def _check(artifact: Any, logical: dict[str, Any], outputs: dict[str, Any], rtol
 
     plan = artifact.plan
     source = _source_module(artifact)
-    entry = _entry_function(source, plan.entry)
+    entry = entry_function(source, plan.entry)
     failed = False
     if plan.level == "graph":
         from physlayout.semantics.graph_evaluator import run_graph

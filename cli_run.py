@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,9 +21,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.utils.exceptions import (
     DiagnosticException,
-    VerifyException,
 )
 
+from physlayout.api import GRAPH_PIPELINE, default_pipeline
 from physlayout.cli import (
     LocatingParser,
     attach_locations,
@@ -31,9 +32,6 @@ from physlayout.cli import (
     verify_with_locations,
 )
 from physlayout.universe import make_context
-
-GRAPH_PIPELINE = "physlayout-adreno"
-"""The default pipeline of `physlayout run` for graph-level IR."""
 
 
 def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
@@ -85,6 +83,11 @@ def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )
     run.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     run.add_argument(
+        "--random-inputs", action="store_true",
+        help="graph-level IR: give the arguments not given by --input/--inputs seeded random "
+        "values (without it, and without --check, a missing argument is an error)",
+    )
+    run.add_argument(
         "--device", default=None,
         help="PLATFORM[:INDEX] (default: $PHYSLAYOUT_OPENCL_DEVICE, else a GPU, else PoCL)",
     )
@@ -94,18 +97,51 @@ def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="print apply-layout's remarks (stderr): which loop nests it re-iterates in "
         "physical order, and why it keeps the others in logical order",
     )
+    add_graph_options(run)
     run.add_argument(
-        "--precision", choices=["f32", "f16"], default="f32",
-        help="graph-level IR only: f16 first applies to-mixed-precision (f16 storage, f32 "
-        "arithmetic and accumulation, f32 inputs and results); --check then compares with "
-        "the graph evaluator of that module and reports the error against the f32 graph",
+        "--repeat", type=int, default=0, metavar="N",
+        help="after the reported run, time N more calls (parameters stay on the device, "
+        "only inputs and results cross) and print the median wall and device ms per call",
+    )
+    run.add_argument(
+        "--warmup", type=int, default=2, metavar="K",
+        help="untimed calls before the --repeat ones (default 2)",
     )
     run.add_argument(
         "--pipeline", default=None,
         help="graph-level IR only (refused for buffer-level FILE): the xDSL pass pipeline "
-        f"that turns it into buffer-level kernels (default: {GRAPH_PIPELINE}); passes that "
-        "take image limits get the device's where the pipeline does not give them",
+        f"that turns it into buffer-level kernels (default: {default_pipeline()}, or "
+        f"{GRAPH_PIPELINE} with --no-prepare); passes that take image limits get the "
+        "device's where the pipeline does not give them",
     )
+
+
+def add_graph_options(parser: argparse.ArgumentParser) -> None:
+    """The options `run` and `compile` share for graph-level IR."""
+    parser.add_argument(
+        "--precision", choices=["f32", "f16"], default="f32",
+        help="graph-level IR only: f16 first applies to-mixed-precision (f16 storage, f32 "
+        "arithmetic and accumulation, f32 inputs and results); `run --check` then compares "
+        "with the graph evaluator of that module and reports the error against the f32 graph",
+    )
+    parser.add_argument(
+        "--no-prepare", action="store_true",
+        help="graph-level IR only: do not lift the work on parameters (layout transforms, "
+        "batch-norm folding) into a prepare phase run once; every call does it again",
+    )
+    parser.add_argument(
+        "--no-cache", action="store_true",
+        help="compile again even when the compile cache holds an artifact of the same source "
+        "and options ($PHYSLAYOUT_CACHE_DIR, else ~/.cache/physlayout/artifacts)",
+    )
+
+
+def print_timing(args: argparse.Namespace, model: Any, inputs: dict[str, Any]) -> None:
+    """With `--repeat N`: time N calls of `model` on `inputs` and print the medians."""
+    if args.repeat < 0 or args.warmup < 0:
+        raise DiagnosticException("--repeat and --warmup must not be negative")
+    if args.repeat:
+        print(model.time(inputs, args.repeat, args.warmup).line())
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -125,13 +161,20 @@ def _run_checked(args: argparse.Namespace) -> int:
 
         return run_artifact_command(args)
     with open(args.file) as stream:
-        source = parse_located(stream.read(), args.file)
+        text = stream.read()
+    source = parse_located(text, args.file)
     if any(isinstance(op, func.FuncOp) and is_graph_function(op) for op in source.ops):
-        return _run_graph(args, source)
+        return _run_graph(args, source, text)
     if args.precision != "f32":
         raise DiagnosticException(
             f"--precision {args.precision} applies to graph-level IR (functions over tensors); "
             "buffer-level kernels run in the element types they declare"
+        )
+    if args.no_prepare or args.repeat:
+        flag = "--no-prepare" if args.no_prepare else "--repeat"
+        raise DiagnosticException(
+            f"{flag} applies to graph-level IR (functions over tensors) and artifacts; run "
+            f"the artifact of `physlayout compile {args.file}` to time buffer-level kernels"
         )
     if args.pipeline is not None:
         raise DiagnosticException(
@@ -143,7 +186,7 @@ def _run_checked(args: argparse.Namespace) -> int:
     compiled = compile_module(source, runtime, remarks=args.remarks)
     if args.print_opencl:
         print(compiled.program.source)
-    entry = _entry_function(source, args.entry)
+    entry = entry_function(source, args.entry)
     params = list(entry.body.blocks[0].args)
     names = [p.name_hint or str(p.index) for p in params]
     given = _named_values(args.input, "--input", names)
@@ -179,66 +222,72 @@ def _print_times(runtime: Any, entry: str, result: Any) -> None:
         print(f"  {time.kernel:<24} {time.seconds * 1e3:9.3f} ms  global size {size}")
 
 
-def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
-    """`physlayout run` on graph-level IR: the graph pipeline (default `physlayout-adreno`),
-    then the buffer pipeline and OpenCL; inputs and results are LOGICAL arrays of the graph
-    function's tensor types, results named `result0`, `result1`, ...; `--check` compares
-    them with the graph evaluator."""
+def _run_graph(args: argparse.Namespace, source: ModuleOp, text: str) -> int:
+    """`physlayout run` on graph-level IR: compiled as `physlayout compile` compiles it
+    (`--pipeline`, default `physlayout-adreno{lift-params=true}`; `--no-prepare`), then run
+    once through the Python API's session (the lifted parameters prepared once); inputs and
+    results are LOGICAL arrays of the graph function's tensor types, results named
+    `result0`, `result1`, ...; `--check` compares them with the graph evaluator."""
     import numpy as np
-    from xdsl.utils.exceptions import PassFailedException
 
-    from physlayout.runtime.host import execute, run_prepare
-    from physlayout.runtime.opencl import OpenCLRuntime, compile_module, device_pipeline
+    from physlayout.api import CompiledModel
+    from physlayout.runtime.compile_cache import cached_compile
+    from physlayout.runtime.opencl import OpenCLRuntime
+    from physlayout.runtime.plan import Write
+    from physlayout.runtime.session import Session
     from physlayout.semantics.graph_evaluator import run_graph
 
-    entry = _entry_function(source, args.entry)
+    entry = entry_function(source, args.entry)
     names = [p.name_hint or str(p.index) for p in entry.body.blocks[0].args]
     outputs = [f"result{j}" for j in range(len(entry.function_type.outputs.data))]
     given = _named_values(args.input, "--input", names)
-    inputs = _inputs(entry, names, given, args.seed, _npz_arrays(args.inputs, "--inputs", names))
-    graph = source
+    arrays = _npz_arrays(args.inputs, "--inputs", names)
+    missing = [n for n in names if n not in given and n not in arrays]
+    if missing and not (args.random_inputs or args.check):
+        raise DiagnosticException(
+            f"@{entry.sym_name.data}: no value for the arguments {_listed(missing)}: give them "
+            "with --input NAME=FILE.npy or --inputs FILE.npz (--random-inputs: seeded random "
+            "values)"
+        )
+    if missing:
+        print(f"note: seeded random values (--seed {args.seed}) for {_listed(missing)}",
+              file=sys.stderr)  # fmt: skip
+    inputs = _inputs(entry, names, given, args.seed, arrays)
     runtime = OpenCLRuntime(args.device)
-    pipeline = device_pipeline(args.pipeline or GRAPH_PIPELINE, runtime.limits)
-    if args.precision == "f16":
-        from physlayout.lowering.pipelines import lifts_params
-        from physlayout.transforms.to_mixed_precision import ToMixedPrecisionPass
-
-        graph = source.clone()
-        # parameters lifted into @main_prepare are rounded there, once
-        ToMixedPrecisionPass(params_f16=lifts_params(pipeline)).apply(make_context(), graph)
-    lowered = graph.clone()
-    try:
-        pipeline.apply(make_context(), lowered)
-    except VerifyException as err:
-        raise PassFailedException(f"the graph pipeline produced invalid IR: {err}") from None
-    compiled = compile_module(lowered, runtime)
+    artifact = cached_compile(
+        text, args.entry, runtime.limits,
+        pipeline=args.pipeline or default_pipeline(not args.no_prepare),
+        precision=args.precision, remarks=args.remarks, use_cache=not args.no_cache,
+        parse=lambda _: (source, entry.sym_name.data),
+    )  # fmt: skip
     if args.print_opencl:
-        print(compiled.program.source)
-    results = [
-        np.zeros(tuple(t.get_shape()) or (1,), dtype=_tensor_dtype(t))
-        for t in entry.function_type.outputs.data
-        if isinstance(t, TensorType)
-    ]
-    host_args = [
-        np.array(x).reshape(np.shape(x) or (1,)) if isinstance(t, TensorType) else x
-        for x, t in zip(inputs, entry.function_type.inputs.data, strict=True)
-    ]
-    host_args, prepared = run_prepare(compiled, entry.sym_name.data, names, host_args)
-    if prepared is not None:
-        _print_times(runtime, f"{entry.sym_name.data}_prepare", prepared)
-    result = execute(compiled, entry.sym_name.data, [*host_args, *results])
+        print(artifact.kernels)
+    plan = artifact.plan
+    values = dict(zip(names, inputs, strict=True))
+    lifted = {s.input for s in plan.prepare if isinstance(s, Write)}
+    session = Session(artifact, runtime, {n: v for n, v in values.items() if n in lifted})
+    if session.prepared is not None:
+        _print_times(runtime, f"{entry.sym_name.data}_prepare", session.prepared)
+    call = {n: v for n, v in values.items() if n not in lifted}
+    result = session.run(call)
     _print_times(runtime, entry.sym_name.data, result)
-    shaped = [
-        r.reshape(tuple(t.get_shape()))
-        for r, t in zip(results, entry.function_type.outputs.data, strict=True)
-        if isinstance(t, TensorType)
-    ]
-    values = dict(zip([*names, *outputs], [*inputs, *shaped], strict=True))
+    print_timing(args, CompiledModel(artifact, session), call)
+    shaped = [result.outputs[name] for name in outputs]
+    values.update(zip(outputs, shaped, strict=True))
     for name, path in _named_values(args.output, "--output", list(values)).items():
         np.save(path, values[name])
     expected_ok = _compare_expected(args, values)
     if not args.check:
         return 0 if expected_ok else 1
+    graph = source
+    if args.precision == "f16":  # the module the kernels compute: f16 storage
+        from physlayout.lowering.pipelines import lifts_params
+        from physlayout.runtime.opencl import device_pipeline
+        from physlayout.transforms.to_mixed_precision import ToMixedPrecisionPass
+
+        graph = source.clone()
+        pipeline = device_pipeline(plan.options["pipeline"], runtime.limits)
+        ToMixedPrecisionPass(params_f16=lifts_params(pipeline)).apply(make_context(), graph)
     reference = run_graph(graph, entry.sym_name.data, inputs)
     failed = False
     for name, got, want in zip(outputs, shaped, reference, strict=True):
@@ -252,6 +301,11 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp) -> int:
         for name, got, want in zip(outputs, shaped, exact, strict=True):
             print(f"  %{name:<10} {_error_line(got, want)}")
     return 1 if failed or not expected_ok else 0
+
+
+def _listed(names: Sequence[str]) -> str:
+    shown = ", ".join(f"%{n}" for n in names[:6])
+    return shown + (f" and {len(names) - 6} more" if len(names) > 6 else "")
 
 
 def _error_line(got: Any, want: Any) -> str:
@@ -281,7 +335,9 @@ def parse_located(text: str, name: str) -> ModuleOp:
     return module
 
 
-def _entry_function(module: ModuleOp, name: str | None) -> func.FuncOp:
+def entry_function(module: ModuleOp, name: str | None) -> func.FuncOp:
+    """The function `name` of `module`, or without a name @main, else the one function no
+    other calls (a diagnostic when there is none or several)."""
     functions = [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
     by_name = {f.sym_name.data: f for f in functions}
     if name is not None:
@@ -326,11 +382,21 @@ def _npz_arrays(path: str | None, flag: str, names: Sequence[str]) -> dict[str, 
             arrays = {key: archive[key] for key in archive.files}
     except (ValueError, OSError) as err:
         raise DiagnosticException(f"{flag}: cannot read {path} as a .npz archive: {err}") from None
+    # PyTorch's state_dict names (`features.0.weight`) are the arguments torch-mlir's FX
+    # importer names `features_0_weight`
+    arrays = {
+        key if key in names or key.replace(".", "_") not in names else key.replace(".", "_"): a
+        for key, a in arrays.items()
+    }
     unknown = sorted(set(arrays) - set(names))
     if unknown:
+        import difflib
+
+        close = difflib.get_close_matches(unknown[0].replace(".", "_"), names, n=1)
+        hint = f"; did you mean {close[0]} for {unknown[0]}?" if close else ""
         raise DiagnosticException(
-            f"{flag}: {path} holds {unknown}, which name no parameter or result "
-            f"(have {list(names)})"
+            f"{flag}: {path} holds {unknown[:8]}, which name no parameter or result{hint} "
+            f"(have {_listed(names)})"
         )
     return arrays
 

@@ -4,6 +4,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 import lit.formats
 
@@ -15,6 +16,8 @@ config.excludes = ["Output", "python", "__pycache__", "inputs", ".venv", "build"
 
 _bin = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([_bin, os.environ.get("PATH", "")])  # noqa: F821
+# Each lit run compiles into a compile cache of its own (runtime/compile_cache.py).
+config.environment["PHYSLAYOUT_CACHE_DIR"] = tempfile.mkdtemp(prefix="physlayout-cache-")  # noqa: F821
 for _var in ("HOME", "POCL_CACHE_DIR", "PHYSLAYOUT_OPENCL_DEVICE", "OPENBLAS_CORETYPE"):
     if _var in os.environ:
         config.environment[_var] = os.environ[_var]  # noqa: F821

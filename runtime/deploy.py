@@ -27,7 +27,7 @@ from typing import Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.utils.exceptions import PassFailedException, VerifyException
+from xdsl.utils.exceptions import DiagnosticException
 
 from physlayout.runtime.boundary import add_boundary_functions
 from physlayout.runtime.host import RunResult, run_plan
@@ -35,6 +35,7 @@ from physlayout.runtime.host_c import BUILD_COMMAND, host_c
 from physlayout.runtime.opencl import (
     DeviceLimits,
     OpenCLRuntime,
+    apply_verified_once,
     device_pipeline,
     lower_module,
     module_text,
@@ -88,24 +89,42 @@ def compile_artifact(
     physical_io: bool = False,
     remarks: bool = False,
     source_text: str | None = None,
+    precision: str = "f32",
 ) -> Artifact:
     """Compile function `entry` of `source` (buffer-level, or graph-level: then `pipeline`
     first) for a device with `limits`. Inputs and outputs are in the entry's logical layout
     (boundary kernels, `runtime/boundary.py`), or in their physical layout with
-    `physical_io`."""
+    `physical_io`. `precision` "f16" (graph-level only) first applies `to-mixed-precision`:
+    f16 storage, f32 arithmetic, f32 inputs and results; parameters the pipeline lifts into
+    `@ENTRY_prepare` are rounded there, once."""
     from physlayout.transforms.legalize_layout import is_graph_function
 
     graph = any(isinstance(op, func.FuncOp) and is_graph_function(op) for op in source.ops)
-    module = source.clone()
+    if precision not in ("f32", "f16"):
+        raise DiagnosticException(f"precision must be f32 or f16, got '{precision}'")
+    if precision != "f32" and not graph:
+        raise DiagnosticException(
+            f"precision {precision} applies to graph-level IR (functions over tensors); "
+            "buffer-level kernels run in the element types they declare"
+        )
+    module = source
     shapes: dict[int, tuple[int, ...]] = {}
     if graph:
-        try:
-            device_pipeline(pipeline, limits).apply(make_context(), module)
-        except VerifyException as err:
-            raise PassFailedException(f"the graph pipeline produced invalid IR: {err}") from None
+
+        def mixed_precision(graph: ModuleOp) -> None:
+            if precision == "f16":
+                from physlayout.lowering.pipelines import lifts_params
+                from physlayout.transforms.to_mixed_precision import ToMixedPrecisionPass
+
+                lifted = lifts_params(device_pipeline(pipeline, limits))
+                ToMixedPrecisionPass(params_f16=lifted).apply(make_context(), graph)
+
+        module = apply_verified_once(pipeline, limits, source, mixed_precision)
         signature = _function(source, entry).function_type
         types = [*signature.inputs.data, *signature.outputs.data]
         shapes = {i: tuple(t.get_shape()) for i, t in enumerate(types) if isinstance(t, TensorType)}
+    else:
+        module = source.clone()
     boundary = [] if physical_io else add_boundary_functions(module, _function(module, entry))
     # an entry lift-transform-params split: its parameters go to @ENTRY_prepare, run once
     prepare = f"{entry}_prepare"
@@ -122,6 +141,7 @@ def compile_artifact(
         "fp16": limits.fp16,
         "fp64": limits.fp64,
         "physical_io": physical_io,
+        "precision": precision,
     }
     plan = build_plan(
         lowered,

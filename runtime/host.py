@@ -98,6 +98,17 @@ class RunResult:
     """Per buffer parameter (by index), its downloaded array in the transformed shape."""
     outputs: dict[str, np.ndarray] = field(default_factory=dict[str, np.ndarray])
     """Per `read` step, the array it read (the caller's shape of the output)."""
+    pending: list[tuple[Launch, Any]] = field(default_factory=list[tuple[Launch, Any]])
+    """Launches whose profiling events are not read into `times` yet (`resolve`)."""
+
+    def resolve(self) -> RunResult:
+        """Read the pending launches' device times (their events have completed) into
+        `times`, in launch order; returns self."""
+        for step, event in self.pending:
+            seconds = (event.profile.end - event.profile.start) * 1e-9
+            self.times.append(KernelTime(step.function, step.kernel, seconds, step.global_size))
+        self.pending.clear()
+        return self
 
     @property
     def total_seconds(self) -> float:
@@ -234,60 +245,101 @@ def run_plan(
     steps write (arrays of the parameter's shape and dtype) and of every scalar parameter;
     `bound` maps storage ids to storage the caller allocated (their `allocate` steps are
     skipped); `kernels` caches the kernel objects. `read` steps fill `RunResult.outputs`."""
-    state = _PlanRun(plan, runtime, program, inputs, dict(bound or {}), kernels or {})
-    for step in (*plan.prepare, *plan.steps):
-        if step.phase in phases:
-            state.run(step)
-    runtime.queue.finish()
-    return state.result
+    runner = PlanRunner(plan, runtime, program, bound, kernels)
+    steps = tuple(s for s in (*plan.prepare, *plan.steps) if s.phase in phases)
+    return runner.run(steps, inputs)
 
 
-@dataclass
-class _PlanRun:
-    plan: Plan
-    runtime: OpenCLRuntime
-    program: Any
-    inputs: Mapping[str, Any]
-    storage: dict[int, DeviceStorage]
-    kernels: dict[str, Any]
-    result: RunResult = field(default_factory=RunResult)
+class PlanRunner:
+    """The steps of one plan, run on one runtime as often as asked.
 
-    def run(self, step: Step) -> None:
-        cl = _cl()
-        queue = self.runtime.queue
+    What the steps allocate stays allocated between runs and keeps what was written into it
+    (`Session` uploads bound parameters once and runs `prepare` once). A sequence of steps is
+    made ready once (`ready`): its storages allocated in step order (a storage used before
+    its allocate step is a `PlanError`, as a C host would fail), every launch given a kernel
+    object of its own whose buffer and constant arguments are set then, its work-group
+    shape fixed. A run then sets only the scalar inputs' arguments, enqueues the launches
+    without waiting for them, and waits once at the end; the launches' device times come
+    from their profiling events after that wait."""
+
+    def __init__(
+        self,
+        plan: Plan,
+        runtime: OpenCLRuntime,
+        program: Any,
+        bound: Mapping[int, DeviceStorage] | None = None,
+        kernels: dict[str, Any] | None = None,
+    ) -> None:
+        self.plan = plan
+        self.runtime = runtime
+        self.program = program
+        self.storage: dict[int, DeviceStorage] = dict(bound or {})
+        self.kernels: dict[str, Any] = kernels if kernels is not None else {}
+        self._limits: dict[str, int] = {}
+        self._ready: dict[tuple[Step, ...], list[_Action]] = {}
+
+    def run(
+        self,
+        steps: tuple[Step, ...],
+        inputs: Mapping[str, Any],
+        skip: Collection[str] = (),
+        profile: bool = True,
+    ) -> RunResult:
+        """Run `steps` (a tuple of this plan's steps) on `inputs` (as `run_plan`); `write`
+        steps of the inputs named in `skip` are left out (their storage holds them from an
+        earlier run). With `profile` the launches' times are read into `RunResult.times`,
+        else they wait in `RunResult.pending` (`RunResult.resolve`)."""
+        result = RunResult()
+        for action in self.ready(steps):
+            if action.input in skip:
+                continue
+            action.run(self, inputs, result)
+        self.runtime.queue.finish()
+        if profile:
+            result.resolve()
+        return result
+
+    def ready(self, steps: tuple[Step, ...]) -> list[_Action]:
+        """The actions of `steps`, made once per sequence (see the class docstring)."""
+        actions = self._ready.get(steps)
+        if actions is None:
+            actions = [self._action(step) for step in steps]
+            self._ready[steps] = actions
+        return actions
+
+    def _action(self, step: Step) -> _Action:
         match step:
             case Allocate():
                 if step.storage not in self.storage:
                     s = self.plan.storages[step.storage]
                     kind = "texture" if s.kind == "image" else "global"
                     self.storage[step.storage] = self.runtime.allocate(kind, s.shape, s.dtype)
+                return _Action(_nothing)
             case Fill():
-                self.fill(step)
+                return _Action(_fill, self.get(step.storage), step.value)
             case Write():
-                storage = self.get(step.storage)
-                storage.upload(np.asarray(self.inputs[step.input]).reshape(storage.physical_shape))
+                return _Action(_write, self.get(step.storage), step.input, input=step.input)
             case Read():
-                param = self.plan.param(step.output)
-                self.result.outputs[step.output] = self.get(step.storage).download().reshape(
-                    param.shape
-                )
+                shape = self.plan.param(step.output).shape
+                return _Action(_read, self.get(step.storage), step.output, shape)
             case Launch():
-                self.launch(step)
+                return self._launch(step)
             case CopyBufferToImage():
                 src, dst = self.get(step.src), self.get(step.dst)
                 rows, cols = dst.physical_shape
-                cl.enqueue_copy(queue, dst.memory, src.memory, offset=0, origin=(0, 0),
-                                region=(cols // 4, rows))  # fmt: skip
+                return _Action(_copy, dst.memory, src.memory, {"offset": 0, "origin": (0, 0),
+                               "region": (cols // 4, rows)})  # fmt: skip
             case CopyImageToBuffer():
                 src, dst = self.get(step.src), self.get(step.dst)
                 rows, cols = src.physical_shape
-                cl.enqueue_copy(queue, dst.memory, src.memory, offset=0, origin=(0, 0),
-                                region=(cols // 4, rows))  # fmt: skip
+                return _Action(_copy, dst.memory, src.memory, {"offset": 0, "origin": (0, 0),
+                               "region": (cols // 4, rows)})  # fmt: skip
             case Check():
-                flat = self.get(step.storage).download().reshape(-1)
-                check_flags(flat[step.offset : step.offset + step.count], step.message)
+                return _Action(_check, self.get(step.storage), step)
+        raise PlanError(f"unknown plan step {step!r}")  # pragma: no cover
 
     def get(self, index: int) -> DeviceStorage:
+        """The device storage of plan storage `index` (a PlanError before its allocation)."""
         storage = self.storage.get(index)
         if storage is None:
             raise PlanError(
@@ -296,32 +348,17 @@ class _PlanRun:
             )
         return storage
 
-    def fill(self, step: Fill) -> None:
+    def _launch(self, step: Launch) -> _Action:
         cl = _cl()
-        storage = self.get(step.storage)
-        if storage.kind == "texture":
-            rows, cols = storage.physical_shape
-            color = np.full(4, step.value, dtype=np.float32)
-            cl.enqueue_fill_image(self.runtime.queue, storage.memory, color, (0, 0), (cols // 4, rows))
-            return
-        pattern = np.asarray(step.value, dtype=storage.dtype)
-        size = self.plan.storages[step.storage].bytes
-        cl.enqueue_fill_buffer(self.runtime.queue, storage.memory, pattern, 0, size)
-
-    def kernel(self, name: str) -> Any:
-        if name not in self.kernels:
-            cl = _cl()
+        if step.kernel not in self.kernels:
             try:
-                self.kernels[name] = cl.Kernel(self.program, name)
+                self.kernels[step.kernel] = cl.Kernel(self.program, step.kernel)
             except cl.Error:
                 raise PlanError(
-                    f"kernels.cl has no kernel '{name}' (the plan launches it)"
+                    f"kernels.cl has no kernel '{step.kernel}', which the plan launches"
                 ) from None
-        return self.kernels[name]
-
-    def launch(self, step: Launch) -> None:
-        cl = _cl()
-        kernel = self.kernel(step.kernel)
+        kernel = cl.Kernel(self.program, step.kernel)  # this launch's own argument state
+        scalars: list[tuple[int, InputArg]] = []
         for position, arg in enumerate(step.args):
             match arg:
                 case StorageArg():
@@ -329,17 +366,88 @@ class _PlanRun:
                 case ValueArg():
                     kernel.set_arg(position, np.asarray(arg.value, C_SCALARS[arg.c_type]))
                 case InputArg():
-                    value = c_scalar(self.inputs[arg.input], arg.c_type, step.function, arg.input)
-                    kernel.set_arg(position, np.asarray(value, C_SCALARS[arg.c_type]))
-        limit = int(
-            kernel.get_work_group_info(
-                cl.kernel_work_group_info.WORK_GROUP_SIZE, self.runtime.device
-            )
-        )
+                    scalars.append((position, arg))
+        limit = self._limits.get(step.kernel)
+        if limit is None:
+            info = cl.kernel_work_group_info.WORK_GROUP_SIZE
+            limit = int(kernel.get_work_group_info(info, self.runtime.device))
+            self._limits[step.kernel] = limit
         local = step.local_size
         if int(np.prod(local)) > limit:
             local = work_group_shape(step.global_size, limit)
-        event = cl.enqueue_nd_range_kernel(self.runtime.queue, kernel, step.global_size, local)
-        event.wait()
-        seconds = (event.profile.end - event.profile.start) * 1e-9
-        self.result.times.append(KernelTime(step.function, step.kernel, seconds, step.global_size))
+        return _Action(_enqueue, kernel, step, local, scalars)
+
+
+def _nothing(_runner: PlanRunner, _inputs: Mapping[str, Any], _result: RunResult) -> None:
+    return None
+
+
+def _fill(
+    runner: PlanRunner, _inputs: Mapping[str, Any], _result: RunResult,
+    storage: DeviceStorage, value: int | float,
+) -> None:  # fmt: skip
+    cl = _cl()
+    queue = runner.runtime.queue
+    if storage.kind == "texture":
+        rows, cols = storage.physical_shape
+        color = np.full(4, value, dtype=np.float32)
+        cl.enqueue_fill_image(queue, storage.memory, color, (0, 0), (cols // 4, rows))
+        return
+    size = max(1, int(np.prod(storage.physical_shape))) * storage.dtype.itemsize
+    cl.enqueue_fill_buffer(queue, storage.memory, np.asarray(value, dtype=storage.dtype), 0, size)
+
+
+def _write(
+    _runner: PlanRunner, inputs: Mapping[str, Any], _result: RunResult,
+    storage: DeviceStorage, name: str,
+) -> None:  # fmt: skip
+    storage.upload(np.asarray(inputs[name]).reshape(storage.physical_shape))
+
+
+def _read(
+    _runner: PlanRunner, _inputs: Mapping[str, Any], result: RunResult,
+    storage: DeviceStorage, name: str, shape: tuple[int, ...],
+) -> None:  # fmt: skip
+    result.outputs[name] = storage.download().reshape(shape)
+
+
+def _copy(
+    runner: PlanRunner, _inputs: Mapping[str, Any], _result: RunResult,
+    dst: Any, src: Any, where: dict[str, Any],
+) -> None:  # fmt: skip
+    _cl().enqueue_copy(runner.runtime.queue, dst, src, **where)
+
+
+def _check(
+    _runner: PlanRunner, _inputs: Mapping[str, Any], _result: RunResult,
+    storage: DeviceStorage, step: Check,
+) -> None:  # fmt: skip
+    flat = storage.download().reshape(-1)
+    check_flags(flat[step.offset : step.offset + step.count], step.message)
+
+
+def _enqueue(
+    runner: PlanRunner, inputs: Mapping[str, Any], result: RunResult,
+    kernel: Any, step: Launch, local: tuple[int, ...], scalars: list[tuple[int, InputArg]],
+) -> None:  # fmt: skip
+    for position, arg in scalars:
+        value = c_scalar(inputs[arg.input], arg.c_type, step.function, arg.input)
+        kernel.set_arg(position, np.asarray(value, C_SCALARS[arg.c_type]))
+    queue = runner.runtime.queue
+    event = _cl().enqueue_nd_range_kernel(queue, kernel, step.global_size, local)
+    result.pending.append((step, event))
+
+
+class _Action:
+    """One ready step: a function and the arguments it was made ready with; `input` names
+    the input a `write` step uploads."""
+
+    __slots__ = ("args", "function", "input")
+
+    def __init__(self, function: Any, *args: Any, input: str | None = None) -> None:
+        self.function = function
+        self.args = args
+        self.input = input
+
+    def run(self, runner: PlanRunner, inputs: Mapping[str, Any], result: RunResult) -> None:
+        self.function(runner, inputs, result, *self.args)

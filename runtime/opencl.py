@@ -47,7 +47,7 @@ Running a function (a kernel or a host function) is `runtime/host.py`.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from math import prod
 from typing import Any
@@ -59,7 +59,12 @@ from xdsl.parser import Parser
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.universe import Universe
-from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    PassFailedException,
+    VerifyException,
+)
 
 from physlayout.dialects.buffer_layout import PendingLayout, flattened_type
 from physlayout.dialects.layout import BufferType, is_texture_scope
@@ -407,24 +412,51 @@ def parse_module(text: str, name: str = "<input>") -> ModuleOp:
     return module
 
 
-def device_pipeline(spec: str, limits: DeviceLimits) -> PassPipeline:
+def device_pipeline(spec: str, limits: DeviceLimits, verify_each: bool = True) -> PassPipeline:
     """The pass pipeline `spec` (xDSL syntax, any registered pass) with the device's image
     limits given to every pass that takes `max-image-width`/`max-image-height` (e.g.
     `physlayout-adreno`, `annotate-texture-scope`, `verify-buffers`), and whether it has
     cl_khr_fp64 to every pass that takes `fp64`, where `spec` does not give them. Raises a
-    DiagnosticException naming `spec` when it does not parse."""
+    DiagnosticException naming `spec` when it does not parse. Without `verify_each` nothing
+    is verified between the passes (the declared pipelines get `verify-each=false` where
+    `spec` does not set it): the caller verifies the result (`apply_verified_once`)."""
     image = limits.image_limits()
     device: dict[str, tuple[Any, ...]] = {
         "max_image_width": (image.max_width,),
         "max_image_height": (image.max_height,),
         "fp64": (limits.fp64,),
     }
+    if not verify_each:
+        device["verify_each"] = (False,)
     available = Universe.get_multiverse().all_passes | get_all_passes()
     try:
         passes = pipeline_passes(available, spec, device)
     except (Exception, ArgSpecParseError) as err:  # ArgSpecParseError is a BaseException
         raise OpenCLRuntimeError(f"pipeline '{spec}': {err}") from None
-    return PassPipeline(passes, verify_after)
+    return PassPipeline(passes, verify_after if verify_each else None)
+
+
+def apply_verified_once(
+    spec: str, limits: DeviceLimits, module: ModuleOp, prepare: Callable[[ModuleOp], None]
+) -> ModuleOp:
+    """Run the pipeline `spec` (`device_pipeline`) on a clone of `module` prepared by
+    `prepare` and verify the result once: the policy of the user-facing drivers
+    (`physlayout run`, `physlayout compile`, `physlayout.compile`). When that verification
+    fails, the pipeline runs again on a fresh clone with verification after each pass, so
+    the error names the pass that produced invalid IR (`PassFailedException`)."""
+    from physlayout.verification import verify_module
+
+    lowered = module.clone()
+    prepare(lowered)
+    device_pipeline(spec, limits, verify_each=False).apply(make_context(), lowered)
+    try:
+        verify_module(lowered)
+    except VerifyException as err:
+        again = module.clone()
+        prepare(again)
+        device_pipeline(spec, limits).apply(make_context(), again)
+        raise PassFailedException(f"the graph pipeline produced invalid IR: {err}") from None
+    return lowered
 
 
 def module_text(module: ModuleOp) -> str:

@@ -14,6 +14,15 @@ if TYPE_CHECKING:
     from physlayout.runtime.opencl import OpenCLRuntime
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Every test session compiles into a compile cache of its own (an empty directory), so
+    that no test reads an artifact an earlier session or the user's runs left."""
+    import tempfile
+
+    os.environ["PHYSLAYOUT_CACHE_DIR"] = tempfile.mkdtemp(prefix="physlayout-cache-")
+    del config
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     if os.environ.get("PHYSLAYOUT_REQUIRE_TOOLS") != "1":
         return

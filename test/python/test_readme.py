@@ -23,7 +23,7 @@ README = (ROOT / "README.md").read_text()
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 """The README and every page under docs/: their examples are run the same way."""
 BLOCK = re.compile(r"```(console|python)\n(.*?)```", re.DOTALL)
-REQUIRES = re.compile(r"<!-- requires: ([a-z]+) -->\n```console\n(.*?)```", re.DOTALL)
+REQUIRES = re.compile(r"<!-- requires: ([a-z]+) -->\n```(?:console|python)\n(.*?)```", re.DOTALL)
 
 
 def _name(page: Path) -> str:
@@ -69,6 +69,11 @@ def available(tool: str) -> bool:
     return probe.returncode == 0
 
 
+def _usable(tool: str) -> bool:
+    """Whether an example that requires `tool` runs (CI runs all of them)."""
+    return available(tool) or os.environ.get("PHYSLAYOUT_REQUIRE_TOOLS") == "1"
+
+
 @pytest.mark.parametrize(("command", "expected", "requires"), _all_console_examples())
 def test_console_example(command: str, expected: str, requires: str) -> None:
     if requires and not available(requires) and os.environ.get("PHYSLAYOUT_REQUIRE_TOOLS") != "1":
@@ -87,7 +92,12 @@ def test_console_example(command: str, expected: str, requires: str) -> None:
 @pytest.mark.parametrize("page", PAGES, ids=_name)
 def test_python_examples(page: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)  # the examples read files by their path in the repository
-    blocks = [body for kind, body in BLOCK.findall(page.read_text()) if kind == "python"]
+    text = page.read_text()
+    required = {body: tool for tool, body in REQUIRES.findall(text)}
+    blocks = [
+        body for kind, body in BLOCK.findall(text)
+        if kind == "python" and (body not in required or _usable(required[body]))
+    ]  # fmt: skip
     parser = doctest.DocTestParser()
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     for i, body in enumerate(blocks):
@@ -107,7 +117,8 @@ def test_pages_have_examples() -> None:
 
 @pytest.mark.parametrize("page", PAGES, ids=_name)
 def test_tutorial_marks_its_tool_blocks(page: Path) -> None:
-    """Each `requires` marker is followed by a console block (else it would not apply)."""
+    """Each `requires` marker is followed by a console or python block (else it would not
+    apply)."""
     text = page.read_text()
     markers = len(re.findall(r"^<!-- requires:", text, re.MULTILINE))
     assert markers == len(REQUIRES.findall(text))
