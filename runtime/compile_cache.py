@@ -4,7 +4,7 @@ so that compiling the same model again costs reading its artifact instead of the
 `cached_compile(text, module, entry, limits, ...)` returns what `compile_artifact` would:
 from the cache when an entry for the same key is there and reads back whole, else compiled
 and stored. The key is a SHA-256 of the source text, the entry name as given, the pipeline,
-the precision, the physical-io switch, the target's image limits and fp16/fp64 switches,
+the precision, the physical-io switch, every field of the target's `DeviceLimits` (image limits, fp16/fp64, ...),
 and the physlayout code itself (every `.py` of the installed package, so an edited checkout
 never reads an artifact an older one wrote; xDSL's version too).
 
@@ -23,6 +23,7 @@ are printed while compiling).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -84,10 +85,7 @@ def cache_key(
         "pipeline": pipeline,
         "precision": precision,
         "physical_io": physical_io,
-        "limits": [
-            limits.image_support, limits.max_image_width, limits.max_image_height,
-            limits.fp16, limits.fp64,
-        ],
+        "limits": list(dataclasses.astuple(limits)),
         "code": code_fingerprint(),
     }
 
