@@ -1,11 +1,11 @@
 """The compile cache: an artifact per (source text, options, target, physlayout code) on disk,
 so that compiling the same model again costs reading its artifact instead of the pipeline.
 
-`cached_compile(text, module, entry, limits, ...)` returns what `compile_artifact` would:
+`cached_compile(text, entry, limits, ..., parse=...)` returns what `compile_artifact` would:
 from the cache when an entry for the same key is there and reads back whole, else compiled
 and stored. The key is a SHA-256 of the source text, the entry name as given, the pipeline,
-the precision, the physical-io switch, every field of the target's `DeviceLimits` (image limits, fp16/fp64, ...),
-and the physlayout code itself (every `.py` of the installed package, so an edited checkout
+the precision, the physical-io switch, every field of the target's `DeviceLimits` (image
+limits, fp16/fp64, ...), and the physlayout code itself (every `.py` of the installed package, so an edited checkout
 never reads an artifact an older one wrote; xDSL's version too).
 
 An entry is a directory `<cache>/<key>/` holding the artifact's files and `key.json` (what
