@@ -235,7 +235,7 @@ def run_artifact_command(args: argparse.Namespace) -> int:
     call = {n: v for n, v in inputs.items() if n not in lifted and plan.param(n).direction != "out"}
     result = session.run(call)
     _print_times(runtime, plan.entry, result)
-    print_timing(args, CompiledModel(artifact, session), call)
+    print_timing(args, CompiledModel(artifact, session), call, result)
     values = {**inputs, **result.outputs}
     for name, path in wanted.items():
         np.save(path, values[name])

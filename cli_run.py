@@ -108,6 +108,16 @@ def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="untimed calls before the --repeat ones (default 2)",
     )
     run.add_argument(
+        "--profile", action="store_true",
+        help="graph-level IR and artifacts: per kernel, its launches, device ms, GMAC/s and "
+        "GB/s against the device's measured peaks, and the source lines it came from",
+    )
+    run.add_argument(
+        "--trace", metavar="FILE.json",
+        help="graph-level IR and artifacts: write a Chrome/Perfetto trace of the run's "
+        "launches (chrome://tracing, ui.perfetto.dev)",
+    )
+    run.add_argument(
         "--pipeline", default=None,
         help="graph-level IR only (refused for buffer-level FILE): the xDSL pass pipeline "
         f"that turns it into buffer-level kernels (default: {default_pipeline()}, or "
@@ -136,10 +146,26 @@ def add_graph_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def print_timing(args: argparse.Namespace, model: Any, inputs: dict[str, Any]) -> None:
-    """With `--repeat N`: time N calls of `model` on `inputs` and print the medians."""
+def print_timing(
+    args: argparse.Namespace, model: Any, inputs: dict[str, Any], result: Any
+) -> None:
+    """After the reported run `result` of `model`: its profile (`--profile`) and trace
+    (`--trace`), then with `--repeat N` the medians of N more calls on `inputs`."""
     if args.repeat < 0 or args.warmup < 0:
         raise DiagnosticException("--repeat and --warmup must not be negative")
+    if args.profile:
+        from physlayout.runtime.profile import measure_peaks, profile_lines
+
+        peaks = measure_peaks(model.session.runtime)
+        print("\n".join(profile_lines(model.plan, model.artifact.stats, result, peaks)))
+    if args.trace:
+        import json
+
+        from physlayout.runtime.profile import chrome_trace
+
+        with open(args.trace, "w") as stream:
+            json.dump(chrome_trace(result, f"@{model.plan.entry}"), stream)
+        print(f"wrote {args.trace}: a trace of {len(result.times)} launch(es)")
     if args.repeat:
         print(model.time(inputs, args.repeat, args.warmup).line())
 
@@ -170,8 +196,11 @@ def _run_checked(args: argparse.Namespace) -> int:
             f"--precision {args.precision} applies to graph-level IR (functions over tensors); "
             "buffer-level kernels run in the element types they declare"
         )
-    if args.no_prepare or args.repeat:
-        flag = "--no-prepare" if args.no_prepare else "--repeat"
+    if args.no_prepare or args.repeat or args.profile or args.trace:
+        flag = (
+            "--no-prepare" if args.no_prepare else "--repeat" if args.repeat
+            else "--profile" if args.profile else "--trace"
+        )
         raise DiagnosticException(
             f"{flag} applies to graph-level IR (functions over tensors) and artifacts; run "
             f"the artifact of `physlayout compile {args.file}` to time buffer-level kernels"
@@ -271,7 +300,7 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp, text: str) -> int:
     call = {n: v for n, v in values.items() if n not in lifted}
     result = session.run(call)
     _print_times(runtime, entry.sym_name.data, result)
-    print_timing(args, CompiledModel(artifact, session), call)
+    print_timing(args, CompiledModel(artifact, session), call, result)
     shaped = [result.outputs[name] for name in outputs]
     values.update(zip(outputs, shaped, strict=True))
     for name, path in _named_values(args.output, "--output", list(values)).items():

@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Self
 
-from xdsl.dialects.builtin import ArrayAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, LocationAttr, StringAttr, UnknownLoc
 from xdsl.dialects.linalg.abstract_ops import NamedOperation
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp as XdslGenericOp
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.parser import Parser
 
 __all__ = ["GenericOp", "generalized", "generic_form"]
@@ -110,8 +110,18 @@ def generic_form(op: NamedOperation) -> XdslGenericOp:
 
 
 def generalized(op: NamedOperation) -> XdslGenericOp:
-    """`generic_form(op)` carrying `op`'s discardable attributes (e.g. `layout.scope`): what
-    replaces a named op that a pass generalizes."""
+    """`generic_form(op)` carrying `op`'s discardable attributes (e.g. `layout.scope`) and
+    location (given to its body ops too: the kernels made of it name their source line):
+    what replaces a named op that a pass generalizes."""
     generic = generic_form(op)
     generic.attributes.update(op.attributes)
+    located(generic, op.location)
     return generic
+
+
+def located(op: Operation, location: LocationAttr) -> None:
+    """Give `op` and every op nested in it that has no location (`loc(unknown)`) the
+    location `location`."""
+    for inner in op.walk():
+        if isinstance(inner.location, UnknownLoc):
+            inner.location = location

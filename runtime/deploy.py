@@ -5,7 +5,9 @@ An artifact is a directory holding
 - `plan.json`: the launch plan (`runtime/plan.py`, JSON Schema `docs/plan.schema.json`);
 - `host.c`: the standalone C99 host of the plan (`runtime/host_c.py`);
 - `README.txt`: how to build and run host.c;
-- `source.mlir`: the source module (what `physlayout run OUT/ --check` compares with).
+- `source.mlir`: the source module (what `physlayout run OUT/ --check` compares with);
+- `kernels.json`: per kernel function, the multiplies one launch executes and the source
+  lines it came from (`runtime/kernel_stats.py`; what `physlayout run OUT/ --profile` reads).
 
 `compile_artifact` needs no OpenCL device: the image limits and the fp16/fp64 switches are
 the target's (given, or read from a local device by the caller). The artifact's id is a hash
@@ -32,6 +34,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from physlayout.runtime.boundary import add_boundary_functions
 from physlayout.runtime.host import RunResult, run_plan
 from physlayout.runtime.host_c import BUILD_COMMAND, host_c
+from physlayout.runtime.kernel_stats import KernelStats, kernel_stats
 from physlayout.runtime.opencl import (
     DeviceLimits,
     OpenCLRuntime,
@@ -55,6 +58,7 @@ PLAN_FILE = "plan.json"
 HOST_FILE = "host.c"
 README_FILE = "README.txt"
 SOURCE_FILE = "source.mlir"
+STATS_FILE = "kernels.json"
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,9 @@ class Artifact:
     """kernels.cl's text (its first line names the artifact)."""
     source: str | None
     """source.mlir's text (None when the artifact has none)."""
+    stats: Mapping[str, KernelStats] | None = None
+    """kernels.json: what each kernel function does per launch (`runtime/kernel_stats.py`;
+    None when the artifact has none)."""
 
     def files(self) -> dict[str, str]:
         """The artifact's files by name."""
@@ -77,6 +84,9 @@ class Artifact:
         }
         if self.source is not None:
             files[SOURCE_FILE] = self.source
+        if self.stats is not None:
+            entries = {name: stats.to_json() for name, stats in sorted(self.stats.items())}
+            files[STATS_FILE] = json.dumps(entries, indent=1) + "\n"
         return files
 
 
@@ -158,7 +168,8 @@ def compile_artifact(
     plan = dataclasses.replace(plan, artifact_id=digest)
     kernels = artifact_line(digest) + "\n" + lowered.program.source
     text = source_text if source_text is not None else module_text(source)
-    return Artifact(plan, kernels, text)
+    stats = kernel_stats(lowered.lowered, lowered.program.kernels)
+    return Artifact(plan, kernels, text, stats)
 
 
 def _function(module: ModuleOp, name: str) -> func.FuncOp:
@@ -180,7 +191,8 @@ def readme(plan: Plan) -> str:
         f"Build: {BUILD_COMMAND}\n"
         f"Run:   {run}\n"
         "Files: kernels.cl (OpenCL C, loaded at run time), plan.json (the launch plan), "
-        "host.c (this plan's C host), source.mlir (the source module)\n"
+        "host.c (this plan's C host), kernels.json (what each kernel computes, for "
+        "profiles), source.mlir (the source module)\n"
     )
 
 
@@ -227,7 +239,21 @@ def load_artifact(directory: str) -> Artifact:
     if os.path.isfile(source_path):
         with open(source_path) as stream:
             source = stream.read()
-    return Artifact(plan, kernels, source)
+    return Artifact(plan, kernels, source, _stats(os.path.join(directory, STATS_FILE)))
+
+
+def _stats(path: str) -> dict[str, KernelStats] | None:
+    """kernels.json's entries (None without the file); PlanError when it is not one."""
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open(path) as stream:
+            data = json.load(stream)
+        if not isinstance(data, dict):
+            raise ValueError("expected an object of kernels")
+        return {str(k): KernelStats.from_json(v) for k, v in data.items()}  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    except (ValueError, OSError) as err:
+        raise PlanError(f"{path}: not a kernels.json ({err})") from None
 
 
 def check_device(plan: Plan, runtime: OpenCLRuntime) -> None:

@@ -87,6 +87,8 @@ class KernelTime:
     kernel: str
     seconds: float
     global_size: tuple[int, ...] = ()
+    start: float = 0.0
+    """When the launch started, in seconds of the device's clock (profiling events)."""
 
 
 @dataclass
@@ -105,8 +107,11 @@ class RunResult:
         """Read the pending launches' device times (their events have completed) into
         `times`, in launch order; returns self."""
         for step, event in self.pending:
-            seconds = (event.profile.end - event.profile.start) * 1e-9
-            self.times.append(KernelTime(step.function, step.kernel, seconds, step.global_size))
+            start, end = event.profile.start, event.profile.end
+            self.times.append(
+                KernelTime(step.function, step.kernel, (end - start) * 1e-9, step.global_size,
+                           start * 1e-9)
+            )  # fmt: skip
         self.pending.clear()
         return self
 

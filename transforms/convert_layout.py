@@ -80,7 +80,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from physlayout.dialects.layout_graph import CropOp, TransformOp, static_shape
-from physlayout.dialects.linalg_generic import generic_form
+from physlayout.dialects.linalg_generic import generic_form, located
 from physlayout.indexing import proofs
 from physlayout.indexing.bridges import isl as bridge
 from physlayout.indexing.index_map import IndexMap
@@ -656,6 +656,7 @@ def _build(conv: Conv, plan: BlockedConv) -> list[Operation]:
     )
     generic.attributes.update({k: v for k, v in old.attributes.items() if k != FROZEN})
     generic.attributes[FROZEN] = UnitAttr()
+    located(generic, old.location)
     generic.res[0].name_hint = result.name_hint
     ops.append(generic)
     back = TransformOp(generic.res[0], plan.back)

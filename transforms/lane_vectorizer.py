@@ -212,6 +212,7 @@ class LaneVectorizer:
                 properties=dict(op.properties),
                 attributes=dict(op.attributes),
             )
+            new.location = op.location  # a profile names the source line of a kernel's op
             new.results[0].name_hint = result.name_hint
             self.vectors[result] = self._insert(new, point)
         # Lane-dependent index arithmetic is re-emitted at each access.

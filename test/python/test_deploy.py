@@ -199,7 +199,7 @@ def test_plan_validates_against_its_schema(
     out = compile_case(tmp_path, file, entry, capsys, *_pipeline(pipeline))
     plan = json.loads((out / "plan.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(plan)
-    assert sorted(os.listdir(out)) == ["README.txt", "host.c", "kernels.cl", "plan.json", "source.mlir"]
+    assert sorted(os.listdir(out)) == ["README.txt", "host.c", "kernels.cl", "kernels.json", "plan.json", "source.mlir"]
     first = (out / "kernels.cl").read_text().split("\n", 1)[0]
     assert first == f"// physlayout artifact {plan['artifact_id']} (plan schema 1)"
     # Every launched kernel is in kernels.cl, every step names an existing storage.
