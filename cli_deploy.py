@@ -103,8 +103,11 @@ def _compile(args: argparse.Namespace) -> int:
 
     with open(args.file) as stream:
         text = stream.read()
-    source = parse_located(text, args.file)
-    entry = entry_function(source, args.entry).sym_name.data
+
+    def parse(text: str) -> tuple[Any, str]:  # only when the compile cache has no artifact
+        source = parse_located(text, args.file)
+        return source, entry_function(source, args.entry).sym_name.data
+
     runtime = OpenCLRuntime(args.device) if args.device is not None else None
     base = runtime.limits if runtime is not None else DeviceLimits(
         True, DEFAULT_IMAGE_LIMIT, DEFAULT_IMAGE_LIMIT, False, True
@@ -123,7 +126,7 @@ def _compile(args: argparse.Namespace) -> int:
     artifact = cached_compile(
         text, args.entry, limits, pipeline=args.pipeline or default_pipeline(not args.no_prepare),
         physical_io=args.physical_io, remarks=args.remarks, use_cache=not args.no_cache,
-        precision=args.precision, parse=lambda _: (source, entry),
+        precision=args.precision, parse=parse,
     )  # fmt: skip
     if runtime is not None:
         runtime.build(artifact.kernels)
@@ -132,7 +135,7 @@ def _compile(args: argparse.Namespace) -> int:
     launches = sum(1 for s in plan.steps if type(s).__name__ == "Launch")
     once = sum(1 for s in plan.prepare if type(s).__name__ == "Launch")
     print(
-        f"compiled @{entry} to {args.output_dir}: {len(plan.kernels)} kernel(s), "
+        f"compiled @{plan.entry} to {args.output_dir}: {len(plan.kernels)} kernel(s), "
         f"{launches} launch(es)" + (f" per run after {once} prepare launch(es)" if once else "")
         + f", {len(plan.storages)} buffer(s)/image(s), {plan.io_layout} inputs and outputs"
     )
