@@ -184,7 +184,7 @@ def compile(
     stores tensors in f16 (f32 arithmetic). With `cache` the artifact comes from the compile
     cache when the same text was compiled with the same options before
     (`runtime/compile_cache.py`; a hit does not even parse the source)."""
-    from physlayout.cli_run import entry_function, parse_located
+    from physlayout.located import entry_function, parse_located
     from physlayout.runtime.compile_cache import cached_compile
     from physlayout.runtime.opencl import OpenCLRuntime, module_text
     from physlayout.runtime.session import Session

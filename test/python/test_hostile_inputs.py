@@ -131,7 +131,7 @@ def test_locations_match_xdsl_spans(tmp_path: Path) -> None:
     column of xDSL's `Span.get_location`, with the chunk's line offset added."""
     from xdsl.dialects.builtin import FileLineColLoc
 
-    from physlayout.cli import LocatingParser, attach_locations
+    from physlayout.located import LocatingParser, attach_locations
     from physlayout.universe import make_context
 
     source = (

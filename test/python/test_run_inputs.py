@@ -97,3 +97,21 @@ def test_pytorch_state_dict_names_are_accepted(
     )  # fmt: skip
     assert code == 0, err
     assert "expected: passed" in out and "random" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "usage", "meant"),
+    [
+        (["run", "x.mlir", "--chek"], "usage: physlayout run", "--check"),
+        (["compile", "x.mlir", "-o", "out", "--precison", "f16"], "usage: physlayout compile",
+         "--precision"),
+    ],
+)
+def test_a_misspelt_option_gets_the_subcommands_usage(
+    argv: list[str], usage: str, meant: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    err = capsys.readouterr().err
+    assert done.value.code == 2
+    assert usage in err and f"(did you mean {meant}?)" in err

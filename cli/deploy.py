@@ -20,10 +20,8 @@ from typing import Any
 
 from xdsl.utils.exceptions import DiagnosticException
 
-from physlayout.cli import (
-    reported,
-)
-from physlayout.cli_run import (
+from physlayout.cli.common import reported
+from physlayout.cli.run import (
     GRAPH_PIPELINE,
     _compare,  # pyright: ignore[reportPrivateUsage]
     _compare_expected,  # pyright: ignore[reportPrivateUsage]
@@ -35,10 +33,9 @@ from physlayout.cli_run import (
     _scalar_input,  # pyright: ignore[reportPrivateUsage]
     add_graph_options,
     default_pipeline,
-    entry_function,
-    parse_located,
     print_timing,
 )
+from physlayout.located import entry_function, parse_located
 
 DEFAULT_IMAGE_LIMIT = 16384
 """The default image limits of `compile` (the OpenCL target's: Adreno's 16384 x 16384)."""

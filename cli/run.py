@@ -24,13 +24,8 @@ from xdsl.utils.exceptions import (
 )
 
 from physlayout.api import GRAPH_PIPELINE, default_pipeline
-from physlayout.cli import (
-    LocatingParser,
-    attach_locations,
-    parse_module_reporting,
-    reported,
-    verify_with_locations,
-)
+from physlayout.cli.common import reported
+from physlayout.located import entry_function, parse_located
 from physlayout.universe import make_context
 
 
@@ -182,10 +177,8 @@ def _run_checked(args: argparse.Namespace) -> int:
     from physlayout.runtime.opencl import OpenCLRuntime, compile_module
     from physlayout.transforms.legalize_layout import is_graph_function
 
-    if os.path.isdir(args.file):
-        from physlayout.cli_deploy import run_artifact_command
-
-        return run_artifact_command(args)
+    if os.path.isdir(args.file):  # an artifact: `cli/main.py` sends it to cli/deploy.py
+        raise DiagnosticException(f"{args.file} is a directory, not an .mlir file")
     with open(args.file) as stream:
         text = stream.read()
     source = parse_located(text, args.file)
@@ -353,38 +346,6 @@ def _tensor_dtype(type_: TensorType) -> Any:
     from physlayout.runtime.opencl import numpy_dtype
 
     return numpy_dtype(type_.get_element_type(), f"tensor {type_}")
-
-
-def parse_located(text: str, name: str) -> ModuleOp:
-    """Parse and verify `text`; a verifier failure is reported at the op's source line."""
-    parser = LocatingParser(make_context(), text, name)
-    module = parse_module_reporting(parser)
-    attach_locations(parser.locations)
-    verify_with_locations(module, parser.locations)
-    return module
-
-
-def entry_function(module: ModuleOp, name: str | None) -> func.FuncOp:
-    """The function `name` of `module`, or without a name @main, else the one function no
-    other calls (a diagnostic when there is none or several)."""
-    functions = [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
-    by_name = {f.sym_name.data: f for f in functions}
-    if name is not None:
-        if name not in by_name:
-            raise DiagnosticException(f"no function @{name} (have {sorted(by_name)})")
-        return by_name[name]
-    if "main" in by_name:
-        return by_name["main"]
-    called = {
-        op.callee.root_reference.data for op in module.walk() if isinstance(op, func.CallOp)
-    }
-    roots = [f for f in functions if f.sym_name.data not in called]
-    if len(roots) != 1:
-        raise DiagnosticException(
-            "cannot choose the function to run: use --entry with one of "
-            f"{sorted(by_name)}"
-        )
-    return roots[0]
 
 
 def _named_values(pairs: Sequence[str], flag: str, names: Sequence[str]) -> dict[str, str]:

@@ -1,0 +1,99 @@
+"""What every command of the command line shares: versions, MLIR-style reporting of a
+sub-command's errors (`reported`: never a traceback) and a thread with a deep stack.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from xdsl.utils.exceptions import (
+    DiagnosticException,
+    ParseError,
+)
+
+if TYPE_CHECKING:
+    pass
+from physlayout.located import (
+    LocatedVerifyError,
+    located_diagnostic,
+    report_text,
+    unexpected_error_text,
+)
+
+VERSION_PACKAGES = ("xdsl", "islpy", "numpy", "pyopencl")
+"""The dependencies `--version` reports beside physlayout."""
+
+
+def versions_text() -> str:
+    """physlayout's version and its key dependencies', as `--version` prints them."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def of(package: str) -> str:
+        try:
+            return version(package)
+        except PackageNotFoundError:
+            return "not installed"
+
+    names = {"xdsl": "xDSL"}
+    found = ", ".join(f"{names.get(p, p)} {of(p)}" for p in VERSION_PACKAGES)
+    return f"physlayout {of('physlayout')} ({found})"
+
+
+STACK_BYTES = 512 * 1024 * 1024
+
+
+RECURSION_LIMIT = 200_000
+
+
+def output_closed() -> int:
+    """The reader of standard output went away (``physlayout ... | head -1``): stop quietly,
+    as a Unix filter does (standard output is pointed at the null device, so the flush at
+    exit cannot fail again); exit status 0."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 0
+
+
+def reported(body: Callable[[], int]) -> int:
+    """Run a sub-command's `body`; its errors become MLIR-style diagnostics on stderr (never a
+    traceback) and exit status 1, a closed standard output (`| head`) a quiet 0."""
+    try:
+        return body()
+    except LocatedVerifyError as err:
+        print(err, file=sys.stderr)
+    except ParseError as err:
+        print(report_text(err), file=sys.stderr)
+    except DiagnosticException as err:
+        print(located_diagnostic(err) or report_text(err), file=sys.stderr)
+    except BrokenPipeError:
+        return output_closed()
+    except OSError as err:
+        print(f"error: {err}", file=sys.stderr)
+    except Exception as err:  # reported, never a traceback
+        print(f"error: {unexpected_error_text(err)}", file=sys.stderr)
+    return 1
+
+
+def run_with_deep_stack(body: Callable[[], int]) -> int:
+    """Run `body` on a thread with a large stack and recursion limit (deep loop nests recurse
+    in xDSL's parser, printer and walkers); its exit status."""
+    status: list[int] = [1]
+
+    def target() -> None:
+        status[0] = body()
+
+    old_limit = sys.getrecursionlimit()
+    old_size = threading.stack_size(STACK_BYTES)
+    sys.setrecursionlimit(RECURSION_LIMIT)
+    try:
+        thread = threading.Thread(target=target, name="physlayout")
+        thread.start()
+        thread.join()
+    finally:
+        threading.stack_size(old_size)
+        sys.setrecursionlimit(old_limit)
+    return status[0]
