@@ -169,6 +169,27 @@ def test_npz_inputs_equal_npy_inputs(bottleneck: Bottleneck) -> None:
     np.testing.assert_array_equal(np.load(out / "over.npy"), want)
 
 
+def test_npz_with_zip64_records(bottleneck: Bottleneck, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An archive whose central directory holds every size and offset in zip64 extra fields
+    and whose end record defers to the zip64 end record (as archives over 4 GiB have them):
+    the same output."""
+    import struct
+    import zipfile
+
+    out = bottleneck.out
+    ok(run_host(out, "--inputs", "inputs.npz", "--output=result0=npz.npy"))
+    monkeypatch.setattr(zipfile, "ZIP64_LIMIT", 16)
+    np.savez(out / "zip64.npz", **bottleneck.inputs)  # pyright: ignore[reportArgumentType]
+    monkeypatch.undo()
+    data = bytearray((out / "zip64.npz").read_bytes())
+    end = data.rfind(b"PK\x05\x06")
+    assert data.rfind(b"PK\x06\x06") >= 0 and end > 0
+    data[end + 8 : end + 20] = struct.pack("<HHII", 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF)
+    (out / "zip64.npz").write_bytes(bytes(data))
+    ok(run_host(out, "--inputs", "zip64.npz", "--output=result0=zip64.npy"))
+    np.testing.assert_array_equal(np.load(out / "zip64.npy"), np.load(out / "npz.npy"))
+
+
 def test_npz_members_are_checked(bottleneck: Bottleneck) -> None:
     """A compressed member, a member that names no parameter, a missing one, one of the
     wrong shape, a file that is no zip archive: one clear line each."""
