@@ -946,7 +946,7 @@ static void check_launch(struct runner *r, int s, const int *allocated) {
         check(status, "clGetKernelArgInfo", name);
         cl_kernel_arg_address_qualifier address = 0;
         check(clGetKernelArgInfo(kernel, (cl_uint)a, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address, NULL), "clGetKernelArgInfo", name);
-        int is_image = strncmp(type, "image", 5) == 0;
+        int is_image = strstr(type, "image") != NULL; /* "image2d_t" (some drivers keep the access qualifier) */
         char *star = strchr(type, '*');
         int is_global = star && (address == CL_KERNEL_ARG_ADDRESS_GLOBAL || address == CL_KERNEL_ARG_ADDRESS_CONSTANT);
         if (arg->kind != ARG_STORAGE) {
@@ -963,6 +963,8 @@ static void check_launch(struct runner *r, int s, const int *allocated) {
         if (st->kind == KIND_BUFFER && !is_global)
             fail_step(s, "argument %d of the kernel has type '%s'%s, but the plan binds storage %d (%s), a buffer, to it", a, type, star ? " (not __global)" : "", arg->storage, st->name);
         if (st->kind == KIND_BUFFER) {
+            while (star > type && star[-1] == ' ') /* "float*", or "float *" */
+                --star;
             *star = '\0';
             size_t element = c_type_size(type);
             if (element && element != DTYPES[st->dtype].size)
