@@ -5,7 +5,9 @@ as C tables (so the program needs no JSON library).
 `STORAGES` (kind, dtype, elements, bytes, image width x height), `PARAMS` (name, dtype,
 direction, shape in the caller's layout, the storage the host writes/reads), `KERNELS`,
 `ARGS` (per launch: storage, constant bytes, or scalar parameter), `STEPS` (the plan's
-`prepare` steps, then its steps, in order), `EXTENSIONS` and the largest image. The program
+`prepare` steps, then its steps, in order; each with its place in plan.json, e.g.
+`prepare[3]`, and its phase, for the host's messages), `N_PREPARE_STEPS` (how many of them
+run once, before the first run), `EXTENSIONS` and the largest image. The program
 is deterministic text: the same plan gives the same bytes. It compiles with
 `gcc -std=c99 -Wall -Werror` against the OpenCL 1.2 headers.
 """
@@ -120,11 +122,13 @@ def _tables(plan: Plan, artifact_id: str) -> str:
     args: list[str] = []
     steps: list[str] = []
     values: list[str] = []
-    for step in (*plan.prepare, *plan.steps):
-        steps.append(_step(step, kernels, names, args, values, plan))
+    for where, sequence in (("prepare", plan.prepare), ("steps", plan.steps)):
+        for index, step in enumerate(sequence):
+            steps.append(_step(step, f"{where}[{index}]", kernels, names, args, values, plan))
     lines += values
     lines += _array("static const struct arg", "ARGS", args, "N_ARGS")
     lines += _array("static const struct step", "STEPS", steps, "N_STEPS")
+    lines += [f"#define N_PREPARE_STEPS {len(plan.prepare)}", ""]
     return "\n".join(lines) + "\n"
 
 
@@ -138,6 +142,7 @@ def _array(declaration: str, name: str, rows: list[str], count: str) -> list[str
 
 def _step(
     step: Step,
+    where: str,
     kernels: list[str],
     names: dict[str, int],
     args: list[str],
@@ -145,7 +150,8 @@ def _step(
     plan: Plan,
 ) -> str:
     """One `struct step` initializer: {op, storage, src, dst, param, kernel, function,
-    first_arg, n_args, dims, global, local, fill, fill_color, offset, count, message}."""
+    first_arg, n_args, dims, global, local, fill, fill_color, offset, count, message, where,
+    phase}."""
     storage, src, dst, param, kernel = -1, -1, -1, -1, -1
     function, first, count, dims = "NULL", 0, 0, 0
     offset, flags, message = 0, 0, "NULL"
@@ -185,7 +191,8 @@ def _step(
                 args.append(_arg(arg, names, values))
     return (
         f"    {{{op}, {storage}, {src}, {dst}, {param}, {kernel}, {function}, {first}, {count}, "
-        f"{dims}, {global_size}, {local_size}, {fill}, {color}, {offset}u, {flags}u, {message}}},"
+        f"{dims}, {global_size}, {local_size}, {fill}, {color}, {offset}u, {flags}u, {message}, "
+        f"{_c_string(where)}, {_c_string(step.phase)}}},"
     )
 
 

@@ -3,14 +3,23 @@
  * itself is generated into tables at the marker below (runtime/host_c.py); this file holds
  * no knowledge of any particular program.
  *
- * What it does, in order: reads the --input .npy files (dtype, C order and shape checked
- * against the plan), picks a device (--device, $PHYSLAYOUT_OPENCL_DEVICE, else the first
- * GPU, else the first device), checks the plan's requirements (image support and sizes,
- * extensions), builds kernels.cl (whose first line must name this artifact), runs the
- * plan's steps (allocate, fill, write, launch, copy, read), prints each launch's device time
- * from profiling events, and writes every output as .npy. Every OpenCL call is checked; a
- * failure is reported with the call and the error's name, and the program exits 1.
+ * What it does, in order: reads the inputs (--input .npy files, the members of an --inputs
+ * .npz archive; dtype, C order and shape checked against the plan), picks a device
+ * (--device, $PHYSLAYOUT_OPENCL_DEVICE, else the first GPU, else the first device), checks
+ * the plan's requirements (image support and sizes, extensions), builds kernels.cl (whose
+ * first line must name this artifact), checks the plan against itself and the kernels
+ * (check_plan: every storage allocated before a step uses it, the caller's data against the
+ * storages, each launch's argument count and kinds against its kernel), then runs the
+ * plan's prepare steps once and its steps (the body) once, and with --repeat N again N
+ * times after --warmup K runs, timing each (median wall and device ms per inference). A
+ * run enqueues every step without waiting (launches keep their events; their device times
+ * are read after the queue finished); storages stay allocated and prepared parameters stay
+ * on the device between runs. It prints each launch's device time and writes every output
+ * (of the last run) as .npy. Every OpenCL call is checked; a failure is reported with the
+ * call and the error's name, a plan the host cannot run with the plan step (its place in
+ * plan.json), and the program exits 1.
  */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #define CL_TARGET_OPENCL_VERSION 120
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #ifdef __APPLE__
@@ -27,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum dtype { DT_F32, DT_F16, DT_F64, DT_I8, DT_I16, DT_I32, DT_I64, DT_U8, DT_U16, DT_U32, DT_U64, DT_BOOL };
 static const struct {
@@ -89,6 +99,8 @@ struct step {
     float fill_color;          /* FILL of an image: every channel */
     size_t offset, count;      /* CHECK: the flags, elements of the buffer `storage` */
     const char *message;       /* CHECK: the failure's message */
+    const char *where;         /* its place in plan.json: "prepare[3]", "steps[0]" */
+    const char *phase;         /* its phase: input, prepare, body, output */
 };
 
 /* @PLAN_TABLES@ */
@@ -208,16 +220,53 @@ static size_t shape_elements(int rank, const long long *shape) {
     return n;
 }
 
+/* Files ----------------------------------------------------------------------------------- */
+
+/* The whole of file `path` (for `what`, e.g. "--input x"), malloc'ed; its size in *size. */
+static unsigned char *read_file(const char *path, const char *what, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail("%s: cannot open %s: %s", what, path, strerror(errno));
+    size_t capacity = 1 << 16, used = 0;
+    unsigned char *data = checked_malloc(capacity);
+    for (;;) {
+        if (used == capacity) {
+            capacity *= 2;
+            data = realloc(data, capacity);
+            if (!data)
+                fail("out of host memory");
+        }
+        size_t got = fread(data + used, 1, capacity - used, f);
+        used += got;
+        if (got == 0)
+            break;
+    }
+    int failed = ferror(f);
+    fclose(f);
+    if (failed)
+        fail("%s: cannot read %s", what, path);
+    *size = used;
+    return data;
+}
+
 /* .npy files ------------------------------------------------------------------------------ */
 
 #define MAX_RANK 16
+
+/* The bytes of one .npy array: a file, or a member of a .npz archive. */
+struct source {
+    const char *what;            /* the option it came from, e.g. "--input x" */
+    char name[600];              /* "x.npy" or "in.npz member x.npy", for messages */
+    const unsigned char *bytes;
+    size_t size;
+};
 
 struct npy {
     char descr[16];
     int fortran_order;
     int rank;
     long long shape[MAX_RANK];
-    unsigned char *data;
+    const unsigned char *data; /* into the source's bytes */
     size_t bytes;
 };
 
@@ -239,44 +288,33 @@ static const char *dtype_of_descr(const char *descr) {
     return NULL;
 }
 
-/* Read `path` (for `what`, e.g. "--input x"): a .npy file of format 1.0, 2.0 or 3.0. */
-static void read_npy(const char *path, const char *what, struct npy *out) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fail("%s: cannot open %s: %s", what, path, strerror(errno));
-    }
-    unsigned char magic[10];
-    if (fread(magic, 1, 8, f) != 8 || memcmp(magic, "\x93NUMPY", 6) != 0) {
-        fail("%s: %s is not a .npy file", what, path);
-    }
-    size_t header_len;
-    if (magic[6] == 1) {
-        if (fread(magic + 8, 1, 2, f) != 2) {
-            fail("%s: %s is truncated", what, path);
-        }
-        header_len = (size_t)magic[8] | (size_t)magic[9] << 8;
-    } else if (magic[6] == 2 || magic[6] == 3) {
-        unsigned char len[4];
-        if (fread(len, 1, 4, f) != 4) {
-            fail("%s: %s is truncated", what, path);
-        }
-        header_len = (size_t)len[0] | (size_t)len[1] << 8 | (size_t)len[2] << 16 | (size_t)len[3] << 24;
+/* `src` as a .npy array of format 1.0, 2.0 or 3.0. */
+static void parse_npy(const struct source *src, struct npy *out) {
+    const unsigned char *b = src->bytes;
+    if (src->size < 10 || memcmp(b, "\x93NUMPY", 6) != 0)
+        fail("%s: %s is not a .npy file", src->what, src->name);
+    size_t header_len, start;
+    if (b[6] == 1) {
+        header_len = (size_t)b[8] | (size_t)b[9] << 8;
+        start = 10;
+    } else if (b[6] == 2 || b[6] == 3) {
+        if (src->size < 12)
+            fail("%s: %s is truncated", src->what, src->name);
+        header_len = (size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 | (size_t)b[11] << 24;
+        start = 12;
     } else {
-        fail("%s: %s has .npy format version %d.%d (1.0 to 3.0 are read)",
-                 what, path, magic[6], magic[7]);
+        fail("%s: %s has .npy format version %d.%d (1.0 to 3.0 are read)", src->what, src->name, b[6], b[7]);
     }
+    if (header_len > src->size - start)
+        fail("%s: %s is truncated", src->what, src->name);
     char *header = checked_malloc(header_len + 1);
-    if (fread(header, 1, header_len, f) != header_len) {
-        fail("%s: %s is truncated", what, path);
-    }
+    memcpy(header, b + start, header_len);
     header[header_len] = '\0';
     const char *descr = npy_field(header, "'descr'");
     const char *fortran = npy_field(header, "'fortran_order'");
     const char *shape = npy_field(header, "'shape'");
-    if (!descr || *descr != '\'' || !fortran || !shape || *shape != '(') {
-        fail("%s: %s has a .npy header this host cannot read: %s", what,
-                 path, header);
-    }
+    if (!descr || *descr != '\'' || !fortran || !shape || *shape != '(')
+        fail("%s: %s has a .npy header this host cannot read: %s", src->what, src->name, header);
     size_t n = 0;
     for (++descr; *descr && *descr != '\'' && n + 1 < sizeof out->descr; ++descr)
         out->descr[n++] = *descr;
@@ -285,70 +323,50 @@ static void read_npy(const char *path, const char *what, struct npy *out) {
     out->rank = 0;
     for (const char *p = shape + 1; *p && *p != ')';) {
         if (isdigit((unsigned char)*p)) {
-            if (out->rank == MAX_RANK) {
-                fail("%s: %s has more than %d axes", what, path, MAX_RANK);
-            }
+            if (out->rank == MAX_RANK)
+                fail("%s: %s has more than %d axes", src->what, src->name, MAX_RANK);
             out->shape[out->rank++] = strtoll(p, (char **)&p, 10);
         } else {
             ++p;
         }
     }
     free(header);
-    /* The data: whatever follows the header, read whole (its size is checked by the caller). */
-    size_t capacity = 1 << 16, used = 0;
-    out->data = checked_malloc(capacity);
-    for (;;) {
-        if (used == capacity) {
-            capacity *= 2;
-            out->data = realloc(out->data, capacity);
-            if (!out->data)
-                fail("out of host memory");
-        }
-        size_t got = fread(out->data + used, 1, capacity - used, f);
-        used += got;
-        if (got == 0)
-            break;
-    }
-    out->bytes = used;
-    fclose(f);
+    out->data = b + start + header_len; /* its size is checked by the caller */
+    out->bytes = src->size - start - header_len;
 }
 
-/* The data of `path` for parameter `p`, checked: dtype, C order, shape, size. */
-static unsigned char *load_input(const char *path, const struct param *p, size_t *bytes) {
+/* The data of `src` for parameter `p`, checked (dtype, C order, shape, size), copied. */
+static unsigned char *load_input(const struct source *src, const struct param *p, size_t *bytes) {
     char want[256], got[256];
-    char what[160];
-    snprintf(what, sizeof what, "--input %s", p->name);
     struct npy npy;
-    read_npy(path, what, &npy);
+    parse_npy(src, &npy);
     const char *got_name = dtype_of_descr(npy.descr);
     const char *want_descr = DTYPES[p->dtype].descr;
     int same = strcmp(npy.descr, want_descr) == 0 ||
                (DTYPES[p->dtype].size == 1 && strcmp(npy.descr + 1, want_descr + 1) == 0);
     if (!same) {
         fail("%s: %s holds %s values (descr '%s'), expected %s (descr '%s'); convert it with "
-                 "numpy (a.astype(np.%s))",
-                 what, path, got_name ? got_name : "unsupported", npy.descr, DTYPES[p->dtype].name,
-                 want_descr, DTYPES[p->dtype].name);
+             "numpy (a.astype(np.%s))",
+             src->what, src->name, got_name ? got_name : "unsupported", npy.descr, DTYPES[p->dtype].name,
+             want_descr, DTYPES[p->dtype].name);
     }
-    if (npy.fortran_order) {
-        fail("%s: %s is in Fortran order; save a C-order array (np.ascontiguousarray)", what, path);
-    }
+    if (npy.fortran_order)
+        fail("%s: %s is in Fortran order; save a C-order array (np.ascontiguousarray)", src->what, src->name);
     int same_shape = npy.rank == p->rank;
     for (int i = 0; same_shape && i < p->rank; ++i)
         same_shape = npy.shape[i] == p->shape[i];
     if (!same_shape) {
         format_shape(got, sizeof got, npy.rank, npy.shape);
         format_shape(want, sizeof want, p->rank, p->shape);
-        fail("%s: %s has shape %s, expected %s (%s layout)", what, path,
-                 got, want, p->layout);
+        fail("%s: %s has shape %s, expected %s (%s layout)", src->what, src->name, got, want, p->layout);
     }
     size_t expected = shape_elements(p->rank, p->shape) * DTYPES[p->dtype].size;
-    if (npy.bytes < expected) {
-        fail("%s: %s is truncated (%zu data bytes, expected %zu)", what,
-                 path, npy.bytes, expected);
-    }
+    if (npy.bytes < expected)
+        fail("%s: %s is truncated (%zu data bytes, expected %zu)", src->what, src->name, npy.bytes, expected);
+    unsigned char *data = checked_malloc(expected);
+    memcpy(data, npy.data, expected);
     *bytes = expected;
-    return npy.data;
+    return data;
 }
 
 static void write_npy(const char *path, const struct param *p, const unsigned char *data, size_t bytes) {
@@ -380,6 +398,141 @@ static void write_npy(const char *path, const struct param *p, const unsigned ch
         fail("--output %s: cannot write %s", p->name, path);
     }
 }
+
+/* .npz archives ---------------------------------------------------------------------------- */
+
+/* A .npz is a zip archive of NAME.npy members. np.savez stores them (method 0) and always
+ * writes zip64 extra fields; np.savez_compressed deflates them (method 8), which this host
+ * refuses (it has no inflate). Members are found through the central directory. */
+struct member {
+    char key[256];  /* the member's name without ".npy" */
+    char name[256]; /* as stored */
+    int method;
+    int encrypted;
+    const unsigned char *data;
+    size_t size;
+};
+
+struct npz {
+    const char *path;
+    unsigned char *bytes;
+    size_t size;
+    int n;
+    struct member *members;
+};
+
+static uint64_t le(const unsigned char *p, int n) {
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; --i)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint32_t crc32_of(const unsigned char *data, size_t size) {
+    static uint32_t table[256];
+    if (!table[1])
+        for (uint32_t i = 0; i < 256; ++i) {
+            uint32_t c = i;
+            for (int k = 0; k < 8; ++k)
+                c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+            table[i] = c;
+        }
+    uint32_t crc = 0xffffffffu;
+    for (size_t i = 0; i < size; ++i)
+        crc = table[(crc ^ data[i]) & 0xff] ^ (crc >> 8);
+    return crc ^ 0xffffffffu;
+}
+
+static void read_npz(const char *path, struct npz *out) {
+    const char *what = "--inputs";
+    size_t size;
+    unsigned char *b = read_file(path, what, &size);
+    out->path = path;
+    out->bytes = b;
+    out->size = size;
+    /* The end of central directory record: the last "PK\5\6" within 64 KiB + 22 of the end. */
+    size_t eocd = (size_t)-1;
+    for (size_t i = size >= 22 ? size - 22 + 1 : 0; i-- > 0 && size - i <= 22 + 65535;)
+        if (memcmp(b + i, "PK\5\6", 4) == 0) {
+            eocd = i;
+            break;
+        }
+    if (eocd == (size_t)-1)
+        fail("%s: %s is not a .npz (zip) archive", what, path);
+    uint64_t entries = le(b + eocd + 10, 2), cd_size = le(b + eocd + 12, 4), cd_offset = le(b + eocd + 16, 4);
+    if (entries == 0xffff || cd_size == 0xffffffffu || cd_offset == 0xffffffffu) {
+        /* zip64: the locator just before the record points at the zip64 record. */
+        if (eocd < 20 || memcmp(b + eocd - 20, "PK\6\7", 4) != 0)
+            fail("%s: %s is a zip64 archive without its zip64 locator", what, path);
+        uint64_t record = le(b + eocd - 20 + 8, 8);
+        if (size < 56 || record > size - 56 || memcmp(b + record, "PK\6\6", 4) != 0)
+            fail("%s: %s has a broken zip64 end of central directory record", what, path);
+        entries = le(b + record + 32, 8);
+        cd_size = le(b + record + 40, 8);
+        cd_offset = le(b + record + 48, 8);
+    }
+    if (cd_offset > size || cd_size > size - cd_offset || entries > cd_size / 46)
+        fail("%s: %s has a broken central directory", what, path);
+    out->n = (int)entries;
+    out->members = checked_malloc((size_t)entries * sizeof *out->members);
+    const unsigned char *p = b + cd_offset, *end = b + cd_offset + cd_size;
+    for (int i = 0; i < out->n; ++i) {
+        struct member *m = &out->members[i];
+        if (end - p < 46 || memcmp(p, "PK\1\2", 4) != 0)
+            fail("%s: %s has a broken central directory (entry %d)", what, path, i);
+        size_t name_len = (size_t)le(p + 28, 2), extra_len = (size_t)le(p + 30, 2), comment_len = (size_t)le(p + 32, 2);
+        if ((size_t)(end - p) < 46 + name_len + extra_len + comment_len)
+            fail("%s: %s has a broken central directory (entry %d)", what, path, i);
+        m->method = (int)le(p + 10, 2);
+        m->encrypted = (int)(le(p + 8, 2) & 1);
+        uint32_t crc = (uint32_t)le(p + 16, 4);
+        uint64_t stored = le(p + 20, 4), length = le(p + 24, 4), local = le(p + 42, 4);
+        snprintf(m->name, sizeof m->name, "%.*s", (int)name_len, (const char *)p + 46);
+        const unsigned char *x = p + 46 + name_len, *x_end = x + extra_len;
+        while (x_end - x >= 4) { /* the zip64 extra field holds the sizes that do not fit */
+            size_t id = (size_t)le(x, 2), len = (size_t)le(x + 2, 2);
+            const unsigned char *v = x + 4, *v_end = x + 4 + len;
+            if (v_end > x_end)
+                break;
+            if (id == 1) {
+                if (length == 0xffffffffu && v_end - v >= 8) { length = le(v, 8); v += 8; }
+                if (stored == 0xffffffffu && v_end - v >= 8) { stored = le(v, 8); v += 8; }
+                if (local == 0xffffffffu && v_end - v >= 8) { local = le(v, 8); v += 8; }
+            }
+            x = v_end;
+        }
+        p += 46 + name_len + extra_len + comment_len;
+        if (local > size - 30 || memcmp(b + local, "PK\3\4", 4) != 0)
+            fail("%s: %s: member '%s' has no local header at offset %llu", what, path, m->name, (unsigned long long)local);
+        uint64_t data = local + 30 + le(b + local + 26, 2) + le(b + local + 28, 2);
+        if (data > size || stored > size - data)
+            fail("%s: %s: member '%s' is truncated", what, path, m->name);
+        m->data = b + data;
+        m->size = (size_t)stored;
+        size_t key_len = strlen(m->name);
+        if (key_len > 4 && strcmp(m->name + key_len - 4, ".npy") == 0)
+            key_len -= 4;
+        snprintf(m->key, sizeof m->key, "%.*s", (int)key_len, m->name);
+        if (m->method == 0 && !m->encrypted && (length != stored || crc32_of(m->data, m->size) != crc))
+            fail("%s: %s: member '%s' is corrupt (its CRC-32 or size does not match)", what, path, m->name);
+    }
+}
+
+/* Member `m` of `npz` as the source of `what`; a compressed or encrypted member is refused. */
+static void member_source(const struct npz *npz, const struct member *m, struct source *src) {
+    src->what = "--inputs";
+    snprintf(src->name, sizeof src->name, "%s member '%s'", npz->path, m->name);
+    if (m->encrypted)
+        fail("--inputs: %s: member '%s' is encrypted", npz->path, m->name);
+    if (m->method != 0)
+        fail("--inputs: %s: member '%s' is compressed (zip method %d%s); this host reads only "
+             "stored members, as np.savez writes them: save the arrays with np.savez (not "
+             "np.savez_compressed) or give this one as --input %s=FILE.npy",
+             npz->path, m->name, m->method, m->method == 8 ? ", deflate: np.savez_compressed" : "", m->key);
+    src->bytes = m->data;
+    src->size = m->size;
+}
+
 
 /* Scalars --------------------------------------------------------------------------------- */
 
@@ -431,21 +584,19 @@ static void parse_scalar(const char *text, const struct param *p, struct scalar 
     }
 }
 
-/* Scalar parameter `p` from a .npy file holding one value of its dtype. */
-static void load_scalar(const char *path, const struct param *p, struct scalar *out) {
+/* Scalar parameter `p` from a .npy array holding one value of its dtype. */
+static void load_scalar(const struct source *src, const struct param *p, struct scalar *out) {
     struct npy npy;
-    char what[160];
-    snprintf(what, sizeof what, "--input %s", p->name);
-    read_npy(path, what, &npy);
+    parse_npy(src, &npy);
     size_t size = DTYPES[p->dtype].size;
     int same = strcmp(npy.descr, DTYPES[p->dtype].descr) == 0 ||
                (size == 1 && strcmp(npy.descr + 1, DTYPES[p->dtype].descr + 1) == 0);
     if (!same || shape_elements(npy.rank, npy.shape) != 1 || npy.bytes < size || p->dtype == DT_F16) {
         fail("%s: %s must hold exactly one %s value (descr '%s'), got descr '%s' with %zu "
-                 "element(s)%s", what, path, DTYPES[p->dtype].name, DTYPES[p->dtype].descr, npy.descr,
+                 "element(s)%s", src->what, src->name, DTYPES[p->dtype].name, DTYPES[p->dtype].descr, npy.descr,
                  shape_elements(npy.rank, npy.shape), p->dtype == DT_F16 ? " (give f16 scalars as numbers)" : "");
     }
-    unsigned char *d = npy.data;
+    const unsigned char *d = npy.data;
     out->given = 1;
     out->is_float = DTYPES[p->dtype].is_float;
     switch (p->dtype) {
@@ -459,8 +610,8 @@ static void load_scalar(const char *path, const struct param *p, struct scalar *
     case DT_U8: case DT_BOOL: out->ival = d[0]; break;
     default: memcpy(&out->ival, d, 8); break; /* int64, uint64 */
     }
-    free(npy.data);
 }
+
 
 /* The bytes of scalar `s` as C type `dtype` into `out`; integers that do not fit are refused. */
 static size_t scalar_bytes(const struct scalar *s, int dtype, const char *what, unsigned char *out) {
@@ -693,11 +844,409 @@ static void work_group_shape(cl_uint dims, const size_t *global, size_t limit, s
     }
 }
 
+static const char *const OP_NAMES[] = {"allocate", "fill", "write", "read", "launch",
+                                       "copy_buffer_to_image", "copy_image_to_buffer", "check"};
+
+static const char *storage_name(int index) {
+    return index >= 0 && index < N_STORAGES ? STORAGES[index].name : "not in the plan";
+}
+
+/* Stop with a message that names plan step `s`: its place in plan.json, what it does, its
+ * phase. */
+static void fail_step(int s, const char *format, ...) {
+    const struct step *step = &STEPS[s];
+    char what[320];
+    int op = step->op;
+    if (op == OP_LAUNCH)
+        snprintf(what, sizeof what, "launch of kernel %s", step->kernel >= 0 && step->kernel < N_KERNELS ? KERNELS[step->kernel] : "not in the plan");
+    else if (op == OP_COPY_BUFFER_TO_IMAGE || op == OP_COPY_IMAGE_TO_BUFFER)
+        snprintf(what, sizeof what, "%s from storage %d (%s) to storage %d (%s)", OP_NAMES[op], step->src,
+                 storage_name(step->src), step->dst, storage_name(step->dst));
+    else if (op >= 0 && op <= OP_CHECK)
+        snprintf(what, sizeof what, "%s of storage %d (%s)", OP_NAMES[op], step->storage, storage_name(step->storage));
+    else
+        snprintf(what, sizeof what, "operation %d", op);
+    va_list args;
+    va_start(args, format);
+    fprintf(stderr, "host: error: plan step %s (%s, phase %s): ", step->where, what, step->phase);
+    vfprintf(stderr, format, args);
+    fprintf(stderr, "\n");
+    va_end(args);
+    exit(1);
+}
+
+/* The device state of one process: built once, the plan's storages allocated once. */
+struct runner {
+    cl_device_id device;
+    cl_context context;
+    cl_command_queue queue;
+    cl_program program;
+    cl_kernel kernels[N_KERNELS + 1];    /* one per kernel name (the checks) */
+    cl_kernel launch[N_STEPS + 1];       /* one per launch step, its arguments set once */
+    size_t local[N_STEPS + 1][3];
+    cl_event events[N_STEPS + 1];
+    cl_mem memory[N_STORAGES + 1];
+    unsigned char *host_in[N_PARAMS + 1];  /* the caller's data of each input */
+    unsigned char *host_out[N_PARAMS + 1]; /* what the read steps read */
+    size_t host_bytes[N_PARAMS + 1];
+    struct scalar scalars[N_PARAMS + 1];
+};
+
+/* The bytes of the C type `name` (a kernel argument's type name), 0 where unknown. */
+static size_t c_type_size(const char *name) {
+    static const struct { const char *name; size_t size; } types[] = {
+        {"char", 1}, {"uchar", 1}, {"unsigned char", 1}, {"bool", 1}, {"short", 2}, {"ushort", 2},
+        {"unsigned short", 2}, {"half", 2}, {"int", 4}, {"uint", 4}, {"unsigned int", 4}, {"float", 4},
+        {"long", 8}, {"ulong", 8}, {"unsigned long", 8}, {"double", 8},
+    };
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; ++i)
+        if (strcmp(types[i].name, name) == 0)
+            return types[i].size;
+    return 0;
+}
+
+static int storage_ok(int index) { return index >= 0 && index < N_STORAGES; }
+
+/* Launch step `s` against its kernel: the argument count, and where the build kept argument
+ * info (-cl-kernel-arg-info), each argument's kind (image, __global pointer of elements of
+ * the storage's size, scalar of the right size). */
+static void check_launch(struct runner *r, int s, const int *allocated) {
+    const struct step *step = &STEPS[s];
+    if (step->kernel < 0 || step->kernel >= N_KERNELS)
+        fail_step(s, "names kernel %d; the plan has %d", step->kernel, N_KERNELS);
+    if (step->dims < 1 || step->dims > 3)
+        fail_step(s, "has %u NDRange dimensions (1 to 3)", (unsigned)step->dims);
+    if (step->first_arg < 0 || step->n_args < 0 || step->first_arg + step->n_args > N_ARGS)
+        fail_step(s, "names arguments %d to %d; the plan has %d", step->first_arg, step->first_arg + step->n_args - 1, N_ARGS);
+    const char *name = KERNELS[step->kernel];
+    cl_kernel kernel = r->kernels[step->kernel];
+    cl_uint n = 0;
+    check(clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof n, &n, NULL), "clGetKernelInfo", name);
+    if (n != (cl_uint)step->n_args)
+        fail_step(s, "kernel %s takes %u argument(s), the plan binds %d", name, (unsigned)n, step->n_args);
+    int info = 1;
+    for (int a = 0; a < step->n_args; ++a) {
+        const struct arg *arg = &ARGS[step->first_arg + a];
+        if (arg->kind == ARG_STORAGE) {
+            if (!storage_ok(arg->storage))
+                fail_step(s, "argument %d names storage %d; the plan has %d", a, arg->storage, N_STORAGES);
+            if (!allocated[arg->storage])
+                fail_step(s, "argument %d is storage %d (%s), which is used before its allocate step", a, arg->storage, STORAGES[arg->storage].name);
+        } else if (arg->kind == ARG_INPUT && (arg->param < 0 || arg->param >= N_PARAMS || !PARAMS[arg->param].is_scalar)) {
+            fail_step(s, "argument %d names parameter %d, which is not a scalar parameter of the plan", a, arg->param);
+        }
+        if (!info)
+            continue;
+        char type[128] = "";
+        cl_int status = clGetKernelArgInfo(kernel, (cl_uint)a, CL_KERNEL_ARG_TYPE_NAME, sizeof type, type, NULL);
+        if (status == CL_KERNEL_ARG_INFO_NOT_AVAILABLE) {
+            info = 0; /* the driver keeps no argument info: the count was checked */
+            continue;
+        }
+        check(status, "clGetKernelArgInfo", name);
+        cl_kernel_arg_address_qualifier address = 0;
+        check(clGetKernelArgInfo(kernel, (cl_uint)a, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address, NULL), "clGetKernelArgInfo", name);
+        int is_image = strstr(type, "image") != NULL; /* "image2d_t" (some drivers keep the access qualifier) */
+        char *star = strchr(type, '*');
+        int is_global = star && (address == CL_KERNEL_ARG_ADDRESS_GLOBAL || address == CL_KERNEL_ARG_ADDRESS_CONSTANT);
+        if (arg->kind != ARG_STORAGE) {
+            size_t want = c_type_size(type);
+            if (is_image || star)
+                fail_step(s, "argument %d of the kernel has type '%s', but the plan binds a %s value to it", a, type, DTYPES[arg->dtype].name);
+            if (want && want != DTYPES[arg->dtype].size)
+                fail_step(s, "argument %d of the kernel has type '%s' (%zu bytes), but the plan binds a %s value (%zu bytes) to it", a, type, want, DTYPES[arg->dtype].name, DTYPES[arg->dtype].size);
+            continue;
+        }
+        const struct storage *st = &STORAGES[arg->storage];
+        if (st->kind == KIND_IMAGE && !is_image)
+            fail_step(s, "argument %d of the kernel has type '%s', but the plan binds storage %d (%s), an image, to it", a, type, arg->storage, st->name);
+        if (st->kind == KIND_BUFFER && !is_global)
+            fail_step(s, "argument %d of the kernel has type '%s'%s, but the plan binds storage %d (%s), a buffer, to it", a, type, star ? " (not __global)" : "", arg->storage, st->name);
+        if (st->kind == KIND_BUFFER) {
+            while (star > type && star[-1] == ' ') /* "float*", or "float *" */
+                --star;
+            *star = '\0';
+            size_t element = c_type_size(type);
+            if (element && element != DTYPES[st->dtype].size)
+                fail_step(s, "argument %d of the kernel points to '%s' (%zu bytes), but the plan binds storage %d (%s) of %s elements to it", a, type, element, arg->storage, st->name, DTYPES[st->dtype].name);
+        }
+    }
+}
+
+/* A storage step's storage: in the plan and allocated by an earlier step. */
+static const struct storage *need(int s, int index, const int *allocated, const char *role) {
+    if (!storage_ok(index))
+        fail_step(s, "its %s names storage %d; the plan has %d", role, index, N_STORAGES);
+    if (!allocated[index])
+        fail_step(s, "its %s, storage %d (%s), is used before its allocate step", role, index, STORAGES[index].name);
+    return &STORAGES[index];
+}
+
+static size_t image_bytes(const struct storage *st) {
+    return st->width * st->height * 4 * DTYPES[st->dtype].size;
+}
+
+/* The caller's data of step `s` (a write or read) against its storage: same dtype, same
+ * bytes; the parameter's direction allows the step. */
+static void check_transfer(int s, const struct storage *st, int writes) {
+    const struct step *step = &STEPS[s];
+    if (step->param < 0 || step->param >= N_PARAMS || PARAMS[step->param].is_scalar)
+        fail_step(s, "names parameter %d, which is not an array parameter of the plan", step->param);
+    const struct param *p = &PARAMS[step->param];
+    if (writes ? p->direction == DIR_OUT : p->direction == DIR_IN)
+        fail_step(s, "%%%s is an %s of the plan; it is not %s", p->name, writes ? "output" : "input", writes ? "written" : "read");
+    size_t bytes = shape_elements(p->rank, p->shape) * DTYPES[p->dtype].size;
+    size_t holds = st->elements * DTYPES[st->dtype].size;
+    if (p->dtype != st->dtype || bytes != holds)
+        fail_step(s, "%%%s is %s data of %zu bytes, but its storage holds %zu bytes of %s", p->name, DTYPES[p->dtype].name, bytes, holds, DTYPES[st->dtype].name);
+}
+
+/* Everything the steps rely on, checked in step order before any of them runs: every
+ * storage allocated before it is used, the caller's data against the storages, launches
+ * against their kernels, copies and checks within their storages. */
+static void check_plan(struct runner *r) {
+    int allocated[N_STORAGES + 1] = {0};
+    for (int s = 0; s < N_STEPS; ++s) {
+        const struct step *step = &STEPS[s];
+        const struct storage *st, *src, *dst;
+        switch (step->op) {
+        case OP_ALLOCATE:
+            if (!storage_ok(step->storage))
+                fail_step(s, "names storage %d; the plan has %d", step->storage, N_STORAGES);
+            st = &STORAGES[step->storage];
+            if (st->kind == KIND_IMAGE && (image_bytes(st) != st->bytes || (st->dtype != DT_F32 && st->dtype != DT_F16)))
+                fail_step(s, "image %s of %zu x %zu texels of %s does not hold its %zu bytes", st->name, st->width, st->height, DTYPES[st->dtype].name, st->bytes);
+            if (st->kind == KIND_BUFFER && st->bytes < st->elements * DTYPES[st->dtype].size)
+                fail_step(s, "buffer %s of %zu bytes does not hold its %zu %s elements", st->name, st->bytes, st->elements, DTYPES[st->dtype].name);
+            allocated[step->storage] = 1;
+            break;
+        case OP_FILL:
+            need(s, step->storage, allocated, "storage");
+            break;
+        case OP_WRITE:
+        case OP_READ:
+            check_transfer(s, need(s, step->storage, allocated, "storage"), step->op == OP_WRITE);
+            break;
+        case OP_COPY_BUFFER_TO_IMAGE:
+        case OP_COPY_IMAGE_TO_BUFFER: {
+            int to_image = step->op == OP_COPY_BUFFER_TO_IMAGE;
+            src = need(s, step->src, allocated, "source");
+            dst = need(s, step->dst, allocated, "destination");
+            const struct storage *buffer = to_image ? src : dst, *image = to_image ? dst : src;
+            if (buffer->kind != KIND_BUFFER || image->kind != KIND_IMAGE)
+                fail_step(s, "copies between a %s and a %s", src->kind == KIND_IMAGE ? "image" : "buffer", dst->kind == KIND_IMAGE ? "image" : "buffer");
+            if (buffer->bytes < image_bytes(image))
+                fail_step(s, "buffer %s holds %zu bytes, the image %s %zu", buffer->name, buffer->bytes, image->name, image_bytes(image));
+            break;
+        }
+        case OP_CHECK:
+            st = need(s, step->storage, allocated, "storage");
+            if (st->kind != KIND_BUFFER || step->offset + step->count > st->elements)
+                fail_step(s, "its flags (elements %zu to %zu) are not within buffer %s of %zu elements", step->offset, step->offset + step->count, st->name, st->elements);
+            break;
+        case OP_LAUNCH:
+            check_launch(r, s, allocated);
+            break;
+        default:
+            fail_step(s, "unknown operation");
+        }
+    }
+}
+
+/* Plan storage `index` for step `s` (allocated: check_plan saw to it). */
+static cl_mem memory_of(struct runner *r, int s, int index) {
+    if (!storage_ok(index) || !r->memory[index])
+        fail_step(s, "storage %d (%s) is used before its allocate step", index, storage_name(index));
+    return r->memory[index];
+}
+
+/* Launch step `s` made ready once: a kernel object of its own with every argument set, its
+ * work-group shape (the plan's, smaller where the kernel allows fewer work-items). */
+static void ready_launch(struct runner *r, int s) {
+    const struct step *step = &STEPS[s];
+    const char *name = KERNELS[step->kernel];
+    cl_int status;
+    cl_kernel kernel = clCreateKernel(r->program, name, &status);
+    check(status, "clCreateKernel", name);
+    for (int a = 0; a < step->n_args; ++a) {
+        const struct arg *arg = &ARGS[step->first_arg + a];
+        cl_int set;
+        if (arg->kind == ARG_STORAGE) {
+            cl_mem memory = memory_of(r, s, arg->storage);
+            set = clSetKernelArg(kernel, (cl_uint)a, sizeof(cl_mem), &memory);
+        } else if (arg->kind == ARG_VALUE) {
+            set = clSetKernelArg(kernel, (cl_uint)a, DTYPES[arg->dtype].size, arg->value);
+        } else {
+            unsigned char bytes[8];
+            char what[160];
+            snprintf(what, sizeof what, "@%s: argument %s", step->function, PARAMS[arg->param].name);
+            size_t size = scalar_bytes(&r->scalars[arg->param], arg->dtype, what, bytes);
+            set = clSetKernelArg(kernel, (cl_uint)a, size, bytes);
+        }
+        if (set != CL_SUCCESS)
+            fail_step(s, "clSetKernelArg (argument %d of the kernel) failed: %s (%d)", a, cl_error_name(set), (int)set);
+    }
+    size_t limit = 0, wanted = 1;
+    check(clGetKernelWorkGroupInfo(kernel, r->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, NULL), "clGetKernelWorkGroupInfo", name);
+    for (cl_uint d = 0; d < step->dims; ++d)
+        wanted *= step->local[d];
+    if (wanted <= limit)
+        memcpy(r->local[s], step->local, sizeof r->local[s]);
+    else
+        work_group_shape(step->dims, step->global, limit, r->local[s]);
+    r->launch[s] = kernel;
+}
+
+/* Enqueue steps [first, last) without waiting (only a check step reads back, blocking): the
+ * storages an earlier run allocated are kept, each launch's event in r->events. */
+static void run_steps(struct runner *r, int first, int last) {
+    for (int s = first; s < last; ++s) {
+        const struct step *step = &STEPS[s];
+        const struct storage *st = storage_ok(step->storage) ? &STORAGES[step->storage] : NULL;
+        size_t origin[3] = {0, 0, 0};
+        size_t region[3] = {st ? st->width : 0, st ? st->height : 0, 1};
+        cl_int status;
+        switch (step->op) {
+        case OP_ALLOCATE:
+            if (r->memory[step->storage])
+                break;
+            if (st->kind == KIND_IMAGE) {
+                cl_image_format format = {CL_RGBA, st->dtype == DT_F16 ? CL_HALF_FLOAT : CL_FLOAT};
+                cl_image_desc desc;
+                memset(&desc, 0, sizeof desc);
+                desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+                desc.image_width = st->width;
+                desc.image_height = st->height;
+                r->memory[step->storage] = clCreateImage(r->context, CL_MEM_READ_WRITE, &format, &desc, NULL, &status);
+                check(status, "clCreateImage", st->name);
+            } else {
+                r->memory[step->storage] = clCreateBuffer(r->context, CL_MEM_READ_WRITE, st->bytes, NULL, &status);
+                check(status, "clCreateBuffer", st->name);
+            }
+            break;
+        case OP_FILL:
+            if (st->kind == KIND_IMAGE) {
+                cl_float4 color = {{step->fill_color, step->fill_color, step->fill_color, step->fill_color}};
+                check(clEnqueueFillImage(r->queue, memory_of(r, s, step->storage), &color, origin, region, 0, NULL, NULL), "clEnqueueFillImage", st->name);
+            } else {
+                size_t size = DTYPES[st->dtype].size;
+                check(clEnqueueFillBuffer(r->queue, memory_of(r, s, step->storage), step->fill, size, 0, st->bytes, 0, NULL, NULL), "clEnqueueFillBuffer", st->name);
+            }
+            break;
+        case OP_WRITE:
+            if (st->kind == KIND_IMAGE)
+                check(clEnqueueWriteImage(r->queue, memory_of(r, s, step->storage), CL_FALSE, origin, region, 0, 0, r->host_in[step->param], 0, NULL, NULL), "clEnqueueWriteImage", st->name);
+            else
+                check(clEnqueueWriteBuffer(r->queue, memory_of(r, s, step->storage), CL_FALSE, 0, r->host_bytes[step->param], r->host_in[step->param], 0, NULL, NULL), "clEnqueueWriteBuffer", st->name);
+            break;
+        case OP_READ:
+            if (st->kind == KIND_IMAGE)
+                check(clEnqueueReadImage(r->queue, memory_of(r, s, step->storage), CL_FALSE, origin, region, 0, 0, r->host_out[step->param], 0, NULL, NULL), "clEnqueueReadImage", st->name);
+            else
+                check(clEnqueueReadBuffer(r->queue, memory_of(r, s, step->storage), CL_FALSE, 0, r->host_bytes[step->param], r->host_out[step->param], 0, NULL, NULL), "clEnqueueReadBuffer", st->name);
+            break;
+        case OP_COPY_BUFFER_TO_IMAGE: {
+            size_t copy_region[3] = {STORAGES[step->dst].width, STORAGES[step->dst].height, 1};
+            check(clEnqueueCopyBufferToImage(r->queue, memory_of(r, s, step->src), memory_of(r, s, step->dst), 0, origin, copy_region, 0, NULL, NULL), "clEnqueueCopyBufferToImage", STORAGES[step->dst].name);
+            break;
+        }
+        case OP_COPY_IMAGE_TO_BUFFER: {
+            size_t copy_region[3] = {STORAGES[step->src].width, STORAGES[step->src].height, 1};
+            check(clEnqueueCopyImageToBuffer(r->queue, memory_of(r, s, step->src), memory_of(r, s, step->dst), origin, copy_region, 0, 0, NULL, NULL), "clEnqueueCopyImageToBuffer", STORAGES[step->src].name);
+            break;
+        }
+        case OP_CHECK: {
+            /* layout.check: every flag (an integer) non-zero, else the run fails. */
+            size_t size = DTYPES[st->dtype].size, failed = 0;
+            unsigned char *flags = checked_malloc(step->count * size);
+            check(clEnqueueReadBuffer(r->queue, memory_of(r, s, step->storage), CL_TRUE, step->offset * size, step->count * size, flags, 0, NULL, NULL), "clEnqueueReadBuffer", st->name);
+            for (size_t e = 0; e < step->count; ++e) {
+                int zero = 1;
+                for (size_t b = 0; b < size; ++b)
+                    zero &= flags[e * size + b] == 0;
+                failed += (size_t)zero;
+            }
+            free(flags);
+            if (failed)
+                fail("assertion failed: %s (%zu of %zu elements)", step->message, failed, step->count);
+            break;
+        }
+        case OP_LAUNCH:
+            if (!r->launch[s])
+                ready_launch(r, s);
+            check(clEnqueueNDRangeKernel(r->queue, r->launch[s], step->dims, NULL, step->global, r->local[s], 0, NULL, &r->events[s]), "clEnqueueNDRangeKernel", KERNELS[step->kernel]);
+            break;
+        default:
+            fail_step(s, "unknown operation");
+        }
+    }
+}
+
+/* After the queue finished: each launch's device seconds of steps [first, last) into
+ * `seconds` (profiling events, then released); their sum. */
+static double launch_seconds(struct runner *r, int first, int last, double *seconds) {
+    double total = 0;
+    for (int s = first; s < last; ++s) {
+        if (STEPS[s].op != OP_LAUNCH)
+            continue;
+        const char *name = KERNELS[STEPS[s].kernel];
+        cl_ulong start = 0, end = 0;
+        check(clGetEventProfilingInfo(r->events[s], CL_PROFILING_COMMAND_START, sizeof start, &start, NULL), "clGetEventProfilingInfo", name);
+        check(clGetEventProfilingInfo(r->events[s], CL_PROFILING_COMMAND_END, sizeof end, &end, NULL), "clGetEventProfilingInfo", name);
+        check(clReleaseEvent(r->events[s]), "clReleaseEvent", name);
+        r->events[s] = NULL;
+        seconds[s] = (double)(end - start) * 1e-9;
+        total += seconds[s];
+    }
+    return total;
+}
+
+static int count_launches(int first, int last) {
+    int n = 0;
+    for (int s = first; s < last; ++s)
+        n += STEPS[s].op == OP_LAUNCH;
+    return n;
+}
+
+static void print_launches(const char *function, int first, int last, const double *seconds, double total) {
+    printf("@%s: %d launch(es), %.3f ms device time\n", function, count_launches(first, last), total * 1e3);
+    for (int s = first; s < last; ++s) {
+        const struct step *step = &STEPS[s];
+        if (step->op != OP_LAUNCH)
+            continue;
+        long long global[3];
+        char shape[128];
+        for (cl_uint d = 0; d < step->dims; ++d)
+            global[d] = (long long)step->global[d];
+        format_shape(shape, sizeof shape, (int)step->dims, global);
+        printf("  %-24s %9.3f ms  global size %s\n", KERNELS[step->kernel], seconds[s] * 1e3, shape);
+    }
+}
+
+static double monotonic_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *values, int n) {
+    qsort(values, (size_t)n, sizeof *values, compare_doubles);
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+
 static void usage(const char *program) {
     fprintf(stderr,
-            "usage: %s [--input NAME=FILE.npy|NUMBER]... [--output NAME=FILE.npy]... "
-            "[--kernels kernels.cl] [--device PLATFORM[:INDEX]]\n"
-            "Runs @%s (physlayout artifact %s). Parameters:\n",
+            "usage: %s [--input NAME=FILE.npy|NUMBER]... [--inputs FILE.npz] [--output NAME=FILE.npy]... "
+            "[--repeat N] [--warmup K] [--kernels kernels.cl] [--device PLATFORM[:INDEX]]\n"
+            "Runs @%s (physlayout artifact %s): the plan's prepare steps once, then its steps;\n"
+            "--repeat N runs the steps N more times after K warm-up runs (default 2) and prints\n"
+            "the median wall and device ms per inference. Parameters:\n",
             program, ENTRY, ARTIFACT_ID);
     for (int i = 0; i < N_PARAMS; ++i) {
         char shape[256];
@@ -715,10 +1264,34 @@ static int find_param(const char *name, size_t len) {
     return -1;
 }
 
+/* The parameter an .npz member's key names: the key itself, else with '.' read as '_'
+ * (PyTorch's state_dict names `layer1.0.weight` are torch-mlir's `layer1_0_weight`). */
+static int find_member_param(const char *key) {
+    int p = find_param(key, strlen(key));
+    if (p >= 0)
+        return p;
+    char underscored[256];
+    snprintf(underscored, sizeof underscored, "%s", key);
+    for (char *c = underscored; *c; ++c)
+        if (*c == '.')
+            *c = '_';
+    return find_param(underscored, strlen(underscored));
+}
+
+static long count_option(const char *option, const char *value) {
+    char *end;
+    errno = 0;
+    long n = strtol(value, &end, 10);
+    if (end == value || *end != '\0' || errno == ERANGE || n < 0 || n > 1000000)
+        fail("%s expects a count from 0 to 1000000, got '%s'", option, value);
+    return n;
+}
+
 int main(int argc, char **argv) {
     const char *inputs[N_PARAMS + 1] = {0};
     const char *outputs[N_PARAMS + 1] = {0};
-    const char *kernels_path = "kernels.cl";
+    const char *kernels_path = "kernels.cl", *archive = NULL;
+    long repeat = 0, warmup = 2;
     const char *spec = getenv("PHYSLAYOUT_OPENCL_DEVICE");
     if (spec && !*spec)
         spec = NULL;
@@ -745,6 +1318,14 @@ int main(int argc, char **argv) {
             kernels_path = value;
         } else if (strcmp(a, "--device") == 0) {
             spec = value;
+        } else if (strcmp(a, "--repeat") == 0) {
+            repeat = count_option(a, value);
+        } else if (strcmp(a, "--warmup") == 0) {
+            warmup = count_option(a, value);
+        } else if (strcmp(a, "--inputs") == 0) {
+            if (archive)
+                fail("--inputs given twice ('%s' and '%s'); give one .npz and --input NAME=FILE.npy for the rest", archive, value);
+            archive = value;
         } else if (strcmp(a, "--input") == 0 || strcmp(a, "--output") == 0) {
             const char *eq = strchr(value, '=');
             const char *name = value[0] == '%' ? value + 1 : value;
@@ -769,39 +1350,80 @@ int main(int argc, char **argv) {
         }
     }
 
-    /* The caller's data, checked before any device work. */
-    unsigned char *host[N_PARAMS + 1] = {0};
-    size_t host_bytes[N_PARAMS + 1] = {0};
-    struct scalar scalars[N_PARAMS + 1];
-    memset(scalars, 0, sizeof scalars);
+    /* The caller's data, checked before any device work: --input files, else the members
+     * of the --inputs archive (each must name an input). */
+    struct runner *r = calloc(1, sizeof *r);
+    if (!r)
+        fail("out of host memory");
+    struct npz npz;
+    memset(&npz, 0, sizeof npz);
+    int member[N_PARAMS + 1];
+    for (int i = 0; i <= N_PARAMS; ++i)
+        member[i] = -1;
+    if (archive) {
+        read_npz(archive, &npz);
+        for (int m = 0; m < npz.n; ++m) {
+            int p = find_member_param(npz.members[m].key);
+            if (p < 0) {
+                char names[1024];
+                size_t used = 0;
+                names[0] = '\0';
+                for (int i = 0; i < N_PARAMS && used + 1 < sizeof names; ++i)
+                    used += (size_t)snprintf(names + used, sizeof names - used, i ? ", %s" : "%s", PARAMS[i].name);
+                fail("--inputs: %s holds '%s', which names no parameter of @%s (parameters: %s)", archive, npz.members[m].name, ENTRY, names);
+            }
+            if (PARAMS[p].direction == DIR_OUT)
+                fail("--inputs: %s: member '%s': %s is an output of the plan, not an input", archive, npz.members[m].name, PARAMS[p].name);
+            if (member[p] >= 0)
+                fail("--inputs: %s holds '%s' and '%s', both for %s", archive, npz.members[member[p]].name, npz.members[m].name, PARAMS[p].name);
+            member[p] = m;
+        }
+    }
     for (int i = 0; i < N_PARAMS; ++i) {
         const struct param *p = &PARAMS[i];
         if (p->direction == DIR_OUT) {
             if (inputs[i]) {
                 fail("--input %s: %s is an output of the plan, not an input", p->name, p->name);
             }
-            host_bytes[i] = shape_elements(p->rank, p->shape) * DTYPES[p->dtype].size;
-            host[i] = checked_malloc(host_bytes[i]);
+            r->host_bytes[i] = shape_elements(p->rank, p->shape) * DTYPES[p->dtype].size;
+            r->host_out[i] = checked_malloc(r->host_bytes[i]);
             continue;
         }
-        if (!inputs[i]) {
+        if (!inputs[i] && member[i] < 0) {
             char shape[256];
             format_shape(shape, sizeof shape, p->rank, p->shape);
-            fail("missing --input %s=FILE.npy (%s %s, %s layout)%s", p->name,
-                     DTYPES[p->dtype].name, p->is_scalar ? "scalar" : shape, p->layout,
-                     p->is_scalar ? " or a number" : "");
+            fail("missing --input %s=FILE.npy (%s %s, %s layout)%s%s", p->name,
+                 DTYPES[p->dtype].name, p->is_scalar ? "scalar" : shape, p->layout,
+                 p->is_scalar ? " or a number" : "", archive ? ": the --inputs archive has no member for it" : "");
         }
-        if (!p->is_scalar) {
-            host[i] = load_input(inputs[i], p, &host_bytes[i]);
-            continue;
-        }
-        size_t len = strlen(inputs[i]);
-        if (len > 4 && strcmp(inputs[i] + len - 4, ".npy") == 0) {
-            load_scalar(inputs[i], p, &scalars[i]);
+        struct source src;
+        char what[160];
+        unsigned char *file = NULL;
+        if (inputs[i]) {
+            size_t len = strlen(inputs[i]);
+            if (p->is_scalar && !(len > 4 && strcmp(inputs[i] + len - 4, ".npy") == 0)) {
+                parse_scalar(inputs[i], p, &r->scalars[i]);
+                continue;
+            }
+            snprintf(what, sizeof what, "--input %s", p->name);
+            src.what = what;
+            snprintf(src.name, sizeof src.name, "%s", inputs[i]);
+            file = read_file(inputs[i], what, &src.size);
+            src.bytes = file;
         } else {
-            parse_scalar(inputs[i], p, &scalars[i]);
+            member_source(&npz, &npz.members[member[i]], &src);
         }
+        if (p->is_scalar) {
+            load_scalar(&src, p, &r->scalars[i]);
+        } else {
+            r->host_in[i] = load_input(&src, p, &r->host_bytes[i]);
+            if (p->direction == DIR_INOUT)
+                r->host_out[i] = checked_malloc(r->host_bytes[i]);
+        }
+        free(file);
     }
+    free(npz.bytes);
+    free(npz.members);
 
     /* The device. */
     cl_platform_id platform;
@@ -812,173 +1434,74 @@ int main(int argc, char **argv) {
     printf("device: %s (%s)\n", device_name, platform_name);
     check_requirements(device, device_name);
     cl_int status;
-    cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &status);
+    r->device = device;
+    r->context = clCreateContext(NULL, 1, &device, NULL, NULL, &status);
     check(status, "clCreateContext", device_name);
-    cl_command_queue queue = clCreateCommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE, &status);
+    r->queue = clCreateCommandQueue(r->context, device, CL_QUEUE_PROFILING_ENABLE, &status);
     check(status, "clCreateCommandQueue", "profiling queue");
 
-    /* The kernels. */
+    /* The kernels, with their argument info kept for the checks. */
     char *source = read_kernels(kernels_path);
     const char *sources[1] = {source};
-    cl_program program = clCreateProgramWithSource(context, 1, sources, NULL, &status);
+    r->program = clCreateProgramWithSource(r->context, 1, sources, NULL, &status);
     check(status, "clCreateProgramWithSource", kernels_path);
-    status = clBuildProgram(program, 1, &device, "", NULL, NULL);
+    status = clBuildProgram(r->program, 1, &device, "-cl-kernel-arg-info", NULL, NULL);
     if (status != CL_SUCCESS) {
         size_t len = 0;
-        clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
+        clGetProgramBuildInfo(r->program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
         char *log = checked_malloc(len + 1);
-        clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, len, log, NULL);
+        clGetProgramBuildInfo(r->program, device, CL_PROGRAM_BUILD_LOG, len, log, NULL);
         log[len] = '\0';
         fprintf(stderr, "host: build log of %s:\n%s\n", kernels_path, log);
         check(status, "clBuildProgram", kernels_path);
     }
-    cl_kernel kernels[N_KERNELS + 1];
     for (int k = 0; k < N_KERNELS; ++k) {
-        kernels[k] = clCreateKernel(program, KERNELS[k], &status);
+        r->kernels[k] = clCreateKernel(r->program, KERNELS[k], &status);
         if (status == CL_INVALID_KERNEL_NAME) {
             fail("%s has no kernel '%s', which the plan launches (clCreateKernel: CL_INVALID_KERNEL_NAME)", kernels_path, KERNELS[k]);
         }
         check(status, "clCreateKernel", KERNELS[k]);
     }
+    check_plan(r);
 
-    /* The steps. */
-    cl_mem memory[N_STORAGES + 1] = {0};
-    double seconds[N_STEPS + 1];
-    double total = 0;
-    int launches = 0;
-    for (int s = 0; s < N_STEPS; ++s) {
-        const struct step *step = &STEPS[s];
-        const struct storage *st = step->storage >= 0 ? &STORAGES[step->storage] : NULL;
-        size_t origin[3] = {0, 0, 0};
-        size_t region[3] = {st ? st->width : 0, st ? st->height : 0, 1};
-        switch (step->op) {
-        case OP_ALLOCATE:
-            if (st->kind == KIND_IMAGE) {
-                cl_image_format format = {CL_RGBA, st->dtype == DT_F16 ? CL_HALF_FLOAT : CL_FLOAT};
-                cl_image_desc desc;
-                memset(&desc, 0, sizeof desc);
-                desc.image_type = CL_MEM_OBJECT_IMAGE2D;
-                desc.image_width = st->width;
-                desc.image_height = st->height;
-                memory[step->storage] = clCreateImage(context, CL_MEM_READ_WRITE, &format, &desc, NULL, &status);
-                check(status, "clCreateImage", st->name);
-            } else {
-                memory[step->storage] = clCreateBuffer(context, CL_MEM_READ_WRITE, st->bytes, NULL, &status);
-                check(status, "clCreateBuffer", st->name);
-            }
-            break;
-        case OP_FILL:
-            if (st->kind == KIND_IMAGE) {
-                cl_float4 color = {{step->fill_color, step->fill_color, step->fill_color, step->fill_color}};
-                check(clEnqueueFillImage(queue, memory[step->storage], &color, origin, region, 0, NULL, NULL), "clEnqueueFillImage", st->name);
-            } else {
-                size_t size = DTYPES[st->dtype].size;
-                check(clEnqueueFillBuffer(queue, memory[step->storage], step->fill, size, 0, st->bytes, 0, NULL, NULL), "clEnqueueFillBuffer", st->name);
-            }
-            break;
-        case OP_WRITE:
-            if (host_bytes[step->param] != st->elements * DTYPES[st->dtype].size) {
-                fail("--input %s: %zu bytes do not fill storage %s (%zu bytes)", PARAMS[step->param].name, host_bytes[step->param], st->name, st->elements * DTYPES[st->dtype].size);
-            }
-            if (st->kind == KIND_IMAGE)
-                check(clEnqueueWriteImage(queue, memory[step->storage], CL_TRUE, origin, region, 0, 0, host[step->param], 0, NULL, NULL), "clEnqueueWriteImage", st->name);
-            else
-                check(clEnqueueWriteBuffer(queue, memory[step->storage], CL_TRUE, 0, host_bytes[step->param], host[step->param], 0, NULL, NULL), "clEnqueueWriteBuffer", st->name);
-            break;
-        case OP_READ:
-            if (st->kind == KIND_IMAGE)
-                check(clEnqueueReadImage(queue, memory[step->storage], CL_TRUE, origin, region, 0, 0, host[step->param], 0, NULL, NULL), "clEnqueueReadImage", st->name);
-            else
-                check(clEnqueueReadBuffer(queue, memory[step->storage], CL_TRUE, 0, host_bytes[step->param], host[step->param], 0, NULL, NULL), "clEnqueueReadBuffer", st->name);
-            break;
-        case OP_COPY_BUFFER_TO_IMAGE: {
-            size_t copy_region[3] = {STORAGES[step->dst].width, STORAGES[step->dst].height, 1};
-            check(clEnqueueCopyBufferToImage(queue, memory[step->src], memory[step->dst], 0, origin, copy_region, 0, NULL, NULL), "clEnqueueCopyBufferToImage", STORAGES[step->dst].name);
-            break;
-        }
-        case OP_COPY_IMAGE_TO_BUFFER: {
-            size_t copy_region[3] = {STORAGES[step->src].width, STORAGES[step->src].height, 1};
-            check(clEnqueueCopyImageToBuffer(queue, memory[step->src], memory[step->dst], origin, copy_region, 0, 0, NULL, NULL), "clEnqueueCopyImageToBuffer", STORAGES[step->src].name);
-            break;
-        }
-        case OP_CHECK: {
-            /* layout.check: every flag (an integer) non-zero, else the run fails. */
-            size_t size = DTYPES[st->dtype].size, failed = 0;
-            unsigned char *flags = checked_malloc(step->count * size);
-            check(clEnqueueReadBuffer(queue, memory[step->storage], CL_TRUE, step->offset * size, step->count * size, flags, 0, NULL, NULL), "clEnqueueReadBuffer", st->name);
-            for (size_t e = 0; e < step->count; ++e) {
-                int zero = 1;
-                for (size_t b = 0; b < size; ++b)
-                    zero &= flags[e * size + b] == 0;
-                failed += (size_t)zero;
-            }
-            free(flags);
-            if (failed)
-                fail("assertion failed: %s (%zu of %zu elements)", step->message, failed, step->count);
-            break;
-        }
-        case OP_LAUNCH: {
-            cl_kernel kernel = kernels[step->kernel];
-            const char *name = KERNELS[step->kernel];
-            for (int a = 0; a < step->n_args; ++a) {
-                const struct arg *arg = &ARGS[step->first_arg + a];
-                cl_int set;
-                if (arg->kind == ARG_STORAGE) {
-                    set = clSetKernelArg(kernel, (cl_uint)a, sizeof(cl_mem), &memory[arg->storage]);
-                } else if (arg->kind == ARG_VALUE) {
-                    set = clSetKernelArg(kernel, (cl_uint)a, DTYPES[arg->dtype].size, arg->value);
-                } else {
-                    unsigned char bytes[8];
-                    char what[160];
-                    snprintf(what, sizeof what, "@%s: argument %s", step->function, PARAMS[arg->param].name);
-                    size_t size = scalar_bytes(&scalars[arg->param], arg->dtype, what, bytes);
-                    set = clSetKernelArg(kernel, (cl_uint)a, size, bytes);
-                }
-                char what[64];
-                snprintf(what, sizeof what, "argument %d of the kernel", a);
-                if (set != CL_SUCCESS)
-                    fprintf(stderr, "host: kernel %s:\n", name);
-                check(set, "clSetKernelArg", what);
-            }
-            size_t limit = 0, local[3];
-            check(clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, NULL), "clGetKernelWorkGroupInfo", name);
-            size_t wanted = 1;
-            for (cl_uint d = 0; d < step->dims; ++d)
-                wanted *= step->local[d];
-            if (wanted <= limit)
-                memcpy(local, step->local, sizeof local);
-            else
-                work_group_shape(step->dims, step->global, limit, local);
-            cl_event event;
-            check(clEnqueueNDRangeKernel(queue, kernel, step->dims, NULL, step->global, local, 0, NULL, &event), "clEnqueueNDRangeKernel", name);
-            check(clWaitForEvents(1, &event), "clWaitForEvents", name);
-            cl_ulong start = 0, end = 0;
-            check(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL), "clGetEventProfilingInfo", name);
-            check(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL), "clGetEventProfilingInfo", name);
-            check(clReleaseEvent(event), "clReleaseEvent", name);
-            seconds[s] = (double)(end - start) * 1e-9;
-            total += seconds[s];
-            ++launches;
-            break;
-        }
-        default:
-            fail("unknown plan step");
-        }
+    /* The prepare steps once, the steps (the body) once, reported; then the repeats. */
+    static double seconds[N_STEPS + 1];
+    run_steps(r, 0, N_PREPARE_STEPS);
+    check(clFinish(r->queue), "clFinish", "the prepare steps");
+    double prepare_total = launch_seconds(r, 0, N_PREPARE_STEPS, seconds);
+    run_steps(r, N_PREPARE_STEPS, N_STEPS);
+    check(clFinish(r->queue), "clFinish", "the plan");
+    double total = launch_seconds(r, N_PREPARE_STEPS, N_STEPS, seconds);
+    if (count_launches(0, N_PREPARE_STEPS)) {
+        char prepare[160];
+        snprintf(prepare, sizeof prepare, "%s_prepare", ENTRY);
+        print_launches(prepare, 0, N_PREPARE_STEPS, seconds, prepare_total);
     }
-    check(clFinish(queue), "clFinish", "the plan");
+    print_launches(ENTRY, N_PREPARE_STEPS, N_STEPS, seconds, total);
+    if (repeat > 0) {
+        double *walls = checked_malloc((size_t)repeat * sizeof *walls);
+        double *devices = checked_malloc((size_t)repeat * sizeof *devices);
+        for (long k = 0; k < warmup + repeat; ++k) {
+            double start = monotonic_seconds();
+            run_steps(r, N_PREPARE_STEPS, N_STEPS);
+            check(clFinish(r->queue), "clFinish", "the plan");
+            double wall = monotonic_seconds() - start;
+            double device_seconds = launch_seconds(r, N_PREPARE_STEPS, N_STEPS, seconds);
+            if (k >= warmup) {
+                walls[k - warmup] = wall;
+                devices[k - warmup] = device_seconds;
+            }
+        }
+        int launches = count_launches(N_PREPARE_STEPS, N_STEPS);
+        double wall_ms = median(walls, (int)repeat) * 1e3, device_ms = median(devices, (int)repeat) * 1e3;
+        printf("repeat: %ld run(s) after %ld warm-up: median wall %.3f ms, median device %.3f ms per "
+               "inference (%d launch(es), %.0f us per launch outside the kernels)\n",
+               repeat, warmup, wall_ms, device_ms, launches, (wall_ms - device_ms) * 1e3 / (launches ? launches : 1));
+        free(walls);
+        free(devices);
+    }
 
-    printf("@%s: %d launch(es), %.3f ms device time\n", ENTRY, launches, total * 1e3);
-    for (int s = 0; s < N_STEPS; ++s) {
-        const struct step *step = &STEPS[s];
-        if (step->op != OP_LAUNCH)
-            continue;
-        long long global[3];
-        char shape[128];
-        for (cl_uint d = 0; d < step->dims; ++d)
-            global[d] = (long long)step->global[d];
-        format_shape(shape, sizeof shape, (int)step->dims, global);
-        printf("  %-24s %9.3f ms  global size %s\n", KERNELS[step->kernel], seconds[s] * 1e3, shape);
-    }
+    /* The outputs (of the last run). */
     for (int i = 0; i < N_PARAMS; ++i) {
         const struct param *p = &PARAMS[i];
         if (p->is_scalar || p->direction == DIR_IN)
@@ -988,22 +1511,28 @@ int main(int argc, char **argv) {
             snprintf(path, sizeof path, "%s", outputs[i]);
         else
             snprintf(path, sizeof path, "%s.npy", p->name);
-        write_npy(path, p, host[i], host_bytes[i]);
+        write_npy(path, p, r->host_out[i], r->host_bytes[i]);
         char shape[256];
         format_shape(shape, sizeof shape, p->rank, p->shape);
         printf("wrote %s: %%%s %s %s (%s layout)\n", path, p->name, DTYPES[p->dtype].name, shape, p->layout);
     }
 
+    for (int s = 0; s < N_STEPS; ++s)
+        if (r->launch[s])
+            check(clReleaseKernel(r->launch[s]), "clReleaseKernel", KERNELS[STEPS[s].kernel]);
     for (int k = 0; k < N_KERNELS; ++k)
-        check(clReleaseKernel(kernels[k]), "clReleaseKernel", KERNELS[k]);
+        check(clReleaseKernel(r->kernels[k]), "clReleaseKernel", KERNELS[k]);
     for (int m = 0; m < N_STORAGES; ++m)
-        if (memory[m])
-            check(clReleaseMemObject(memory[m]), "clReleaseMemObject", STORAGES[m].name);
-    check(clReleaseProgram(program), "clReleaseProgram", kernels_path);
-    check(clReleaseCommandQueue(queue), "clReleaseCommandQueue", "profiling queue");
-    check(clReleaseContext(context), "clReleaseContext", device_name);
-    for (int i = 0; i < N_PARAMS; ++i)
-        free(host[i]);
+        if (r->memory[m])
+            check(clReleaseMemObject(r->memory[m]), "clReleaseMemObject", STORAGES[m].name);
+    check(clReleaseProgram(r->program), "clReleaseProgram", kernels_path);
+    check(clReleaseCommandQueue(r->queue), "clReleaseCommandQueue", "profiling queue");
+    check(clReleaseContext(r->context), "clReleaseContext", device_name);
+    for (int i = 0; i < N_PARAMS; ++i) {
+        free(r->host_in[i]);
+        free(r->host_out[i]);
+    }
+    free(r);
     free(source);
     return 0;
 }

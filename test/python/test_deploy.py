@@ -3,16 +3,21 @@ against `physlayout run FILE.mlir`, the generated C host (gcc -std=c99 -Wall -We
 the local OpenCL device) against both, and clear errors for bad artifacts on both sides.
 
 The C host tests need gcc and the OpenCL headers and ICD loader (Debian: ocl-icd-opencl-dev,
-opencl-c-headers); they skip without them, except under PHYSLAYOUT_REQUIRE_TOOLS=1 (CI),
-where conftest.py fails the session instead.
+opencl-c-headers), and a platform that the system's ICD loader finds: where it finds none
+(no /etc/OpenCL/vendors entry), they run the host on pip's PoCL (the pocl.icd that
+pocl-binary-distribution puts beside pyopencl's libraries, through OCL_ICD_VENDORS), else
+they skip with the reason; except under PHYSLAYOUT_REQUIRE_TOOLS=1 (CI), where they fail.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
 import os
 import re
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -108,18 +113,79 @@ def physlayout(*argv: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str
     return code, out, err
 
 
-@pytest.fixture(scope="session")
-def c_toolchain() -> str | None:
-    """Why the C host cannot be built here (None: it can)."""
+PROBE = r"""#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stdio.h>
+int main(void) {
+    cl_uint n = 0;
+    cl_int status = clGetPlatformIDs(0, NULL, &n);
+    printf("%d %u\n", (int)status, status == CL_SUCCESS ? n : 0u);
+    return 0;
+}
+"""
+
+
+def pip_pocl() -> list[dict[str, str]]:
+    """The environment variables that show the system's ICD loader pip's PoCL: each .icd
+    file that pocl-binary-distribution installs beside pyopencl's own libraries (the file
+    names the library without a path, hence LD_LIBRARY_PATH)."""
+    spec = importlib.util.find_spec("pyopencl")
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    libs = Path(next(iter(spec.submodule_search_locations))) / ".libs"
+    path = os.pathsep.join(p for p in (str(libs), os.environ.get("LD_LIBRARY_PATH", "")) if p)
+    return [{"OCL_ICD_VENDORS": str(icd), "LD_LIBRARY_PATH": path} for icd in sorted(libs.glob("*.icd"))]
+
+
+def find_opencl_loader(candidates: list[dict[str, str]]) -> tuple[dict[str, str], str | None]:
+    """The first of `candidates` (environment variables added to this process's) under which
+    a program built with `-lOpenCL` finds an OpenCL platform, and None; or ({}, why none
+    does)."""
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "probe.c").write_text(PROBE)
+        built = subprocess.run(["gcc", "-std=c99", "-o", "probe", "probe.c", "-lOpenCL"], cwd=folder,
+                               capture_output=True, text=True, timeout=120)  # fmt: skip
+        if built.returncode != 0:
+            return {}, f"cannot build an OpenCL probe: {built.stderr.strip()[:300]}"
+        for extra in candidates:
+            env = {k: v for k, v in os.environ.items() if k != "PHYSLAYOUT_OPENCL_DEVICE"} | extra
+            probe = subprocess.run([str(Path(folder) / "probe")], capture_output=True, text=True,
+                                   timeout=120, env=env)  # fmt: skip
+            status, _, count = probe.stdout.partition(" ")
+            if probe.returncode == 0 and status == "0" and int(count or 0) > 0:
+                return extra, None
+    return {}, (
+        "the system's OpenCL ICD loader (libOpenCL) finds no platform (no vendor .icd in "
+        "/etc/OpenCL/vendors or $OCL_ICD_VENDORS), nor does it find pip's PoCL (pyopencl/.libs/"
+        "*.icd); install a driver (Debian: pocl-opencl-icd) or see docs/deploy.md"
+    )
+
+
+@functools.cache
+def host_environment() -> tuple[dict[str, str], str | None]:
+    """The environment variables the C host runs under here (none where the system loader
+    finds a platform, else pip's PoCL), and None; or ({}, why it cannot run here)."""
     from conftest import c_host_toolchain_problem
 
-    return c_host_toolchain_problem()
+    problem = c_host_toolchain_problem()
+    if problem is not None:
+        return {}, problem
+    return find_opencl_loader([{}, *pip_pocl()])
+
+
+@pytest.fixture(scope="session")
+def c_toolchain() -> str | None:
+    """Why the C host cannot be built and run here (None: it can)."""
+    return host_environment()[1]
 
 
 @pytest.fixture
 def gcc(c_toolchain: str | None) -> None:
-    if c_toolchain is not None:
-        pytest.skip(f"cannot build the C host: {c_toolchain}")
+    if c_toolchain is None:
+        return
+    if os.environ.get("PHYSLAYOUT_REQUIRE_TOOLS") == "1":
+        pytest.fail(f"PHYSLAYOUT_REQUIRE_TOOLS=1 but the C host cannot run: {c_toolchain}")
+    pytest.skip(f"cannot build or run the C host: {c_toolchain}")
 
 
 def build_host(out: Path) -> Path:
@@ -135,7 +201,9 @@ def build_host(out: Path) -> Path:
 
 
 def run_host(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """./host in `out` (on pip's PoCL where the system loader finds no platform)."""
     env = {k: v for k, v in os.environ.items() if k != "PHYSLAYOUT_OPENCL_DEVICE"}
+    env.update(host_environment()[0])
     return subprocess.run(
         [str(out / "host"), *args], cwd=out, capture_output=True, text=True, timeout=300, env=env
     )
