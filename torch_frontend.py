@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -124,7 +124,7 @@ def from_torch(module: Any, *example_inputs: Any, **compile_options: Any) -> Com
 
 def dynamo_backend(
     gm: Any, example_inputs: Sequence[Any], options: Mapping[str, Any] | None = None
-) -> Callable[..., Any]:
+) -> DynamoCompiled:
     """The `torch.compile` backend `"physlayout"` (entry point `torch_dynamo_backends`):
     compiles dynamo's FX graph `gm` for `example_inputs` through the same export and
     `physlayout.compile` as `from_torch` and returns a function from CPU tensors to CPU
@@ -159,26 +159,57 @@ def dynamo_backend(
     )
     from physlayout.api import compile
 
-    def values(args: Sequence[Any], which: Sequence[int]) -> dict[str, np.ndarray]:
-        return {names[i]: args[i].detach().cpu().numpy() for i in which}
+    params = {names[i]: _array(tensors[i]) for i in static}
+    model = compile(text, params=params, **compile_options)
+    return DynamoCompiled(model, names, static, tensors, _returns_sequence(gm))
 
-    model = compile(text, params=values(tensors, static), **compile_options)
-    bound = [(tensors[i], tensors[i]._version) for i in static]
-    runtime_inputs = [i for i in range(len(tensors)) if i not in set(static)]
-    as_tuple = _returns_sequence(gm)
 
-    def run(*args: Any) -> Any:
-        nonlocal model, bound
-        current = [(args[i], args[i]._version) for i in static]
-        if any(a is not b or v != w for (a, v), (b, w) in zip(current, bound, strict=True)):
-            model = _rebind(model, values(args, static))
-            bound = current
-        result = model(**values(args, runtime_inputs))
+class DynamoCompiled:
+    """What `dynamo_backend` returns: `model` (the `CompiledModel`) called on dynamo's graph
+    inputs, CPU tensors in and out. The inputs at positions `static` are bound (see
+    `dynamo_backend`); the others are the inputs of each call."""
+
+    def __init__(
+        self,
+        model: CompiledModel,
+        names: Sequence[str],
+        static: Sequence[int],
+        example_inputs: Sequence[Any],
+        as_tuple: bool,
+    ) -> None:
+        self.model = model
+        self.names = list(names)
+        """The MLIR argument names of the graph inputs, in order."""
+        self.static = list(static)
+        """The positions of the bound graph inputs."""
+        self.as_tuple = as_tuple
+        """Whether the graph returns a tuple (else its one result)."""
+        self._bound = [(example_inputs[i], example_inputs[i]._version) for i in static]
+
+    def __call__(self, *args: Any) -> Any:
+        """The graph's results on `args` (its inputs, in graph order)."""
+        import torch  # pyright: ignore[reportMissingImports]
+
+        current = [(args[i], args[i]._version) for i in self.static]
+        if any(a is not b or v != w for (a, v), (b, w) in zip(current, self._bound, strict=True)):
+            self.model = _rebind(self.model, {self.names[i]: _array(args[i]) for i in self.static})
+            self._bound = current
+        if len(args) != len(self.names):
+            raise TypeError(f"the graph takes {len(self.names)} inputs, got {len(args)}")
+        inputs = {
+            name: _array(arg)
+            for i, (name, arg) in enumerate(zip(self.names, args, strict=True))
+            if i not in self.static
+        }
+        result = self.model(**inputs)
         arrays = result if isinstance(result, tuple) else (result,)
         outputs = tuple(torch.from_numpy(np.ascontiguousarray(a)) for a in arrays)
-        return outputs if as_tuple else outputs[0]
+        return outputs if self.as_tuple else outputs[0]
 
-    return run
+
+def _array(tensor: Any) -> np.ndarray:
+    """A tensor's values as a numpy array (on the CPU, detached from autograd)."""
+    return tensor.detach().cpu().numpy()
 
 
 # Export ------------------------------------------------------------------------------------

@@ -21,7 +21,12 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("torch_mlir.fx")
 
 import physlayout  # noqa: E402
-from physlayout.torch_frontend import argument_name, export  # noqa: E402
+from physlayout.torch_frontend import (  # noqa: E402
+    DynamoCompiled,
+    argument_name,
+    dynamo_backend,
+    export,
+)
 
 nn = torch.nn
 ROOT = Path(__file__).resolve().parents[2]
@@ -194,14 +199,28 @@ def test_torch_compile_backend() -> None:
     torch.manual_seed(0)
     mlp = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 8)).eval()
     compiled = torch.compile(mlp, backend="physlayout", dynamic=False)
+    made: list[DynamoCompiled] = []
+    backend = torch._dynamo.lookup_backend("physlayout")
+    assert backend is dynamo_backend
+    watched = torch.compile(
+        mlp, backend=lambda gm, inputs: made.append(backend(gm, inputs)) or made[-1]
+    )
     x = torch.rand(2, 16) * 2 - 1
     with torch.no_grad():
         for inputs in (x, x * 3):
             result, expected = compiled(inputs), mlp(inputs)
             assert isinstance(result, torch.Tensor) and result.shape == expected.shape
             assert _relative_error(result, expected) <= TOLERANCE
+        assert _relative_error(watched(x), mlp(x)) <= TOLERANCE
+        (graph,) = made
+        assert len(graph.static) == 4  # the two weights and biases are bound; x is the input
+        (position,) = set(range(5)) - set(graph.static)  # dynamo's order: not always first
+        assert [p.name for p in graph.model.inputs] == [graph.names[position]]
+        bound = graph.model
         mlp[2].weight.mul_(-2.0)
         assert _relative_error(compiled(x), mlp(x)) <= TOLERANCE
+        assert _relative_error(watched(x), mlp(x)) <= TOLERANCE
+        assert graph.model is not bound and graph.model.artifact is bound.artifact
 
 
 def _torchvision() -> Any:
