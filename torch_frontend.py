@@ -13,10 +13,10 @@ importer, `torch_mlir.fx.export_and_import(wrapper, *inputs, *weights,
 output_type="linalg-on-tensors", func_name="main")`, where the wrapper's `forward(*inputs,
 *weights)` calls `torch.func.functional_call(module, weights_by_name, inputs)`: every parameter
 and buffer is a function argument, not a constant baked into the IR. The function's arguments
-are the example inputs (named after `forward`'s parameters: `%x`), then the `state_dict`
-entries in `state_dict` order under `argument_name(key)` (`features.0.weight` ->
-`%features_0_weight`); `num_batches_tracked` (unused in eval mode) and second names of a tied
-tensor are not arguments.
+are the example inputs (`%x` for one; several are named after `forward`'s parameters), then
+the `state_dict` entries in `state_dict` order under `argument_name(key)` (`features.0.weight`
+-> `%features_0_weight`); `num_batches_tracked` (unused in eval mode) and second names of a
+tied tensor are not arguments.
 """
 
 from __future__ import annotations
@@ -246,19 +246,20 @@ def _state(module: Any) -> tuple[list[str], list[Any]]:
 
 
 def _input_names(module: Any, count: int) -> list[str]:
-    """Argument names of the example inputs: the names of `forward`'s positional parameters
-    when there are enough of them, else `x` (one input) or `x0`, `x1`, ..."""
+    """Argument names of the example inputs: `x` for one (as in the shared models); for
+    several, the names of `forward`'s positional parameters when there are enough of them,
+    else `x0`, `x1`, ..."""
+    if count == 1:
+        return ["x"]
     try:
         parameters = list(inspect.signature(module.forward).parameters.values())
     except (TypeError, ValueError):
         parameters = []
-    positional = [
-        p.name for p in parameters
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]  # fmt: skip
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    positional = [p.name for p in parameters if p.kind in kinds]
     if len(positional) >= count:
         return [argument_name(n) for n in positional[:count]]
-    return ["x"] if count == 1 else [f"x{i}" for i in range(count)]
+    return [f"x{i}" for i in range(count)]
 
 
 def _check_unique(names: Sequence[str]) -> None:
