@@ -223,6 +223,19 @@ def test_torch_compile_backend() -> None:
         assert graph.model is not bound and graph.model.artifact is bound.artifact
 
 
+def test_from_pytorch_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/from-pytorch.md's `py` blocks run, in order, as one program (in a scratch
+    directory: the page writes build/block/)."""
+    page = (ROOT / "docs" / "from-pytorch.md").read_text()
+    blocks = re.findall(r"```py\n(.*?)```", page, re.DOTALL)
+    assert len(blocks) >= 4
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, Any] = {}
+    for block in blocks:
+        exec(compile(block, "docs/from-pytorch.md", "exec"), namespace)
+    assert (tmp_path / "build" / "block" / "host.c").exists()
+
+
 def _torchvision() -> Any:
     return pytest.importorskip("torchvision")
 
