@@ -89,7 +89,7 @@ def export(module: Any, *example_inputs: Any, func_name: str = "main") -> TorchE
     finally:
         module.train(training)
     return TorchExport(
-        _rename_arguments(text, func_name, [*inputs, *params]),
+        name_arguments(text, func_name, [*inputs, *params]),
         tuple(inputs),
         {
             p: np.array(w.detach().cpu().numpy(), copy=True)
@@ -116,7 +116,8 @@ def from_torch(module: Any, *example_inputs: Any, **compile_options: Any) -> Com
         raise TypeError("from_torch binds the module's own weights; it takes no params=")
     exported = export(module, *example_inputs)
     options = dict(compile_options)
-    options.setdefault("pipeline", _pipeline(exported, options.get("prepare", True)))
+    if options.get("pipeline") is None:
+        options["pipeline"] = _pipeline(exported, options.get("prepare", True))
     from physlayout.api import compile
 
     return compile(exported.mlir, params=exported.params, **options)
@@ -151,12 +152,12 @@ def dynamo_backend(
     _check_unique(names)
     static = [i for i, t in enumerate(tensors) if _is_static(torch, t)]
     with torch.no_grad():
-        text = _rename_arguments(_import_linalg(gm, tensors, "main"), "main", names)
+        text = name_arguments(_import_linalg(gm, tensors, "main"), "main", names)
     compile_options = dict(options or {})
     bound_names = [names[i] for i in static]
-    compile_options.setdefault(
-        "pipeline", _pipeline_for(names, bound_names, compile_options.get("prepare", True))
-    )
+    if compile_options.get("pipeline") is None:
+        prepare = compile_options.get("prepare", True)
+        compile_options["pipeline"] = _pipeline_for(names, bound_names, prepare)
     from physlayout.api import compile
 
     params = {names[i]: _array(tensors[i]) for i in static}
@@ -300,7 +301,7 @@ def _import_linalg(callable_module: Any, args: Sequence[Any], func_name: str) ->
     return str(module)
 
 
-def _rename_arguments(text: str, func_name: str, names: Sequence[str]) -> str:
+def name_arguments(text: str, func_name: str, names: Sequence[str]) -> str:
     """`text` with the arguments `%arg0` ... of `@func_name` (the only function, printed by
     MLIR, whose entry-block arguments come first in its numbering) named `names`; a value
     of the body that already has one of those names gets a fresh one."""

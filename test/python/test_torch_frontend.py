@@ -23,7 +23,6 @@ pytest.importorskip("torch_mlir.fx")
 import physlayout  # noqa: E402
 from physlayout.torch_frontend import (  # noqa: E402
     DynamoCompiled,
-    argument_name,
     dynamo_backend,
     export,
 )
@@ -176,15 +175,6 @@ def test_several_inputs_results_and_nested_names() -> None:
     arguments = re.findall(r"%(\w+):", _signature(exported.mlir))
     assert arguments == ["image", "features", *exported.names.values()]
     _check(module, image, features)
-
-
-def test_argument_names() -> None:
-    assert argument_name("features.0.1.running_var") == "features_0_1_running_var"
-    assert argument_name("0.weight") == "_0_weight"
-    assert argument_name("w_1") == "w_1_"  # xDSL would read %w_1 as %w
-    assert argument_name("L_self_modules_fc1_parameters_weight_") == (
-        "L_self_modules_fc1_parameters_weight_"
-    )
 
 
 def test_from_torch_refuses_params() -> None:
