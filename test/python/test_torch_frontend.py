@@ -121,6 +121,22 @@ def test_export_is_the_shared_models_format() -> None:
         assert exported.mlir.strip() == committed.strip()
 
 
+def test_transformer_encoder_layer() -> None:
+    """The committed transformer_encoder_layer's arguments (byte for byte under torch 2.13);
+    eager PyTorch takes its fused fast path, the export the decomposed graph."""
+    torch.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(
+        d_model=32, nhead=4, dim_feedforward=64, batch_first=True, dropout=0.0
+    ).eval()
+    x = torch.rand(1, 8, 32) * 2 - 1
+    exported = export(layer, x)
+    committed = (ROOT / "examples" / "models" / "transformer_encoder_layer.mlir").read_text()
+    assert _signature(exported.mlir) == _signature(committed)
+    if torch.__version__.startswith("2.13."):
+        assert exported.mlir.strip() == committed.strip()
+    _check(layer, x)
+
+
 def test_bottleneck() -> None:
     torch.manual_seed(0)
     _check(_randomize_norms(Bottleneck()), torch.rand(1, 64, 8, 8) * 2 - 1)
@@ -228,6 +244,19 @@ def test_from_pytorch_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
 def _torchvision() -> Any:
     return pytest.importorskip("torchvision")
+
+
+@slow
+def test_espcn_pixelshuffle() -> None:
+    """The shared espcn_pixelshuffle (a named nn.Sequential; PixelShuffle is a 6-D
+    transpose)."""
+    torch.manual_seed(0)
+    layers = [
+        ("conv1", nn.Conv2d(1, 16, 5, padding=2)), ("tanh1", nn.Tanh()),
+        ("conv2", nn.Conv2d(16, 8, 3, padding=1)), ("tanh2", nn.Tanh()),
+        ("conv3", nn.Conv2d(8, 9, 3, padding=1)), ("shuffle", nn.PixelShuffle(3)),
+    ]  # fmt: skip
+    _check(nn.Sequential(collections.OrderedDict(layers)).eval(), torch.rand(1, 1, 24, 24) * 2 - 1)
 
 
 @slow
