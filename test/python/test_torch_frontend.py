@@ -242,6 +242,12 @@ def test_from_pytorch_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert (tmp_path / "build" / "block" / "host.c").exists()
 
 
+def test_torch_compile_backend_refuses_symbolic_shapes() -> None:
+    compiled = torch.compile(nn.Linear(4, 2).eval(), backend="physlayout", dynamic=True)
+    with torch.no_grad(), pytest.raises(Exception, match="dynamic=False"):
+        compiled(torch.ones(3, 4))
+
+
 def _torchvision() -> Any:
     return pytest.importorskip("torchvision")
 
