@@ -72,8 +72,8 @@ def export(module: Any, *example_inputs: Any, func_name: str = "main") -> TorchE
     """Export `module` (a `torch.nn.Module`) called on `example_inputs` (tensors) through
     torch-mlir's FX importer with every weight a function argument (module docstring).
 
-    The module is traced in eval mode under `torch.no_grad()` (its `training` flag is put
-    back afterwards). Raises `ImportError` naming what to install when torch or torch-mlir
+    The module is traced in eval mode under `torch.no_grad()` (the `training` flags of its
+    submodules are put back afterwards). Raises `ImportError` naming what to install when torch or torch-mlir
     is missing, `ValueError` when two names map to the same argument name."""
     torch = _require_torch()
     keys, weights = _state(module)
@@ -81,20 +81,18 @@ def export(module: Any, *example_inputs: Any, func_name: str = "main") -> TorchE
     params = [argument_name(k) for k in keys]
     _check_unique([*inputs, *params])
     wrapper = _functional_wrapper(torch, module, keys, len(example_inputs))
-    training = module.training
+    modes = [(m, m.training) for m in module.modules()]
     module.eval()
     try:
         with torch.no_grad():
             text = _import_linalg(wrapper, [*example_inputs, *weights], func_name)
     finally:
-        module.train(training)
+        for m, training in modes:
+            m.training = training
     return TorchExport(
         name_arguments(text, func_name, [*inputs, *params]),
         tuple(inputs),
-        {
-            p: np.array(w.detach().cpu().numpy(), copy=True)
-            for p, w in zip(params, weights, strict=True)
-        },
+        {p: np.array(_array(w), copy=True) for p, w in zip(params, weights, strict=True)},
         dict(zip(keys, params, strict=True)),
     )
 
