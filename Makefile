@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.physlayout-installed
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: all demo test lint pytest lit bench models fuzz docs clean
+.PHONY: all demo test lint pytest lit bench models fuzz docs clean torch-test
 
 all: test
 
@@ -34,6 +34,24 @@ pytest: $(STAMP)
 
 lit: $(STAMP)
 	$(BIN)/lit -sv test
+
+# The PyTorch frontend's tests (test/python/test_torch_frontend*.py: from_torch, the
+# torch.compile backend, torchvision models) in a venv of their own: `make test` needs no torch
+# and skips them. TORCH_PACKAGES go in once (a CPU-only torch works: TORCH_PACKAGES="torch==2.13.0
+# torch-mlir==20261001", then the torchvision tests are skipped).
+TORCH_VENV ?= .venv-torch
+TORCH_PACKAGES ?= torch==2.14.1 torchvision==0.29.1 torch-mlir==20261001
+TORCH_STAMP := $(TORCH_VENV)/.physlayout-installed
+$(TORCH_STAMP): pyproject.toml
+	test -x $(TORCH_VENV)/bin/python || $(PYTHON) -m venv $(TORCH_VENV)
+	$(TORCH_VENV)/bin/python -c "import torch, torch_mlir.fx" 2>/dev/null || \
+	  $(TORCH_VENV)/bin/python -m pip install -q $(TORCH_PACKAGES)
+	PYTHONWARNINGS=ignore $(TORCH_VENV)/bin/python -m pip install -q -e '.[torch,opencl,test]'
+	touch $(TORCH_STAMP)
+
+torch-test: $(TORCH_STAMP)
+	PHYSLAYOUT_TORCH_SLOW=1 $(TORCH_VENV)/bin/python -m pytest -p no:cacheprovider \
+	  test/python/test_torch_frontend.py test/python/test_torch_frontend_without_torch.py
 
 # The long random-program campaign (test/python/fuzz): counts by outcome, failing programs
 # (minimized) under FUZZ_OUT; exits non-zero on any mismatch, crash or invalid program.
@@ -64,5 +82,5 @@ docs: $(STAMP)
 	$(BIN)/python -m physlayout.pass_help docs/passes.md
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(TORCH_VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis
 	find test -name Output -type d -prune -exec rm -rf {} +

@@ -25,6 +25,7 @@ _EXPORTS = {
     "PaddingPredicate": "physlayout.indexing.extents",
     "flatten_indices": "physlayout.indexing.shapes",
     "flatten_shape": "physlayout.indexing.shapes",
+    "from_torch": "physlayout.torch_frontend",
     "transformed_shape": "physlayout.indexing.extents",
 }
 
