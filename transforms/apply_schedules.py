@@ -73,9 +73,9 @@ from physlayout.transforms.schedule_heuristic import DeviceModel, default_schedu
 
 def kernel_loop(kernel: func.FuncOp) -> scf.ParallelOp | None:
     """The one top-level `scf.parallel` of `kernel`'s body (None: none, or several)."""
-    if not kernel.body.blocks:
+    if len(kernel.body.blocks) != 1:
         return None
-    loops = [op for op in kernel.body.block.ops if isinstance(op, scf.ParallelOp)]
+    loops = [op for op in kernel.body.blocks[0].ops if isinstance(op, scf.ParallelOp)]
     return loops[0] if len(loops) == 1 else None
 
 
