@@ -17,6 +17,9 @@ unroll-and-jam of the whole body):
   and whose body is cloned by the same rule: each tile element's accumulators stay in
   registers across the whole reduction, the ops after it (fused epilogues, stores) run per
   accumulator;
+- with `unroll = N`, an `scf.for` with constant bounds of at most N iterations is written
+  out instead, iteration by iteration in its order, each iteration's ops by the same rules
+  (a small window: the OpenCL C compiler sees straight-line code);
 - extents a tile does not divide: the elements past the end of the last tile compute with
   their loop index clamped to the last iteration (`arith.minsi`: every load stays in
   bounds, the value is that of a real iteration) and their stores (and region ops holding
@@ -62,6 +65,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator
+from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.dialects.layout import StoreOp
@@ -97,6 +101,8 @@ class TileCloner:
     kernel: func.FuncOp
     elements: list[tuple[int, ...]]
     valid: list[list[SSAValue | None]]
+    unroll: int = 0
+    """Jammed loops of at most this many iterations are unrolled instead."""
     maps: list[dict[SSAValue, SSAValue]] = field(default_factory=list[dict[SSAValue, SSAValue]])
     deps: dict[SSAValue, frozenset[int]] = field(default_factory=dict[SSAValue, frozenset[int]])
 
@@ -134,13 +140,45 @@ class TileCloner:
         """Clone `ops` (no terminator) at `point`."""
         for op in ops:
             axes = self.dependence(op)
-            if axes and isinstance(op, scf.ForOp) and not self._bounds_vary(op):
-                self.jam(op, axes, point)
-            else:
-                self.clone_op(op, axes, point)
+            if isinstance(op, scf.ForOp) and not self._bounds_vary(op):
+                values = _constant_range(op)
+                if values is not None and len(values) <= self.unroll:
+                    self.unroll_loop(op, axes, values, point)
+                    continue
+                if axes:
+                    self.jam(op, axes, point)
+                    continue
+            self.clone_op(op, axes, point)
 
     def _bounds_vary(self, op: scf.ForOp) -> bool:
         return any(self.deps.get(v) for v in (op.lb, op.ub, op.step))
+
+    def unroll_loop(
+        self, op: scf.ForOp, axes: frozenset[int], values: range, point: InsertPoint
+    ) -> None:
+        """`op`'s body once per iteration (`values` of its induction variable), in order,
+        each iteration's carried values those the previous one yielded, by the same rules."""
+        body = op.body.block
+        groups = self.groups(axes)
+        carried = [[self.maps[g[0]].get(v, v) for v in op.iter_args] for g in groups]
+        self.deps[body.args[0]] = frozenset()
+        for value in (*body.args[1:], *op.results):
+            self.deps[value] = axes
+        terminator = body.last_op
+        assert isinstance(terminator, scf.YieldOp)
+        inner = [o for o in body.ops if not o.has_trait(IsTerminator)]
+        for iteration in values:
+            index = arith.ConstantOp(IntegerAttr(iteration, IndexType()))
+            _insert(index, point)
+            for g, group in enumerate(groups):
+                for e in group:
+                    self.maps[e][body.args[0]] = index.result
+                    self.maps[e].update(zip(body.args[1:], carried[g], strict=True))
+            self.clone_block(inner, point)
+            carried = [[self.maps[g[0]].get(v, v) for v in terminator.operands] for g in groups]
+        for g, group in enumerate(groups):
+            for e in group:
+                self.maps[e].update(zip(op.results, carried[g], strict=True))
 
     def clone_op(self, op: Operation, axes: frozenset[int], point: InsertPoint) -> None:
         """`op` once per group of elements equal along `axes` (guarded where it stores and
@@ -193,6 +231,14 @@ class TileCloner:
         _insert(scf.YieldOp(*yielded), inner)
 
 
+def _constant_range(op: scf.ForOp) -> range | None:
+    """The iterations of `op` (None: bounds or step not constant, or a step below 1)."""
+    lower, upper, step = (const_evaluate_operand(v) for v in (op.lb, op.ub, op.step))
+    if lower is None or upper is None or step is None or step <= 0:
+        return None
+    return range(lower, upper, step)
+
+
 def _insert(op: Operation, point: InsertPoint) -> None:
     if point.insert_before is not None:
         point.block.insert_op_before(op, point.insert_before)
@@ -200,7 +246,9 @@ def _insert(op: Operation, point: InsertPoint) -> None:
         point.block.add_op(op)
 
 
-def tile_loop(kernel: func.FuncOp, loop: scf.ParallelOp, tile: Sequence[int]) -> list[Operation]:
+def tile_loop(
+    kernel: func.FuncOp, loop: scf.ParallelOp, tile: Sequence[int], unroll: int = 0
+) -> list[Operation]:
     """The tiled form of `loop` (see the module docstring): its new steps' constants and the
     new loop, to replace it. PassFailedException when the loop cannot take `tile`."""
     ranges = loop_ranges(loop)
@@ -250,7 +298,7 @@ def tile_loop(kernel: func.FuncOp, loop: scf.ParallelOp, tile: Sequence[int]) ->
         values.append(axis_values)
         valid.append(axis_valid)
     elements = list(itertools.product(*(range(t) for t in tile)))
-    cloner = TileCloner(kernel, elements, valid)
+    cloner = TileCloner(kernel, elements, valid, unroll)
     for offsets in elements:
         cloner.maps.append({old.args[k]: values[k][o] for k, o in enumerate(offsets)})
     for k, size in enumerate(tile):
@@ -298,8 +346,8 @@ class ApplyKernelSchedule(RewritePattern):
         loop = kernel_loop(op)
         if loop is None:
             raise _fail(op, "a scheduled kernel needs exactly one top-level scf.parallel")
-        if any(t > 1 for t in schedule.tile):
-            rewriter.replace(loop, tile_loop(op, loop, schedule.tile), [])
+        if any(t > 1 for t in schedule.tile) or schedule.unroll:
+            rewriter.replace(loop, tile_loop(op, loop, schedule.tile, schedule.unroll), [])
         elif len(schedule.tile) != len(loop.lowerBound):
             raise _fail(
                 op,

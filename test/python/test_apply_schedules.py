@@ -88,13 +88,14 @@ def kernels(module: ModuleOp) -> list[func.FuncOp]:
     return [op for op in module.ops if isinstance(op, func.FuncOp) and kernel_loop(op) is not None]
 
 
-def scheduled(module: ModuleOp, tiles: Mapping[str, Sequence[int]]) -> ModuleOp:
-    """A copy of `module` whose kernels named in `tiles` have those tiles applied."""
+def scheduled(module: ModuleOp, tiles: Mapping[str, Sequence[int]], unroll: int = 0) -> ModuleOp:
+    """A copy of `module` whose kernels named in `tiles` have those tiles (and `unroll`)
+    applied."""
     copy = module.clone()
     for kernel in kernels(copy):
         tile = tiles.get(kernel.sym_name.data)
         if tile is not None:
-            kernel.attributes[SCHEDULE] = ScheduleAttr.of(tile)
+            kernel.attributes[SCHEDULE] = ScheduleAttr.of(tile, unroll=unroll)
     ApplySchedulesPass().apply(make_context(), copy)
     return copy
 
@@ -129,12 +130,14 @@ class ValueMismatch(AssertionError):
     """A scheduled module computed other values than the unscheduled one."""
 
 
-def check_schedules(module: ModuleOp, tiles: Mapping[str, Sequence[int]], seed: int = 0) -> None:
+def check_schedules(
+    module: ModuleOp, tiles: Mapping[str, Sequence[int]], seed: int = 0, unroll: int = 0
+) -> None:
     """The module with `tiles` applied computes bit-exactly what `module` computes (else
     `ValueMismatch`, naming the parameter)."""
     inputs = host_inputs(module, seed)
     expected = evaluate(module, inputs)
-    got = evaluate(scheduled(module, tiles), inputs)
+    got = evaluate(scheduled(module, tiles, unroll), inputs)
     for k, (e, g) in enumerate(zip(expected, got, strict=True)):
         if not np.array_equal(e, g, equal_nan=True):
             raise ValueMismatch(f"parameter {k} differs with tiles {dict(tiles)}")
@@ -168,9 +171,16 @@ def test_kernels_of_the_example() -> None:
         (1, 1, 1, 1),
     ],
 )
-def test_conv_tiles_are_exact(tile: tuple[int, ...]) -> None:
+@pytest.mark.parametrize("unroll", [0, 3])
+def test_conv_tiles_are_exact(tile: tuple[int, ...], unroll: int) -> None:
     module = lowered(CONV_RELU_CONV)
-    check_schedules(module, every_kernel(module, tile))
+    check_schedules(module, every_kernel(module, tile), unroll=unroll)
+
+
+def test_unrolling_every_reduction_loop_is_exact() -> None:
+    module = lowered(CONV_RELU_CONV, weights_in_global=True)
+    check_schedules(module, every_kernel(module, (1, 1, 1, 1)), unroll=64)
+    check_schedules(module, every_kernel(module, (1, 2, 1, 3)), unroll=64)
 
 
 def test_tile_along_one_axis_of_global_weights() -> None:

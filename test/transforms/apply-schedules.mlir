@@ -99,3 +99,40 @@ func.func @conv(%x: !layout.buffer<1x2x6x7x4xf32, scope = "global.texture">, %w:
   }
   func.return
 }
+
+// unroll = 3: the 3-iteration window loop is written out, iteration by iteration, for each
+// of the 2 elements of the tile (each element's sum in the original order); 5 outputs, so
+// the second element of the last tile is guarded.
+
+// CHECK-LABEL: func.func @window
+// CHECK-SAME:    attributes {layout.scheduled = #layout.schedule<tile = [2], unroll = 3>}
+// CHECK:         scf.parallel (%[[I:[a-z0-9_]+]]) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
+// CHECK-NOT:       scf.for
+// CHECK:           %[[V0:[a-z0-9_]+]] = layout.load %a
+// CHECK:           %[[V1:[a-z0-9_]+]] = layout.load %a
+// CHECK:           %[[S0:[a-z0-9_]+]] = arith.addf %{{.*}}, %[[V0]] : f32
+// CHECK-NEXT:      %[[S1:[a-z0-9_]+]] = arith.addf %{{.*}}, %[[V1]] : f32
+// CHECK:           arith.addf %[[S0]], %{{.*}} : f32
+// CHECK-NEXT:      arith.addf %[[S1]], %{{.*}} : f32
+// CHECK-NOT:       scf.for
+// CHECK:           layout.store %{{.*}}, %b[%[[I]]]
+// CHECK:           scf.if
+// CHECK-NEXT:        layout.store
+func.func @window(%a: !layout.buffer<8xf32>, %b: !layout.buffer<5xf32>) attributes {layout.schedule = #layout.schedule<tile = [2], unroll = 3>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c5) step (%c1) {
+    %s = scf.for %k = %c0 to %c3 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %j = arith.addi %i, %k : index
+      %v = layout.load %a[%j] : !layout.buffer<8xf32>, f32
+      %n = arith.addf %acc, %v : f32
+      scf.yield %n : f32
+    }
+    layout.store %s, %b[%i] : !layout.buffer<5xf32>, f32
+    scf.reduce
+  }
+  func.return
+}
