@@ -291,8 +291,8 @@ def _planted_cases() -> list[tuple[str, tuple[int, ...]]]:
 def test_planted_skipped_remainder_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     original = apply_schedules.tile_loop
 
-    def skip_remainder(kernel: Any, loop: Any, tile: Sequence[int]) -> Any:
-        ops = original(kernel, loop, tile)
+    def skip_remainder(kernel: Any, loop: Any, tile: Sequence[int], unroll: int = 0) -> Any:
+        ops = original(kernel, loop, tile, unroll)
         upper = [op for op in loop.upperBound]
         ranges = apply_schedules.loop_ranges(loop)
         assert ranges is not None
