@@ -18,7 +18,7 @@ _bin = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([_bin, os.environ.get("PATH", "")])  # noqa: F821
 # Each lit run compiles into a compile cache of its own (runtime/compile_cache.py).
 config.environment["PHYSLAYOUT_CACHE_DIR"] = tempfile.mkdtemp(prefix="physlayout-cache-")  # noqa: F821
-for _var in ("HOME", "POCL_CACHE_DIR", "PHYSLAYOUT_OPENCL_DEVICE", "OPENBLAS_CORETYPE"):
+for _var in ("HOME", "POCL_CACHE_DIR", "PHYSLAYOUT_OPENCL_DEVICE", "OPENBLAS_CORETYPE", "PYTHONPATH"):
     if _var in os.environ:
         config.environment[_var] = os.environ[_var]  # noqa: F821
 

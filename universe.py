@@ -78,6 +78,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "fuse-elementwise": ("transforms.fuse_elementwise", "FuseElementwisePass"),
     "lift-transform-params": ("transforms.lift_transform_params", "LiftTransformParamsPass"),
     "legalize-layout": ("transforms.legalize_layout", "LegalizeLayoutPass"),
+    "apply-schedules": ("transforms.apply_schedules", "ApplySchedulesPass"),
     "physlayout-buffers": ("lowering.pipelines", "PhyslayoutBuffersPass"),
     "physlayout-opencl": ("lowering.pipelines", "PhyslayoutOpenCLPass"),
     "physlayout-memref": ("lowering.pipelines", "PhyslayoutMemrefPass"),

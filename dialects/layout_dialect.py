@@ -18,6 +18,7 @@ from physlayout.dialects.layout import (
 from physlayout.dialects.layout_check import CheckOp
 from physlayout.dialects.layout_fused import FusedOp, YieldOp
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp
+from physlayout.dialects.layout_schedule import ScheduleAttr
 from physlayout.dialects.layout_scopes import CopyOp
 
 Layout = Dialect(
@@ -36,5 +37,5 @@ Layout = Dialect(
         FusedOp,
         YieldOp,
     ],
-    [IndexMapAttr, MemoryScopeAttr, BufferType, PtrType],
+    [IndexMapAttr, MemoryScopeAttr, BufferType, PtrType, ScheduleAttr],
 )

@@ -37,6 +37,7 @@ from physlayout.dialects.layout import (
     StoreOp,
     is_texture_scope,
 )
+from physlayout.dialects.layout_schedule import SCHEDULE, SCHEDULED, ScheduleAttr
 from physlayout.indexing.bridges.affine import affine_to_expr
 from physlayout.indexing.bridges.arith import IndexAnalysis
 from physlayout.indexing.quasi_affine import Dim, Expr
@@ -108,6 +109,10 @@ class Launch:
     global_size: tuple[int, ...]
     work_item_loops: tuple[str, ...] = ()
     """The C names of the loop variables mapped to get_global_id(0), (1), (2)."""
+    local_size: tuple[int, ...] = ()
+    """The work-group shape the kernel's schedule asks for (`#layout.schedule`'s
+    `workgroup`, each extent lowered to its largest divisor of the global extent); empty:
+    the runtime's choice."""
 
 
 @dataclass(frozen=True)
@@ -607,7 +612,26 @@ class KernelWriter:
         self.writes |= self.launch_writes
         text = [*self.header(kernel, params), *self.lines, "}", ""]
         size = tuple(d.trip_count for d in reversed(gids)) or (1,)
-        return text, Launch(kernel, size, tuple(gid_names))
+        local = self.scheduled_work_group(list(reversed(gids)))
+        return text, Launch(kernel, size, tuple(gid_names), local)
+
+    def scheduled_work_group(self, gids: list[BandDim]) -> tuple[int, ...]:
+        """The work-group shape of the work-item dimensions `gids` (dimension 0 first) that
+        the function's `#layout.schedule` asks for: per dimension, the largest divisor of its
+        work-items within the schedule's `workgroup` extent of that loop axis (empty: no
+        schedule, no `workgroup`, or a dimension that is not an axis of the scheduled loop)."""
+        attrs = self.function.attributes
+        schedule = attrs.get(SCHEDULED) or attrs.get(SCHEDULE)
+        if not isinstance(schedule, ScheduleAttr) or not schedule.workgroup or not gids:
+            return ()
+        local: list[int] = []
+        for dim in gids:
+            args = list[SSAValue](dim.loop.regions[0].blocks[0].args)
+            if dim.iv not in args or len(args) != len(schedule.workgroup):
+                return ()
+            wanted = min(schedule.workgroup[args.index(dim.iv)], dim.trip_count)
+            local.append(max(k for k in range(1, wanted + 1) if dim.trip_count % k == 0))
+        return tuple(local)
 
     def header(self, kernel: str, params: list[tuple[BlockArgument, str]]) -> list[str]:
         """The `__kernel void NAME(...) {` line(s) of a launch: scalars by value, textures

@@ -7,7 +7,8 @@
     physlayout-memref{rewrite-loops remarks affine-loops}   (then mlir-opt / mlir-runner)
         physlayout-buffers, lower-layout{affine-loops}
     physlayout-adreno{desired-layouts allow-padding max-image-width max-image-height
-                      weights-in-global fuse lift-params params remarks verify-each}
+                      weights-in-global fuse lift-params params remarks verify-each
+                      schedule compute-units max-work-group-size registers}
                                                        (graph level, then `-t opencl`)
         normalize-graph, fold-affine-params{params} (when lift-params),
         raise-layout-rewrites, fold-layout-rewrites, convert-layout{desired-layouts allow-padding},
@@ -15,7 +16,8 @@
         fold-layout-rewrites, lift-transform-params{params} (when
         lift-params), annotate-texture-scope{max-image-* weights-in-global remarks}, realize-scopes,
         fuse-elementwise{remarks} (when fuse), legalize-layout, merge-sibling-kernels (when fuse),
-        physlayout-opencl{rewrite-loops=true remarks}, dce
+        physlayout-buffers{rewrite-loops=true remarks}, vectorize-texels,
+        apply-schedules{default=schedule compute-units max-work-group-size registers}, dce
 
 Each is a registered `ModulePass` (`xdsl-opt -p 'physlayout-memref{rewrite-loops=false}'`)
 whose options reach the passes that take them; from Python, `passes()` lists its passes and
@@ -50,6 +52,7 @@ from xdsl.utils.exceptions import PassFailedException, VerifyException
 from physlayout.lowering.raise_layout_rewrites import RaiseLayoutRewritesPass
 from physlayout.transforms.annotate_texture_scope import AnnotateTextureScopePass
 from physlayout.transforms.apply_layout import ApplyLayoutPass
+from physlayout.transforms.apply_schedules import ApplySchedulesPass
 from physlayout.transforms.convert_layout import DEFAULT_LAYOUTS, ConvertLayoutPass
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
@@ -310,6 +313,15 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
         verify-each (bool, true): verify the module after each pass that changed it
             (naming a pass that produced invalid IR); false leaves verification to the driver (`xdsl-opt` and
             `physlayout-opt` verify after the whole pipeline unless `--disable-verify`).
+        schedule (bool, true): `apply-schedules` gives each kernel without a
+            `#layout.schedule` the heuristic's register tile and work-group (false: one
+            iteration per work-item, the runtime's work-groups).
+        compute-units (int, 2): `apply-schedules`' heuristic plans for this many compute
+            units (`physlayout run` and `compile` give the device's).
+        max-work-group-size (int, 256): the largest work-group the heuristic plans
+            (`physlayout run` and `compile` give the device's).
+        registers (int, 128): the heuristic's register budget per work-item (32-bit values
+            for a tile's accumulators).
     """
 
     name = "physlayout-adreno"
@@ -335,6 +347,14 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
     verify_each: bool = True
     """Verify the module after each pass that changed it (false: only the driver verifies,
     at the end)."""
+    schedule: bool = True
+    """`apply-schedules{default}`: kernels without a schedule get the heuristic's."""
+    compute_units: int = 2
+    """`apply-schedules{compute-units}`."""
+    max_work_group_size: int = 256
+    """`apply-schedules{max-work-group-size}`."""
+    registers: int = 128
+    """`apply-schedules{registers}`."""
 
     def verifies_each_pass(self) -> bool:
         return self.verify_each
@@ -358,7 +378,12 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             *((FuseElementwisePass(self.remarks),) if self.fuse else ()),
             LegalizeLayoutPass(),
             *((MergeSiblingKernelsPass(),) if self.fuse else ()),
-            *PhyslayoutOpenCLPass(rewrite_loops=True, remarks=self.remarks).passes(),
+            *PhyslayoutOpenCLPass(rewrite_loops=True, remarks=self.remarks).buffer_passes(),
+            VectorizeTexelsPass(),
+            ApplySchedulesPass(
+                self.schedule, self.compute_units, self.max_work_group_size, self.registers
+            ),
+            DeadCodeElimination(),
         )
 
 

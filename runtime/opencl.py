@@ -72,6 +72,7 @@ from physlayout.lowering.opencl import ImageLimits, OpenCLProgram, generate_open
 from physlayout.lowering.pipelines import PhyslayoutOpenCLPass, verify_after
 from physlayout.semantics.evaluator_values import EvaluationError, dtype_of
 from physlayout.transforms.pass_options import pipeline_passes
+from physlayout.transforms.schedule_heuristic import WORK_GROUP_TARGET, work_group_shape
 from physlayout.universe import get_all_passes, make_context
 
 ENV_VAR = "PHYSLAYOUT_OPENCL_DEVICE"
@@ -107,6 +108,10 @@ class DeviceLimits:
     need no extension)."""
     fp64: bool = False
     """The device reports cl_khr_fp64 (f64 values)."""
+    compute_units: int = 2
+    """The device's compute units (`apply-schedules`' heuristic keeps work for each)."""
+    max_work_group_size: int = 256
+    """The device's largest work-group."""
 
     def image_limits(self) -> ImageLimits:
         """The device's 2-D image limits (0 x 0 without image support)."""
@@ -189,24 +194,6 @@ def select_device(spec: str | None = None) -> Any:
     return matching[index]
 
 
-WORK_GROUP_TARGET = 256
-"""Work-items per work-group the runtime aims for."""
-
-
-def work_group_shape(global_size: Sequence[int], limit: int = WORK_GROUP_TARGET) -> tuple[int, ...]:
-    """An explicit work-group shape: dimension 0 (the innermost loop, contiguous in memory)
-    first, each the largest divisor of its global extent that keeps the product within
-    `limit`. Leaving the choice to the driver is much slower on PoCL's CPU device (it
-    picks small groups that its work-group vectorizer cannot use)."""
-    shape: list[int] = []
-    budget = max(1, limit)
-    for extent in global_size:
-        size = max(k for k in range(1, min(extent, budget) + 1) if extent % k == 0)
-        shape.append(size)
-        budget //= size
-    return tuple(shape)
-
-
 @dataclass
 class OpenCLRuntime:
     """A device, its context and profiling queue, and a cache of built programs."""
@@ -237,6 +224,8 @@ class OpenCLRuntime:
             int(device.image2d_max_height),
             "cl_khr_fp16" in extensions,
             "cl_khr_fp64" in extensions,
+            int(device.max_compute_units),
+            int(device.max_work_group_size),
         )
 
     def describe(self) -> str:
@@ -415,8 +404,10 @@ def parse_module(text: str, name: str = "<input>") -> ModuleOp:
 def device_pipeline(spec: str, limits: DeviceLimits, verify_each: bool = True) -> PassPipeline:
     """The pass pipeline `spec` (xDSL syntax, any registered pass) with the device's image
     limits given to every pass that takes `max-image-width`/`max-image-height` (e.g.
-    `physlayout-adreno`, `annotate-texture-scope`, `verify-buffers`), and whether it has
-    cl_khr_fp64 to every pass that takes `fp64`, where `spec` does not give them. Raises a
+    `physlayout-adreno`, `annotate-texture-scope`, `verify-buffers`), whether it has
+    cl_khr_fp64 to every pass that takes `fp64`, and its compute units and largest
+    work-group to every pass that takes `compute-units`/`max-work-group-size`
+    (`apply-schedules`), where `spec` does not give them. Raises a
     DiagnosticException naming `spec` when it does not parse. Without `verify_each` nothing
     is verified between the passes (the declared pipelines get `verify-each=false` where
     `spec` does not set it): the caller verifies the result (`apply_verified_once`)."""
@@ -425,6 +416,8 @@ def device_pipeline(spec: str, limits: DeviceLimits, verify_each: bool = True) -
         "max_image_width": (image.max_width,),
         "max_image_height": (image.max_height,),
         "fp64": (limits.fp64,),
+        "compute_units": (limits.compute_units,),
+        "max_work_group_size": (limits.max_work_group_size,),
     }
     if not verify_each:
         device["verify_each"] = (False,)

@@ -683,7 +683,7 @@ class _PlanBuilder:
                     launch.kernel,
                     tuple(args),
                     tuple(launch.global_size),
-                    work_group_shape(launch.global_size),
+                    launch.local_size or work_group_shape(launch.global_size),
                 )
             )
 

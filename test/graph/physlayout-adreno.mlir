@@ -43,7 +43,7 @@
 // OPENCL-NEXT: __write_only image2d_t relu)
 // OPENCL: float4 {{.*}} = read_imagef(w1, px_sampler,
 // OPENCL: float4 r = ({{.*}}) ? {{.*}};
-// OPENCL-NEXT: write_imagef(relu, (int2)({{.*}}), r);
+// OPENCL: write_imagef(relu, (int2)({{.*}}), r);
 // OPENCL-NOT: __kernel void main_generic_relu
 // OPENCL: __kernel void main_transform_conv2(__read_only image2d_t src, __global float* dst)
 

@@ -71,7 +71,8 @@ def test_pipeline_passes_and_options() -> None:
         "normalize-graph", "raise-layout-rewrites", "fold-layout-rewrites", "convert-layout",
         "flow-layout-rewrites", "fold-layout-rewrites",
         "sink-layout-rewrites", "fold-layout-rewrites", "annotate-texture-scope", "realize-scopes", "fuse-elementwise", "legalize-layout",
-        "merge-sibling-kernels", "apply-layout", "flatten-buffers", "vectorize-texels", "dce",
+        "merge-sibling-kernels", "apply-layout", "flatten-buffers", "vectorize-texels",
+            "apply-schedules", "dce",
     ]
     assert AnnotateTextureScopePass(8, 16384, True) in adreno
     assert ApplyLayoutPass(rewrite_loops=True) in adreno

@@ -1,0 +1,253 @@
+"""The default schedule of a kernel (the analysis half of `apply-schedules{default=true}`).
+
+`default_schedule(loop, device)` reads a kernel's top-level `scf.parallel` and returns the
+`#layout.schedule` that `apply-schedules` gives it when none is written, or None (the
+kernel is best left one iteration per work-item: it has no reduction worth tiling). It
+never changes the IR.
+
+The rule (as TVM's fallback configs and TFLite's block choice, from the shape alone):
+every load inside the kernel's reduction loops (`scf.for`s with `iter_args`) is weighed by
+how often one iteration runs it, and depends on some of the parallel axes (through its
+indices). A tile `T` runs each such load `prod(T[k] for the axes it depends on)` times per
+work-item instead of `prod(T)` times, so loads per output element fall as the tile grows
+along the axes a load does not depend on. Among tiles with `T[k]` in {1, 2, 4, 8} (or the
+whole extent, when smaller), the rule picks the cheapest
+
+    (2 * loads per element + multiply-adds per element) * (computed / needed iterations)
+
+whose accumulators (`prod(T)` times the 32-bit lanes the reduction carries) fit the
+device's register budget and that leaves at least 32 work-items per compute unit; ties go
+to the smaller tile. The work-group is `work_group_shape` of the tiled work-item counts of
+the axes `-t opencl` maps to work-item indices (the innermost three with more than one),
+within the device's limit and leaving one group per compute unit at least.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from math import prod
+
+import numpy as np
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import VectorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
+
+from physlayout.dialects.buffer_layout import TEXEL_LANES
+from physlayout.dialects.layout import BufferType, LoadOp, is_texture_scope
+from physlayout.dialects.layout_schedule import ScheduleAttr
+from physlayout.indexing.bridges.arith import IndexAnalysis
+
+WORK_GROUP_TARGET = 256
+"""Work-items per work-group the runtime aims for."""
+
+TILE_SIZES = (1, 2, 4, 8)
+"""The tile extents the heuristic tries along each axis (and the extent, when smaller)."""
+
+LOAD_COST = 2
+"""What one load costs, in multiply-adds, to the heuristic."""
+
+WINDOW = 4
+"""Iterations of each loop around a load that the heuristic samples (the lanes of a texel
+`-t opencl` unrolls, a small window whole)."""
+
+ITEMS_PER_UNIT = 32
+"""The fewest work-items per compute unit a default tile leaves."""
+
+
+@dataclass(frozen=True)
+class DeviceModel:
+    """What the heuristic knows of the device."""
+
+    compute_units: int = 2
+    max_work_group_size: int = 256
+    registers: int = 128
+    """32-bit registers one work-item may hold its accumulators in."""
+
+
+def work_group_shape(global_size: Sequence[int], limit: int = WORK_GROUP_TARGET) -> tuple[int, ...]:
+    """An explicit work-group shape: dimension 0 (the innermost loop, contiguous in memory)
+    first, each the largest divisor of its global extent that keeps the product within
+    `limit`. Leaving the choice to the driver is much slower on PoCL's CPU device (it
+    picks small groups that its work-group vectorizer cannot use)."""
+    shape: list[int] = []
+    budget = max(1, limit)
+    for extent in global_size:
+        size = max(k for k in range(1, min(extent, budget) + 1) if extent % k == 0)
+        shape.append(size)
+        budget //= size
+    return tuple(shape)
+
+
+def loop_ranges(loop: scf.ParallelOp) -> list[tuple[int, int, int]] | None:
+    """(lower, upper, step) of each axis of `loop` (None: some is not a constant)."""
+    ranges: list[tuple[int, int, int]] = []
+    for lb, ub, step in zip(loop.lowerBound, loop.upperBound, loop.step, strict=True):
+        lower, upper, stride = (const_evaluate_operand(v) for v in (lb, ub, step))
+        if lower is None or upper is None or stride is None or stride <= 0:
+            return None
+        ranges.append((lower, upper, stride))
+    return ranges
+
+
+def trip_counts(ranges: Sequence[tuple[int, int, int]]) -> list[int]:
+    """Iterations of each axis."""
+    return [max(0, -(-(upper - lower) // step)) for lower, upper, step in ranges]
+
+
+@dataclass(frozen=True)
+class ReductionLoad:
+    """A load inside the reduction loops, sampled: `keys[i]` names the address (a texel, for
+    a texture) it reads at sample `i`, where the parallel `axes` are at `offsets[i]` from a
+    tile's first iteration and each enclosing loop at one of its first `WINDOW` iterations."""
+
+    axes: tuple[int, ...]
+    offsets: np.ndarray
+    keys: np.ndarray
+    window: int
+    """Samples per offset (iterations of the enclosing loops sampled)."""
+
+    def distinct(self, tile: Sequence[int]) -> int:
+        """Distinct addresses the samples of one `tile` read."""
+        if not self.axes:
+            return len(np.unique(self.keys))
+        inside = np.all(self.offsets < np.array([tile[k] for k in self.axes]), axis=1)
+        return len(np.unique(self.keys[inside]))
+
+
+def _trips(op: scf.ForOp) -> tuple[int, int, int] | None:
+    lower, upper, step = (const_evaluate_operand(v) for v in (op.lb, op.ub, op.step))
+    if lower is None or upper is None or step is None or step <= 0:
+        return None
+    return lower, max(0, -(-(upper - lower) // step)), step
+
+
+def _sample(loop: scf.ParallelOp, load: LoadOp, analysis: IndexAnalysis) -> ReductionLoad | None:
+    """`load` sampled over a tile of up to `max(TILE_SIZES)` iterations per axis of `loop`
+    and the first `WINDOW` iterations of each loop around it (None: some loop has
+    non-constant bounds)."""
+    ranges: dict[SSAValue, tuple[int, int, int]] = {}
+    parent = load.parent_op()
+    while parent is not None and parent is not loop:
+        if isinstance(parent, scf.ForOp):
+            bounds = _trips(parent)
+            if bounds is None:
+                return None
+            lower, trips, step = bounds
+            ranges[parent.body.block.args[0]] = (lower, min(trips, WINDOW), step)
+        parent = parent.parent_op()
+    axes: list[int] = []
+    for k, arg in enumerate(loop.body.block.args):
+        ranges[arg] = (0, max(TILE_SIZES), 1)
+        axes.append(k)
+    exprs = [analysis.expr_of(v) for v in load.indices]
+    used = {analysis.leaves[n] for e in exprs for n in e.dims()}
+    varying = [v for v in ranges if v in used]
+    grids = np.meshgrid(
+        *(np.arange(ranges[v][1]) * ranges[v][2] + ranges[v][0] for v in varying), indexing="ij"
+    )
+    env: dict[str, np.ndarray | int] = {n: 0 for e in exprs for n in e.dims()}
+    for value, grid in zip(varying, grids, strict=True):
+        env[analysis.names[value]] = grid.reshape(-1)
+    size = grids[0].size if grids else 1
+    columns = [np.broadcast_to(np.asarray(e.evaluate(env), dtype=np.int64), (size,)) for e in exprs]
+    buffer = load.buffer.type
+    if columns and isinstance(buffer, BufferType) and is_texture_scope(buffer.get_scope()):
+        columns[-1] = columns[-1] // TEXEL_LANES
+    keys = np.zeros(size, dtype=np.int64)
+    for column in columns:
+        keys = keys * 1_000_003 + column
+    dep_axes = tuple(k for k in axes if loop.body.block.args[k] in varying)
+    offsets = (
+        np.stack(
+            [grids[varying.index(loop.body.block.args[k])].reshape(-1) for k in dep_axes], axis=1
+        )
+        if dep_axes
+        else np.zeros((size, 0), dtype=np.int64)
+    )
+    window = size // prod(max(TILE_SIZES) for _ in dep_axes)
+    return ReductionLoad(dep_axes, offsets, keys, window)
+
+
+def reduction_profile(loop: scf.ParallelOp) -> tuple[list[ReductionLoad], int, int] | None:
+    """The loads inside `loop`'s reduction loops (sampled), the innermost iterations per
+    sampled window (the work one output element does per window) and the 32-bit lanes the
+    reductions carry; None without reductions or with loops of unknown trip counts."""
+    analysis = IndexAnalysis()
+    loads: list[ReductionLoad] = []
+    lanes = 0
+    for op in loop.body.block.walk():
+        if isinstance(op, scf.ForOp) and op.iter_args and op.parent_op() is loop:
+            lanes += sum(_lanes(v) for v in op.iter_args)
+        if not isinstance(op, LoadOp) or not _in_reduction(op, loop):
+            continue
+        sampled = _sample(loop, op, analysis)
+        if sampled is None:
+            return None
+        loads.append(sampled)
+    if not loads or not lanes:
+        return None
+    return loads, max(load.window for load in loads), lanes
+
+
+def _in_reduction(op: Operation, loop: scf.ParallelOp) -> bool:
+    parent = op.parent_op()
+    while parent is not None and parent is not loop:
+        if isinstance(parent, scf.ForOp) and parent.iter_args:
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def _lanes(value: SSAValue) -> int:
+    kind = value.type
+    return prod(kind.get_shape()) if isinstance(kind, VectorType) else 1
+
+
+def default_schedule(loop: scf.ParallelOp, device: DeviceModel) -> ScheduleAttr | None:
+    """The schedule `apply-schedules{default=true}` gives a kernel whose top-level loop is
+    `loop` (see the module docstring); None: leave it untiled."""
+    ranges = loop_ranges(loop)
+    profile = reduction_profile(loop)
+    if ranges is None or profile is None or loop.initVals:
+        return None
+    loads, work, lanes = profile
+    if work < 2:
+        return None
+    trips = trip_counts(ranges)
+    if 0 in trips:
+        return None
+    options = [sorted({t for t in TILE_SIZES if t < n} | {min(n, max(TILE_SIZES))}) for n in trips]
+    best: tuple[float, int, tuple[int, ...]] | None = None
+    for tile in itertools.product(*options):
+        size = prod(tile)
+        if size * lanes > device.registers:
+            continue
+        items = prod(-(-n // t) for n, t in zip(trips, tile, strict=True))
+        if size > 1 and items < device.compute_units * ITEMS_PER_UNIT:
+            continue
+        per_element = sum(load.distinct(tile) for load in loads) / size
+        waste = prod(-(-n // t) * t / n for n, t in zip(trips, tile, strict=True))
+        cost = (LOAD_COST * per_element + work) * waste
+        key = (cost, size, tile)
+        if best is None or key < best:
+            best = key
+    if best is None or prod(best[2]) == 1:
+        return None
+    tile = best[2]
+    return ScheduleAttr.of(tile, _workgroup(trips, tile, device))
+
+
+def _workgroup(trips: Sequence[int], tile: Sequence[int], device: DeviceModel) -> tuple[int, ...]:
+    """The work-group of the tiled loop: `work_group_shape` over its work-item axes."""
+    items = [-(-n // t) for n, t in zip(trips, tile, strict=True)]
+    axes = [k for k, n in enumerate(items) if n > 1][-3:]
+    limit = min(device.max_work_group_size, WORK_GROUP_TARGET)
+    limit = max(1, min(limit, prod(items) // max(1, device.compute_units)))
+    shape = work_group_shape([items[k] for k in reversed(axes)], limit)
+    workgroup = [1] * len(items)
+    for k, size in zip(reversed(axes), shape, strict=True):
+        workgroup[k] = size
+    return tuple(workgroup)
