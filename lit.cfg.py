@@ -15,7 +15,7 @@ config.excludes = ["Output", "python", "__pycache__", "inputs", ".venv", "build"
 
 _bin = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([_bin, os.environ.get("PATH", "")])  # noqa: F821
-for _var in ("HOME", "POCL_CACHE_DIR", "PHYSLAYOUT_OPENCL_DEVICE", "OPENBLAS_CORETYPE"):
+for _var in ("HOME", "POCL_CACHE_DIR", "PHYSLAYOUT_OPENCL_DEVICE", "OPENBLAS_CORETYPE", "PYTHONPATH"):
     if _var in os.environ:
         config.environment[_var] = os.environ[_var]  # noqa: F821
 
