@@ -16,9 +16,10 @@ Python ints, floats Python floats; an ``i1`` is ``(0, 1)`` or decided (``(0, 0)`
   a positive constant), `minsi`, `maxsi`, `index_cast`, `extsi`;
   `sitofp`, `fptosi`, `truncf`, `extf`, float `addf`, `subf`, `mulf`, `divf`, `maximumf`, `minimumf`,
   `math.floor`; `cmpi`/`cmpf` (decided when the operands' intervals decide them) and
-  `select` (the chosen operand when its condition is decided, else the union): so the
-  negative-index wraparound ``select(i < 0, i + n, i)`` of an ``i`` proven non-negative is
-  ``i``.
+  `select` (the chosen operand when its condition is decided; for a comparison of a value
+  with a constant, each operand under the part of that value's interval where it is
+  chosen; else the union): so the negative-index wraparound ``select(i < 0, i + n, i)`` is
+  ``i`` for an ``i`` proven non-negative, and inside ``[0, n)`` for ``i`` in ``[-n, n)``.
 
 Soundness: integer intervals are exact interval arithmetic and must fit the type (else
 None: wraparound is not modelled). Float results of rounded operations (add, sub, mul, div,
@@ -177,11 +178,51 @@ class ValueBounds:
             return None
         operands = [self.of(v) for v in owner.operands]
         if isinstance(owner, arith.SelectOp):
+            if operands[0] not in ((0, 0), (1, 1)):
+                refined = self._refined_select(owner)
+                if refined is not None:
+                    return refined
             return _select(operands)
         if any(b is None for b in operands):
             return None
         found = rule(owner, [b for b in operands if b is not None])
         return None if found is None else _fit(owner.results[0].type, found)
+
+    def _refined_select(self, op: arith.SelectOp) -> Bounds | None:
+        """``select(a PRED k, t, f)`` with a constant ``k`` and a signed predicate: the union
+        of ``t``'s bounds where ``a`` satisfies the predicate and ``f``'s where it does not
+        (each with ``a`` narrowed to that part of its interval; a part that is empty is not
+        taken). So torch's wraparound ``select(i < 0, i + n, i)`` of ``i`` in ``[-n, n)`` is
+        in ``[0, n)``."""
+        condition = op.cond.owner
+        if not isinstance(condition, arith.CmpiOp):
+            return None
+        predicate = condition.predicate.value.data
+        a, k = self.of(condition.lhs), self.of(condition.rhs)
+        if a is None or k is None or k[0] != k[1] or predicate not in (2, 3, 4, 5):
+            return None
+        lo, hi, c = int(a[0]), int(a[1]), int(k[0])
+        below = {2: c - 1, 3: c, 4: c, 5: c - 1}[predicate]  # the largest `a` on the low side
+        low_side, high_side = (lo, min(hi, below)), (max(lo, below + 1), hi)
+        sides = (low_side, high_side) if predicate in (2, 3) else (high_side, low_side)
+        found: list[Bounds] = []
+        for branch, side in zip((op.lhs, op.rhs), sides, strict=True):
+            if side[0] > side[1]:
+                continue
+            bounds = self._assuming(condition.lhs, side).of(branch)
+            if bounds is None:
+                return None
+            found.append(bounds)
+        if not found:
+            return None
+        return (min(b[0] for b in found), max(b[1] for b in found))  # type: ignore[return-value]
+
+    def _assuming(self, value: SSAValue, bounds: Bounds) -> ValueBounds:
+        """An analysis where `value` lies in `bounds`: the tensors' bounds known so far are
+        kept, the scalars (which may depend on `value`) are computed again."""
+        known = {v: b for v, b in self._values.items() if isinstance(v.type, ShapedType)}
+        known[value] = bounds
+        return ValueBounds(known, self._extents)
 
     def _body_argument(self, value: SSAValue) -> Bounds | None:
         """An input block argument of a generic: the bounds of its input's elements."""
