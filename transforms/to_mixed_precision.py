@@ -23,7 +23,8 @@ What it rewrites, in every graph-level function (one with tensor parameters or r
 - the outputs (`outs`) an op needs in another type are rebuilt in that type: a
   `tensor.empty` as an empty of the new type, a `linalg.fill` as a fill of the scalar
   converted (`arith.truncf`), a dense f32 constant as the f16 constant of its rounded
-  values; any other value through a cast generic;
+  values (one, right after the f32 constant, for all its readers); any other value
+  through a cast generic;
 - dense f32 constants read as inputs of a rewritten op become f16 constants;
 - data movement (`tensor.expand_shape`, `collapse_shape`, `extract_slice`,
   `insert_slice`, `pad`, `concat`, `reshape`, `cast`, `linalg.transpose`,
@@ -269,7 +270,10 @@ def materialize(
     if isinstance(owner, arith.ConstantOp) and isinstance(element, Float16Type):
         constant = converted_constant(owner)
         if constant is not None:
-            rewriter.insert(constant, at)
+            made = owner.next_op
+            if isinstance(made, arith.ConstantOp) and made.value == constant.value:
+                return made.result  # converted for an earlier reader: one constant for all
+            rewriter.insert(constant, InsertPoint.after(owner))
             return constant.result
     return insert_cast(rewriter, value, element, at)
 
