@@ -26,6 +26,7 @@ from physlayout.transforms import legalize_kernels
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass
 from physlayout.transforms.value_bounds import ValueBounds
+from physlayout.universe import make_context
 
 ROOT = Path(__file__).resolve().parents[2]
 LIT = ROOT / "test/graph/legalize-gathers.mlir"
@@ -200,6 +201,29 @@ def _texture_text(channels: int, batch: int) -> str:
     )
 
 
+def _texture_inputs(channels: int, batch: int, rng: np.random.Generator, border: bool) -> list[Any]:
+    """Inputs of @gathers: x, the weight, and index tensors in [-n, n) (with `border`, -n
+    and n - 1 at their ends)."""
+    x = rng.standard_normal((batch, channels, 7, 9)).astype(np.float32)
+    weight = rng.standard_normal((channels, channels, 3, 3)).astype(np.float32)
+    indices: list[Any] = []
+    shapes = [(batch, (batch, 1, 1, 1)), (channels, (channels, 1, 1)), (5, (6, 1)), (7, (8,))]
+    for n, shape in shapes:
+        values = rng.integers(-n, n, size=shape)
+        if border:
+            values.reshape(-1)[0], values.reshape(-1)[-1] = -n, n - 1
+        indices.append(values.astype(np.int64))
+    return [x, weight, *indices]
+
+
+def test_batch3_family_pass_by_pass() -> None:
+    """The texture gathers at batch 3 and 5 channels: the graph evaluator after each graph
+    pass of physlayout-adreno equals it on the source."""
+    module = parse(_texture_text(5, 3))
+    inputs = _texture_inputs(5, 3, np.random.default_rng(9), border=True)
+    _check_each_graph_pass(module, "gathers", inputs)
+
+
 @pytest.mark.parametrize(("channels", "batch"), [(3, 1), (5, 3)])
 def test_gathers_from_textures_on_opencl(runtime: OpenCLRuntime, channels: int, batch: int) -> None:
     """physlayout-adreno on a convolution (NCHW4c texture) read by a nearest upsample and
@@ -214,25 +238,12 @@ def test_gathers_from_textures_on_opencl(runtime: OpenCLRuntime, channels: int, 
     limits = runtime.limits.image_limits()
     PhyslayoutAdrenoPass(
         max_image_width=limits.max_width, max_image_height=limits.max_height
-    ).apply(__import__("physlayout.universe", fromlist=["make_context"]).make_context(), lowered)
+    ).apply(make_context(), lowered)
     compiled = compile_module(lowered, runtime, lowered_already=True)
     assert compiled.program.source.count("read_imagef") >= 2, "the gathers read no texture"
     rng = np.random.default_rng(channels)
     for border in (False, True):
-        x = rng.standard_normal((batch, channels, 7, 9)).astype(np.float32)
-        weight = rng.standard_normal((channels, channels, 3, 3)).astype(np.float32)
-        indices = []
-        for n, shape in [
-            (batch, (batch, 1, 1, 1)),
-            (channels, (channels, 1, 1)),
-            (5, (6, 1)),
-            (7, (8,)),
-        ]:
-            values = rng.integers(-n, n, size=shape)
-            if border:
-                values.reshape(-1)[0], values.reshape(-1)[-1] = -n, n - 1
-            indices.append(values.astype(np.int64))
-        inputs = [x, weight, *indices]
+        inputs = _texture_inputs(channels, batch, rng, border)
         expected = run_graph(source, "gathers", inputs)
         outputs = [np.zeros_like(e) for e in expected]
         execute(compiled, "gathers", [*inputs, *outputs])
@@ -275,7 +286,6 @@ def test_new_scalar_ops_on_opencl(runtime: OpenCLRuntime) -> None:
     """The scalar ops the second set of models uses (fpowi, tanh, floor, minimumf, sitofp,
     fptosi, i64 addi/subi/muli/divsi/cmpi/minsi, several results): OpenCL == evaluator."""
     from physlayout.runtime.host import execute
-    from physlayout.universe import make_context
 
     source = parse(SCALARS)
     lowered = parse(SCALARS)
@@ -297,6 +307,7 @@ def test_new_scalar_ops_on_opencl(runtime: OpenCLRuntime) -> None:
 
 FAMILIES = {
     "adaptive_pools_net": "uneven adaptive pools, bilinear (align_corners=False), 2 results",
+    "autoencoder_transpose": "transposed conv with output_padding, bilinear align_corners",
     "espcn_pixelshuffle": "pixel shuffle",
     "fpn_tiny": "nearest upsampling, 3 results",
 }
@@ -323,11 +334,18 @@ def test_family_pass_by_pass(name: str) -> None:
         for k, value in enumerate(want):
             torch = archive[f"result{k}"]
             assert np.abs(value - torch).max() <= 1e-5 * np.abs(torch).max()
+    _check_each_graph_pass(module, "main", inputs)
+
+
+def _check_each_graph_pass(module: Any, name: str, inputs: list[Any]) -> None:
+    """The graph evaluator on `@name` after each graph pass of physlayout-adreno (up to
+    legalization) equals it before the first."""
+    want = run_graph(module, name, inputs)
     for stage in PhyslayoutAdrenoPass().passes():
         if stage.name == "legalize-layout":
             break
         apply(module, [stage])
-        got = run_graph(module, "main", inputs)
+        got = run_graph(module, name, inputs)
         for have, expected in zip(got, want, strict=True):
             np.testing.assert_allclose(have, expected, rtol=1e-5, atol=1e-6, err_msg=stage.name)
 
