@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from xdsl.builder import Builder
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
@@ -27,7 +28,7 @@ from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp
 from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from physlayout.dialects.layout_graph import (
@@ -346,7 +347,7 @@ def _index_old_loops(generic: GenericOp, plan: FlowPlan) -> None:
     new_loops: dict[str, SSAValue] = {}
     for k, name in enumerate(names):
         index = IndexOp(k)
-        Rewriter.insert_op(index, InsertPoint.before(first))
+        Builder(InsertPoint.before(first)).insert(index)  # a body not yet in the IR
         new_loops[name] = index.result
     bounds = {n: plan.bounds.get(n, (0, 0)) for n in names}
     emitter = ExprEmitter(InsertPoint.before(first), new_loops, bounds)
