@@ -72,11 +72,34 @@ _KERNEL_OPS = re.compile(r"linalg\.(conv_|depthwise_conv|pooling_|matmul|batch_m
 _REDUCTIONS = re.compile(r"linalg\.generic \{[^\n]*iterator_types = \[[^\]]*reduction")
 
 
+_GATHER = re.compile(r"tensor\.extract (%[\w.$-]+)\[")
+_GENERIC_END = re.compile(r"^\s*\} -> (tensor<[^>]*>)")
+_ARGUMENTS = re.compile(r"func\.func @\w+\(([^)]*)\)")
+
+
+def resizes(text: str) -> int:
+    """Upsamplings, resizes and adaptive-pool windows in the source as torch-mlir prints
+    them: the distinct (gathered tensor, result type) pairs of generics whose body gathers
+    from a tensor that is not a function argument (a weight flip gathers a parameter; a
+    bilinear resize's four corner gathers are one)."""
+    arguments = set(re.findall(r"(%[\w.$-]+):", " ".join(_ARGUMENTS.findall(text))))
+    pairs: set[tuple[str, str]] = set()
+    gathered: list[str] = []
+    for line in text.splitlines():
+        gathered += [g for g in _GATHER.findall(line) if g not in arguments]
+        end = _GENERIC_END.match(line)
+        if end:
+            pairs.update((g, end.group(1)) for g in gathered)
+            gathered = []
+    return len(pairs)
+
+
 def launch_goal(text: str) -> int:
-    """#24's goal for one inference: convolutions + poolings (a mean is a generic with a
-    reduction loop) + matmuls, + 2 (the input's and the result's layout), counted in the
-    source as the frontend printed it."""
-    return len(_KERNEL_OPS.findall(text)) + len(_REDUCTIONS.findall(text)) + 2
+    """#41's goal for one inference: convolutions + poolings (a mean is a generic with a
+    reduction loop) + matmuls + upsamplings (`resizes`), + 2 (the input's and the result's
+    layout), counted in the source as the frontend printed it."""
+    kernels = len(_KERNEL_OPS.findall(text)) + len(_REDUCTIONS.findall(text))
+    return kernels + resizes(text) + 2
 
 
 def measure(folder: Path, name: str, runtime: OpenCLRuntime, precision: str = "f32") -> ModelReport:
@@ -123,7 +146,8 @@ def table(
         "and build. MB moved: the bytes the launches of one inference move (every buffer or "
         "image argument of every launch once; half 2 bytes, float 4). Launches, layout "
         "kernels, copies, MB and device ms are per inference (`@main`); goal = convolutions + "
-        "poolings (means included) + matmuls + 2, counted in the source; prepare = the "
+        "poolings (means included) + matmuls + upsamplings (and other gathers of computed "
+        "tensors) + 2, counted in the source; prepare = the "
         "launches of `@main_prepare`, run once.",
         "",
         "| model | graph s | legalize s | buffers s | OpenCL s | compile s | launches | goal | "

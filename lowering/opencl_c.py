@@ -472,6 +472,17 @@ def is_f16(type_: Attribute) -> bool:
     return isinstance(type_, Float16Type)
 
 
+def _fpowi(op: Operation, operands: list[str], result_type: Attribute) -> str:
+    """`math.fpowi` as OpenCL's `pown` (an `int` exponent of the base's width)."""
+    base, power = operands
+    if not isinstance(result_type, VectorType):
+        return f"pown({base}, (int){power})"
+    width = result_type.get_shape()[0]
+    if isinstance(op.operands[1].type, VectorType):
+        return f"pown({base}, convert_int{width}({power}))"
+    return f"pown({base}, (int{width})((int){power}))"
+
+
 def op_expression(op: Operation, operands: list[str], where: str, f16: str = "half") -> str | None:
     """The C expression computing the single result of a pure op from its operands'
     C expressions (`f16` spells f16 as in `c_type`); None when the op is not in the
@@ -505,6 +516,8 @@ def op_expression(op: Operation, operands: list[str], where: str, f16: str = "ha
         return f"({a} {keep} {b} || {a} != {a}) ? {a} : {b}"
     if name == "arith.negf":
         return f"-{operands[0]}"
+    if name == "math.fpowi" and result_type is not None:
+        return _fpowi(op, operands, result_type)
     if name in _CASTS and result_type is not None:
         result = c_type(result_type, where, f16)
         if name == "arith.fptosi" and result.startswith("u"):

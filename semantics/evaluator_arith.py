@@ -278,6 +278,11 @@ def _round_half_away(a: Array) -> Array:
     return np.where(np.abs(a - whole) >= 0.5, whole + np.sign(a), whole)
 
 
+def _power_int(a: Array, n: Array) -> Array:
+    """`math.fpowi`: the float `a` to the integer power `n`, in `a`'s type."""
+    return np.power(a, np.asarray(n).astype(a.dtype))
+
+
 def _rsqrt(a: Array) -> Array:
     return np.reciprocal(np.sqrt(a))
 
@@ -494,6 +499,7 @@ class MathFunctions(InterpreterFunctions):
     run_copysign = value_impl(math.CopySignOp, float_op(np.copysign))
     run_fma = value_impl(math.FmaOp, float_op(fused_multiply_add))
     run_powf = value_impl(math.PowFOp, float_op(np.power))
+    run_fpowi = value_impl(math.FPowIOp, float_op(_power_int))
     run_floor = value_impl(math.FloorOp, float_op(np.floor))
     run_ceil = value_impl(math.CeilOp, float_op(np.ceil))
     run_trunc = value_impl(math.TruncOp, float_op(np.trunc))

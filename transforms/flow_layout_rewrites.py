@@ -52,7 +52,9 @@ known only when it is an `arith.constant`.
 
 Refused (left alone): generics marked with the unit attribute ``layout.frozen`` (frozen
 layouts stop the flow), generics with several results, a result with other uses,
-`linalg.index` in the body (its meaning would change), output maps that are not projected
+`linalg.index` in the body of a generic whose transform pads (a padding point has no old
+loop to read; without padding each `linalg.index` becomes its old loop's expression over
+the new loops, the exact inverse of ``M``: a nearest upsample flows), output maps that are not projected
 permutations of the parallel loops, dynamic shapes, maps that cannot be mapped or inverted,
 padded transforms whose padding cannot be proven, and rebuilt generics that would not
 verify. A callback that returns a bad operand transform is an error

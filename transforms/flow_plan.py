@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from xdsl.builder import Builder
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
@@ -27,6 +28,7 @@ from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp
 from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from physlayout.dialects.layout_graph import (
@@ -36,6 +38,7 @@ from physlayout.dialects.layout_graph import (
     static_shape,
 )
 from physlayout.indexing.bridges import isl as bridge
+from physlayout.indexing.bridges.arith import ExprEmitter
 from physlayout.indexing.extents import PaddingPredicate
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Const, Dim, Expr
@@ -228,8 +231,6 @@ def flow_refusal(generic: GenericOp) -> str | None:
         return "several results"
     if not generic.res[0].has_one_use():
         return "other uses"
-    if any(isinstance(op, IndexOp) for op in generic.body.walk()):
-        return "linalg.index"
     for operand in generic.operands:
         if isinstance(operand.type, ShapedType) and static_shape(operand) is None:
             return "dynamic shape"
@@ -287,6 +288,8 @@ def _rebuild(
     output_loops = _output_loops(maps[-1], kinds)
     if extents is None or output_loops is None:
         raise _Decline
+    if op.pads() and any(isinstance(inner, IndexOp) for inner in generic.body.walk()):
+        raise _Decline  # on a padding point the old loops have no value for linalg.index
     plan = _plan(op, kinds, extents, output_loops, created)
     transforms = _operand_transforms(generic, op, maps, output_loops, callback)
     for k, operand in enumerate(generic.inputs):
@@ -320,6 +323,7 @@ def _rebuild(
         generic.library_call,
     )
     new_generic.attributes.update(generic.attributes)
+    _index_old_loops(new_generic, plan)
     created.append(new_generic)
     try:
         # The body is a clone of the verified generic's, over the same element types, so
@@ -327,6 +331,32 @@ def _rebuild(
         new_generic.verify(verify_nested_ops=False)
     except VerifyException:
         raise _Decline from None
+
+
+def _index_old_loops(generic: GenericOp, plan: FlowPlan) -> None:
+    """Each `linalg.index k` of the rebuilt body (an old loop) becomes its expression over
+    the new loops (`plan.substitution`, the exact inverse of the transform: it pads
+    nothing), emitted as index arithmetic over `linalg.index` of the new loops."""
+    block = generic.body.blocks[0]
+    old = [inner for inner in block.ops if isinstance(inner, IndexOp)]
+    if not old:
+        return
+    first = block.first_op
+    assert first is not None
+    names = [f"q{k}" for k in range(plan.loop_count)]
+    new_loops: dict[str, SSAValue] = {}
+    for k, name in enumerate(names):
+        index = IndexOp(k)
+        Builder(InsertPoint.before(first)).insert(index)  # a body not yet in the IR
+        new_loops[name] = index.result
+    bounds = {n: plan.bounds.get(n, (0, 0)) for n in names}
+    emitter = ExprEmitter(InsertPoint.before(first), new_loops, bounds)
+    for index in old:
+        expr = simplify(plan.substitution[f"d{index.dim.value.data}"], bounds)
+        index.result.replace_all_uses_with(emitter.emit(expr))
+    for index in old:  # after the emission, which inserts before the first old op
+        index.detach()
+        index.erase()
 
 
 def _plan(

@@ -34,6 +34,11 @@ What it rewrites (``T`` is a `layout.transform`, ``v`` a pad value):
   rewrite of `linalg.fill` becomes a fill of the new shape when every element of the result
   is the fill value (any padding it adds is that same constant); a crop of `tensor.empty`, or a transform of it that
   does not pad, becomes a `tensor.empty` of the new shape.
+- A gather ``tensor.extract T(x)[i]`` whose indices are proven inside ``T(x)``
+  (`value_bounds`) becomes ``tensor.extract x[M^-1(i)]`` when ``T``
+  (map ``M``) pads nothing and ``M^-1`` is proven (isl) on the box of ``x``: the gather
+  reads through the layout (`ReadGatherThroughTransform`); a gather of a crop reads the
+  crop's input at the shifted index (`ReadGatherThroughCrop`).
 
 What it refuses: anything it cannot prove. Every condition above is decided exactly
 (isl for identity and injectivity, interval arithmetic only for shapes); pad values are
@@ -41,7 +46,9 @@ compared bit for bit. It never changes a value of any result (the `cropped_value
 of a crop is taken as given).
 
 Guarantees: results are unchanged; the pass only removes or merges rewrites (each rewrite
-it creates replaces at least one), so it terminates and a second run changes nothing.
+it creates replaces at least one) and moves gathers to the inputs of the transforms they
+read (closer to a function argument or a producer each time), so it terminates and a
+second run changes nothing.
 """
 
 from __future__ import annotations
@@ -50,6 +57,7 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.context import Context
+from xdsl.dialects import tensor
 from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
@@ -68,6 +76,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
 
 from physlayout.dialects.canonicalization_patterns import (
     FoldIdentityTransform,
@@ -84,6 +93,7 @@ from physlayout.dialects.layout_graph import (
     scalar_value,
     static_shape,
 )
+from physlayout.indexing.bridges.arith import ExprEmitter
 from physlayout.indexing.extents import transformed_shape
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim
@@ -91,6 +101,7 @@ from physlayout.indexing.simplify import simplify
 from physlayout.transforms.diagnostics import require_options
 from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.rooted_walker import RootedWalker
+from physlayout.transforms.value_bounds import ValueBounds
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 LayoutRewrite = TransformOp | PadOp | CropOp
@@ -394,6 +405,71 @@ class FoldRewriteOfEmpty(RewritePattern):
         rewriter.replace(op, EmptyOp([], op.result.type))
 
 
+def _proven_inside(op: tensor.ExtractOp) -> bool:
+    """Whether every index of `op` is proven inside its tensor (`ValueBounds`). The reads
+    through a rewrite are done only then: the index arithmetic they add is then exact in
+    any width, and the kernel's 32-bit index math needs no clamp of an unknown value."""
+    shape = static_shape(op.tensor)
+    if shape is None:
+        return False
+    bounds = ValueBounds()
+    for index, extent in zip(op.indices, shape, strict=True):
+        found = bounds.of(index)
+        if found is None or found[0] < 0 or found[1] > extent - 1:
+            return False
+    return True
+
+
+class ReadGatherThroughTransform(RewritePattern):
+    """``tensor.extract T(x)[i]`` (a gather, e.g. an upsample reading a tensor that
+    convert-layout moved to NCHW4c and back) -> ``tensor.extract x[M^-1(i)]``, where ``M``
+    is ``T``'s map and ``M^-1`` its exact inverse on the box of ``x`` (isl; ``T`` pads
+    nothing, so every element of ``T(x)`` is an element of ``x``). The inverse's index
+    arithmetic is emitted before the extract, over the extract's indices taken in the
+    result's box (an index outside it is undefined behaviour already). ``T`` itself goes
+    when nothing else reads it, and the gather reads ``x`` in its layout (a texture's
+    texel and lane computed from the logical index)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tensor.ExtractOp, rewriter: PatternRewriter) -> None:
+        source = op.tensor.owner
+        if not isinstance(source, TransformOp) or source.pads() or not _proven_inside(op):
+            return
+        shape = source.input_shape()
+        if not shape:
+            return
+        try:
+            inverse = source.map.inverse(shape)
+        except ValueError:
+            return
+        names = inverse.initial_indices
+        box = {n: (0, e - 1) for n, e in zip(names, source.result_shape(), strict=True)}
+        values = dict(zip(names, op.indices, strict=True))
+        emitter = ExprEmitter(InsertPoint.before(op), values, box)
+        indices = [emitter.emit(e) for e in inverse.final_indices]
+        rewriter.replace(op, tensor.ExtractOp(source.input, indices, op.result.type))
+
+
+class ReadGatherThroughCrop(RewritePattern):
+    """``tensor.extract crop(x)[i]`` -> ``tensor.extract x[i + start]``: an element of the
+    window is the element of ``x`` at the shifted index (an index outside the window is
+    undefined behaviour already), so a gather reads past a crop (e.g. the crop of the
+    padded channels after NCHW4c -> NCHW, then through that transform)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tensor.ExtractOp, rewriter: PatternRewriter) -> None:
+        crop = op.tensor.owner
+        if not isinstance(crop, CropOp) or not _proven_inside(op):
+            return
+        start = crop.get_start()
+        names = [f"i{k}" for k in range(len(start))]
+        box = {n: (0, e - 1) for n, e in zip(names, crop.get_sizes(), strict=True)}
+        values = dict(zip(names, op.indices, strict=True))
+        emitter = ExprEmitter(InsertPoint.before(op), values, box)
+        indices = [emitter.emit(Dim(n) + k if k else Dim(n)) for n, k in zip(names, start, strict=True)]
+        rewriter.replace(op, tensor.ExtractOp(crop.input, indices, op.result.type))
+
+
 @dataclass(frozen=True)
 class FoldLayoutRewritesPass(PhyslayoutPass):
     """Fold adjacent layout rewrites and rewrites of constants (see the module docstring).
@@ -435,6 +511,8 @@ def fold_layout_rewrites(module: ModuleOp, max_constant_elements: int = 1 << 20)
                 FoldRewriteIntoConstant(max_constant_elements),
                 FoldRewriteOfFill(),
                 FoldRewriteOfEmpty(),
+                ReadGatherThroughTransform(),
+                ReadGatherThroughCrop(),
             ]
         )
     ).rewrite_module(module)

@@ -33,7 +33,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, func, scf
+from xdsl.dialects import arith, func, scf, tensor
 from xdsl.dialects.builtin import (
     AnyFloat,
     DenseIntOrFPElementsAttr,
@@ -41,7 +41,9 @@ from xdsl.dialects.builtin import (
     FunctionType,
     IndexType,
     IntegerAttr,
+    IntegerType,
     ShapedType,
+    TensorType,
     VectorType,
 )
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp
@@ -60,6 +62,7 @@ from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.transforms.equal_kernels import regions_key
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
+from physlayout.transforms.value_bounds import ValueBounds
 
 """Lanes of a texel."""
 
@@ -265,13 +268,18 @@ def pad_kernel(
 
 
 def insert_kernel(
-    name: str, src: SSAValue, dst: SSAValue, src_extents: Sequence[int], offset: Sequence[int]
+    name: str,
+    src: SSAValue,
+    dst: SSAValue,
+    src_extents: Sequence[int],
+    offset: Sequence[int],
+    strides: Sequence[int] = (),
 ) -> tuple[func.FuncOp, list[SSAValue]]:
-    """``dst[i + offset] = src[i]`` for every ``i`` of the box `src_extents` (the rest of
-    `dst` is left as it is): `tensor.insert_slice` with unit strides."""
+    """``dst[i * strides + offset] = src[i]`` for every ``i`` of the box `src_extents` (the
+    rest of `dst` is left as it is): `tensor.insert_slice` (strides default to 1)."""
     kernel = Kernel(name)
     source, target = kernel.param(src, "src"), kernel.param(dst, "dst")
-    _place(kernel, source, target, src_extents, offset)
+    _place(kernel, source, target, src_extents, offset, strides)
     return kernel.finish(), kernel.host_values
 
 
@@ -281,16 +289,20 @@ def _place(
     target: SSAValue,
     src_extents: Sequence[int],
     low: Sequence[int],
+    strides: Sequence[int] = (),
 ) -> None:
-    """The loop nest ``target[i + low] = source[i]`` over the box `src_extents`."""
+    """The loop nest ``target[i * strides + low] = source[i]`` over the box `src_extents`
+    (strides default to 1; a texel lane loop only for unit innermost stride)."""
     aligned = not low or low[-1] % TEXEL_LANES == 0
-    lane = aligned and wants_lane_loop(target.type, src_extents)
+    unit = not strides or strides[-1] == 1
+    lane = aligned and unit and wants_lane_loop(target.type, src_extents)
     ivs, point = box_loops(kernel, src_extents, lane)
     names = [f"i{k}" for k in range(len(ivs))]
     emitter = ExprEmitter(point, dict(zip(names, ivs, strict=True)), _box(names, src_extents))
     value = _insert(LoadOp(source, _indices(kernel, [Dim(n) for n in names], emitter)), point)
+    spread = [Dim(n) * k if k != 1 else Dim(n) for n, k in zip(names, strides or [1] * len(names), strict=True)]
     _insert(
-        StoreOp(value.results[0], target, _indices(kernel, _shifted(names, low), emitter)), point
+        StoreOp(value.results[0], target, _indices(kernel, _moved(spread, low), emitter)), point
     )
 
 
@@ -431,6 +443,7 @@ class Epilogue:
         emitter: ExprEmitter,
         final: SSAValue,
         external: External,
+        bounds: ValueBounds,
     ) -> SSAValue:
         """Emit the stages at `point` on the root's `final` value; returns the value to
         store."""
@@ -451,7 +464,9 @@ class Epilogue:
             ivs: dict[int, SSAValue] = {}
             if any(isinstance(inner, IndexOp) for inner in body.ops):
                 ivs = {m: emitter.emit(e) for m, e in enumerate(stage.loops)}
-            yielded = _clone_body(stage.op, [*values, placeholder], ivs, point, kernel, external)
+            yielded = _clone_body(
+                stage.op, [*values, placeholder], ivs, point, kernel, external, bounds
+            )
             env[stage.op.res[0]] = yielded[0]
         return env[self.result]
 
@@ -513,6 +528,9 @@ class GenericRequest:
     outputs: Sequence[GenericOutput]
     epilogue: Epilogue | None = None
     padded: Mapping[int, PaddedRead] = field(default_factory=dict[int, PaddedRead])
+    bounds: ValueBounds = field(default_factory=ValueBounds, compare=False)
+    """What is known of the values the bodies compute (the gathers' clamps, `gather_clamps`);
+    one per host function, shared by its requests."""
 
 
 def generic_kernel(
@@ -568,10 +586,10 @@ def generic_kernel(
             accumulators.append(_insert(LoadOp(init, indices), point).results[0])
     final = _reduction_nest(
         kernel, op, loops, names, bounds, ivs, point, input_params, accumulators, external,
-        request.padded,
+        request,
     )  # fmt: skip
     if request.epilogue is not None:
-        final = [request.epilogue.emit(kernel, point, emitter, final[0], external)]
+        final = [request.epilogue.emit(kernel, point, emitter, final[0], external, request.bounds)]
     for (target, indices), value in zip(stores, final, strict=True):
         _insert(StoreOp(value, target, indices), point)
     return kernel.finish(), kernel.host_values
@@ -611,7 +629,8 @@ def generic_key(request: GenericRequest, outer: OuterKey, hosts: HostNumbers) ->
     per input, its buffer and padded read, or (a scalar) what `external` supplies; per
     output, its init buffer (or none), result buffer, starting value and window offset;
     the epilogue's stages (bodies, where each input comes from, `linalg.index` loops) and
-    which value it returns; the types of the numbered host values."""
+    which value it returns; the types of the numbered host values; the clamps of the
+    gathers (`_gathers_key`)."""
     op, padded, epilogue = request.op, request.padded, request.epilogue
     body = regions_key(op, _inside(op, outer))
     if body is None:
@@ -647,7 +666,23 @@ def generic_key(request: GenericRequest, outer: OuterKey, hosts: HostNumbers) ->
         tuple(output_keys),
         epilogue_key,
         tuple(v.type for v in hosts.hosts),
+        _gathers_key(request),
     )
+
+
+def _gathers_key(request: GenericRequest) -> Hashable:
+    """The clamps of every gather the kernel loads (`gather_clamps`) and which 64-bit index
+    casts it narrows (`_narrowable_index_cast`): they depend on what is proven of the
+    values, which the other fields of the key do not show."""
+    stages = () if request.epilogue is None else request.epilogue.stages
+    keys: list[Hashable] = []
+    for generic in [request.op, *(stage.op for stage in stages)]:
+        for inner in generic.body.walk():
+            if isinstance(inner, tensor.ExtractOp) and _defined_outside(inner.tensor, generic):
+                keys.append(gather_clamps(inner, request.bounds))
+            elif isinstance(inner, arith.IndexCastOp):
+                keys.append(_narrowable_index_cast(inner, request.bounds))
+    return tuple(keys)
 
 
 def _epilogue_key(epilogue: Epilogue, outer: OuterKey, hosts: HostNumbers) -> Hashable | None:
@@ -702,7 +737,7 @@ def _reduction_nest(
     inputs: Sequence[BlockArgument | None],
     accumulators: Sequence[SSAValue],
     external: External,
-    padded: Mapping[int, PaddedRead],
+    request: GenericRequest,
 ) -> list[SSAValue]:
     """Emit the reduction loops (carrying the accumulators) around the loads and the body;
     returns the final value of each output."""
@@ -721,13 +756,13 @@ def _reduction_nest(
         if param is None or not isinstance(operand.type, ShapedType):
             values.append(external(operand, kernel))
             continue
-        read = padded.get(k)
+        read = request.padded.get(k)
         if read is not None:
             values.append(_padded_load(kernel, param, loops.maps[k], read, emitter, bounds, point))
             continue
         indices = _indices(kernel, loops.maps[k], emitter)
         values.append(_insert(LoadOp(param, indices), point).results[0])
-    yielded = _clone_body(op, [*values, *carried], ivs, point, kernel, external)
+    yielded = _clone_body(op, [*values, *carried], ivs, point, kernel, external, request.bounds)
     for loop, body in reversed(loops_made):
         body.add_op(scf.YieldOp(*yielded))
         yielded = list[SSAValue](loop.results)
@@ -779,9 +814,11 @@ def _clone_body(
     point: InsertPoint,
     kernel: Kernel,
     external: External,
+    bounds: ValueBounds,
 ) -> list[SSAValue]:
     """Clone the generic's body at `point` with its block arguments bound to `args`;
-    returns the yielded values."""
+    returns the yielded values. A `tensor.extract` from a tensor defined outside (a
+    gather) becomes a load of that tensor's buffer (`_gather_load`)."""
     block = op.body.blocks[0]
     mapper: dict[SSAValue, SSAValue] = dict(zip(block.args, args, strict=True))
     for inner in block.walk():
@@ -794,8 +831,129 @@ def _clone_body(
         if isinstance(body_op, IndexOp):
             mapper[body_op.result] = ivs[body_op.dim.value.data]
             continue
+        if isinstance(body_op, tensor.ExtractOp) and _defined_outside(body_op.tensor, op):
+            mapper[body_op.result] = _gather_load(kernel, body_op, mapper, bounds, point)
+            continue
+        if _wide_gather_index(body_op, op) is not None:
+            continue  # `_gather_index` reads its operand
+        if _narrowable_index_cast(body_op, bounds):
+            assert isinstance(body_op, arith.IndexCastOp)
+            narrow = _insert(arith.TruncIOp(mapper[body_op.input], IntegerType(32)), point)
+            cast = _insert(arith.IndexCastOp(narrow.results[0], IndexType()), point)
+            mapper[body_op.result] = cast.results[0]
+            continue
+        if any(isinstance(v.type, TensorType) for v in (*body_op.operands, *body_op.results)):
+            raise PassFailedException(
+                f"legalize-layout: '{body_op.name}' in the body of a linalg.generic uses a "
+                "tensor made in the body; a kernel reads only tensors defined outside it"
+            )
         _insert(body_op.clone(value_mapper=mapper), point)
     raise ValueError("linalg.generic body has no linalg.yield")
+
+
+def gather_clamps(extract: tensor.ExtractOp, bounds: ValueBounds) -> tuple[tuple[bool, bool], ...]:
+    """Per index of a gather (`tensor.extract` in a generic body), whether the kernel clamps
+    it from below (to 0) and from above (to the extent - 1): exactly where `bounds` does not
+    prove it inside the tensor. An index outside is undefined behaviour in the source
+    (`tensor.extract`), so the clamp changes no defined result; it keeps every load of the
+    kernel inside its buffer (or texture)."""
+    shape = static_shape(extract.tensor) or ()
+    clamps: list[tuple[bool, bool]] = []
+    for index, extent in zip(extract.indices, shape, strict=True):
+        found = bounds.of(index)
+        low = found is None or found[0] < 0
+        high = found is None or found[1] > extent - 1
+        clamps.append((low, high))
+    return tuple(clamps)
+
+
+def _gather_load(
+    kernel: Kernel,
+    extract: tensor.ExtractOp,
+    mapper: Mapping[SSAValue, SSAValue],
+    bounds: ValueBounds,
+    point: InsertPoint,
+) -> SSAValue:
+    """A gather as a load of the tensor's buffer at the extract's indices, each clamped into
+    the tensor where it is not proven inside (`gather_clamps`); a rank-0 tensor (a buffer
+    of shape [1]) is loaded at 0."""
+    buffer = mapper[extract.tensor]
+    if not isinstance(buffer.type, BufferType):
+        raise PassFailedException(
+            f"legalize-layout: 'tensor.extract' reads {extract.tensor.type}, which has no buffer"
+        )
+    shape = static_shape(extract.tensor) or ()
+    indices = [
+        _gather_index(kernel, index, mapper, clamps, extent, point)
+        for clamps, index, extent in zip(
+            gather_clamps(extract, bounds), extract.indices, shape, strict=True
+        )
+    ]
+    return _insert(LoadOp(buffer, indices or [kernel.index(0)]), point).results[0]
+
+
+def _gather_index(
+    kernel: Kernel,
+    index: SSAValue,
+    mapper: Mapping[SSAValue, SSAValue],
+    clamps: tuple[bool, bool],
+    extent: int,
+    point: InsertPoint,
+) -> SSAValue:
+    """The kernel's `index` value of one index of a gather, clamped into ``[0, extent)``
+    where `clamps` says. An ``index_cast`` of a 64-bit integer (torch's index tensors) is
+    clamped in its 64-bit type, then truncated to i32 and cast: exact, since the value is
+    then inside ``[0, extent)`` (kernels compute `index` in 32 bits)."""
+    low, high = clamps
+    wide = index.owner if isinstance(index.owner, arith.IndexCastOp) else None
+    if wide is None or _wide_gather_index(wide, None) is None:
+        value = mapper[index]
+        if low:
+            value = _insert(arith.MaxSIOp(value, kernel.index(0)), point).results[0]
+        if high:
+            value = _insert(arith.MinSIOp(value, kernel.index(extent - 1)), point).results[0]
+        return value
+    source = wide.input
+    value = mapper[source]
+    if low:
+        zero = kernel.constant(IntegerAttr(0, source.type))  # type: ignore[arg-type]
+        value = _insert(arith.MaxSIOp(value, zero), point).results[0]
+    if high:
+        top = kernel.constant(IntegerAttr(extent - 1, source.type))  # type: ignore[arg-type]
+        value = _insert(arith.MinSIOp(value, top), point).results[0]
+    narrow = _insert(arith.TruncIOp(value, IntegerType(32)), point).results[0]
+    return _insert(arith.IndexCastOp(narrow, IndexType()), point).results[0]
+
+
+def _narrowable_index_cast(op: Operation, bounds: ValueBounds) -> bool:
+    """Whether `op` is an ``index_cast`` of an integer wider than 32 bits to `index` whose
+    value is proven to fit in i32: the kernel truncates to i32 first (exact), since kernels
+    compute `index` in 32 bits."""
+    if not isinstance(op, arith.IndexCastOp) or not isinstance(op.result.type, IndexType):
+        return False
+    source = op.input.type
+    if not isinstance(source, IntegerType) or source.width.data <= 32:
+        return False
+    found = bounds.of(op.result)
+    return found is not None and found[0] >= -(2**31) and found[1] < 2**31
+
+
+def _wide_gather_index(op: Operation, generic: GenericOp | None) -> arith.IndexCastOp | None:
+    """`op` when it is an ``index_cast`` of an integer wider than 32 bits to `index` whose
+    every use is an index of a gather (of a tensor defined outside `generic`, when given):
+    `_gather_index` reads its operand instead of it."""
+    if not isinstance(op, arith.IndexCastOp) or not isinstance(op.result.type, IndexType):
+        return None
+    source = op.input.type
+    if not isinstance(source, IntegerType) or source.width.data <= 32 or not op.result.uses:
+        return None
+    for use in op.result.uses:
+        user = use.operation
+        if not isinstance(user, tensor.ExtractOp) or use.index == 0:
+            return None
+        if generic is not None and not _defined_outside(user.tensor, generic):
+            return None
+    return op
 
 
 def _defined_outside(value: SSAValue, op: Operation) -> bool:

@@ -15,8 +15,10 @@ repeats its blocks):
 - ``layout.transform``: a copy over the source box into a destination parameter whose type
   carries the transform as a PENDING layout (``!layout.buffer<SRC x T, transform = M,
   pad_value = V, scope = S>``): `apply-layout` rewrites the stores and fills the padding;
-- ``tensor.insert_slice`` (static, unit strides): the source copied into its window of the
-  destination's storage, updated in place when nothing else reads the destination;
+- ``tensor.insert_slice`` (static offsets, sizes and strides): the source copied into its
+  window of the destination's storage (element ``i`` to ``offset + i * stride``: the strided
+  insert of a transposed convolution spreads its input into zeros), updated in place when
+  nothing else reads the destination;
 - ``layout.check``: the same check on the buffer holding its flags, in the host function;
 - ``layout.pad``, ``layout.crop``, ``layout.copy``: copies with offsets (a pad first fills
   the destination with its pad value);
@@ -127,6 +129,7 @@ from physlayout.transforms.legalize_kernels import (
 )
 from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.rooted_walker import RootedWalker
+from physlayout.transforms.value_bounds import ValueBounds
 
 
 def fail(op: Operation, message: str) -> PassFailedException:
@@ -211,6 +214,8 @@ class HostBuilder:
     (`direct_inserts`)."""
     views: set[SSAValue] = field(default_factory=set[SSAValue])
     """Values whose storage another value also declares (`_reshape_view`)."""
+    bounds: ValueBounds = field(default_factory=ValueBounds)
+    """What is proven of the values the graph computes (the clamps of gathers)."""
 
     # Entry --------------------------------------------------------------------------------
 
@@ -344,18 +349,24 @@ class HostBuilder:
         self._call(kernel, args)
 
     def insert_slice(self, op: tensor.InsertSliceOp) -> None:
-        """Legalize a `tensor.insert_slice` with static offsets and sizes and unit strides: the
+        """Legalize a `tensor.insert_slice` with static offsets, sizes and strides: the
         result is the destination's storage, updated in place when nothing else reads the
         destination (a `tensor.empty`, or a value with no other use in the same scope), else a
         copy of it; then a kernel writes the source into its window."""
         offsets = [int(v) for v in op.static_offsets.get_values()]
         sizes = [int(v) for v in op.static_sizes.get_values()]
         strides = [int(v) for v in op.static_strides.get_values()]
-        if op.offsets or op.sizes or op.strides or any(s != 1 for s in strides):
-            raise fail(op, "with dynamic offsets or sizes or non-unit strides cannot be legalized")
+        if op.offsets or op.sizes or op.strides or any(s < 1 for s in strides):
+            raise fail(op, "with dynamic offsets, sizes or strides cannot be legalized")
         source_shape = _shape(op.source)
         if prod(sizes) != prod(source_shape):
             raise fail(op, f"inserts {list(source_shape)} into a window of {sizes}")
+        dest_shape = _shape(op.dest)
+        if len(dest_shape) != len(sizes) or any(
+            o < 0 or o + (n - 1) * k >= e
+            for o, n, k, e in zip(offsets, sizes, strides, dest_shape, strict=True)
+        ):
+            raise fail(op, f"window {offsets} {sizes} {strides} leaves {list(dest_shape)}")
         dest = op.dest
         scope = producer_scope(op.result)
         in_place = (
@@ -381,7 +392,7 @@ class HostBuilder:
         if len(source_shape) != len(sizes):
             raise fail(op, "that drops unit dimensions cannot be legalized")
         kernel, args = insert_kernel(
-            self._name(op, "insert"), source, target, source_shape, offsets
+            self._name(op, "insert"), source, target, source_shape, offsets, strides
         )
         self._call(kernel, args)
 
@@ -435,7 +446,9 @@ class HostBuilder:
             outputs.append(GenericOutput(target if reads else None, target))
         if any(_is_texture(o.result) for o in outputs):
             loops = replace(loops, lane=texel_lane_loop(op))
-        self._call_generic(self._name(op, "generic"), GenericRequest(op, loops, inputs, outputs))
+        self._call_generic(
+            self._name(op, "generic"), GenericRequest(op, loops, inputs, outputs, bounds=self.bounds)
+        )
 
     def fused(self, op: FusedOp) -> None:
         """Legalize a `layout.fused` group: ONE kernel, its root's nest (`generic`) whose
@@ -480,7 +493,7 @@ class HostBuilder:
         stages = tuple(self._stage(stage, root_out, outer, op) for stage in plan.stages)
         epilogue = Epilogue(root.res[0], stages, op.yielded())
         output = GenericOutput(source, target, start, offset)
-        request = GenericRequest(root, loops, inputs, [output], epilogue, padded)
+        request = GenericRequest(root, loops, inputs, [output], epilogue, padded, self.bounds)
         self._call_generic(self._name(op, "fused"), request)
 
     def _reshape_view(self, op: TransformOp) -> bool:
@@ -578,6 +591,8 @@ class HostBuilder:
         owner = value.owner
         if isinstance(owner, arith.ConstantOp) and not isinstance(value.type, ShapedType):
             return kernel.constant(owner.value)
+        if isinstance(value.type, TensorType) and value in self.storage:
+            return kernel.param(self.storage[value].buffer)  # the tensor a gather reads
         host = self.scalars.get(value)
         if host is None:
             where = owner if isinstance(owner, Operation) else self.graph
@@ -689,6 +704,8 @@ class HostBuilder:
         owner = value.owner
         if isinstance(owner, arith.ConstantOp) and not isinstance(value.type, ShapedType):
             return ("constant", owner.value)
+        if isinstance(value.type, TensorType) and value in self.storage:
+            return ("buffer", hosts.number(self.storage[value].buffer))
         host = self.scalars.get(value)
         return None if host is None else ("host", hosts.number(host))
 

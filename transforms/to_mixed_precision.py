@@ -23,7 +23,8 @@ What it rewrites, in every graph-level function (one with tensor parameters or r
 - the outputs (`outs`) an op needs in another type are rebuilt in that type: a
   `tensor.empty` as an empty of the new type, a `linalg.fill` as a fill of the scalar
   converted (`arith.truncf`), a dense f32 constant as the f16 constant of its rounded
-  values; any other value through a cast generic;
+  values (one, right after the f32 constant, for all its readers); any other value
+  through a cast generic;
 - dense f32 constants read as inputs of a rewritten op become f16 constants;
 - data movement (`tensor.expand_shape`, `collapse_shape`, `extract_slice`,
   `insert_slice`, `pad`, `concat`, `reshape`, `cast`, `linalg.transpose`,
@@ -42,6 +43,8 @@ What it rewrites, in every graph-level function (one with tensor parameters or r
   ops that read only such statistics (or f64 tensors) stay f32 and are read unrounded
   (normalization and softmax statistics: a mean, a variance, rsqrt(var + eps), a max, an
   exp-sum);
+- a `tensor.extract` of a tensor that became f16 (a gather in a generic body) reads the f16
+  element and widens it with a scalar `arith.extf`;
 - any other op (one this pass does not know to be type-agnostic) keeps its f32 types: its
   operands that became f16 are widened back by a cast generic before it.
 
@@ -223,6 +226,18 @@ def rounded_in_body(arg: SSAValue) -> bool:
     )
 
 
+def _converted_scalar(scalar: SSAValue, element: Attribute) -> arith.ConstantOp | None:
+    """The constant `scalar` (a float `arith.constant`) converted to `element` (f16: rounded
+    to nearest even, as `arith.truncf`; f32: exact), or None when it is not a constant. A
+    fill's scalar stays a constant: a host function computes nothing."""
+    owner = scalar.owner
+    if not isinstance(owner, arith.ConstantOp) or not isinstance(owner.value, FloatAttr):
+        return None
+    value = float(owner.value.value.data)
+    rounded = float(np.float16(value)) if isinstance(element, Float16Type) else value
+    return arith.ConstantOp(FloatAttr(rounded, element))  # type: ignore[arg-type]
+
+
 def materialize(
     rewriter: PatternRewriter, value: SSAValue, element: Attribute, before: Operation
 ) -> SSAValue:
@@ -243,7 +258,9 @@ def materialize(
         scalar = owner.inputs[0]
         if scalar.type != element:
             narrower = isinstance(element, Float16Type)
-            convert = arith.TruncFOp(scalar, element) if narrower else arith.ExtFOp(scalar, element)
+            convert = _converted_scalar(scalar, element)
+            if convert is None:
+                convert = arith.TruncFOp(scalar, element) if narrower else arith.ExtFOp(scalar, element)
             rewriter.insert(convert, at)
             scalar = convert.result
         outs = materialize(rewriter, owner.outputs[0], element, before)
@@ -253,7 +270,10 @@ def materialize(
     if isinstance(owner, arith.ConstantOp) and isinstance(element, Float16Type):
         constant = converted_constant(owner)
         if constant is not None:
-            rewriter.insert(constant, at)
+            made = owner.next_op
+            if isinstance(made, arith.ConstantOp) and made.value == constant.value:
+                return made.result  # converted for an earlier reader: one constant for all
+            rewriter.insert(constant, InsertPoint.after(owner))
             return constant.result
     return insert_cast(rewriter, value, element, at)
 
@@ -521,14 +541,29 @@ class WidenOperandsOfOtherOps(RewritePattern):
             return  # the ops StoreLinalgInHalf rewrites (other linalg ops, e.g. a transpose, stay f32)
         if isinstance(op, DATA_MOVEMENT) and _was_f32(op.results[0]):
             return  # CarryHalfThroughDataMovement made it move f16
-        if isinstance(op, arith.ConstantOp | LinalgYieldOp):
-            return
+        if isinstance(op, arith.ConstantOp | LinalgYieldOp | tensor.ExtractOp):
+            return  # WidenGatheredElements
         for index, operand in enumerate(op.operands):
             if not _was_f32(operand):
                 continue
             widened = insert_cast(rewriter, operand, f32, InsertPoint.before(op))
             op.operands[index] = widened
             rewriter.notify_op_modified(op)
+
+
+class WidenGatheredElements(RewritePattern):
+    """A `tensor.extract` (a gather in a generic body, or a scalar read) of an f16 tensor
+    that was f32 reads the f16 element and widens that scalar (`arith.extf`): the value is
+    the rounded one the tensor holds, as for any other reader, and no cast generic is put
+    in front of it (which, in a body, would be a tensor op inside a kernel)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tensor.ExtractOp, rewriter: PatternRewriter) -> None:
+        if not isinstance(op.result.type, Float32Type) or not _was_f32(op.tensor):
+            return
+        narrow = tensor.ExtractOp(op.tensor, list(op.indices), f16)
+        wide = arith.ExtFOp(narrow.result, f32)
+        rewriter.replace(op, [narrow, wide], [wide.result])
 
 
 def _was_f32(value: SSAValue) -> bool:
@@ -720,7 +755,10 @@ class ToMixedPrecisionPass(PhyslayoutPass):
             ),
             apply_recursively=False,
         ).rewrite_module(op)
-        RootedWalker(WidenOperandsOfOtherOps(), apply_recursively=False).rewrite_module(op)
+        RootedWalker(
+            GreedyRewritePatternApplier([WidenOperandsOfOtherOps(), WidenGatheredElements()]),
+            apply_recursively=False,
+        ).rewrite_module(op)
         RootedWalker(CastReturnedValues(), apply_recursively=False).rewrite_module(op)
         if self.params_f16 and self.keep_io_f32:
             RootedWalker(RoundParametersOnce(), apply_recursively=False).rewrite_module(op)

@@ -312,11 +312,20 @@ func.func @other_use_stays(%x: tensor<8xf32>) -> (tensor<2x4xf32>, tensor<8xf32>
   func.return %t, %r : tensor<2x4xf32>, tensor<8xf32>
 }
 
-// linalg.index would change meaning with the iteration space.
-// CHECK-LABEL: func.func @linalg_index_stays
-// CHECK:         %[[R:.*]] = linalg.generic
-// CHECK:         layout.transform %[[R]]
-func.func @linalg_index_stays(%x: tensor<8xf32>) -> tensor<2x4xf32> {
+// linalg.index reads an old loop: in the rebuilt generic it is that loop's expression over
+// the new loops (the transform's exact inverse, i = q0 * 4 + q1).
+// CHECK-LABEL: func.func @linalg_index_flows
+// CHECK:         %[[X:.*]] = layout.transform %{{.*}} {index_map = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>}
+// CHECK:         linalg.generic {{.*}} ins(%[[X]] : tensor<2x4xf32>)
+// CHECK-NEXT:    ^{{.*}}(%[[A:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[Q0:.*]] = linalg.index 0 : index
+// CHECK-NEXT:      %[[Q1:.*]] = linalg.index 1 : index
+// CHECK-NEXT:      %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK-NEXT:      %[[M:.*]] = arith.muli %[[Q0]], %[[FOUR]] : index
+// CHECK-NEXT:      %[[I:.*]] = arith.addi %[[M]], %[[Q1]] : index
+// CHECK-NEXT:      arith.index_cast %[[I]] : index to i32
+// CHECK-NOT:     layout.transform
+func.func @linalg_index_flows(%x: tensor<8xf32>) -> tensor<2x4xf32> {
   %e = tensor.empty() : tensor<8xf32>
   %r = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
   ^bb0(%a: f32, %o: f32):
@@ -327,6 +336,24 @@ func.func @linalg_index_stays(%x: tensor<8xf32>) -> tensor<2x4xf32> {
     linalg.yield %y : f32
   } -> tensor<8xf32>
   %t = layout.transform %r {index_map = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>} : tensor<8xf32> -> tensor<2x4xf32>
+  func.return %t : tensor<2x4xf32>
+}
+
+// A transform that pads: its padding points have no old loop for linalg.index to read.
+// CHECK-LABEL: func.func @linalg_index_padded_stays
+// CHECK:         %[[R:.*]] = linalg.generic
+// CHECK:         layout.transform %[[R]]
+func.func @linalg_index_padded_stays(%x: tensor<6xf32>) -> tensor<2x4xf32> {
+  %e = tensor.empty() : tensor<6xf32>
+  %r = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : tensor<6xf32>) outs(%e : tensor<6xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = arith.index_cast %i : index to i32
+    %f = arith.sitofp %j : i32 to f32
+    %y = arith.mulf %a, %f : f32
+    linalg.yield %y : f32
+  } -> tensor<6xf32>
+  %t = layout.transform %r {index_map = #layout.index_map<(i) -> (i floordiv 4, i mod 4)>, pad_value = 0.000000e+00 : f32} : tensor<6xf32> -> tensor<2x4xf32>
   func.return %t : tensor<2x4xf32>
 }
 

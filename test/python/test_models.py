@@ -1,6 +1,6 @@
 """Real models as torch-mlir prints them run end to end on the OpenCL device and match
 PyTorch's outputs within 1e-4 of max|output| (the default physlayout-adreno pipeline, no
-hand edits). `make test` runs the two small ones the repository ships (examples/models/);
+hand edits). `make test` runs five small ones the repository ships (examples/models/);
 `make models` (bench/bench_models.py) runs every model of the shared models folder and
 prints the compile-time / launches / error table. With PHYSLAYOUT_MODELS=all this file runs
 the shared folder's models too."""
@@ -25,8 +25,26 @@ SHIPPED = ROOT / "examples" / "models"
 SHARED = ROOT.parent / "shared" / "models"
 
 
+SHIPPED_NAMES = (
+    "bottleneck", "transformer_encoder_layer", "autoencoder_transpose", "adaptive_pools_net",
+    "espcn_pixelshuffle",
+)  # fmt: skip
+"""The shipped models run here: two of the first set, and three small ones of the second
+set (gathers: bilinear upsampling both ways, a transposed convolution with output_padding,
+uneven adaptive pools, pixel shuffle, several results). The repository also ships fpn_tiny
+(nearest upsampling, three results; test_gathers.py runs it pass by pass): end to end it
+takes 20 s here, so it runs with the other shared models in `make models`."""
+
+
+INTERIOR_LAYOUT_KERNELS = {"autoencoder_transpose": 1, "fpn_tiny": 1}
+"""Layout kernels inside the graph that these models still launch: autoencoder_transpose's
+transposed convolution spreads its input into zeros in NCHW (a transform out of NCHW4c
+before the strided insert); one of fpn_tiny's upsampled maps is still transformed to NCHW4c
+for the add that follows."""
+
+
 def _cases() -> list[tuple[Path, str]]:
-    cases = [(SHIPPED, "bottleneck"), (SHIPPED, "transformer_encoder_layer")]
+    cases = [(SHIPPED, name) for name in SHIPPED_NAMES]
     if os.environ.get("PHYSLAYOUT_MODELS") == "all" and SHARED.is_dir():
         cases += [(SHARED, p.stem) for p in sorted(SHARED.glob("*.mlir"))]
     return cases
@@ -39,12 +57,16 @@ def test_model_matches_pytorch(runtime: object, folder: Path, name: str) -> None
     assert report.max_error <= 1e-4, report.errors
     if name.startswith("transformer"):
         return  # its reshapes and transposes (attention heads) are layout kernels by nature
-    # CNNs: only graph-boundary layout kernels, at most one per argument and result
+    # CNNs: only graph-boundary layout kernels, at most one per argument and result, and
+    # the interior ones a model is known to still need (INTERIOR_LAYOUT_KERNELS)
     inputs = load_inputs(folder, name)
-    assert report.layout_launches <= len(inputs) + 1
+    bound = len(inputs) + len(report.errors) + INTERIOR_LAYOUT_KERNELS.get(name, 0)
+    assert report.layout_launches <= bound
 
 
-@pytest.mark.parametrize("name", ["bottleneck", "transformer_encoder_layer"])
+@pytest.mark.parametrize(
+    "name", ["bottleneck", "transformer_encoder_layer", "autoencoder_transpose"]
+)
 def test_model_in_f16_is_close_to_pytorch(runtime: object, name: str) -> None:
     """`--precision f16`: to-mixed-precision (f16 storage, f32 accumulation) before the
     graph pipeline; PyTorch's f32 output within 2e-2 of its max (the issue's bound), in at

@@ -110,8 +110,8 @@ func.func @matmul_bias_rowsum(%a: tensor<3x5xf32>, %b: tensor<5x7xf32>) -> tenso
 }
 
 // Only f32 is converted: an f64 and an i32 graph are left alone. A data-movement op
-// (tensor.collapse_shape) of an f16 tensor moves f16; an op the pass does not know
-// (tensor.extract) keeps its f32 types: its f16 operand is widened back first.
+// (tensor.collapse_shape) of an f16 tensor moves f16; a tensor.extract of an f16 tensor
+// reads the f16 element and widens the scalar (no cast generic).
 // CHECK-LABEL: func.func @others(
 // CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<4xf64>) outs(%{{.*}} : tensor<4xf64>)
 // CHECK-NEXT:    ^{{.*}}(%{{.*}}: f64, %{{.*}}: f64):
@@ -119,10 +119,10 @@ func.func @matmul_bias_rowsum(%a: tensor<3x5xf32>, %b: tensor<5x7xf32>) -> tenso
 // CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<4xi32>) outs(%{{.*}} : tensor<4xi32>)
 // CHECK:         %[[N:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x2xf16>)
 // CHECK:         %[[C:.*]] = tensor.collapse_shape %[[N]] {{.*}} : tensor<2x2xf16> into tensor<4xf16>
-// CHECK:         %[[WIDE:.*]] = linalg.generic {{.*}} ins(%[[N]] : tensor<2x2xf16>) outs(%{{.*}} : tensor<2x2xf32>)
-// CHECK:         tensor.extract %[[WIDE]]
+// CHECK:         %[[E:.*]] = tensor.extract %[[N]]{{\[}}%{{.*}}, %{{.*}}] : tensor<2x2xf16>
+// CHECK-NEXT:    %[[EW:.*]] = arith.extf %[[E]] : f16 to f32
 // CHECK:         %[[CW:.*]] = linalg.generic {{.*}} ins(%[[C]] : tensor<4xf16>) outs(%{{.*}} : tensor<4xf32>)
-// CHECK:         func.return %{{.*}}, %{{.*}}, %[[CW]], %{{.*}} : tensor<4xf64>, tensor<4xi32>, tensor<4xf32>, f32
+// CHECK:         func.return %{{.*}}, %{{.*}}, %[[CW]], %[[EW]] : tensor<4xf64>, tensor<4xi32>, tensor<4xf32>, f32
 func.func @others(%d: tensor<4xf64>, %i: tensor<4xi32>, %f: tensor<2x2xf32>) -> (tensor<4xf64>, tensor<4xi32>, tensor<4xf32>, f32) {
   %ed = tensor.empty() : tensor<4xf64>
   %nd = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%d : tensor<4xf64>) outs(%ed : tensor<4xf64>) {
