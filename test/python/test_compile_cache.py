@@ -140,13 +140,13 @@ def test_the_api_and_the_command_line_share_the_cache(
     except Exception as err:  # no OpenCL device here
         pytest.skip(str(err))
     assert np.array_equal(model(x), x + b)
-    limits = model.session.runtime.limits
-    with pytest.raises(SystemExit) as done:
-        main(["compile", str(source), "-o", str(tmp_path / "out"),
-              f"--max-image-width={limits.max_image_width}",
-              f"--max-image-height={limits.max_image_height}",
-              "--fp16" if limits.fp16 else "--no-fp16"])  # fmt: skip
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "b.npy", b)
+    with pytest.raises(SystemExit) as done:  # the same device and options as the API's
+        main(["run", str(source), "--input", f"x={tmp_path / 'x.npy'}",
+              "--input", f"b={tmp_path / 'b.npy'}", "--output", f"result0={tmp_path / 'y.npy'}"])  # fmt: skip
     assert done.value.code == 0, capsys.readouterr().err
+    assert np.array_equal(np.load(tmp_path / "y.npy"), x + b)
     assert compiles == ["main"]  # the command line found the API's artifact
     assert physlayout.compile(str(source), params={"b": b}).plan == model.plan
     assert compiles == ["main"]
