@@ -48,9 +48,8 @@ from physlayout.runtime.plan import (
     PlanError,
     artifact_line,
     build_plan,
-    dumps,
-    plan_from_json,
 )
+from physlayout.runtime.plan_json import dumps, plan_from_json
 from physlayout.universe import make_context
 
 KERNELS_FILE = "kernels.cl"

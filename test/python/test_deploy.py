@@ -558,7 +558,8 @@ def test_python_refuses_a_directory_that_is_not_an_artifact(
 
 
 def test_host_c_generation_refuses_another_schema_version(demo: Path) -> None:
-    from physlayout.runtime.plan import PlanError, plan_from_json
+    from physlayout.runtime.plan import PlanError
+    from physlayout.runtime.plan_json import plan_from_json
 
     plan = json.loads((demo / "plan.json").read_text())
     plan["version"] = 2
@@ -625,7 +626,7 @@ def test_c_host_refuses_a_device_without_a_required_extension(
     import dataclasses
 
     from physlayout.runtime.host_c import host_c
-    from physlayout.runtime.plan import plan_from_json
+    from physlayout.runtime.plan_json import plan_from_json
 
     plan = plan_from_json(json.loads((demo / "plan.json").read_text()))
     requirements = dataclasses.replace(plan.requirements, extensions=("cl_physlayout_missing",))
