@@ -16,6 +16,7 @@ Errors are reported as `physlayout run` reports them: a diagnostic, never a trac
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from typing import Any
 
 from xdsl.utils.exceptions import DiagnosticException
@@ -113,12 +114,12 @@ def _compile(args: argparse.Namespace) -> int:
                         ("--max-image-height", args.max_image_height)):  # fmt: skip
         if value is not None and value < 0:
             raise DiagnosticException(f"{name} must not be negative, got {value}")
-    limits = DeviceLimits(
-        base.image_support,
-        base.max_image_width if args.max_image_width is None else args.max_image_width,
-        base.max_image_height if args.max_image_height is None else args.max_image_height,
-        base.fp16 if args.fp16 is None else args.fp16,
-        base.fp64 if args.fp64 is None else args.fp64,
+    limits = dataclasses.replace(  # a --device's compute units and work-group limit stay
+        base,
+        max_image_width=base.max_image_width if args.max_image_width is None else args.max_image_width,
+        max_image_height=base.max_image_height if args.max_image_height is None else args.max_image_height,
+        fp16=base.fp16 if args.fp16 is None else args.fp16,
+        fp64=base.fp64 if args.fp64 is None else args.fp64,
     )
     artifact = cached_compile(
         text, args.entry, limits, pipeline=args.pipeline or default_pipeline(not args.no_prepare),
