@@ -18,7 +18,6 @@ Usage: `python bench/bench_c_host.py [--models DIR] [--only a,b] [--no-write] [-
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import tempfile
@@ -27,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from results import machine, models_main
+from results import machine, model_inputs, models_main
 
 import physlayout
 
@@ -52,18 +51,10 @@ class Row:
     runs: int = 0
 
 
-def _inputs(path: Path) -> dict[str, np.ndarray]:
-    spec = importlib.util.spec_from_file_location("model_inputs", path.parent / "inputs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.make_inputs(str(path.with_suffix(".args.txt")), seed=0)
-
-
 def measure(path: Path, timeout: float, pairs: int) -> Row:
     repeat = 10 * pairs
     row = Row(path.stem, runs=repeat)
-    arrays = _inputs(path)
+    arrays = model_inputs(path)
     first = next(iter(arrays))
     params = {k: v for k, v in arrays.items() if k != first}
     with tempfile.TemporaryDirectory() as tmp:

@@ -20,7 +20,6 @@ Usage: `python bench/bench_calls.py [--models DIR] [--only a,b] [--no-write] [--
 
 from __future__ import annotations
 
-import importlib.util
 import statistics
 import subprocess
 import sys
@@ -32,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from results import machine, models_main
+from results import machine, model_inputs, models_main
 
 import physlayout
 
@@ -53,18 +52,10 @@ class Row:
     error: float | str = "-"
 
 
-def _inputs(path: Path) -> dict[str, np.ndarray]:
-    spec = importlib.util.spec_from_file_location("model_inputs", path.parent / "inputs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.make_inputs(str(path.with_suffix(".args.txt")), seed=0)
-
-
 def measure(path: Path, timeout: float, pairs: int) -> Row:
     del timeout
     row = Row(path.stem)
-    arrays = _inputs(path)
+    arrays = model_inputs(path)
     first = next(iter(arrays))
     x = arrays[first]
     params = {k: v for k, v in arrays.items() if k != first}

@@ -20,7 +20,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 Row = TypeVar("Row")
 
@@ -189,3 +189,15 @@ def plot(
     figure.savefig(path, metadata={"Software": None})
     plt.close(figure)
     return True
+
+
+def model_inputs(path: Path) -> dict[str, Any]:
+    """The arrays of every argument of model `path` (`NAME.mlir`), as the `inputs.py`
+    beside it makes them from `NAME.args.txt` (seed 0), by argument name."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("model_inputs", path.parent / "inputs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.make_inputs(str(path.with_suffix(".args.txt")), seed=0)
