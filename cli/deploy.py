@@ -26,7 +26,6 @@ from physlayout.cli.run import (
     GRAPH_PIPELINE,
     _compare,  # pyright: ignore[reportPrivateUsage]
     _compare_expected,  # pyright: ignore[reportPrivateUsage]
-    _listed,  # pyright: ignore[reportPrivateUsage]
     _load_array,  # pyright: ignore[reportPrivateUsage]
     _named_values,  # pyright: ignore[reportPrivateUsage]
     _npz_arrays,  # pyright: ignore[reportPrivateUsage]
@@ -155,7 +154,7 @@ def run_artifact_command(args: argparse.Namespace) -> int:
     from physlayout.runtime.deploy import load_artifact
     from physlayout.runtime.opencl import OpenCLRuntime
     from physlayout.runtime.plan import Write
-    from physlayout.runtime.session import Session
+    from physlayout.runtime.session import Session, listed_names
 
     if (args.pipeline is not None or args.remarks or args.precision != "f32" or args.no_prepare
             or args.no_cache):
@@ -185,7 +184,7 @@ def run_artifact_command(args: argparse.Namespace) -> int:
     ]  # fmt: skip
     if missing and plan.level == "graph" and not (args.random_inputs or args.check):
         raise DiagnosticException(
-            f"@{plan.entry}: no value for the arguments {_listed(missing)}: give them with "
+            f"@{plan.entry}: no value for the arguments {listed_names(missing)}: give them with "
             "--input NAME=FILE.npy or --inputs FILE.npz (--random-inputs: seeded random values)"
         )
     rng = np.random.default_rng(args.seed)

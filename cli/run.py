@@ -256,7 +256,7 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp, text: str) -> int:
     from physlayout.runtime.compile_cache import cached_compile
     from physlayout.runtime.opencl import OpenCLRuntime
     from physlayout.runtime.plan import Write
-    from physlayout.runtime.session import Session
+    from physlayout.runtime.session import Session, listed_names
     from physlayout.semantics.graph_evaluator import run_graph
 
     entry = entry_function(source, args.entry)
@@ -267,12 +267,12 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp, text: str) -> int:
     missing = [n for n in names if n not in given and n not in arrays]
     if missing and not (args.random_inputs or args.check):
         raise DiagnosticException(
-            f"@{entry.sym_name.data}: no value for the arguments {_listed(missing)}: give them "
+            f"@{entry.sym_name.data}: no value for the arguments {listed_names(missing)}: give them "
             "with --input NAME=FILE.npy or --inputs FILE.npz (--random-inputs: seeded random "
             "values)"
         )
     if missing:
-        print(f"note: seeded random values (--seed {args.seed}) for {_listed(missing)}",
+        print(f"note: seeded random values (--seed {args.seed}) for {listed_names(missing)}",
               file=sys.stderr)  # fmt: skip
     inputs = _inputs(entry, names, given, args.seed, arrays)
     runtime = OpenCLRuntime(args.device)
@@ -323,11 +323,6 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp, text: str) -> int:
         for name, got, want in zip(outputs, shaped, exact, strict=True):
             print(f"  %{name:<10} {_error_line(got, want)}")
     return 1 if failed or not expected_ok else 0
-
-
-def _listed(names: Sequence[str]) -> str:
-    shown = ", ".join(f"%{n}" for n in names[:6])
-    return shown + (f" and {len(names) - 6} more" if len(names) > 6 else "")
 
 
 def _error_line(got: Any, want: Any) -> str:
@@ -382,11 +377,13 @@ def _npz_arrays(path: str | None, flag: str, names: Sequence[str]) -> dict[str, 
     if unknown:
         import difflib
 
+        from physlayout.runtime.session import listed_names
+
         close = difflib.get_close_matches(unknown[0].replace(".", "_"), names, n=1)
         hint = f"; did you mean {close[0]} for {unknown[0]}?" if close else ""
         raise DiagnosticException(
             f"{flag}: {path} holds {unknown[:8]}, which name no parameter or result{hint} "
-            f"(have {_listed(names)})"
+            f"(have {listed_names(names)})"
         )
     return arrays
 

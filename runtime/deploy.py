@@ -13,8 +13,8 @@ An artifact is a directory holding
 the target's (given, or read from a local device by the caller). The artifact's id is a hash
 of its plan and kernels, so a kernels.cl of another compile is refused by both runners.
 `load_artifact` reads one back (refusing another schema version or a kernels.cl of another
-artifact); `run_artifact` checks that the device meets the plan's requirements and runs the
-whole plan (input, body and output steps) with pyopencl.
+artifact); `check_device` refuses a device without what the plan requires. The plan runs
+on a device through `runtime/session.Session`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.utils.exceptions import DiagnosticException
 
 from physlayout.runtime.boundary import add_boundary_functions
-from physlayout.runtime.host import RunResult, run_plan
 from physlayout.runtime.host_c import BUILD_COMMAND, host_c
 from physlayout.runtime.kernel_stats import KernelStats, kernel_stats
 from physlayout.runtime.opencl import (
@@ -280,24 +279,3 @@ def check_device(plan: Plan, runtime: OpenCLRuntime) -> None:
                 f"{requirements.max_image_height} texels; device {device} allows "
                 f"{limits.max_image_width} x {limits.max_image_height}"
             )
-
-
-def run_artifact(
-    artifact: Artifact, runtime: OpenCLRuntime, inputs: Mapping[str, Any]
-) -> RunResult:
-    """Run the whole plan of `artifact` on `runtime`; `inputs` holds an array of each
-    buffer input (the plan's shape and dtype, in its io layout) and the value of each scalar.
-    The outputs are in `RunResult.outputs`."""
-    plan = artifact.plan
-    check_device(plan, runtime)
-    program = runtime.build(artifact.kernels)
-    kernels: dict[str, Any] = {}
-    from physlayout.runtime.opencl import _cl  # pyright: ignore[reportPrivateUsage]
-
-    cl = _cl()
-    for name in plan.kernels:
-        try:
-            kernels[name] = cl.Kernel(program, name)
-        except cl.Error:
-            raise PlanError(f"{KERNELS_FILE} has no kernel '{name}', which the plan launches") from None
-    return run_plan(plan, runtime, program, inputs, kernels=kernels)

@@ -19,7 +19,7 @@ Binding rules (each refusal a `DiagnosticException` naming the parameters):
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -48,7 +48,7 @@ class Session:
         missing = [p.name for p in plan.inputs if p.name in lifted and p.name not in given]
         if missing:
             raise DiagnosticException(
-                f"@{plan.entry}: the prepared parameters {_names(missing)} are not bound "
+                f"@{plan.entry}: the prepared parameters {listed_names(missing)} are not bound "
                 "(give them as params; they are read once, before the first run)"
             )
         for name in given:
@@ -89,7 +89,7 @@ class Session:
                 )
         missing = [p.name for p in self.inputs if p.name not in inputs]
         if missing:
-            raise DiagnosticException(f"@{plan.entry}: no value for the inputs {_names(missing)}")
+            raise DiagnosticException(f"@{plan.entry}: no value for the inputs {listed_names(missing)}")
         values = {**self.bound, **{n: caller_value(plan.param(n), v) for n, v in inputs.items()}}
         result = self.runner.run(plan.steps, values, self._resident, profile)
         self._resident = frozenset(self.bound)
@@ -126,10 +126,11 @@ def _refuse_unknown(plan: Plan, values: Mapping[str, Any], what: str) -> None:
         if name in names:
             continue
         close = difflib.get_close_matches(name.replace(".", "_"), names, n=1)
-        hint = f"; did you mean %{close[0]}?" if close else f" (inputs: {_names(names)})"
+        hint = f"; did you mean %{close[0]}?" if close else f" (inputs: {listed_names(names)})"
         raise DiagnosticException(f"@{plan.entry}: {what}: no input %{name}{hint}")
 
 
-def _names(names: list[str]) -> str:
+def listed_names(names: Sequence[str]) -> str:
+    """`%a, %b, ...`: the first eight names, then how many more (for diagnostics)."""
     shown = ", ".join(f"%{n}" for n in names[:8])
     return shown + (f" and {len(names) - 8} more" if len(names) > 8 else "")
