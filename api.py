@@ -183,7 +183,8 @@ def compile(
     `pipeline` (graph-level IR) overrides `default_pipeline(prepare)`; `precision` "f16"
     stores tensors in f16 (f32 arithmetic). With `cache` the artifact comes from the compile
     cache when the same text was compiled with the same options before
-    (`runtime/compile_cache.py`; a hit does not even parse the source)."""
+    (`runtime/compile_cache.py`; a hit does not even parse the source), and its kernels are
+    built from the device binary cached the first time (`runtime/program_cache.py`)."""
     from physlayout.located import entry_function, parse_located
     from physlayout.runtime.compile_cache import cached_compile
     from physlayout.runtime.opencl import OpenCLRuntime, module_text
@@ -197,7 +198,7 @@ def compile(
         text, name = module_text(source), "<module>"
     else:
         text, name = _text(source)
-    runtime = OpenCLRuntime(device)
+    runtime = OpenCLRuntime(device, program_cache=cache)
     artifact = cached_compile(
         text, entry, runtime.limits, pipeline=pipeline or default_pipeline(prepare),
         precision=precision, use_cache=cache, parse=parse,
