@@ -163,7 +163,7 @@ def print_timing(
             json.dump(chrome_trace(result, f"@{model.plan.entry}"), stream)
         print(f"wrote {args.trace}: a trace of {len(result.times)} launch(es)")
     if args.repeat:
-        print(model.time(inputs, args.repeat, args.warmup).line())
+        print(model.time(inputs, repeat=args.repeat, warmup=args.warmup).line())
 
 
 def run_command(args: argparse.Namespace) -> int:
