@@ -98,3 +98,17 @@ def test_every_shipped_model_is_complete() -> None:
         assert [row[1] for row in rows] == arguments, name
         with np.load(SHIPPED / f"{name}.expected.npz") as archive:
             assert "result0" in archive.files, name
+
+
+def test_inputs_script_makes_its_output_folder(tmp_path: Path) -> None:
+    """The README's first model command writes into build/, which a fresh clone lacks."""
+    import subprocess
+
+    out = tmp_path / "not" / "yet" / "bottleneck.npz"
+    subprocess.run(
+        [sys.executable, str(SHIPPED / "inputs.py"), str(SHIPPED / "bottleneck.args.txt"), str(out)],
+        check=True,
+    )  # fmt: skip
+    with np.load(out) as archive:
+        assert archive["x"].shape == (1, 64, 8, 8)
+        assert len(archive.files) == len(load_inputs(SHIPPED, "bottleneck"))
