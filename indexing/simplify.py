@@ -412,15 +412,7 @@ class _Simplifier:
             g, high, _ = split
             quotient.add(self.floordiv(high, k // g))
             return quotient
-        inner = _Linear(dict(rest.terms), 0).single_atom()
-        if isinstance(inner, FloorDiv):
-            # (y floordiv k2 + r) floordiv k == (y + r*k2) floordiv (k2*k)
-            nested = self.linear(inner.lhs)
-            nested.const += rest.const * inner.divisor
-            quotient.add(self.floordiv(nested, inner.divisor * k))
-            return quotient
-        quotient.add_term(FloorDiv(_build(rest), k), 1)
-        return quotient
+        return self._nested_division(quotient, rest, k, FloorDiv)
 
     def ceildiv(self, form: _Linear, k: int) -> _Linear:
         """Simplified ``form ceildiv k``."""
@@ -444,14 +436,22 @@ class _Simplifier:
         if lo is not None and hi is not None and -(-lo // k) == -(-hi // k):
             quotient.const += -(-lo // k)
             return quotient
+        return self._nested_division(quotient, rest, k, CeilDiv)
+
+    def _nested_division(
+        self, quotient: _Linear, rest: _Linear, k: int, kind: type[FloorDiv] | type[CeilDiv]
+    ) -> _Linear:
+        """The last rule of `floordiv` and `ceildiv` (`kind`): `quotient` plus ``rest kind
+        k``, a nested division of the same kind folded into one, else kept as an atom."""
         inner = _Linear(dict(rest.terms), 0).single_atom()
-        if isinstance(inner, CeilDiv):
-            # (y ceildiv k2 + r) ceildiv k == (y + r*k2) ceildiv (k2*k)
+        if isinstance(inner, kind):
+            # (y op k2 + r) op k == (y + r*k2) op (k2*k), op floordiv or ceildiv
             nested = self.linear(inner.lhs)
             nested.const += rest.const * inner.divisor
-            quotient.add(self.ceildiv(nested, inner.divisor * k))
-            return quotient
-        quotient.add_term(CeilDiv(_build(rest), k), 1)
+            divide = self.floordiv if kind is FloorDiv else self.ceildiv
+            quotient.add(divide(nested, inner.divisor * k))
+        else:
+            quotient.add_term(kind(_build(rest), k), 1)
         return quotient
 
     def mod(self, form: _Linear, k: int) -> _Linear:
