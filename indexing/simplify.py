@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -377,14 +378,7 @@ class _Simplifier:
     def floordiv(self, form: _Linear, k: int) -> _Linear:
         """Simplified ``form floordiv k`` (the smaller of the results for `form` and for
         `form` with its mod terms expanded)."""
-        form = self._sum_rules(form)
-        best = self._floordiv_plain(form, k)
-        expanded = self._expand_mods(form)
-        if expanded is not None:
-            alternative = self._floordiv_plain(expanded, k)
-            if _size(alternative) < _size(best):
-                best = alternative
-        return best
+        return self._smaller_with_mods_expanded(self._floordiv_plain, self._sum_rules(form), k)
 
     def _floordiv_plain(self, form: _Linear, k: int) -> _Linear:
         """``form floordiv k`` by multiples, common factors, nesting and bounds."""
@@ -464,13 +458,7 @@ class _Simplifier:
             form.const -= period * k
             return form
         form = self._modular_recombine(self._strip_inner_mods(form, k), k)
-        best = self._mod_reduced(form, k)
-        expanded = self._expand_mods(form)
-        if expanded is not None:
-            alternative = self._mod_reduced(expanded, k)
-            if _size(alternative) < _size(best):
-                best = alternative
-        return best
+        return self._smaller_with_mods_expanded(self._mod_reduced, form, k)
 
     def _mod_reduced(self, form: _Linear, k: int) -> _Linear:
         """``form mod k`` with coefficients reduced to (-k/2, k/2] and the constant to
@@ -533,6 +521,19 @@ class _Simplifier:
                     form.terms, form.const = trial.terms, trial.const
                     return True
         return False
+
+    def _smaller_with_mods_expanded(
+        self, rule: Callable[[_Linear, int], _Linear], form: _Linear, k: int
+    ) -> _Linear:
+        """The smaller of ``rule(form, k)`` and `rule` on `form` with its mod terms expanded
+        (`_expand_mods`; the first when as small)."""
+        best = rule(form, k)
+        expanded = self._expand_mods(form)
+        if expanded is not None:
+            alternative = rule(expanded, k)
+            if _size(alternative) < _size(best):
+                best = alternative
+        return best
 
     def _expand_mods(self, form: _Linear) -> _Linear | None:
         """`form` with every ``y mod K`` term rewritten as ``y - K * (y floordiv K)``, or

@@ -403,6 +403,14 @@ def value_impl(op_type: type[Operation], fn: ValueFn, masked: bool = False) -> A
     return impl(op_type)(run_masked if masked else run)
 
 
+def _division_impl(
+    op_type: type[Operation], read: IntegerReading, fn: Callable[[Array, Array], Array]
+) -> Any:
+    """The `@impl` of integer division or remainder `op_type`: `fn` of the `read` of its
+    operands, a zero divisor on an active lane an error."""
+    return value_impl(op_type, _integer_op(read, fn, divides=True), masked=True)
+
+
 @register_impls
 class ArithFunctions(InterpreterFunctions):
     """`arith`: integers wrap to their width, floats keep it (see the module docstring)."""
@@ -419,27 +427,13 @@ class ArithFunctions(InterpreterFunctions):
     run_andi = value_impl(arith.AndIOp, _integer_op(as_unsigned, np.bitwise_and))
     run_ori = value_impl(arith.OrIOp, _integer_op(as_unsigned, np.bitwise_or))
     run_xori = value_impl(arith.XOrIOp, _integer_op(as_unsigned, np.bitwise_xor))
-    run_divsi = value_impl(
-        arith.DivSIOp, _integer_op(as_signed, _trunc_div, divides=True), masked=True
-    )
-    run_remsi = value_impl(
-        arith.RemSIOp, _integer_op(as_signed, np.fmod, divides=True), masked=True
-    )
-    run_floordivsi = value_impl(
-        arith.FloorDivSIOp, _integer_op(as_signed, np.floor_divide, divides=True), masked=True
-    )
-    run_ceildivsi = value_impl(
-        arith.CeilDivSIOp, _integer_op(as_signed, _ceil_div, divides=True), masked=True
-    )
-    run_divui = value_impl(
-        arith.DivUIOp, _integer_op(as_unsigned, np.floor_divide, divides=True), masked=True
-    )
-    run_remui = value_impl(
-        arith.RemUIOp, _integer_op(as_unsigned, np.remainder, divides=True), masked=True
-    )
-    run_ceildivui = value_impl(
-        arith.CeilDivUIOp, _integer_op(as_unsigned, _ceil_div, divides=True), masked=True
-    )
+    run_divsi = _division_impl(arith.DivSIOp, as_signed, _trunc_div)
+    run_remsi = _division_impl(arith.RemSIOp, as_signed, np.fmod)
+    run_floordivsi = _division_impl(arith.FloorDivSIOp, as_signed, np.floor_divide)
+    run_ceildivsi = _division_impl(arith.CeilDivSIOp, as_signed, _ceil_div)
+    run_divui = _division_impl(arith.DivUIOp, as_unsigned, np.floor_divide)
+    run_remui = _division_impl(arith.RemUIOp, as_unsigned, np.remainder)
+    run_ceildivui = _division_impl(arith.CeilDivUIOp, as_unsigned, _ceil_div)
     run_minsi = value_impl(arith.MinSIOp, _integer_op(as_signed, np.minimum))
     run_maxsi = value_impl(arith.MaxSIOp, _integer_op(as_signed, np.maximum))
     run_minui = value_impl(arith.MinUIOp, _integer_op(as_unsigned, np.minimum))
