@@ -212,13 +212,20 @@ class _Relayout:
         return source, dest, tiles
 
     def properties(self) -> dict[str, Attribute]:
-        properties: dict[str, Attribute] = {
-            "inner_dims_pos": i64_array(self.inner_dims_pos),
-            "static_inner_tiles": i64_array(self.static_tiles),
-        }
-        if self.outer_dims_perm:
-            properties["outer_dims_perm"] = i64_array(self.outer_dims_perm)
-        return properties
+        return _relayout_properties(self.inner_dims_pos, self.static_tiles, self.outer_dims_perm)
+
+
+def _relayout_properties(
+    inner_dims_pos: Sequence[int], tiles: Sequence[int], outer_dims_perm: Sequence[int]
+) -> dict[str, Attribute]:
+    """The properties of a pack or unpack (`outer_dims_perm` left out when empty)."""
+    properties: dict[str, Attribute] = {
+        "inner_dims_pos": i64_array(inner_dims_pos),
+        "static_inner_tiles": i64_array(tiles),
+    }
+    if outer_dims_perm:
+        properties["outer_dims_perm"] = i64_array(outer_dims_perm)
+    return properties
 
 
 def _print_relayout(
@@ -343,8 +350,28 @@ def _relayout_map(op: PackOp | UnPackOp, unpacked: SSAValue) -> IndexMap | None:
     return pack_map(rank, int_tuple(op.inner_dims_pos), tiles, int_tuple(op.outer_dims_perm))
 
 
+class _RelayoutOp(IRDLOperation):
+    """What `linalg.pack` and `linalg.unpack` share: the tiling properties, the tensor
+    result and their accessors (the operands are each op's own)."""
+
+    outer_dims_perm = opt_prop_def(DenseArrayBase.constr(i64))
+    inner_dims_pos = prop_def(DenseArrayBase.constr(i64))
+    static_inner_tiles = prop_def(DenseArrayBase.constr(i64))
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    def get_inner_dims_pos(self) -> tuple[int, ...]:
+        """The dimensions tiled, in the order of the inner tiles."""
+        return int_tuple(self.inner_dims_pos)
+
+    def get_outer_dims_perm(self) -> tuple[int, ...]:
+        """`outer_dims_perm` as written (empty when absent)."""
+        return int_tuple(self.outer_dims_perm)
+
+
 @irdl_op_definition
-class PackOp(IRDLOperation):
+class PackOp(_RelayoutOp):
     """`linalg.pack`: tiles (and pads) a tensor into a packed layout (see the module
     docstring)."""
 
@@ -354,13 +381,8 @@ class PackOp(IRDLOperation):
     dest = operand_def(TensorType)
     padding_value = opt_operand_def()
     inner_tiles = var_operand_def(IndexType)
-    outer_dims_perm = opt_prop_def(DenseArrayBase.constr(i64))
-    inner_dims_pos = prop_def(DenseArrayBase.constr(i64))
-    static_inner_tiles = prop_def(DenseArrayBase.constr(i64))
-    result = result_def(TensorType)
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(Pure())
 
     def __init__(
         self,
@@ -371,25 +393,12 @@ class PackOp(IRDLOperation):
         outer_dims_perm: Sequence[int] = (),
         padding_value: SSAValue | None = None,
     ):
-        properties: dict[str, Attribute] = {
-            "inner_dims_pos": i64_array(inner_dims_pos),
-            "static_inner_tiles": i64_array(tiles),
-        }
-        if outer_dims_perm:
-            properties["outer_dims_perm"] = i64_array(outer_dims_perm)
+        properties = _relayout_properties(inner_dims_pos, tiles, outer_dims_perm)
         super().__init__(
             operands=[source, dest, [] if padding_value is None else [padding_value], []],
             result_types=[dest.type],
             properties=properties,
         )
-
-    def get_inner_dims_pos(self) -> tuple[int, ...]:
-        """The dimensions tiled, in the order of the inner tiles."""
-        return int_tuple(self.inner_dims_pos)
-
-    def get_outer_dims_perm(self) -> tuple[int, ...]:
-        """`outer_dims_perm` as written (empty when absent)."""
-        return int_tuple(self.outer_dims_perm)
 
     def index_map(self) -> IndexMap | None:
         """The pack's IndexMap (`pack_map`), or None with a dynamic tile."""
@@ -442,7 +451,7 @@ class PackOp(IRDLOperation):
 
 
 @irdl_op_definition
-class UnPackOp(IRDLOperation):
+class UnPackOp(_RelayoutOp):
     """`linalg.unpack`: the inverse of a pack, possibly dropping the end of the last tile
     of a dimension (see the module docstring)."""
 
@@ -451,12 +460,6 @@ class UnPackOp(IRDLOperation):
     source = operand_def(TensorType)
     dest = operand_def(TensorType)
     inner_tiles = var_operand_def(IndexType)
-    outer_dims_perm = opt_prop_def(DenseArrayBase.constr(i64))
-    inner_dims_pos = prop_def(DenseArrayBase.constr(i64))
-    static_inner_tiles = prop_def(DenseArrayBase.constr(i64))
-    result = result_def(TensorType)
-
-    traits = traits_def(Pure())
 
     def __init__(
         self,
@@ -466,23 +469,10 @@ class UnPackOp(IRDLOperation):
         tiles: Sequence[int],
         outer_dims_perm: Sequence[int] = (),
     ):
-        properties: dict[str, Attribute] = {
-            "inner_dims_pos": i64_array(inner_dims_pos),
-            "static_inner_tiles": i64_array(tiles),
-        }
-        if outer_dims_perm:
-            properties["outer_dims_perm"] = i64_array(outer_dims_perm)
+        properties = _relayout_properties(inner_dims_pos, tiles, outer_dims_perm)
         super().__init__(
             operands=[source, dest, []], result_types=[dest.type], properties=properties
         )
-
-    def get_inner_dims_pos(self) -> tuple[int, ...]:
-        """The dimensions tiled, in the order of the inner tiles."""
-        return int_tuple(self.inner_dims_pos)
-
-    def get_outer_dims_perm(self) -> tuple[int, ...]:
-        """`outer_dims_perm` as written (empty when absent)."""
-        return int_tuple(self.outer_dims_perm)
 
     def index_map(self) -> IndexMap | None:
         """The IndexMap of the matching pack (unpacked -> packed indices), or None with a

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -377,14 +378,7 @@ class _Simplifier:
     def floordiv(self, form: _Linear, k: int) -> _Linear:
         """Simplified ``form floordiv k`` (the smaller of the results for `form` and for
         `form` with its mod terms expanded)."""
-        form = self._sum_rules(form)
-        best = self._floordiv_plain(form, k)
-        expanded = self._expand_mods(form)
-        if expanded is not None:
-            alternative = self._floordiv_plain(expanded, k)
-            if _size(alternative) < _size(best):
-                best = alternative
-        return best
+        return self._smaller_with_mods_expanded(self._floordiv_plain, self._sum_rules(form), k)
 
     def _floordiv_plain(self, form: _Linear, k: int) -> _Linear:
         """``form floordiv k`` by multiples, common factors, nesting and bounds."""
@@ -412,15 +406,7 @@ class _Simplifier:
             g, high, _ = split
             quotient.add(self.floordiv(high, k // g))
             return quotient
-        inner = _Linear(dict(rest.terms), 0).single_atom()
-        if isinstance(inner, FloorDiv):
-            # (y floordiv k2 + r) floordiv k == (y + r*k2) floordiv (k2*k)
-            nested = self.linear(inner.lhs)
-            nested.const += rest.const * inner.divisor
-            quotient.add(self.floordiv(nested, inner.divisor * k))
-            return quotient
-        quotient.add_term(FloorDiv(_build(rest), k), 1)
-        return quotient
+        return self._nested_division(quotient, rest, k, FloorDiv)
 
     def ceildiv(self, form: _Linear, k: int) -> _Linear:
         """Simplified ``form ceildiv k``."""
@@ -444,14 +430,22 @@ class _Simplifier:
         if lo is not None and hi is not None and -(-lo // k) == -(-hi // k):
             quotient.const += -(-lo // k)
             return quotient
+        return self._nested_division(quotient, rest, k, CeilDiv)
+
+    def _nested_division(
+        self, quotient: _Linear, rest: _Linear, k: int, kind: type[FloorDiv] | type[CeilDiv]
+    ) -> _Linear:
+        """The last rule of `floordiv` and `ceildiv` (`kind`): `quotient` plus ``rest kind
+        k``, a nested division of the same kind folded into one, else kept as an atom."""
         inner = _Linear(dict(rest.terms), 0).single_atom()
-        if isinstance(inner, CeilDiv):
-            # (y ceildiv k2 + r) ceildiv k == (y + r*k2) ceildiv (k2*k)
+        if isinstance(inner, kind):
+            # (y op k2 + r) op k == (y + r*k2) op (k2*k), op floordiv or ceildiv
             nested = self.linear(inner.lhs)
             nested.const += rest.const * inner.divisor
-            quotient.add(self.ceildiv(nested, inner.divisor * k))
-            return quotient
-        quotient.add_term(CeilDiv(_build(rest), k), 1)
+            divide = self.floordiv if kind is FloorDiv else self.ceildiv
+            quotient.add(divide(nested, inner.divisor * k))
+        else:
+            quotient.add_term(kind(_build(rest), k), 1)
         return quotient
 
     def mod(self, form: _Linear, k: int) -> _Linear:
@@ -464,13 +458,7 @@ class _Simplifier:
             form.const -= period * k
             return form
         form = self._modular_recombine(self._strip_inner_mods(form, k), k)
-        best = self._mod_reduced(form, k)
-        expanded = self._expand_mods(form)
-        if expanded is not None:
-            alternative = self._mod_reduced(expanded, k)
-            if _size(alternative) < _size(best):
-                best = alternative
-        return best
+        return self._smaller_with_mods_expanded(self._mod_reduced, form, k)
 
     def _mod_reduced(self, form: _Linear, k: int) -> _Linear:
         """``form mod k`` with coefficients reduced to (-k/2, k/2] and the constant to
@@ -533,6 +521,19 @@ class _Simplifier:
                     form.terms, form.const = trial.terms, trial.const
                     return True
         return False
+
+    def _smaller_with_mods_expanded(
+        self, rule: Callable[[_Linear, int], _Linear], form: _Linear, k: int
+    ) -> _Linear:
+        """The smaller of ``rule(form, k)`` and `rule` on `form` with its mod terms expanded
+        (`_expand_mods`; the first when as small)."""
+        best = rule(form, k)
+        expanded = self._expand_mods(form)
+        if expanded is not None:
+            alternative = rule(expanded, k)
+            if _size(alternative) < _size(best):
+                best = alternative
+        return best
 
     def _expand_mods(self, form: _Linear) -> _Linear | None:
         """`form` with every ``y mod K`` term rewritten as ``y - K * (y floordiv K)``, or

@@ -42,7 +42,6 @@ from dataclasses import dataclass
 
 import islpy as isl
 from xdsl.dialects import affine, scf
-from xdsl.dialects.builtin import VectorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr
 from xdsl.traits import IsTerminator
@@ -51,10 +50,9 @@ from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_opera
 from physlayout.dialects.layout import LoadOp, StoreOp
 from physlayout.indexing.bridges.arith import IndexAnalysis
 from physlayout.indexing.bridges.isl import expr_to_isl
-from physlayout.indexing.quasi_affine import Add, Dim, Expr
-from physlayout.indexing.simplify import simplify
+from physlayout.indexing.quasi_affine import Add, Dim
 from physlayout.transforms.buffer_aliases import buffer_root
-from physlayout.transforms.dependence import is_pure_op
+from physlayout.transforms.dependence import Access, collect_accesses, is_pure_op
 
 LOOPS = (scf.ForOp, affine.ForOp, scf.ParallelOp, affine.ParallelOp)
 
@@ -177,39 +175,12 @@ def parallel_band(top: Operation) -> list[BandDim]:
 # The proof --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Access:
-    buffer: SSAValue
-    exprs: tuple[Expr, ...]
-    width: int
-    is_store: bool
-
-
-def _width(value_type: object, element_type: object) -> int:
-    if isinstance(value_type, VectorType) and not isinstance(element_type, VectorType):
-        return value_type.get_shape()[0]
-    return 1
-
-
-def _collect(scope: Operation, analysis: IndexAnalysis) -> list[_Access] | None:
-    """The buffer accesses inside `scope`; None when some op may touch memory in a way the
-    rule does not model (calls, unknown ops with memory effects)."""
-    accesses: list[_Access] = []
-    for op in scope.walk():
-        if op is scope:
-            continue
-        if isinstance(op, LoadOp | StoreOp):
-            exprs = tuple(simplify(analysis.expr_of(i), analysis.bounds) for i in op.indices)
-            element = getattr(op.buffer.type, "element_type", None)
-            value_type = op.value.type if isinstance(op, StoreOp) else op.result.type
-            accesses.append(
-                _Access(op.buffer, exprs, _width(value_type, element), isinstance(op, StoreOp))
-            )
-            continue
-        if op.regions or is_pure_op(op) or op.has_trait(IsTerminator):
-            continue
+def _unmodelled(op: Operation) -> str | None:
+    """The ops the rule does not model (`collect_accesses` refusal): any op without regions
+    that may touch memory, calls and allocations included."""
+    if op.regions or is_pure_op(op) or op.has_trait(IsTerminator):
         return None
-    return accesses
+    return f"'{op.name}' may touch memory"
 
 
 def _defined_inside(value: SSAValue, scope: Operation) -> bool:
@@ -222,10 +193,10 @@ def _defined_inside(value: SSAValue, scope: Operation) -> bool:
 def iterations_are_disjoint(scope: Operation, ivs: Sequence[SSAValue]) -> bool:
     """The rule of this module for the loop op `scope` with induction variables `ivs`."""
     analysis = IndexAnalysis()
-    accesses = _collect(scope, analysis)
-    if accesses is None:
+    accesses = collect_accesses(scope, analysis, _unmodelled)
+    if isinstance(accesses, str):
         return False
-    groups: dict[SSAValue, list[_Access]] = {}
+    groups: dict[SSAValue, list[Access]] = {}
     for access in accesses:
         groups.setdefault(buffer_root(access.buffer), []).append(access)
     for group in groups.values():
@@ -234,7 +205,7 @@ def iterations_are_disjoint(scope: Operation, ivs: Sequence[SSAValue]) -> bool:
             continue
         first = stores[0]
         if any(
-            a.buffer is not first.buffer or a.exprs != first.exprs or a.width != first.width
+            a.buffer is not first.buffer or a.indices != first.indices or a.lanes != first.lanes
             for a in group
         ):
             return False
@@ -244,11 +215,11 @@ def iterations_are_disjoint(scope: Operation, ivs: Sequence[SSAValue]) -> bool:
 
 
 def _injective(
-    access: _Access, scope: Operation, ivs: Sequence[SSAValue], analysis: IndexAnalysis
+    access: Access, scope: Operation, ivs: Sequence[SSAValue], analysis: IndexAnalysis
 ) -> bool:
-    exprs = list(access.exprs)
+    exprs = list(access.indices)
     lane = "lane"
-    if access.width > 1:
+    if access.lanes > 1:
         exprs[-1] = Add(exprs[-1], Dim(lane))
     used = sorted({name for e in exprs for name in e.dims()} - {lane})
     iv_names = [analysis.leaf(iv).name for iv in ivs]
@@ -267,9 +238,9 @@ def _injective(
         bounds = analysis.bounds.get(name)
         if bounds is not None:
             constraints.append(f"{bounds[0]} <= {rename[name]} <= {bounds[1]}")
-    if access.width > 1:
-        constraints.append(f"0 <= ln <= {access.width - 1}")
-    existential = [rename[n] for n in hidden] + (["ln"] if access.width > 1 else [])
+    if access.lanes > 1:
+        constraints.append(f"0 <= ln <= {access.lanes - 1}")
+    existential = [rename[n] for n in hidden] + (["ln"] if access.lanes > 1 else [])
     body = " and ".join(constraints)
     if existential:
         body = f"exists ({', '.join(existential)} : {body})"

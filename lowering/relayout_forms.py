@@ -106,6 +106,17 @@ def _result_shape(imap: IndexMap, shape: Shape) -> Shape | None:
         return None
 
 
+def _matches(imap: IndexMap, candidate: IndexMap, shape: Shape) -> bool:
+    """`_proven` against the result shape of `imap` itself (False when it has none)."""
+    result = _result_shape(imap, shape)
+    return result is not None and _proven(imap, candidate, shape, result)
+
+
+def _unless_identity(perm: tuple[int, ...]) -> tuple[int, ...] | None:
+    """`perm`, or None for the identity permutation."""
+    return None if perm == tuple(range(len(perm))) else perm
+
+
 # Transpose --------------------------------------------------------------------------------
 
 
@@ -119,10 +130,7 @@ def match_transpose(imap: IndexMap, shape: Shape) -> tuple[int, ...] | None:
         if not isinstance(expr, Dim) or position[expr.name] in perm:
             return None
         perm.append(position[expr.name])
-    result = _result_shape(imap, shape)
-    if result is None or not _proven(imap, transpose_map(perm), shape, result):
-        return None
-    return tuple(perm)
+    return tuple(perm) if _matches(imap, transpose_map(perm), shape) else None
 
 
 # Reshape ----------------------------------------------------------------------------------
@@ -240,19 +248,11 @@ def match_pack(imap: IndexMap, shape: Shape) -> Pack | None:
     perm = tuple(
         packed_position[("inner" if kind == "inner" else "outer", d)] for kind, d, _ in known
     )
-    form = Pack(
-        inner_dims_pos,
-        tiles,
-        () if outer_perm == tuple(range(imap.ndim)) else outer_perm,
-        None if perm == tuple(range(len(perm))) else perm,
-    )
+    form = Pack(inner_dims_pos, tiles, _unless_identity(outer_perm) or (), _unless_identity(perm))
     candidate = pack_map(imap.ndim, inner_dims_pos, tiles, outer_perm)
     if form.transpose is not None:
         candidate = candidate.compose(transpose_map(form.transpose))
-    result = _result_shape(imap, shape)
-    if result is None or not _proven(imap, candidate, shape, result):
-        return None
-    return form
+    return form if _matches(imap, candidate, shape) else None
 
 
 # Unpack -----------------------------------------------------------------------------------
@@ -311,18 +311,12 @@ def match_unpack(imap: IndexMap, shape: Shape) -> Unpack | None:
     inner_dims_pos = tuple(by_inner[b][0] for b in inner_dims)
     tiles = tuple(by_inner[b][1] for b in inner_dims)
     form = Unpack(
-        inner_dims_pos,
-        tiles,
-        () if outer_perm == tuple(range(rank)) else outer_perm,
-        None if order == tuple(range(imap.ndim)) else order,
+        inner_dims_pos, tiles, _unless_identity(outer_perm) or (), _unless_identity(order)
     )
     candidate = unpack_map(rank, inner_dims_pos, tiles, outer_perm)
     if form.transpose is not None:
         candidate = transpose_map(order).compose(candidate)
-    result = _result_shape(imap, shape)
-    if result is None or not _proven(imap, candidate, shape, result):
-        return None
-    return form
+    return form if _matches(imap, candidate, shape) else None
 
 
 # Digit permutation ------------------------------------------------------------------------
@@ -432,7 +426,7 @@ def match_digit_permutation(imap: IndexMap, shape: Shape) -> DigitPermutation | 
     form = DigitPermutation(
         extents,
         None if len(digits) == len(shape) else tuple(groups),
-        None if perm == tuple(range(len(perm))) else perm,
+        _unless_identity(perm),
         None if len(collapse) == len(perm) else tuple(collapse),
     )
     permuted = tuple(extents[k] for k in perm)

@@ -45,11 +45,13 @@ ValueFn = Callable[[Operation, Sequence[Array], Array | None], Array]
 """Computes the single result of an op from its operand arrays and the active-lane mask."""
 
 
-def _operand_type(op: Operation, index: int = 0) -> Attribute:
+def operand_type(op: Operation, index: int = 0) -> Attribute:
+    """The type of operand `index` of `op`."""
     return op.operands[index].type
 
 
-def _result_type(op: Operation) -> Attribute:
+def result_type(op: Operation) -> Attribute:
+    """The type of the (first) result of `op`."""
     return op.results[0].type
 
 
@@ -58,7 +60,7 @@ def _result_type(op: Operation) -> Attribute:
 
 def constant_value(op: Operation, value: Attribute) -> Array:
     """The array of an `arith.constant` with attribute `value` (vector dims only)."""
-    type_ = _result_type(op)
+    type_ = result_type(op)
     if isinstance(value, IntegerAttr):
         bits = value.value.data & ((1 << 64) - 1)
         return wrap(np.asarray(bits, dtype=np.uint64), type_)
@@ -92,31 +94,20 @@ def _mask_for(mask: Array, ndim: int) -> Array:
     return with_trailing(mask, max(ndim - mask.ndim, 0))
 
 
-def _bits_op(fn: Callable[[Array, Array], Array]) -> ValueFn:
-    """A sign-agnostic integer op computed on the unsigned reading of the operands."""
+IntegerReading = Callable[[Array, Attribute], Array]
+"""How an integer op reads its operands: `as_signed` or `as_unsigned`."""
+
+
+def _integer_op(
+    read: IntegerReading, fn: Callable[[Array, Array], Array], divides: bool = False
+) -> ValueFn:
+    """A binary integer op computed on the `read` of both operands (sign-agnostic ops use
+    `as_unsigned`), wrapped to the result type; with `divides`, a zero divisor on an active
+    lane is an error."""
 
     def run(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
-        type_ = _result_type(op)
-        return wrap(fn(as_unsigned(args[0], type_), as_unsigned(args[1], type_)), type_)
-
-    return run
-
-
-def _signed_op(fn: Callable[[Array, Array], Array], divides: bool = False) -> ValueFn:
-    def run(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
-        type_ = _result_type(op)
-        lhs, rhs = as_signed(args[0], type_), as_signed(args[1], type_)
-        if divides:
-            rhs = _check_divisor(op, rhs, mask)
-        return wrap(fn(lhs, rhs), type_)
-
-    return run
-
-
-def _unsigned_op(fn: Callable[[Array, Array], Array], divides: bool = False) -> ValueFn:
-    def run(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
-        type_ = _result_type(op)
-        lhs, rhs = as_unsigned(args[0], type_), as_unsigned(args[1], type_)
+        type_ = result_type(op)
+        lhs, rhs = read(args[0], type_), read(args[1], type_)
         if divides:
             rhs = _check_divisor(op, rhs, mask)
         return wrap(fn(lhs, rhs), type_)
@@ -140,7 +131,7 @@ def _shift(kind: str) -> ValueFn:
     """`shli`, `shrsi` or `shrui`; amounts of at least the bit width give 0 (or the sign)."""
 
     def run(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
-        type_ = _result_type(op)
+        type_ = result_type(op)
         width = bit_width(type_)
         amount = as_unsigned(args[1], type_).astype(np.uint64)
         big = amount >= width
@@ -184,7 +175,7 @@ def _cmpi(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
     if predicate not in _CMPI:
         raise EvaluationError(f"'{op.name}': unknown predicate {predicate}")
     signed, compare = _CMPI[predicate]
-    type_ = _operand_type(op)
+    type_ = operand_type(op)
     read = as_signed if signed else as_unsigned
     return np.asarray(compare(read(args[0], type_), read(args[1], type_)))
 
@@ -218,7 +209,7 @@ def _cmpf(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
 
 def _select(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
     cond, a, b = args
-    extra = len(vector_shape(_result_type(op))) - len(vector_shape(_operand_type(op)))
+    extra = len(vector_shape(result_type(op))) - len(vector_shape(operand_type(op)))
     return np.where(with_trailing(cond, extra), a, b)
 
 
@@ -229,7 +220,7 @@ def float_op(fn: Callable[..., Any]) -> ValueFn:
     """An op's meaning from the numpy function `fn` of its operands, the result cast to the
     op's result dtype (floating-point ops and math functions)."""
     def run(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
-        return np.asarray(fn(*args)).astype(dtype_of(_result_type(op)), copy=False)
+        return np.asarray(fn(*args)).astype(dtype_of(result_type(op)), copy=False)
 
     return run
 
@@ -257,7 +248,7 @@ def _extremum(fn: Callable[[Array, Array], Array], minimum: bool) -> ValueFn:
 
     def run(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
         a, b = args
-        return np.asarray(fix(a, b, fn(a, b))).astype(dtype_of(_result_type(op)), copy=False)
+        return np.asarray(fix(a, b, fn(a, b))).astype(dtype_of(result_type(op)), copy=False)
 
     return run
 
@@ -294,10 +285,10 @@ def _int_to_int(signed: bool) -> ValueFn:
     """extsi/extui/trunci/index_cast(ui): read the source (un)signed, wrap to the result."""
 
     def run(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
-        source = _operand_type(op)
+        source = operand_type(op)
         if signed:
-            return wrap(as_signed(args[0], source).astype(np.int64), _result_type(op))
-        return wrap(as_unsigned(args[0], source).astype(np.uint64), _result_type(op))
+            return wrap(as_signed(args[0], source).astype(np.int64), result_type(op))
+        return wrap(as_unsigned(args[0], source).astype(np.uint64), result_type(op))
 
     return run
 
@@ -305,7 +296,7 @@ def _int_to_int(signed: bool) -> ValueFn:
 def _int_to_float(signed: bool) -> ValueFn:
     def run(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
         read = as_signed if signed else as_unsigned
-        return read(args[0], _operand_type(op)).astype(dtype_of(_result_type(op)))
+        return read(args[0], operand_type(op)).astype(dtype_of(result_type(op)))
 
     return run
 
@@ -315,17 +306,17 @@ def _float_to_int(signed: bool) -> ValueFn:
         value = np.trunc(args[0].astype(np.float64))
         value = np.where(np.isfinite(value), value, 0)
         as_int = value.astype(np.int64) if signed else value.astype(np.uint64)
-        return wrap(as_int, _result_type(op))
+        return wrap(as_int, result_type(op))
 
     return run
 
 
 def _cast_float(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
-    return args[0].astype(dtype_of(_result_type(op)))
+    return args[0].astype(dtype_of(result_type(op)))
 
 
 def _bitcast(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
-    source, result = dtype_of(_operand_type(op)), dtype_of(_result_type(op))
+    source, result = dtype_of(operand_type(op)), dtype_of(result_type(op))
     if source.itemsize != result.itemsize or np.bool_ in (source.type, result.type):
         if source == result:
             return args[0]
@@ -334,7 +325,7 @@ def _bitcast(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
 
 
 def _abs_int(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
-    return wrap(np.abs(as_signed(args[0], _result_type(op))), _result_type(op))
+    return wrap(np.abs(as_signed(args[0], result_type(op))), result_type(op))
 
 
 def float_reduction(kind: str, value: Array, valid: Array, axes: tuple[int, ...]) -> Array:
@@ -412,6 +403,14 @@ def value_impl(op_type: type[Operation], fn: ValueFn, masked: bool = False) -> A
     return impl(op_type)(run_masked if masked else run)
 
 
+def _division_impl(
+    op_type: type[Operation], read: IntegerReading, fn: Callable[[Array, Array], Array]
+) -> Any:
+    """The `@impl` of integer division or remainder `op_type`: `fn` of the `read` of its
+    operands, a zero divisor on an active lane an error."""
+    return value_impl(op_type, _integer_op(read, fn, divides=True), masked=True)
+
+
 @register_impls
 class ArithFunctions(InterpreterFunctions):
     """`arith`: integers wrap to their width, floats keep it (see the module docstring)."""
@@ -422,27 +421,23 @@ class ArithFunctions(InterpreterFunctions):
     ) -> PythonValues:
         return (constant_value(op, op.value),)
 
-    run_addi = value_impl(arith.AddiOp, _bits_op(np.add))
-    run_subi = value_impl(arith.SubiOp, _bits_op(np.subtract))
-    run_muli = value_impl(arith.MuliOp, _bits_op(np.multiply))
-    run_andi = value_impl(arith.AndIOp, _bits_op(np.bitwise_and))
-    run_ori = value_impl(arith.OrIOp, _bits_op(np.bitwise_or))
-    run_xori = value_impl(arith.XOrIOp, _bits_op(np.bitwise_xor))
-    run_divsi = value_impl(arith.DivSIOp, _signed_op(_trunc_div, divides=True), masked=True)
-    run_remsi = value_impl(arith.RemSIOp, _signed_op(np.fmod, divides=True), masked=True)
-    run_floordivsi = value_impl(
-        arith.FloorDivSIOp, _signed_op(np.floor_divide, divides=True), masked=True
-    )
-    run_ceildivsi = value_impl(arith.CeilDivSIOp, _signed_op(_ceil_div, divides=True), masked=True)
-    run_divui = value_impl(arith.DivUIOp, _unsigned_op(np.floor_divide, divides=True), masked=True)
-    run_remui = value_impl(arith.RemUIOp, _unsigned_op(np.remainder, divides=True), masked=True)
-    run_ceildivui = value_impl(
-        arith.CeilDivUIOp, _unsigned_op(_ceil_div, divides=True), masked=True
-    )
-    run_minsi = value_impl(arith.MinSIOp, _signed_op(np.minimum))
-    run_maxsi = value_impl(arith.MaxSIOp, _signed_op(np.maximum))
-    run_minui = value_impl(arith.MinUIOp, _unsigned_op(np.minimum))
-    run_maxui = value_impl(arith.MaxUIOp, _unsigned_op(np.maximum))
+    run_addi = value_impl(arith.AddiOp, _integer_op(as_unsigned, np.add))
+    run_subi = value_impl(arith.SubiOp, _integer_op(as_unsigned, np.subtract))
+    run_muli = value_impl(arith.MuliOp, _integer_op(as_unsigned, np.multiply))
+    run_andi = value_impl(arith.AndIOp, _integer_op(as_unsigned, np.bitwise_and))
+    run_ori = value_impl(arith.OrIOp, _integer_op(as_unsigned, np.bitwise_or))
+    run_xori = value_impl(arith.XOrIOp, _integer_op(as_unsigned, np.bitwise_xor))
+    run_divsi = _division_impl(arith.DivSIOp, as_signed, _trunc_div)
+    run_remsi = _division_impl(arith.RemSIOp, as_signed, np.fmod)
+    run_floordivsi = _division_impl(arith.FloorDivSIOp, as_signed, np.floor_divide)
+    run_ceildivsi = _division_impl(arith.CeilDivSIOp, as_signed, _ceil_div)
+    run_divui = _division_impl(arith.DivUIOp, as_unsigned, np.floor_divide)
+    run_remui = _division_impl(arith.RemUIOp, as_unsigned, np.remainder)
+    run_ceildivui = _division_impl(arith.CeilDivUIOp, as_unsigned, _ceil_div)
+    run_minsi = value_impl(arith.MinSIOp, _integer_op(as_signed, np.minimum))
+    run_maxsi = value_impl(arith.MaxSIOp, _integer_op(as_signed, np.maximum))
+    run_minui = value_impl(arith.MinUIOp, _integer_op(as_unsigned, np.minimum))
+    run_maxui = value_impl(arith.MaxUIOp, _integer_op(as_unsigned, np.maximum))
     run_shli = value_impl(arith.ShLIOp, _shift("shli"))
     run_shrsi = value_impl(arith.ShRSIOp, _shift("shrsi"))
     run_shrui = value_impl(arith.ShRUIOp, _shift("shrui"))

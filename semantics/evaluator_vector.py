@@ -23,7 +23,13 @@ from xdsl.interpreter import (
 )
 from xdsl.ir import Attribute, Operation
 
-from physlayout.semantics.evaluator_arith import float_op, fused_multiply_add, value_impl
+from physlayout.semantics.evaluator_arith import (
+    float_op,
+    fused_multiply_add,
+    operand_type,
+    result_type,
+    value_impl,
+)
 from physlayout.semantics.evaluator_memory import load, store
 from physlayout.semantics.evaluator_values import (
     Array,
@@ -34,14 +40,6 @@ from physlayout.semantics.evaluator_values import (
     vector_shape,
     wrap,
 )
-
-
-def _operand_type(op: Operation, index: int = 0) -> Attribute:
-    return op.operands[index].type
-
-
-def _result_type(op: Operation) -> Attribute:
-    return op.results[0].type
 
 
 def _static_positions(op: Operation) -> tuple[int, ...]:
@@ -55,8 +53,8 @@ def _static_positions(op: Operation) -> tuple[int, ...]:
 
 
 def _vector_broadcast(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
-    source = vector_shape(_operand_type(op))
-    result = vector_shape(_result_type(op))
+    source = vector_shape(operand_type(op))
+    result = vector_shape(result_type(op))
     value = args[0]
     lane_shape = value.shape[: value.ndim - len(source)]
     value = value.reshape(lane_shape + (1,) * (len(result) - len(source)) + source)
@@ -65,15 +63,15 @@ def _vector_broadcast(op: Operation, args: Sequence[Array], mask: Array | None) 
 
 def _vector_extract(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
     positions = _static_positions(op)
-    rank = len(vector_shape(_operand_type(op)))
+    rank = len(vector_shape(operand_type(op)))
     return args[0][(Ellipsis, *positions) + (slice(None),) * (rank - len(positions))]
 
 
 def _vector_insert(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
     source, dest = args
     positions = _static_positions(op)
-    dest_shape = vector_shape(_result_type(op))
-    source_rank = len(vector_shape(_operand_type(op)))
+    dest_shape = vector_shape(result_type(op))
+    source_rank = len(vector_shape(operand_type(op)))
     lanes = np.broadcast_shapes(
         dest.shape[: dest.ndim - len(dest_shape)], source.shape[: source.ndim - source_rank]
     )
@@ -128,8 +126,8 @@ def _reduce_all(
 def _vector_reduction(op: Operation, args: Sequence[Array], mask: Array | None) -> Array:
     kind_attr = op.properties.get("kind")
     kind = str(getattr(kind_attr, "data", ""))
-    rank = len(vector_shape(_operand_type(op)))
-    type_ = _result_type(op)
+    rank = len(vector_shape(operand_type(op)))
+    type_ = result_type(op)
     axes = tuple(range(-rank, 0))
     result = _reduce_all(kind, args[0], type_, axes, op.name)
     if len(args) == 1:

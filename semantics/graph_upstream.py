@@ -34,6 +34,7 @@ from xdsl.dialects.linalg.ops import BroadcastOp, TransposeOp
 from xdsl.ir import Operation, SSAValue
 
 from physlayout.dialects.linalg_pack import PackOp, UnPackOp
+from physlayout.indexing.index_map import IndexMap
 from physlayout.semantics.evaluator_values import Array, EvaluationError
 
 UpstreamFn = Callable[[Operation, Sequence[Array], Callable[[SSAValue], Array | None]], Array]
@@ -56,14 +57,8 @@ def _result_shape(op: Operation) -> tuple[int, ...]:
 def pack(op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array | None]) -> Array:
     """`linalg.pack`: the source relaid out by the op's index map into the result's tiled shape, padding filled with the op's padding value."""
     assert isinstance(op, PackOp)
-    imap = op.index_map()
-    if imap is None:
-        raise EvaluationError("'linalg.pack': dynamic tiles are not supported")
     pad = None if op.padding_value is None else np.asarray(args[2]).item()
-    try:
-        return imap.map_ndarray(args[0], pad_value=pad)
-    except ValueError as err:
-        raise EvaluationError(f"'linalg.pack': {err}") from None
+    return _relaid_out(op, lambda imap: imap.map_ndarray(args[0], pad_value=pad))
 
 
 def unpack(
@@ -71,13 +66,19 @@ def unpack(
 ) -> Array:
     """`linalg.unpack`: the inverse relayout of `linalg.pack`, dropping the padding."""
     assert isinstance(op, UnPackOp)
+    return _relaid_out(op, lambda imap: imap.inverse_map_ndarray(args[0], _result_shape(op)))
+
+
+def _relaid_out(op: PackOp | UnPackOp, relayout: Callable[[IndexMap], Array]) -> Array:
+    """`relayout` of the op's index map; a dynamic tile or a refused relayout is an
+    `EvaluationError` naming the op."""
     imap = op.index_map()
     if imap is None:
-        raise EvaluationError("'linalg.unpack': dynamic tiles are not supported")
+        raise EvaluationError(f"'{op.name}': dynamic tiles are not supported")
     try:
-        return imap.inverse_map_ndarray(args[0], _result_shape(op))
+        return relayout(imap)
     except ValueError as err:
-        raise EvaluationError(f"'linalg.unpack': {err}") from None
+        raise EvaluationError(f"'{op.name}': {err}") from None
 
 
 def transpose(

@@ -44,9 +44,9 @@ analyses computed before the first rewrite, `Layouts`, `logical_accesses` and
 
 1. `RewriteLoopNestInPhysicalOrder` (`rewrite-loops=true` only): the planned nests;
 2. `FillPaddingOfParameters`, `FillPaddingAfterDeclaration`: the fill nests;
-3. `RewriteLoadToTransformedIndices`, `RewriteStoreToTransformedIndices`: the accesses
-   that were logical before step 1 (the stores of steps 1 and 2 are written in physical
-   indices), and `ResizeAllocationToTransformedShape`;
+3. `RewriteAccessToTransformedIndices`: the loads and stores that were logical before
+   step 1 (the stores of steps 1 and 2 are written in physical indices), and
+   `ResizeAllocationToTransformedShape`;
 4. `ConsumePendingTransforms`: the type conversion;
 5. `normalize-memref-layouts` (same `strict`): upstream `memref<..., affine_map<...>>`
    layouts are normalized as the last step (see `normalize_memrefs`): a memref that cannot
@@ -228,28 +228,15 @@ def _rewrite_to_transformed_indices(
 
 
 @dataclass
-class RewriteLoadToTransformedIndices(RewritePattern):
-    """`layout.load %B[x]` on a buffer with a pending map -> `layout.load %B[map(x)]`."""
+class RewriteAccessToTransformedIndices(RewritePattern):
+    """`layout.load %B[x]` / `layout.store %v, %B[x]` on a buffer with a pending map ->
+    the same access at `%B[map(x)]`."""
 
     layouts: Layouts
     logical: frozenset[Operation]
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: LoadOp, rewriter: PatternRewriter) -> None:
-        layout = self.layouts.get(op.buffer.type)
-        if layout is not None and op in self.logical:
-            _rewrite_to_transformed_indices(op, layout, rewriter)
-
-
-@dataclass
-class RewriteStoreToTransformedIndices(RewritePattern):
-    """`layout.store %v, %B[x]` on a buffer with a pending map -> `... %B[map(x)]`."""
-
-    layouts: Layouts
-    logical: frozenset[Operation]
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: StoreOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(self, op: LoadOp | StoreOp, rewriter: PatternRewriter) -> None:
         layout = self.layouts.get(op.buffer.type)
         if layout is not None and op in self.logical:
             _rewrite_to_transformed_indices(op, layout, rewriter)
@@ -662,8 +649,7 @@ class ApplyLayoutPass(PhyslayoutPass):
         RootedWalker(
             GreedyApplierWithMemoizedDce(
                 [
-                    RewriteLoadToTransformedIndices(layouts, logical),
-                    RewriteStoreToTransformedIndices(layouts, logical),
+                    RewriteAccessToTransformedIndices(layouts, logical),
                     ResizeAllocationToTransformedShape(layouts),
                 ]
             )

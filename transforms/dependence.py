@@ -150,9 +150,30 @@ def _structured(op: Operation) -> bool:
     return op.has_trait(RecursiveMemoryEffect) or isinstance(op, affine.ForOp | affine.ParallelOp)
 
 
-def collect_accesses(scope: Operation, analysis: IndexAnalysis) -> list[Access] | str:
-    """Every buffer access inside `scope`, or why the memory effects of `scope` cannot be
-    described by them (a call, an op with unknown effects)."""
+def memory_effect_refusal(op: Operation) -> str | None:
+    """Why the memory effects of `op` (not a `layout.load`/`layout.store`) cannot be described
+    by the accesses around it: a call, a region that is not structured control flow, an op
+    that may touch memory; None for ops that cannot (an allocation is fresh storage)."""
+    if isinstance(op, func.CallOp):
+        return f"its body calls @{op.callee.root_reference.data}"
+    if op.regions and not _structured(op):
+        return f"its body has '{op.name}', whose regions may touch memory"
+    if not (
+        op.regions or is_pure_op(op) or op.has_trait(IsTerminator) or isinstance(op, AllocateOp)
+    ):
+        return f"its body has '{op.name}', which may touch memory"
+    return None
+
+
+def collect_accesses(
+    scope: Operation,
+    analysis: IndexAnalysis,
+    refusal: Callable[[Operation], str | None] = memory_effect_refusal,
+) -> list[Access] | str:
+    """Every buffer access inside `scope` (index expressions simplified on the bounds of
+    `analysis`), or the first `refusal` of another op in it: why the memory effects of
+    `scope` cannot be described by them (`memory_effect_refusal` unless a client models
+    fewer ops)."""
     accesses: list[Access] = []
     for op in scope.walk():
         if op is scope:
@@ -160,14 +181,10 @@ def collect_accesses(scope: Operation, analysis: IndexAnalysis) -> list[Access] 
         if isinstance(op, LoadOp | StoreOp):
             indices = tuple(simplify(analysis.expr_of(i), analysis.bounds) for i in op.indices)
             accesses.append(Access(op, indices, access_lanes(op)))
-        elif isinstance(op, func.CallOp):
-            return f"its body calls @{op.callee.root_reference.data}"
-        elif op.regions and not _structured(op):
-            return f"its body has '{op.name}', whose regions may touch memory"
-        elif not (
-            op.regions or is_pure_op(op) or op.has_trait(IsTerminator) or isinstance(op, AllocateOp)
-        ):
-            return f"its body has '{op.name}', which may touch memory"
+            continue
+        reason = refusal(op)
+        if reason is not None:
+            return reason
     return accesses
 
 

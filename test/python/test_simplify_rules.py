@@ -176,9 +176,9 @@ def test_every_rule_has_a_case() -> None:
         "_sum_rules", "_apply_one_sum_rule", "_absorb", "_merge_congruent",
         "_exact_quotient", "_recombine_digits", "_recombine_quotient", "_recombine", "_introduce_mod",
         "_one_period", "_small_remainder", "_split_multiples",
-        "floordiv", "_floordiv_plain", "ceildiv", "mod", "_mod_reduced",
-        "_modular_recombine", "_lift_one", "_expand_mods", "_mod_partner",
-        "_strip_inner_mods",
+        "floordiv", "_floordiv_plain", "ceildiv", "_nested_division", "mod", "_mod_reduced",
+        "_modular_recombine", "_lift_one", "_smaller_with_mods_expanded", "_expand_mods",
+        "_mod_partner", "_strip_inner_mods",
     }
     assert len(RULES) >= 45
 
