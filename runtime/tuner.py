@@ -20,8 +20,8 @@ note (a safety net: `apply-schedules` keeps values bit-exact). Then `REPEATS` la
 the candidate's time is their median device time (OpenCL profiling events).
 
 Candidates (`candidates`): the unscheduled kernel and the heuristic's schedule, always
-timed; then the heuristic's next-ranked tiles (with a register budget twice the
-heuristic's) with its work-group rule; then, around the fastest so far, other work-group
+timed; then the heuristic's best-ranked tiles (with a register budget twice the
+heuristic's, and one work-item per compute unit enough) with its work-group rule; then, around the fastest so far, other work-group
 sizes (64 and 16 work-items, and the runtime's choice) and unrolling of small loops (4 and
 9 iterations), all within the device's limits.
 
@@ -216,7 +216,7 @@ def candidates(
     yield unscheduled(kernel)
     yield default_schedule(loop, device) or unscheduled(kernel)
     wider = dataclasses.replace(device, registers=device.registers * 2)
-    for tile in ranked_tiles(loop, wider)[: RANKED + 1]:
+    for tile in ranked_tiles(loop, wider, items_per_unit=1)[: RANKED + 1]:
         yield ScheduleAttr.of(tile, default_workgroup(trips, tile, device))
     fastest = best()
     tile = fastest.tile
@@ -428,10 +428,10 @@ class Tuner:
                     state.seen.add(schedule)
                     self._measure(state, schedule)
         pending = sorted(states, key=lambda s: -s.weight())
-        weight = sum(s.weight() for s in pending)
-        for state in pending:
-            share = state.weight() / weight if weight > 0 else 1.0
-            weight -= state.weight()
+        for position, state in enumerate(pending):
+            rest = sum(s.weight() for s in pending[position:])
+            last = position == len(pending) - 1
+            share = 1.0 if last or rest <= 0 else state.weight() / rest
             allowance = max(0.0, self.budget - (self.clock() - start)) * share
             began = self.clock()
             while not state.done:

@@ -218,12 +218,14 @@ def default_schedule(loop: scf.ParallelOp, device: DeviceModel) -> ScheduleAttr 
     return ScheduleAttr.of(tile, default_workgroup(trip_counts(ranges), tile, device))
 
 
-def ranked_tiles(loop: scf.ParallelOp, device: DeviceModel) -> list[tuple[int, ...]]:
+def ranked_tiles(
+    loop: scf.ParallelOp, device: DeviceModel, items_per_unit: int = ITEMS_PER_UNIT
+) -> list[tuple[int, ...]]:
     """The tiles the rule weighs for `loop` (`T[k]` in `TILE_SIZES`, or the extent when
-    smaller), those within the register budget and leaving work for every compute unit,
-    cheapest first (ties: the smaller tile first); empty when the kernel has no reduction
-    worth tiling. The first is the default (unless it is all 1); the tuner
-    (`runtime/tuner.py`) times the next ones too."""
+    smaller), those within the register budget and leaving `items_per_unit` work-items
+    for every compute unit, cheapest first (ties: the smaller tile first); empty when the
+    kernel has no reduction worth tiling. The first is the default (unless it is all 1);
+    the tuner (`runtime/tuner.py`) times the next ones too."""
     ranges = loop_ranges(loop)
     profile = reduction_profile(loop)
     if ranges is None or profile is None or loop.initVals:
@@ -241,7 +243,7 @@ def ranked_tiles(loop: scf.ParallelOp, device: DeviceModel) -> list[tuple[int, .
         if size * lanes > device.registers:
             continue
         items = prod(-(-n // t) for n, t in zip(trips, tile, strict=True))
-        if size > 1 and items < device.compute_units * ITEMS_PER_UNIT:
+        if size > 1 and items < device.compute_units * items_per_unit:
             continue
         per_element = sum(load.distinct(tile) for load in loads) / size
         waste = prod(-(-n // t) * t / n for n, t in zip(trips, tile, strict=True))
