@@ -185,6 +185,9 @@ def compile(
     params: Mapping[str, Any] | None = None,
     prepare: bool = True,
     cache: bool = True,
+    tuning_cache: str | os.PathLike[str] | bool = True,
+    tune: bool = False,
+    tune_budget: float | None = None,
 ) -> CompiledModel:
     """Compile function `entry` (default: @main, else the one function no other calls) of
     `source` (MLIR text, the path of an .mlir file, or a parsed module) for the OpenCL
@@ -194,7 +197,12 @@ def compile(
     stores tensors in f16 (f32 arithmetic). With `cache` the artifact comes from the compile
     cache when the same text was compiled with the same options before
     (`runtime/compile_cache.py`; a hit does not even parse the source), and its kernels are
-    built from the device binary cached the first time (`runtime/program_cache.py`)."""
+    built from the device binary cached the first time (`runtime/program_cache.py`).
+    Kernels take the
+    schedules tuned for the device in `tuning_cache` (True: the default tuning cache, a
+    path: that file, False: none; `runtime/tuning_cache.py`), the heuristic's where it has
+    none; with `tune` they are tuned first (`runtime/tuner.py`, within `tune_budget`
+    seconds, default about a minute), the results written to that cache."""
     from physlayout.located import entry_function, parse_located
     from physlayout.runtime.compile_cache import cached_compile
     from physlayout.runtime.opencl import OpenCLRuntime, module_text
@@ -209,9 +217,27 @@ def compile(
     else:
         text, name = _text(source)
     runtime = OpenCLRuntime(device, program_cache=cache)
+    spec = pipeline or default_pipeline(prepare)
+    path = None if tuning_cache is True else tuning_cache
+    if tune:
+        from physlayout.runtime.tuner import tune_model
+        from physlayout.runtime.tuning_cache import DEFAULT_BUDGET
+
+        if path is False:
+            raise DiagnosticException("tune=True needs a tuning cache to write (tuning_cache=False)")
+        module, name_of_entry = parse(text)
+        tune_model(
+            module, name_of_entry, runtime, pipeline=spec, precision=precision,
+            budget=DEFAULT_BUDGET if tune_budget is None else tune_budget, cache=path,
+        )  # fmt: skip
+    schedules = ""
+    if path is not False:
+        from physlayout.runtime.tuning_cache import tuned_table
+
+        schedules = tuned_table(runtime, path)
     artifact = cached_compile(
-        text, entry, runtime.limits, pipeline=pipeline or default_pipeline(prepare),
-        precision=precision, use_cache=cache, parse=parse,
+        text, entry, runtime.limits, pipeline=spec, precision=precision, use_cache=cache,
+        schedules=schedules, parse=parse,
     )  # fmt: skip
     return CompiledModel(artifact, Session(artifact, runtime, params))
 

@@ -73,7 +73,8 @@ def add_compile_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     compile_.add_argument(
         "--device", default=None, metavar="PLATFORM[:INDEX]",
         help="take the image limits and fp16/fp64 support from this local OpenCL device "
-        "(and build the kernels there as a check)",
+        "(and build the kernels there as a check); its tuned schedules (the tuning cache) "
+        "are used",
     )  # fmt: skip
     compile_.add_argument("--max-image-width", type=int, default=None,
                           help=f"target image width limit in texels (default {DEFAULT_IMAGE_LIMIT})")  # fmt: skip
@@ -105,9 +106,15 @@ def _compile(args: argparse.Namespace) -> int:
         source = parse_located(text, args.file)
         return source, entry_function(source, args.entry).sym_name.data
 
+    if args.tuning_cache is not None and args.device is None and not args.tune:
+        raise DiagnosticException(
+            "--tuning-cache: tuned schedules belong to a device; give --device (the device "
+            "they were tuned on) or --tune (tune on the default device first)"
+        )
+    # --tune tunes on a device: --device's, else the default one (whose limits then apply)
     runtime = (
         OpenCLRuntime(args.device, program_cache=not args.no_cache)
-        if args.device is not None else None
+        if args.device is not None or args.tune else None
     )  # fmt: skip
     base = runtime.limits if runtime is not None else DeviceLimits(
         True, DEFAULT_IMAGE_LIMIT, DEFAULT_IMAGE_LIMIT, False, True
@@ -123,10 +130,16 @@ def _compile(args: argparse.Namespace) -> int:
         fp16=base.fp16 if args.fp16 is None else args.fp16,
         fp64=base.fp64 if args.fp64 is None else args.fp64,
     )
+    pipeline = args.pipeline or default_pipeline(not args.no_prepare)
+    schedules = ""
+    if runtime is not None:  # the tuning cache's schedules for that device
+        from physlayout.cli.tune import schedules_for
+
+        schedules = schedules_for(args, runtime, lambda: parse(text), pipeline)
     artifact = cached_compile(
-        text, args.entry, limits, pipeline=args.pipeline or default_pipeline(not args.no_prepare),
-        physical_io=args.physical_io, remarks=args.remarks, use_cache=not args.no_cache,
-        precision=args.precision, parse=parse,
+        text, args.entry, limits, pipeline=pipeline, physical_io=args.physical_io,
+        remarks=args.remarks, use_cache=not args.no_cache, precision=args.precision,
+        schedules=schedules, parse=parse,
     )  # fmt: skip
     if runtime is not None:
         runtime.build(artifact.kernels)
@@ -160,12 +173,14 @@ def run_artifact_command(args: argparse.Namespace) -> int:
     from physlayout.runtime.session import Session, listed_names
 
     if (args.pipeline is not None or args.remarks or args.precision != "f32" or args.no_prepare
-            or args.no_cache):
+            or args.no_cache or args.tune or args.tuning_cache is not None):
         flag = (
             "--pipeline" if args.pipeline is not None
             else "--remarks" if args.remarks
             else "--no-prepare" if args.no_prepare
             else "--no-cache" if args.no_cache
+            else "--tune" if args.tune
+            else "--tuning-cache" if args.tuning_cache is not None
             else "--precision"
         )
         raise DiagnosticException(

@@ -1,4 +1,4 @@
-"""`physlayout`: the sub-commands `demo`, `run`, `compile`, `viz` and `passes`, each a thin
+"""`physlayout`: the sub-commands `demo`, `run`, `compile`, `tune`, `viz` and `passes`, each a thin
 parser of arguments over the Python API and the runtime.
 """
 
@@ -31,6 +31,8 @@ EXAMPLES_TEXT = """examples:
   physlayout demo                                the conv -> relu -> conv example, end to end
   physlayout run examples/relu_texture.mlir --check
                                                  run on OpenCL and compare with numpy
+  physlayout tune model.mlir --budget 30          time schedules of its kernels on the device,
+                                                 keep the fastest (run and compile use them)
   physlayout viz --shape 1,8,4,4 --map '(n, c, h, w) -> (n, c floordiv 4, h | w, c mod 4)'
                                                  draw a layout (SVG on stdout)
   physlayout passes apply-layout                 a pass's options
@@ -39,7 +41,8 @@ EXAMPLES_TEXT = """examples:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of `physlayout` (sub-commands: `demo`, `run`, `compile`, `viz`, `passes`)."""
+    """Entry point of `physlayout` (sub-commands: `demo`, `run`, `compile`, `tune`, `viz`,
+    `passes`)."""
     parser = argparse.ArgumentParser(
         prog="physlayout",
         description=USAGE_TEXT,
@@ -68,6 +71,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     from physlayout.cli.deploy import add_compile_parser, compile_command
 
     add_compile_parser(sub)
+    from physlayout.cli.tune import add_tune_parser, tune_command
+
+    add_tune_parser(sub)
     from physlayout.viz.command import add_viz_parser
 
     add_viz_parser(sub)
@@ -90,6 +96,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(run_with_deep_stack(lambda: run_command(args)))
     elif args.command == "compile":
         sys.exit(run_with_deep_stack(lambda: compile_command(args)))
+    elif args.command == "tune":
+        sys.exit(run_with_deep_stack(lambda: tune_command(args)))
     elif args.command == "viz":
         sys.exit(run_with_deep_stack(lambda: _viz_command(args)))
     elif args.command == "passes":

@@ -123,6 +123,20 @@ def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 def add_graph_options(parser: argparse.ArgumentParser) -> None:
     """The options `run` and `compile` share for graph-level IR."""
+    add_precision_options(parser)
+    parser.add_argument(
+        "--no-cache", action="store_true",
+        help="compile again even when the compile cache holds an artifact of the same source "
+        "and options, and build the OpenCL kernels from source ($PHYSLAYOUT_CACHE_DIR, else "
+        "~/.cache/physlayout/artifacts)",
+    )
+    from physlayout.cli.tune import add_tuning_options
+
+    add_tuning_options(parser)
+
+
+def add_precision_options(parser: argparse.ArgumentParser) -> None:
+    """The options that choose what the graph pipeline builds (`run`, `compile`, `tune`)."""
     parser.add_argument(
         "--precision", choices=["f32", "f16"], default="f32",
         help="graph-level IR only: f16 first applies to-mixed-precision (f16 storage, f32 "
@@ -133,12 +147,6 @@ def add_graph_options(parser: argparse.ArgumentParser) -> None:
         "--no-prepare", action="store_true",
         help="graph-level IR only: do not lift the work on parameters (layout transforms, "
         "batch-norm folding) into a prepare phase run once; every call does it again",
-    )
-    parser.add_argument(
-        "--no-cache", action="store_true",
-        help="compile again even when the compile cache holds an artifact of the same source "
-        "and options, and build the OpenCL kernels from source ($PHYSLAYOUT_CACHE_DIR, else "
-        "~/.cache/physlayout/artifacts)",
     )
 
 
@@ -190,10 +198,10 @@ def _run_checked(args: argparse.Namespace) -> int:
             f"--precision {args.precision} applies to graph-level IR (functions over tensors); "
             "buffer-level kernels run in the element types they declare"
         )
-    if args.no_prepare or args.repeat or args.profile or args.trace:
+    if args.no_prepare or args.repeat or args.profile or args.trace or args.tune:
         flag = (
             "--no-prepare" if args.no_prepare else "--repeat" if args.repeat
-            else "--profile" if args.profile else "--trace"
+            else "--profile" if args.profile else "--trace" if args.trace else "--tune"
         )
         raise DiagnosticException(
             f"{flag} applies to graph-level IR (functions over tensors) and artifacts; run "
@@ -277,10 +285,13 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp, text: str) -> int:
               file=sys.stderr)  # fmt: skip
     inputs = _inputs(entry, names, given, args.seed, arrays)
     runtime = OpenCLRuntime(args.device, program_cache=not args.no_cache)
+    pipeline = args.pipeline or default_pipeline(not args.no_prepare)
+    from physlayout.cli.tune import schedules_for
+
+    schedules = schedules_for(args, runtime, lambda: (source, entry.sym_name.data), pipeline)
     artifact = cached_compile(
-        text, args.entry, runtime.limits,
-        pipeline=args.pipeline or default_pipeline(not args.no_prepare),
-        precision=args.precision, remarks=args.remarks, use_cache=not args.no_cache,
+        text, args.entry, runtime.limits, pipeline=pipeline, precision=args.precision,
+        remarks=args.remarks, use_cache=not args.no_cache, schedules=schedules,
         parse=lambda _: (source, entry.sym_name.data),
     )  # fmt: skip
     if args.print_opencl:

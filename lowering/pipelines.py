@@ -8,7 +8,7 @@
         physlayout-buffers, lower-layout{affine-loops}
     physlayout-adreno{desired-layouts allow-padding max-image-width max-image-height
                       weights-in-global fuse lift-params params remarks verify-each
-                      schedule compute-units max-work-group-size registers}
+                      schedule compute-units max-work-group-size registers schedules}
                                                        (graph level, then `-t opencl`)
         normalize-graph, fold-affine-params{params} (when lift-params),
         raise-layout-rewrites, fold-layout-rewrites, convert-layout{desired-layouts allow-padding},
@@ -17,7 +17,8 @@
         lift-params), annotate-texture-scope{max-image-* weights-in-global remarks}, realize-scopes,
         fuse-elementwise{remarks} (when fuse), legalize-layout, merge-sibling-kernels (when fuse),
         physlayout-buffers{rewrite-loops=true remarks}, vectorize-texels,
-        apply-schedules{default=schedule compute-units max-work-group-size registers}, dce
+        apply-schedules{schedules default=schedule compute-units max-work-group-size registers},
+        dce
 
 Each is a registered `ModulePass` (`xdsl-opt -p 'physlayout-memref{rewrite-loops=false}'`)
 whose options reach the passes that take them; from Python, `passes()` lists its passes and
@@ -322,6 +323,9 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             (`physlayout run` and `compile` give the device's).
         registers (int, 128): the heuristic's register budget per work-item (32-bit values
             for a tile's accumulators).
+        schedules (str, ""): `apply-schedules`' given schedules by kernel signature
+            (`SIG=TILE[/WORKGROUP][/uN];...`; `physlayout run` and `compile` give the tuning
+            cache's for the device, docs/schedules.md), applied before the heuristic.
     """
 
     name = "physlayout-adreno"
@@ -355,6 +359,8 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
     """`apply-schedules{max-work-group-size}`."""
     registers: int = 128
     """`apply-schedules{registers}`."""
+    schedules: str = ""
+    """`apply-schedules{schedules}`: given schedules by kernel signature (the tuner's)."""
 
     def verifies_each_pass(self) -> bool:
         return self.verify_each
@@ -381,7 +387,11 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             *PhyslayoutOpenCLPass(rewrite_loops=True, remarks=self.remarks).buffer_passes(),
             VectorizeTexelsPass(),
             ApplySchedulesPass(
-                self.schedule, self.compute_units, self.max_work_group_size, self.registers
+                schedules=self.schedules,
+                default=self.schedule,
+                compute_units=self.compute_units,
+                max_work_group_size=self.max_work_group_size,
+                registers=self.registers,
             ),
             DeadCodeElimination(),
         )

@@ -5,7 +5,9 @@ so that compiling the same model again costs reading its artifact instead of the
 from the cache when an entry for the same key is there and reads back whole, else compiled
 and stored. The key is a SHA-256 of the source text, the entry name as given, the pipeline,
 the precision, the physical-io switch, every field of the target's `DeviceLimits` (image
-limits, fp16/fp64, ...), and the physlayout code itself (every `.py` of the installed package, so an edited checkout
+limits, fp16/fp64, ...), the given schedules (the tuning cache's table for the device,
+`runtime/tuning_cache.py`: a tuned schedule changes the kernels), and the physlayout code
+itself (every `.py` of the installed package, so an edited checkout
 never reads an artifact an older one wrote; xDSL's version too).
 
 An entry is a directory `<cache>/<key>/` holding the artifact's files and `key.json` (what
@@ -76,9 +78,11 @@ def cache_key(
     pipeline: str,
     precision: str,
     physical_io: bool,
+    schedules: str = "",
 ) -> dict[str, Any]:
     """Everything an artifact depends on (hashed into its entry's name)."""
     return {
+        "schedules_sha256": hashlib.sha256(schedules.encode()).hexdigest() if schedules else "",
         "source_sha256": hashlib.sha256(text.encode()).hexdigest(),
         "entry": entry,
         "pipeline": pipeline,
@@ -97,15 +101,17 @@ def cached_compile(
     pipeline: str,
     precision: str = "f32",
     physical_io: bool = False,
+    schedules: str = "",
     remarks: bool = False,
     use_cache: bool = True,
     max_bytes: int = DEFAULT_MAX_BYTES,
     parse: Callable[[str], tuple[ModuleOp, str]],
 ) -> Artifact:
     """The artifact of function `entry` (None: the default entry) of the module whose text
-    is `text` (see the module docstring). When it must be compiled, `parse(text)` gives the
-    module and the name of the entry function."""
-    key = cache_key(text, entry, limits, pipeline, precision, physical_io)
+    is `text` (see the module docstring), with the given `schedules` (a table by kernel
+    signature, `transforms/given_schedules.py`). When it must be compiled, `parse(text)`
+    gives the module and the name of the entry function."""
+    key = cache_key(text, entry, limits, pipeline, precision, physical_io, schedules)
     directory = cache_dir() / hashlib.sha256(json.dumps(key).encode()).hexdigest()[:32]
     if use_cache and not remarks:
         hit = _read(directory, key)
@@ -114,7 +120,7 @@ def cached_compile(
     module, name = parse(text)
     artifact = compile_artifact(
         module, name, limits, pipeline=pipeline, physical_io=physical_io, remarks=remarks,
-        source_text=text, precision=precision,
+        source_text=text, precision=precision, schedules=schedules,
     )  # fmt: skip
     if use_cache and not remarks:
         _store(directory, key, artifact, max_bytes)

@@ -98,13 +98,16 @@ def compile_artifact(
     remarks: bool = False,
     source_text: str | None = None,
     precision: str = "f32",
+    schedules: str = "",
 ) -> Artifact:
     """Compile function `entry` of `source` (buffer-level, or graph-level: then `pipeline`
     first) for a device with `limits`. Inputs and outputs are in the entry's logical layout
     (boundary kernels, `runtime/boundary.py`), or in their physical layout with
     `physical_io`. `precision` "f16" (graph-level only) first applies `to-mixed-precision`:
     f16 storage, f32 arithmetic, f32 inputs and results; parameters the pipeline lifts into
-    `@ENTRY_prepare` are rounded there, once."""
+    `@ENTRY_prepare` are rounded there, once. `schedules` (graph-level only): given
+    schedules by kernel signature (`transforms/given_schedules.py`, the tuning cache's)
+    for the passes that take them (`apply-schedules`)."""
     from physlayout.transforms.legalize_layout import is_graph_function
 
     graph = any(isinstance(op, func.FuncOp) and is_graph_function(op) for op in source.ops)
@@ -120,14 +123,9 @@ def compile_artifact(
     if graph:
 
         def mixed_precision(graph: ModuleOp) -> None:
-            if precision == "f16":
-                from physlayout.lowering.pipelines import lifts_params
-                from physlayout.transforms.to_mixed_precision import ToMixedPrecisionPass
+            apply_precision(graph, pipeline, limits, precision)
 
-                lifted = lifts_params(device_pipeline(pipeline, limits))
-                ToMixedPrecisionPass(params_f16=lifted).apply(make_context(), graph)
-
-        module = apply_verified_once(pipeline, limits, source, mixed_precision)
+        module = apply_verified_once(pipeline, limits, source, mixed_precision, schedules)
         signature = _function(source, entry).function_type
         types = [*signature.inputs.data, *signature.outputs.data]
         shapes = {i: tuple(t.get_shape()) for i, t in enumerate(types) if isinstance(t, TensorType)}
@@ -168,6 +166,17 @@ def compile_artifact(
     text = source_text if source_text is not None else module_text(source)
     stats = kernel_stats(lowered.lowered, lowered.program.kernels)
     return Artifact(plan, kernels, text, stats)
+
+
+def apply_precision(graph: ModuleOp, pipeline: str, limits: DeviceLimits, precision: str) -> None:
+    """Before the graph pipeline `pipeline`: with `precision` "f16", `to-mixed-precision`
+    on `graph` (the lifted parameters in f16 when the pipeline lifts them)."""
+    if precision == "f16":
+        from physlayout.lowering.pipelines import lifts_params
+        from physlayout.transforms.to_mixed_precision import ToMixedPrecisionPass
+
+        lifted = lifts_params(device_pipeline(pipeline, limits))
+        ToMixedPrecisionPass(params_f16=lifted).apply(make_context(), graph)
 
 
 def _function(module: ModuleOp, name: str) -> func.FuncOp:

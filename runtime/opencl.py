@@ -408,13 +408,17 @@ def parse_module(text: str, name: str = "<input>") -> ModuleOp:
     return module
 
 
-def device_pipeline(spec: str, limits: DeviceLimits, verify_each: bool = True) -> PassPipeline:
+def device_pipeline(
+    spec: str, limits: DeviceLimits, verify_each: bool = True, schedules: str = ""
+) -> PassPipeline:
     """The pass pipeline `spec` (xDSL syntax, any registered pass) with the device's image
     limits given to every pass that takes `max-image-width`/`max-image-height` (e.g.
     `physlayout-adreno`, `annotate-texture-scope`, `verify-buffers`), whether it has
     cl_khr_fp64 to every pass that takes `fp64`, and its compute units and largest
     work-group to every pass that takes `compute-units`/`max-work-group-size`
-    (`apply-schedules`), where `spec` does not give them. Raises a
+    (`apply-schedules`), and the given `schedules` (a table by kernel signature,
+    `transforms/given_schedules.py`: the tuning cache's) to every pass that takes
+    `schedules`, where `spec` does not give them. Raises a
     DiagnosticException naming `spec` when it does not parse. Without `verify_each` nothing
     is verified between the passes (the declared pipelines get `verify-each=false` where
     `spec` does not set it): the caller verifies the result (`apply_verified_once`)."""
@@ -428,6 +432,8 @@ def device_pipeline(spec: str, limits: DeviceLimits, verify_each: bool = True) -
     }
     if not verify_each:
         device["verify_each"] = (False,)
+    if schedules:
+        device["schedules"] = (schedules,)
     available = Universe.get_multiverse().all_passes | get_all_passes()
     try:
         passes = pipeline_passes(available, spec, device)
@@ -437,9 +443,13 @@ def device_pipeline(spec: str, limits: DeviceLimits, verify_each: bool = True) -
 
 
 def apply_verified_once(
-    spec: str, limits: DeviceLimits, module: ModuleOp, prepare: Callable[[ModuleOp], None]
+    spec: str,
+    limits: DeviceLimits,
+    module: ModuleOp,
+    prepare: Callable[[ModuleOp], None],
+    schedules: str = "",
 ) -> ModuleOp:
-    """Run the pipeline `spec` (`device_pipeline`) on a clone of `module` prepared by
+    """Run the pipeline `spec` (`device_pipeline`, with the given `schedules`) on a clone of `module` prepared by
     `prepare` and verify the result once: the policy of the user-facing drivers
     (`physlayout run`, `physlayout compile`, `physlayout.compile`). When that verification
     fails, the pipeline runs again on a fresh clone with verification after each pass, so
@@ -448,13 +458,13 @@ def apply_verified_once(
 
     lowered = module.clone()
     prepare(lowered)
-    device_pipeline(spec, limits, verify_each=False).apply(make_context(), lowered)
+    device_pipeline(spec, limits, False, schedules).apply(make_context(), lowered)
     try:
         verify_module(lowered)
     except VerifyException as err:
         again = module.clone()
         prepare(again)
-        device_pipeline(spec, limits).apply(make_context(), again)
+        device_pipeline(spec, limits, True, schedules).apply(make_context(), again)
         raise PassFailedException(f"the graph pipeline produced invalid IR: {err}") from None
     return lowered
 

@@ -32,7 +32,9 @@ of them (its operands are); each element keeps its own reduction values, carried
 the loop's `iter_args` in the old order, so every floating-point result is bit-identical.
 A clamped element only reads what its tile's last real element reads.
 
-With `default=true`, a kernel without a schedule first gets the heuristic's
+With `schedules=TABLE` (`transforms/given_schedules.py`: schedules by kernel signature, what
+`physlayout tune` keeps), a kernel without a schedule whose signature the table lists first
+gets the listed schedule. With `default=true`, a kernel without a schedule then gets the heuristic's
 (`schedule_heuristic.default_schedule`, from the loop's shape and the device options
 `compute-units`, `max-work-group-size`, `registers`); kernels it does not pay to tile keep
 no schedule.
@@ -50,7 +52,7 @@ Guarantees: an applied schedule moves from `layout.schedule` to `layout.schedule
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -66,11 +68,12 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator
 from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
-from xdsl.utils.exceptions import PassFailedException
+from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from physlayout.dialects.layout import StoreOp
 from physlayout.dialects.layout_schedule import SCHEDULE, SCHEDULED, ScheduleAttr
 from physlayout.dialects.scf_syntax import ParallelOp, ReduceOp
+from physlayout.transforms.given_schedules import kernel_signature, parse_schedule_table
 from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.schedule_heuristic import DeviceModel, default_schedule, loop_ranges
 
@@ -313,6 +316,24 @@ def tile_loop(
     return [*steps, tiled]
 
 
+class AttachGivenSchedule(RewritePattern):
+    """A kernel without a schedule whose signature (`given_schedules.kernel_signature`) is
+    in the table gets the table's."""
+
+    def __init__(self, table: Mapping[str, ScheduleAttr]) -> None:
+        self.table = table
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
+        if SCHEDULE in op.attributes or SCHEDULED in op.attributes or kernel_loop(op) is None:
+            return
+        schedule = self.table.get(kernel_signature(op))
+        if schedule is None:
+            return
+        op.attributes[SCHEDULE] = schedule
+        rewriter.handle_operation_modification(op)
+
+
 class ChooseDefaultSchedule(RewritePattern):
     """A kernel without a schedule gets the heuristic's (when it pays to tile it)."""
 
@@ -367,7 +388,11 @@ class ApplySchedulesPass(PhyslayoutPass):
     its accumulators in registers across the reduction, each shared load once per tile.
 
     Options:
-        default (bool, false): kernels without a schedule first get the heuristic's.
+        schedules (str, ""): given schedules by kernel signature
+            (`SIG=TILE[/WORKGROUP][/uN];...`, `transforms/given_schedules.py`): a kernel
+            without a schedule whose signature is listed first gets the listed one.
+        default (bool, false): kernels without a schedule (or a given one) get the
+            heuristic's.
         compute-units (int, 2): the device's compute units (the heuristic keeps work for
             each).
         max-work-group-size (int, 256): the device's largest work-group.
@@ -377,6 +402,8 @@ class ApplySchedulesPass(PhyslayoutPass):
 
     name = "apply-schedules"
 
+    schedules: str = ""
+    """Given schedules by kernel signature (the tuner's)."""
     default: bool = False
     """Give kernels without a schedule the heuristic's."""
     compute_units: int = 2
@@ -391,9 +418,16 @@ class ApplySchedulesPass(PhyslayoutPass):
 
     def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
         changed = False
+        if self.schedules:
+            try:
+                table = parse_schedule_table(self.schedules)
+            except VerifyException as err:
+                raise PassFailedException(f"apply-schedules: {err}") from None
+            walker = PatternRewriteWalker(AttachGivenSchedule(table), apply_recursively=False)
+            changed = walker.rewrite_module(op)
         if self.default:
             device = DeviceModel(self.compute_units, self.max_work_group_size, self.registers)
             walker = PatternRewriteWalker(ChooseDefaultSchedule(device), apply_recursively=False)
-            changed = walker.rewrite_module(op)
+            changed = walker.rewrite_module(op) or changed
         walker = PatternRewriteWalker(ApplyKernelSchedule(), apply_recursively=False)
         return walker.rewrite_module(op) or changed

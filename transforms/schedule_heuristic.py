@@ -209,42 +209,58 @@ def _lanes(value: SSAValue) -> int:
 def default_schedule(loop: scf.ParallelOp, device: DeviceModel) -> ScheduleAttr | None:
     """The schedule `apply-schedules{default=true}` gives a kernel whose top-level loop is
     `loop` (see the module docstring); None: leave it untiled."""
+    ranked = ranked_tiles(loop, device)
+    if not ranked or prod(ranked[0]) == 1:
+        return None
+    ranges = loop_ranges(loop)
+    assert ranges is not None
+    tile = ranked[0]
+    return ScheduleAttr.of(tile, default_workgroup(trip_counts(ranges), tile, device))
+
+
+def ranked_tiles(
+    loop: scf.ParallelOp, device: DeviceModel, items_per_unit: int = ITEMS_PER_UNIT
+) -> list[tuple[int, ...]]:
+    """The tiles the rule weighs for `loop` (`T[k]` in `TILE_SIZES`, or the extent when
+    smaller), those within the register budget and leaving `items_per_unit` work-items
+    for every compute unit, cheapest first (ties: the smaller tile first); empty when the
+    kernel has no reduction worth tiling. The first is the default (unless it is all 1);
+    the tuner (`runtime/tuner.py`) times the next ones too."""
     ranges = loop_ranges(loop)
     profile = reduction_profile(loop)
     if ranges is None or profile is None or loop.initVals:
-        return None
+        return []
     loads, work, lanes = profile
     if work < 2:
-        return None
+        return []
     trips = trip_counts(ranges)
     if 0 in trips:
-        return None
+        return []
     options = [sorted({t for t in TILE_SIZES if t < n} | {min(n, max(TILE_SIZES))}) for n in trips]
-    best: tuple[float, int, tuple[int, ...]] | None = None
+    ranked: list[tuple[float, int, tuple[int, ...]]] = []
     for tile in itertools.product(*options):
         size = prod(tile)
         if size * lanes > device.registers:
             continue
         items = prod(-(-n // t) for n, t in zip(trips, tile, strict=True))
-        if size > 1 and items < device.compute_units * ITEMS_PER_UNIT:
+        if size > 1 and items < device.compute_units * items_per_unit:
             continue
         per_element = sum(load.distinct(tile) for load in loads) / size
         waste = prod(-(-n // t) * t / n for n, t in zip(trips, tile, strict=True))
         cost = (LOAD_COST * per_element + work) * waste
-        key = (cost, size, tile)
-        if best is None or key < best:
-            best = key
-    if best is None or prod(best[2]) == 1:
-        return None
-    tile = best[2]
-    return ScheduleAttr.of(tile, _workgroup(trips, tile, device))
+        ranked.append((cost, size, tile))
+    return [tile for _, _, tile in sorted(ranked)]
 
 
-def _workgroup(trips: Sequence[int], tile: Sequence[int], device: DeviceModel) -> tuple[int, ...]:
-    """The work-group of the tiled loop: `work_group_shape` over its work-item axes."""
+def default_workgroup(
+    trips: Sequence[int], tile: Sequence[int], device: DeviceModel, target: int = WORK_GROUP_TARGET
+) -> tuple[int, ...]:
+    """The work-group of the tiled loop: `work_group_shape` over its work-item axes (the
+    innermost three with more than one), at most `target` work-items (and the device's
+    limit), leaving one group per compute unit at least."""
     items = [-(-n // t) for n, t in zip(trips, tile, strict=True)]
     axes = [k for k, n in enumerate(items) if n > 1][-3:]
-    limit = min(device.max_work_group_size, WORK_GROUP_TARGET)
+    limit = min(device.max_work_group_size, target)
     limit = max(1, min(limit, prod(items) // max(1, device.compute_units)))
     shape = work_group_shape([items[k] for k in reversed(axes)], limit)
     workgroup = [1] * len(items)
