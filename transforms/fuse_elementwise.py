@@ -109,11 +109,13 @@ from physlayout.transforms.flow_plan import loop_names
 from physlayout.transforms.flow_through_windows import bijection_inverse
 from physlayout.transforms.fusion_plan import (
     GroupPlan,
+    generic_maps,
     has_reductions,
     merge_problem,
     plan_group,
     root_problem,
     splat_init,
+    stage_loops,
 )
 from physlayout.transforms.generic_inlining import inlined, producer_body_ops, producer_problem
 from physlayout.transforms.legalize_kernels import texel_lane_loop
@@ -343,15 +345,28 @@ def _group_problem(fused: FusedOp, result: SSAValue) -> str | None:
 def _store_problem(plan: GroupPlan, scope: str) -> str | None:
     if not is_texture_scope(scope):
         return None
-    if texel_lane_loop(plan.root) is None:
+    lane = texel_lane_loop(plan.root)
+    if lane is None:
         return (
             f"would store whole texels of its {scope} result from no texel lane loop of the "
             f"root {_name(plan.root.res[0])}"
         )
+    root_maps = generic_maps(plan.root)
+    assert root_maps is not None  # the plan proved them quasi-affine
+    root_out = root_maps[-1].final_indices
     for generic in (plan.root, *plan.stages):
-        problem = unvectorizable_body_op(generic)
+        loop = lane if generic is plan.root else _stage_lane(generic, root_out, f"d{lane}")
+        problem = unvectorizable_body_op(generic, loop)
         if problem is not None:
             return f"would store whole texels of its {scope} result, but {problem}"
+    return None
+
+
+def _stage_lane(stage: GenericOp, root_out: Sequence[Expr], lane: str) -> int | None:
+    """The loop of `stage` that runs as the root's texel lane loop `lane` (`stage_loops`)."""
+    for name, expr in stage_loops(stage, root_out).items():
+        if isinstance(expr, Dim) and expr.name == lane:
+            return int(name[1:])
     return None
 
 
@@ -629,34 +644,34 @@ def _shifted(indices: Sequence[Expr], start: Sequence[int]) -> list[Expr]:
 class FuseRelayoutChain(RewritePattern):
     """``crop(T(x))``, ``T`` read only by the crop -> one group whose copy generic reads
     ``x`` at ``T^-1(i + start)`` (module docstring): one data-movement kernel instead of
-    two, the relabelled tensor never stored."""
+    two, the relabelled tensor never stored. ``P(copy)`` for a bijective transform ``P``
+    (PixelShuffle's expand/transpose/collapse, composed into one transform by
+    `fold-layout-rewrites`) of such a copy group read only by ``P`` -> the copy reading at
+    ``read(P^-1(i))``: ``P`` folds into the copy's indexing, no kernel of its own."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: CropOp, rewriter: PatternRewriter) -> None:
-        transform = op.input.owner
-        if not _top_level(op) or not isinstance(transform, TransformOp):
+    def match_and_rewrite(self, op: CropOp | TransformOp, rewriter: PatternRewriter) -> None:
+        if not _top_level(op) or not op.input.has_one_use():
             return
-        if not op.input.has_one_use():
-            return
-        inverse = bijection_inverse(transform)
         element = element_type(op.result)
-        if inverse is None or element is None:
+        chain = _copy_chain(op)
+        if chain is None or element is None:
             return
-        rank = len(op.get_sizes())
+        source, read, inner = chain
+        shape = op.result_shape() if isinstance(op, TransformOp) else tuple(op.get_sizes())
+        rank = len(shape)
         names = loop_names(rank)
-        start = op.get_start()
-        read = inverse.map_exprs(_shifted([Dim(n) for n in names], start))
         builder = GroupBuilder()
-        source = builder.outer(transform.input)
-        empty = builder.add(EmptyOp([], TensorType(element, op.get_sizes())))
+        outer = builder.outer(source)
+        empty = builder.add(EmptyOp([], TensorType(element, shape)))
         block = Block(arg_types=[element, element])
         block.add_op(LinalgYieldOp(block.args[0]))
         copy = GenericOp(
-            [source],
+            [outer],
             [empty.results[0]],
             Region(block),
             [
-                AffineMapAttr(IndexMap(tuple(names), tuple(read)).to_affine_map()),
+                AffineMapAttr(IndexMap(tuple(names), tuple(read(names))).to_affine_map()),
                 AffineMapAttr(AffineMap.identity(rank)),
             ],
             ArrayAttr([IteratorTypeAttr.parallel()] * rank),
@@ -677,7 +692,66 @@ class FuseRelayoutChain(RewritePattern):
             return
         fused.result.name_hint = op.result.name_hint
         rewriter.replace(op, fused)
-        rewriter.erase(transform)
+        rewriter.erase(inner)
+
+
+def _copy_chain(
+    op: CropOp | TransformOp,
+) -> tuple[SSAValue, Callable[[Sequence[str]], list[Expr]], Operation] | None:
+    """For `FuseRelayoutChain`: the tensor the chain ending in `op` copies from, the index
+    of it that each result index (named loops) reads, and the op the chain replaces besides
+    `op` (read only by `op`); None when `op` ends no such chain."""
+    inner = op.input.owner
+    if isinstance(op, CropOp):
+        if not isinstance(inner, TransformOp):
+            return None
+        inverse = bijection_inverse(inner)
+        if inverse is None:
+            return None
+        start = op.get_start()
+        return (
+            inner.input,
+            lambda names: inverse.map_exprs(_shifted([Dim(n) for n in names], start)),
+            inner,
+        )
+    if not isinstance(inner, FusedOp):
+        return None
+    copied = copy_group_read(inner)
+    outer_inverse = bijection_inverse(op)
+    if copied is None or outer_inverse is None:
+        return None
+    source, amap = copied
+    names_in = loop_names(amap.num_dims)
+    read_in = IndexMap.from_affine_map(amap, names_in)
+    return (
+        source,
+        lambda names: read_in.map_exprs(outer_inverse.map_exprs([Dim(n) for n in names])),
+        inner,
+    )
+
+
+def copy_group_read(group: FusedOp) -> tuple[SSAValue, AffineMap] | None:
+    """The tensor a copy group (one parallel generic yielding its one input, written at the
+    identity: what `FuseRelayoutChain` builds) reads and the map it reads it at, or None."""
+    ops = [o for o in group.block.ops if not isinstance(o, EmptyOp | YieldOp)]
+    if len(ops) != 1 or not isinstance(ops[0], GenericOp) or has_reductions(ops[0]):
+        return None
+    copy = ops[0]
+    body = copy.body.blocks[0]
+    terminator = body.last_op
+    if len(copy.inputs) != 1 or len(list(body.ops)) != 1 or not isinstance(
+        terminator, LinalgYieldOp
+    ):
+        return None
+    if tuple(terminator.operands) != (body.args[0],):
+        return None
+    maps = [m.data for m in copy.indexing_maps.data]
+    if maps[1] != AffineMap.identity(maps[1].num_dims):
+        return None
+    arg = copy.inputs[0]
+    if not isinstance(arg, BlockArgument) or arg.owner is not group.block:
+        return None
+    return group.inputs[arg.index], maps[0]
 
 
 def _reading_source(
