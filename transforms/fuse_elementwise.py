@@ -78,7 +78,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func
+from xdsl.dialects import arith, func, tensor
 from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.linalg.abstract_ops import NamedOperation
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
@@ -324,6 +324,27 @@ def absorbable_start(op: GenericOp) -> Operation | None:
     return owner
 
 
+def is_gather(op: GenericOp) -> bool:
+    """Whether `op` is a gather a consumer may recompute: parallel loops only, one output
+    whose initial value it does not read, and a body that yields one `tensor.extract` of a
+    tensor defined outside it (at indices computed from `linalg.index` and index operands:
+    torch-mlir's nearest upsampling and the corners of a bilinear one)."""
+    if len(op.outputs) != 1 or has_reductions(op):
+        return False
+    body = op.body.blocks[0]
+    if body.args[len(op.inputs)].uses:
+        return False
+    terminator = body.last_op
+    if terminator is None or len(terminator.operands) != 1:
+        return False
+    extract = terminator.operands[0].owner
+    if not isinstance(extract, tensor.ExtractOp) or extract.parent_block() is not body:
+        return False
+    owner = extract.tensor.owner
+    parent = owner.parent_op() if isinstance(owner, Block) else owner
+    return parent is None or not op.is_ancestor(parent)
+
+
 def _erase_dead(op: Operation, rewriter: PatternRewriter) -> None:
     """Erase `op` if nothing uses it, then the init producers it was the last user of."""
     if op.parent is None or any(r.uses for r in op.results):
@@ -408,6 +429,32 @@ class FuseIntoProducer(RewritePattern):
             f"{_name(source)} is not fused into its consumer: it reaches it through {what}",
         )
 
+    def _recomputed(self, value: OpResult, producer: Operation, users: set[Operation]) -> bool:
+        """Whether `value`, a gather (`is_gather`) read by several `users`, is read by each of
+        them at its own iteration point (`merge_problem`): each consumer's group then
+        recomputes it (one load, exact), and it is stored only while some user has not
+        taken it. A gather any user reads otherwise (a window, a broadcast, a shifted read)
+        is stored for all of them."""
+        for user in users:
+            if not isinstance(user, GenericOp | FusedOp) or not _top_level(user):
+                self.remarks.add(
+                    value,
+                    user,
+                    f"{_name(value)} is not recomputed by its readers: it is used by "
+                    f"'{user.name}', so it is stored",
+                )
+                return False
+            problem = merge_problem(producer, user, value)
+            if problem is not None:
+                self.remarks.add(
+                    value,
+                    user,
+                    f"{_name(value)} is not recomputed by its {len(users)} readers: {problem}, "
+                    "so it is stored",
+                )
+                return False
+        return True
+
     def _fuse(
         self, consumer: Operation, value: OpResult, producer: Operation, rewriter: PatternRewriter
     ) -> bool:
@@ -417,7 +464,10 @@ class FuseIntoProducer(RewritePattern):
                 value, consumer, f"{_name(value)} is not fused: its producer has several results"
             )
             return False
-        if users != {consumer}:
+        gather = isinstance(producer, GenericOp) and is_gather(producer)
+        if users != {consumer} and gather and not self._recomputed(value, producer, users):
+            return False
+        if users != {consumer} and not gather:
             self.remarks.add(
                 value,
                 consumer,
