@@ -375,7 +375,7 @@ func.func @lane_along_w(%x: tensor<1x3x4x4xf32>, %w: tensor<3x3x1x1xf32>, %61: t
 // CHECK:         func.return %[[R]]
 func.func @pixel_shuffle(%c: tensor<1x3x2x2x4xf32>) -> tensor<1x1x6x6xf32> {
   %18 = layout.transform %c {layout.scope = "global", index_map = #layout.index_map<(N, C, H, W, c) -> (N, C * 4 + c, H, W)>} : tensor<1x3x2x2x4xf32> -> tensor<1x12x2x2xf32>
-  %19 = layout.crop %18 {layout.scope = "global", start = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 9, 2, 2>, cropped_value = 0.000000e+00 : f32} : tensor<1x12x2x2xf32> -> tensor<1x9x2x2xf32>
+  %19 = layout.crop %18 {layout.scope = "global", start = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 9, 2, 2>} : tensor<1x12x2x2xf32> -> tensor<1x9x2x2xf32>
   %collapsed = layout.transform %19 {layout.scope = "global", index_map = #layout.index_map<(x0, x1, x2, x3) -> (x0, 0, x2 * 3 + x1 floordiv 3, x3 * 3 + x1 mod 3)>} : tensor<1x9x2x2xf32> -> tensor<1x1x6x6xf32>
   return %collapsed : tensor<1x1x6x6xf32>
 }
