@@ -14,7 +14,9 @@ With `--precision f16` (and by default, after the f32 table) the models first go
 `prepared` lifts the work on parameters into `@main_prepare`, and `f16-prepared` does
 both, with the weights rounded to f16 once in `@main_prepare` (`params-f16`). Usage:
 `python bench/bench_models.py [--models DIR] [--only NAME ...] [--precision
-f32|f16|prepared|f16-prepared|all] [--no-write]`; DIR defaults to examples/models.
+f32|f16|prepared|f16-prepared|all] [--no-write]`; DIR defaults to examples/models. With
+`--only`, the rows of the other models already in a section are kept (the named models' rows
+are added or refreshed).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from results import machine, write_section
+from results import RESULTS, machine, write_section
 
 from physlayout.runtime.model_report import ModelReport, run_model
 from physlayout.runtime.opencl import OpenCLRuntime
@@ -169,6 +171,24 @@ def table(
     return lines, failed
 
 
+def kept_rows(title: str, lines: list[str], names: list[str], results: Path = RESULTS) -> list[str]:
+    """`lines` (a section measured on `names` only, `--only`) with the rows of the other
+    models kept from the section `title` already in `results`, all rows sorted by model."""
+    text = results.read_text() if results.exists() else ""
+    start = text.find(title + "\n")
+    if start < 0:
+        return lines
+    end = text.find("\n## ", start + len(title))
+    old = text[start : end if end >= 0 else len(text)].splitlines()
+    def model(row: str) -> str:
+        return row.split("|")[1].strip()
+    rows = [r for r in old if r.startswith("| ") and not r.startswith("| model")]
+    kept = [r for r in rows if model(r) not in names]
+    head = [r for r in lines if not (r.startswith("| ") and not r.startswith("| model"))]
+    new = [r for r in lines if r.startswith("| ") and not r.startswith("| model")]
+    return [*head, *sorted([*kept, *new], key=model)]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", type=Path, default=None)
@@ -191,7 +211,10 @@ def main() -> int:
         failed |= bad
         print("\n".join(lines))
         if not args.no_write:
-            write_section(SECTION.format(precision=precision), lines)
+            title = SECTION.format(precision=precision)
+            if args.only:
+                lines = kept_rows(title, lines, names)
+            write_section(title, lines)
     return 1 if failed else 0
 
 

@@ -51,8 +51,8 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import Float16Type, Float32Type, ModuleOp, TensorType
 from xdsl.dialects.linalg.abstract_ops import ConvOperation, NamedOperation
-from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.dialects.tensor import EmptyOp
+from xdsl.dialects.linalg.ops import GenericOp, IndexOp
+from xdsl.dialects.tensor import EmptyOp, ExtractOp
 from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 
 from physlayout.dialects.buffer_layout import TEXEL_LANES, ImageLimits
@@ -69,7 +69,7 @@ from physlayout.dialects.layout_scopes import (
 from physlayout.dialects.linalg_generic import generic_form
 from physlayout.transforms.diagnostics import emit_remark, require_options
 from physlayout.transforms.flow_layout_rewrites import FROZEN
-from physlayout.transforms.lane_loop_plan import is_lane_wise_float_op, is_uniform_op
+from physlayout.transforms.lane_loop_plan import INDEX_OPS, is_lane_wise_float_op, is_uniform_op
 from physlayout.transforms.legalize_kernels import texel_lane_loop
 from physlayout.transforms.pass_options import PhyslayoutPass
 
@@ -122,15 +122,40 @@ def writes_texels(op: Operation) -> str | None:
     return None
 
 
-def unvectorizable_body_op(op: GenericOp) -> str | None:
+def unvectorizable_body_op(op: GenericOp, lane: int | None = None) -> str | None:
     """Why vectorize-texels could not compute the body of `op` on whole texels, or None: every
     op that depends on the loop point (on a block argument, transitively) must be a float op
     it computes lane by lane (`lane_loop_plan.is_lane_wise_float_op`), and every other op one
-    it computes once for all lanes (`is_uniform_op`) -- the lane plan's own rules."""
+    it computes once for all lanes (`is_uniform_op`) -- the lane plan's own rules.
+
+    With `lane` (the loop of `op` run as the texel lane loop; a group's stage), a gather's
+    body qualifies too (an upsample fused into a texture group): `linalg.index` of another
+    loop is the same for the four lanes, `linalg.index` of `lane` and index arithmetic on it
+    (`lane_loop_plan.INDEX_OPS`) may only feed gather indices, and a gather (`tensor.extract`)
+    at lane-varying indices is four scalar loads, at uniform ones one."""
     block = op.body.block
     varying: set[SSAValue] = set(block.args)
+    lane_indices: set[SSAValue] = set()
     for body_op in block.ops:
         if body_op is block.last_op:
+            continue
+        if lane is not None and isinstance(body_op, IndexOp):
+            if body_op.dim.value.data == lane:
+                lane_indices.add(body_op.result)
+            continue
+        if lane is not None and isinstance(body_op, ExtractOp):
+            if body_op.tensor in varying or body_op.tensor in lane_indices:
+                return "its body gathers from a value it computes"
+            if any(v in lane_indices or v in varying for v in body_op.indices):
+                varying.update(body_op.results)
+            continue
+        if any(v in lane_indices for v in body_op.operands):
+            if body_op.name not in INDEX_OPS or any(v in varying for v in body_op.operands):
+                return (
+                    f"its body computes '{body_op.name}' on the texel lane's index, which "
+                    "vectorize-texels runs only in access indices"
+                )
+            lane_indices.update(body_op.results)
             continue
         if not any(v in varying for v in body_op.operands):
             if not is_uniform_op(body_op):
@@ -141,6 +166,9 @@ def unvectorizable_body_op(op: GenericOp) -> str | None:
                 f"its body computes '{body_op.name}', which vectorize-texels cannot run on texels"
             )
         varying.update(body_op.results)
+    yielded = block.last_op.operands if block.last_op is not None else ()
+    if any(v in lane_indices for v in yielded):
+        return "its body yields the texel lane's index, which vectorize-texels cannot store"
     return None
 
 

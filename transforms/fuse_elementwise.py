@@ -78,7 +78,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func
+from xdsl.dialects import arith, func, tensor
 from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.linalg.abstract_ops import NamedOperation
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
@@ -109,11 +109,13 @@ from physlayout.transforms.flow_plan import loop_names
 from physlayout.transforms.flow_through_windows import bijection_inverse
 from physlayout.transforms.fusion_plan import (
     GroupPlan,
+    generic_maps,
     has_reductions,
     merge_problem,
     plan_group,
     root_problem,
     splat_init,
+    stage_loops,
 )
 from physlayout.transforms.generic_inlining import inlined, producer_body_ops, producer_problem
 from physlayout.transforms.legalize_kernels import texel_lane_loop
@@ -322,6 +324,27 @@ def absorbable_start(op: GenericOp) -> Operation | None:
     return owner
 
 
+def is_gather(op: GenericOp) -> bool:
+    """Whether `op` is a gather a consumer may recompute: parallel loops only, one output
+    whose initial value it does not read, and a body that yields one `tensor.extract` of a
+    tensor defined outside it (at indices computed from `linalg.index` and index operands:
+    torch-mlir's nearest upsampling and the corners of a bilinear one)."""
+    if len(op.outputs) != 1 or has_reductions(op):
+        return False
+    body = op.body.blocks[0]
+    if body.args[len(op.inputs)].uses:
+        return False
+    terminator = body.last_op
+    if terminator is None or len(terminator.operands) != 1:
+        return False
+    extract = terminator.operands[0].owner
+    if not isinstance(extract, tensor.ExtractOp) or extract.parent_block() is not body:
+        return False
+    owner = extract.tensor.owner
+    parent = owner.parent_op() if isinstance(owner, Block) else owner
+    return parent is None or not op.is_ancestor(parent)
+
+
 def _erase_dead(op: Operation, rewriter: PatternRewriter) -> None:
     """Erase `op` if nothing uses it, then the init producers it was the last user of."""
     if op.parent is None or any(r.uses for r in op.results):
@@ -343,15 +366,28 @@ def _group_problem(fused: FusedOp, result: SSAValue) -> str | None:
 def _store_problem(plan: GroupPlan, scope: str) -> str | None:
     if not is_texture_scope(scope):
         return None
-    if texel_lane_loop(plan.root) is None:
+    lane = texel_lane_loop(plan.root)
+    if lane is None:
         return (
             f"would store whole texels of its {scope} result from no texel lane loop of the "
             f"root {_name(plan.root.res[0])}"
         )
+    root_maps = generic_maps(plan.root)
+    assert root_maps is not None  # the plan proved them quasi-affine
+    root_out = root_maps[-1].final_indices
     for generic in (plan.root, *plan.stages):
-        problem = unvectorizable_body_op(generic)
+        loop = lane if generic is plan.root else _stage_lane(generic, root_out, f"d{lane}")
+        problem = unvectorizable_body_op(generic, loop)
         if problem is not None:
             return f"would store whole texels of its {scope} result, but {problem}"
+    return None
+
+
+def _stage_lane(stage: GenericOp, root_out: Sequence[Expr], lane: str) -> int | None:
+    """The loop of `stage` that runs as the root's texel lane loop `lane` (`stage_loops`)."""
+    for name, expr in stage_loops(stage, root_out).items():
+        if isinstance(expr, Dim) and expr.name == lane:
+            return int(name[1:])
     return None
 
 
@@ -393,6 +429,32 @@ class FuseIntoProducer(RewritePattern):
             f"{_name(source)} is not fused into its consumer: it reaches it through {what}",
         )
 
+    def _recomputed(self, value: OpResult, producer: Operation, users: set[Operation]) -> bool:
+        """Whether `value`, a gather (`is_gather`) read by several `users`, is read by each of
+        them at its own iteration point (`merge_problem`): each consumer's group then
+        recomputes it (one load, exact), and it is stored only while some user has not
+        taken it. A gather any user reads otherwise (a window, a broadcast, a shifted read)
+        is stored for all of them."""
+        for user in users:
+            if not isinstance(user, GenericOp | FusedOp) or not _top_level(user):
+                self.remarks.add(
+                    value,
+                    user,
+                    f"{_name(value)} is not recomputed by its readers: it is used by "
+                    f"'{user.name}', so it is stored",
+                )
+                return False
+            problem = merge_problem(producer, user, value)
+            if problem is not None:
+                self.remarks.add(
+                    value,
+                    user,
+                    f"{_name(value)} is not recomputed by its {len(users)} readers: {problem}, "
+                    "so it is stored",
+                )
+                return False
+        return True
+
     def _fuse(
         self, consumer: Operation, value: OpResult, producer: Operation, rewriter: PatternRewriter
     ) -> bool:
@@ -402,7 +464,10 @@ class FuseIntoProducer(RewritePattern):
                 value, consumer, f"{_name(value)} is not fused: its producer has several results"
             )
             return False
-        if users != {consumer}:
+        gather = isinstance(producer, GenericOp) and is_gather(producer)
+        if users != {consumer} and gather and not self._recomputed(value, producer, users):
+            return False
+        if users != {consumer} and not gather:
             self.remarks.add(
                 value,
                 consumer,
@@ -629,34 +694,34 @@ def _shifted(indices: Sequence[Expr], start: Sequence[int]) -> list[Expr]:
 class FuseRelayoutChain(RewritePattern):
     """``crop(T(x))``, ``T`` read only by the crop -> one group whose copy generic reads
     ``x`` at ``T^-1(i + start)`` (module docstring): one data-movement kernel instead of
-    two, the relabelled tensor never stored."""
+    two, the relabelled tensor never stored. ``P(copy)`` for a bijective transform ``P``
+    (PixelShuffle's expand/transpose/collapse, composed into one transform by
+    `fold-layout-rewrites`) of such a copy group read only by ``P`` -> the copy reading at
+    ``read(P^-1(i))``: ``P`` folds into the copy's indexing, no kernel of its own."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: CropOp, rewriter: PatternRewriter) -> None:
-        transform = op.input.owner
-        if not _top_level(op) or not isinstance(transform, TransformOp):
+    def match_and_rewrite(self, op: CropOp | TransformOp, rewriter: PatternRewriter) -> None:
+        if not _top_level(op) or not op.input.has_one_use():
             return
-        if not op.input.has_one_use():
-            return
-        inverse = bijection_inverse(transform)
         element = element_type(op.result)
-        if inverse is None or element is None:
+        chain = _copy_chain(op)
+        if chain is None or element is None:
             return
-        rank = len(op.get_sizes())
+        source, read, inner = chain
+        shape = op.result_shape() if isinstance(op, TransformOp) else tuple(op.get_sizes())
+        rank = len(shape)
         names = loop_names(rank)
-        start = op.get_start()
-        read = inverse.map_exprs(_shifted([Dim(n) for n in names], start))
         builder = GroupBuilder()
-        source = builder.outer(transform.input)
-        empty = builder.add(EmptyOp([], TensorType(element, op.get_sizes())))
+        outer = builder.outer(source)
+        empty = builder.add(EmptyOp([], TensorType(element, shape)))
         block = Block(arg_types=[element, element])
         block.add_op(LinalgYieldOp(block.args[0]))
         copy = GenericOp(
-            [source],
+            [outer],
             [empty.results[0]],
             Region(block),
             [
-                AffineMapAttr(IndexMap(tuple(names), tuple(read)).to_affine_map()),
+                AffineMapAttr(IndexMap(tuple(names), tuple(read(names))).to_affine_map()),
                 AffineMapAttr(AffineMap.identity(rank)),
             ],
             ArrayAttr([IteratorTypeAttr.parallel()] * rank),
@@ -677,7 +742,66 @@ class FuseRelayoutChain(RewritePattern):
             return
         fused.result.name_hint = op.result.name_hint
         rewriter.replace(op, fused)
-        rewriter.erase(transform)
+        rewriter.erase(inner)
+
+
+def _copy_chain(
+    op: CropOp | TransformOp,
+) -> tuple[SSAValue, Callable[[Sequence[str]], list[Expr]], Operation] | None:
+    """For `FuseRelayoutChain`: the tensor the chain ending in `op` copies from, the index
+    of it that each result index (named loops) reads, and the op the chain replaces besides
+    `op` (read only by `op`); None when `op` ends no such chain."""
+    inner = op.input.owner
+    if isinstance(op, CropOp):
+        if not isinstance(inner, TransformOp):
+            return None
+        inverse = bijection_inverse(inner)
+        if inverse is None:
+            return None
+        start = op.get_start()
+        return (
+            inner.input,
+            lambda names: inverse.map_exprs(_shifted([Dim(n) for n in names], start)),
+            inner,
+        )
+    if not isinstance(inner, FusedOp):
+        return None
+    copied = copy_group_read(inner)
+    outer_inverse = bijection_inverse(op)
+    if copied is None or outer_inverse is None:
+        return None
+    source, amap = copied
+    names_in = loop_names(amap.num_dims)
+    read_in = IndexMap.from_affine_map(amap, names_in)
+    return (
+        source,
+        lambda names: read_in.map_exprs(outer_inverse.map_exprs([Dim(n) for n in names])),
+        inner,
+    )
+
+
+def copy_group_read(group: FusedOp) -> tuple[SSAValue, AffineMap] | None:
+    """The tensor a copy group (one parallel generic yielding its one input, written at the
+    identity: what `FuseRelayoutChain` builds) reads and the map it reads it at, or None."""
+    ops = [o for o in group.block.ops if not isinstance(o, EmptyOp | YieldOp)]
+    if len(ops) != 1 or not isinstance(ops[0], GenericOp) or has_reductions(ops[0]):
+        return None
+    copy = ops[0]
+    body = copy.body.blocks[0]
+    terminator = body.last_op
+    if len(copy.inputs) != 1 or len(list(body.ops)) != 1 or not isinstance(
+        terminator, LinalgYieldOp
+    ):
+        return None
+    if tuple(terminator.operands) != (body.args[0],):
+        return None
+    maps = [m.data for m in copy.indexing_maps.data]
+    if maps[1] != AffineMap.identity(maps[1].num_dims):
+        return None
+    arg = copy.inputs[0]
+    if not isinstance(arg, BlockArgument) or arg.owner is not group.block:
+        return None
+    return group.inputs[arg.index], maps[0]
 
 
 def _reading_source(
