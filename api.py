@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 
 if TYPE_CHECKING:  # the runtime (numpy, pyopencl) loads when a model is compiled or loaded
-    from physlayout.runtime.deploy import Artifact
+    from physlayout.runtime.artifact import Artifact
     from physlayout.runtime.host import RunResult
     from physlayout.runtime.plan import Plan, PlanParam
     from physlayout.runtime.session import Session
@@ -170,7 +170,7 @@ class CompiledModel:
     def save(self, directory: str) -> list[str]:
         """Write the artifact (kernels.cl, plan.json, host.c, README.txt, source.mlir) into
         `directory`, as `physlayout compile` does; the paths written."""
-        from physlayout.runtime.deploy import write_artifact
+        from physlayout.runtime.artifact import write_artifact
 
         return write_artifact(self.artifact, directory)
 
@@ -205,7 +205,8 @@ def compile(
     seconds, default about a minute), the results written to that cache."""
     from physlayout.located import entry_function, parse_located
     from physlayout.runtime.compile_cache import cached_compile
-    from physlayout.runtime.opencl import OpenCLRuntime, module_text
+    from physlayout.runtime.device import OpenCLRuntime
+    from physlayout.runtime.opencl import module_text
     from physlayout.runtime.session import Session
 
     def parse(text: str) -> tuple[ModuleOp, str]:
@@ -250,8 +251,8 @@ def load(
 ) -> CompiledModel:
     """The artifact in `directory` (written by `physlayout compile` or `CompiledModel.save`)
     opened on `device` with `params` bound, ready to call."""
-    from physlayout.runtime.deploy import load_artifact
-    from physlayout.runtime.opencl import OpenCLRuntime
+    from physlayout.runtime.artifact import load_artifact
+    from physlayout.runtime.device import OpenCLRuntime
     from physlayout.runtime.session import Session
 
     artifact = load_artifact(os.fspath(directory))

@@ -45,8 +45,9 @@ from xdsl.passes import ModulePass
 
 from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
 from physlayout.runtime.demo import conv_relu_conv, demo_source
+from physlayout.runtime.device import OpenCLRuntime
 from physlayout.runtime.host import execute
-from physlayout.runtime.opencl import OpenCLRuntime, compile_module, parse_module
+from physlayout.runtime.opencl import compile_module, parse_module
 from physlayout.universe import make_context
 
 REPEATS = 5

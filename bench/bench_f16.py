@@ -26,9 +26,10 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
+from physlayout.runtime.device import OpenCLRuntime
 from physlayout.runtime.host import execute
 from physlayout.runtime.model_report import bytes_per_inference
-from physlayout.runtime.opencl import CompiledModule, OpenCLRuntime, compile_module, parse_module
+from physlayout.runtime.opencl import CompiledModule, compile_module, parse_module
 from physlayout.transforms.to_mixed_precision import ToMixedPrecisionPass
 from physlayout.universe import make_context
 

@@ -37,8 +37,9 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from physlayout.dialects.layout import LoadOp, StoreOp
 from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
+from physlayout.runtime.device import OpenCLRuntime
 from physlayout.runtime.host import execute, run_prepare
-from physlayout.runtime.opencl import OpenCLRuntime, compile_module, numpy_dtype, parse_module
+from physlayout.runtime.opencl import compile_module, numpy_dtype, parse_module
 from physlayout.transforms.legalize_layout import is_graph_function
 from physlayout.universe import make_context
 

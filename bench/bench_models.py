@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 from results import RESULTS, machine, write_section
 
+from physlayout.runtime.device import OpenCLRuntime
 from physlayout.runtime.model_report import ModelReport, run_model
-from physlayout.runtime.opencl import OpenCLRuntime
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "## Real models end to end, {precision} (bench_models.py)"

@@ -26,7 +26,8 @@ import pyopencl as cl
 from opencl_baselines import COPY4, interleaved_medians, texture_copy_kernel
 from results import device_main
 
-from physlayout.runtime.opencl import OpenCLRuntime, compile_module
+from physlayout.runtime.device import OpenCLRuntime
+from physlayout.runtime.opencl import compile_module
 
 N, C, H, W = 1, 64, 512, 512
 REPEATS = 5

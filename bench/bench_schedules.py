@@ -37,8 +37,9 @@ from xdsl.dialects.builtin import ModuleOp, VectorType
 from physlayout.dialects.layout import BufferType
 from physlayout.dialects.layout_schedule import SCHEDULE, ScheduleAttr
 from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
+from physlayout.runtime.device import OpenCLRuntime
 from physlayout.runtime.host import execute
-from physlayout.runtime.opencl import OpenCLRuntime, compile_module, parse_module
+from physlayout.runtime.opencl import compile_module, parse_module
 from physlayout.semantics.evaluator_values import dtype_of
 from physlayout.transforms.apply_schedules import ApplySchedulesPass, kernel_loop
 from physlayout.transforms.schedule_heuristic import (

@@ -25,7 +25,8 @@ from pathlib import Path
 
 from results import MODELS, machine, write_section
 
-from physlayout.runtime.opencl import OpenCLRuntime, parse_module
+from physlayout.runtime.device import OpenCLRuntime
+from physlayout.runtime.opencl import parse_module
 from physlayout.runtime.profile import measure_peaks
 from physlayout.runtime.tuner import tune_model
 from physlayout.transforms.given_schedules import schedule_text

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 
-from physlayout.runtime.opencl import OpenCLRuntime
+from physlayout.runtime.device import OpenCLRuntime
 
 COPY4 = """
 __kernel void copy4(__global const float4* a, __global float4* b) {

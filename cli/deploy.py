@@ -95,9 +95,9 @@ def compile_command(args: argparse.Namespace) -> int:
 
 
 def _compile(args: argparse.Namespace) -> int:
+    from physlayout.runtime.artifact import write_artifact
     from physlayout.runtime.compile_cache import cached_compile
-    from physlayout.runtime.deploy import write_artifact
-    from physlayout.runtime.opencl import DeviceLimits, OpenCLRuntime
+    from physlayout.runtime.device import DeviceLimits, OpenCLRuntime
 
     with open(args.file) as stream:
         text = stream.read()
@@ -167,8 +167,8 @@ def run_artifact_command(args: argparse.Namespace) -> int:
     import numpy as np
 
     from physlayout.api import CompiledModel
-    from physlayout.runtime.deploy import load_artifact
-    from physlayout.runtime.opencl import OpenCLRuntime
+    from physlayout.runtime.artifact import load_artifact
+    from physlayout.runtime.device import OpenCLRuntime
     from physlayout.runtime.plan import Write
     from physlayout.runtime.session import Session, listed_names
 
@@ -277,7 +277,7 @@ def _random(rng: Any, shape: tuple[int, ...], dtype: Any) -> Any:
 
 
 def _source_module(artifact: Any) -> Any:
-    from physlayout.runtime.deploy import SOURCE_FILE
+    from physlayout.runtime.artifact import SOURCE_FILE
 
     if artifact.source is None:
         raise DiagnosticException(f"the artifact has no {SOURCE_FILE}: it is needed here")

@@ -182,8 +182,9 @@ def run_command(args: argparse.Namespace) -> int:
 def _run_checked(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from physlayout.runtime.device import OpenCLRuntime
     from physlayout.runtime.host import execute
-    from physlayout.runtime.opencl import OpenCLRuntime, compile_module
+    from physlayout.runtime.opencl import compile_module
     from physlayout.transforms.legalize_layout import is_graph_function
 
     if os.path.isdir(args.file):  # an artifact: `cli/main.py` sends it to cli/deploy.py
@@ -263,7 +264,7 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp, text: str) -> int:
 
     from physlayout.api import CompiledModel
     from physlayout.runtime.compile_cache import cached_compile
-    from physlayout.runtime.opencl import OpenCLRuntime
+    from physlayout.runtime.device import OpenCLRuntime
     from physlayout.runtime.plan import Write
     from physlayout.runtime.session import Session, listed_names
     from physlayout.semantics.graph_evaluator import run_graph

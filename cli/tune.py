@@ -109,7 +109,7 @@ def tune_command(args: argparse.Namespace) -> int:
 
 
 def _tune(args: argparse.Namespace) -> int:
-    from physlayout.runtime.opencl import OpenCLRuntime
+    from physlayout.runtime.device import OpenCLRuntime
     from physlayout.runtime.tuner import tune_model
     from physlayout.runtime.tuning_cache import tuning_cache_path
 

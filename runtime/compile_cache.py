@@ -37,13 +37,14 @@ from collections.abc import Callable
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from xdsl.dialects.builtin import ModuleOp
-
+from physlayout.runtime.artifact import Artifact, load_artifact, write_artifact
 from physlayout.runtime.cache_paths import cache_dir
-from physlayout.runtime.deploy import Artifact, compile_artifact, load_artifact, write_artifact
-from physlayout.runtime.opencl import DeviceLimits
+from physlayout.runtime.device import DeviceLimits
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
 
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 """The default size bound of the cache directory."""
@@ -118,7 +119,9 @@ def cached_compile(
         if hit is not None:
             return hit
     module, name = parse(text)
-    artifact = compile_artifact(
+    from physlayout.runtime import deploy  # the compiler loads on a miss only
+
+    artifact = deploy.compile_artifact(
         module, name, limits, pipeline=pipeline, physical_io=physical_io, remarks=remarks,
         source_text=text, precision=precision, schedules=schedules,
     )  # fmt: skip

@@ -27,8 +27,9 @@ from xdsl.printer import Printer
 from physlayout.dialects.layout_scopes import producer_scope
 from physlayout.lowering.graph_stages import GRAPH_STAGES
 from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
+from physlayout.runtime.device import OpenCLRuntime
 from physlayout.runtime.host import execute
-from physlayout.runtime.opencl import OpenCLRuntime, compile_module, module_text, parse_module
+from physlayout.runtime.opencl import compile_module, module_text, parse_module
 from physlayout.universe import make_context
 
 EXAMPLE = "rfc_conv_relu_conv.mlir"

@@ -39,15 +39,13 @@ from typing import Any
 
 import numpy as np
 
-from physlayout.runtime.opencl import (
-    CompiledModule,
+from physlayout.runtime.device import (
     DeviceStorage,
     OpenCLRuntime,
     OpenCLRuntimeError,
-    _cl,  # pyright: ignore[reportPrivateUsage]
-    numpy_dtype,
-    work_group_shape,
+    pyopencl_module,
 )
+from physlayout.runtime.opencl import CompiledModule, numpy_dtype
 from physlayout.runtime.plan import (
     C_SCALARS,
     Allocate,
@@ -64,10 +62,11 @@ from physlayout.runtime.plan import (
     StorageArg,
     ValueArg,
     Write,
-    build_plan,
     c_scalar,
 )
+from physlayout.runtime.plan_builder import build_plan
 from physlayout.semantics.evaluator_values import check_flags
+from physlayout.transforms.schedule_heuristic import work_group_shape
 
 
 @dataclass(frozen=True)
@@ -354,7 +353,7 @@ class PlanRunner:
         return storage
 
     def _launch(self, step: Launch) -> _Action:
-        cl = _cl()
+        cl = pyopencl_module()
         if step.kernel not in self.kernels:
             try:
                 self.kernels[step.kernel] = cl.Kernel(self.program, step.kernel)
@@ -391,7 +390,7 @@ def _fill(
     runner: PlanRunner, _inputs: Mapping[str, Any], _result: RunResult,
     storage: DeviceStorage, value: int | float,
 ) -> None:  # fmt: skip
-    cl = _cl()
+    cl = pyopencl_module()
     queue = runner.runtime.queue
     if storage.kind == "texture":
         rows, cols = storage.physical_shape
@@ -420,7 +419,7 @@ def _copy(
     runner: PlanRunner, _inputs: Mapping[str, Any], _result: RunResult,
     dst: Any, src: Any, where: dict[str, Any],
 ) -> None:  # fmt: skip
-    _cl().enqueue_copy(runner.runtime.queue, dst, src, **where)
+    pyopencl_module().enqueue_copy(runner.runtime.queue, dst, src, **where)
 
 
 def _check(
@@ -439,7 +438,7 @@ def _enqueue(
         value = c_scalar(inputs[arg.input], arg.c_type, step.function, arg.input)
         kernel.set_arg(position, np.asarray(value, C_SCALARS[arg.c_type]))
     queue = runner.runtime.queue
-    event = _cl().enqueue_nd_range_kernel(queue, kernel, step.global_size, local)
+    event = pyopencl_module().enqueue_nd_range_kernel(queue, kernel, step.global_size, local)
     result.pending.append((step, event))
 
 

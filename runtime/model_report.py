@@ -24,14 +24,9 @@ from xdsl.passes import ModulePass
 
 from physlayout.dialects.layout import AllocateOp, PtrType, is_texture_scope
 from physlayout.lowering.pipelines import DeclaredPipeline, PhyslayoutOpenCLPass
+from physlayout.runtime.device import OpenCLRuntime
 from physlayout.runtime.host import execute, run_prepare
-from physlayout.runtime.opencl import (
-    CompiledModule,
-    OpenCLRuntime,
-    compile_module,
-    device_pipeline,
-    numpy_dtype,
-)
+from physlayout.runtime.opencl import CompiledModule, compile_module, device_pipeline, numpy_dtype
 from physlayout.universe import make_context
 from physlayout.verification import verify_module
 

@@ -1,21 +1,5 @@
 """Run physlayout kernels on an OpenCL device with pyopencl.
 
-Device selection
-----------------
-`select_device(spec)` (and `OpenCLRuntime(spec)`) pick the device from `spec`, else from
-the environment variable `PHYSLAYOUT_OPENCL_DEVICE`, else automatically:
-
-- `"PLATFORM[:INDEX]"`: the INDEX-th device (default 0) of the first platform whose name
-  contains PLATFORM (case-insensitive), e.g. `"portable:0"`, `"nvidia"`;
-- `":INDEX"`: the INDEX-th device over all platforms;
-- automatic: the first GPU of any platform, else the first device of a "Portable Computing
-  Language" platform that builds a trivial kernel (pip `pocl-binary-distribution` or
-  Debian's `pocl-opencl-icd`; a PoCL whose LLVM does not know the host CPU fails every
-  build with "unknown target CPU 'generic'" and is skipped), else the first device.
-
-`DeviceLimits` reports image support and the image2d limits; the target is given those
-limits, so texture rules are checked against the real device.
-
 Compilation
 -----------
 `compile_module(module, runtime)` runs the declared `physlayout-opencl` pipeline
@@ -37,19 +21,15 @@ Data movement
 `PendingLayout.map_ndarray`, padding filled with the pad value, or with a given value: tests
 upload garbage there to check that kernels fill the padding of buffers they write, then
 flattened row-major per axis group); `to_logical` inverts it (`PendingLayout.unmap_ndarray`).
-Global-scope buffers are
-`cl.Buffer`s; texture-scope buffers are RGBA FLOAT (f16: HALF_FLOAT) `image2d`s of width cols/4 and height
-rows (a contiguous [rows, cols] float32 array has exactly the image's bytes).
+Device selection, limits and memory are `runtime/device.py`.
 
 Running a function (a kernel or a host function) is `runtime/host.py`.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from math import prod
 from typing import Any
 
 import numpy as np
@@ -61,267 +41,18 @@ from xdsl.printer import Printer
 from xdsl.universe import Universe
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
-    DiagnosticException,
     PassFailedException,
     VerifyException,
 )
 
 from physlayout.dialects.buffer_layout import PendingLayout, flattened_type
 from physlayout.dialects.layout import BufferType, is_texture_scope
-from physlayout.lowering.opencl import ImageLimits, OpenCLProgram, generate_opencl
+from physlayout.lowering.opencl import OpenCLProgram, generate_opencl
 from physlayout.lowering.pipelines import PhyslayoutOpenCLPass, verify_after
-from physlayout.runtime.program_cache import build_program
+from physlayout.runtime.device import DeviceLimits, OpenCLRuntime, OpenCLRuntimeError
 from physlayout.semantics.evaluator_values import EvaluationError, dtype_of
 from physlayout.transforms.pass_options import pipeline_passes
-from physlayout.transforms.schedule_heuristic import WORK_GROUP_TARGET, work_group_shape
 from physlayout.universe import get_all_passes, make_context
-
-ENV_VAR = "PHYSLAYOUT_OPENCL_DEVICE"
-POCL_PLATFORM = "Portable Computing Language"
-
-
-class OpenCLRuntimeError(DiagnosticException):
-    """No usable OpenCL device, a build failure, or bad arguments for a run."""
-
-
-def _cl() -> Any:
-    try:
-        import pyopencl  # pyright: ignore[reportMissingImports]
-    except ImportError as err:  # pragma: no cover - depends on the installation
-        raise OpenCLRuntimeError(
-            "pyopencl is not installed: pip install 'physlayout[opencl]'"
-        ) from err
-    return pyopencl
-
-
-# Devices ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DeviceLimits:
-    """What the texture path needs to know about a device."""
-
-    image_support: bool
-    max_image_width: int
-    max_image_height: int
-    fp16: bool = False
-    """The device reports cl_khr_fp16 (half arithmetic; HALF_FLOAT images and half buffers
-    need no extension)."""
-    fp64: bool = False
-    """The device reports cl_khr_fp64 (f64 values)."""
-    compute_units: int = 2
-    """The device's compute units (`apply-schedules`' heuristic keeps work for each)."""
-    max_work_group_size: int = 256
-    """The device's largest work-group."""
-
-    def image_limits(self) -> ImageLimits:
-        """The device's 2-D image limits (0 x 0 without image support)."""
-        if not self.image_support:
-            return ImageLimits(0, 0)
-        return ImageLimits(self.max_image_width, self.max_image_height)
-
-
-def all_devices() -> list[tuple[Any, Any]]:
-    """Every (platform, device) pyopencl sees, in platform order."""
-    cl = _cl()
-    found: list[tuple[Any, Any]] = []
-    try:
-        platforms = cl.get_platforms()
-    except cl.Error:
-        return []
-    for platform in platforms:
-        try:
-            devices = platform.get_devices()
-        except cl.Error:
-            continue
-        found.extend((platform, device) for device in devices)
-    return found
-
-
-_PROBE_KERNEL = "__kernel void probe(__global float *a) { a[get_global_id(0)] += 1.0f; }"
-_builds: dict[int, bool] = {}
-
-
-def device_builds(device: Any) -> bool:
-    """Whether `device` compiles a trivial kernel (memoized per device)."""
-    key = int(device.int_ptr)
-    if key not in _builds:
-        cl = _cl()
-        try:
-            cl.Program(cl.Context([device]), _PROBE_KERNEL).build()
-            _builds[key] = True
-        except cl.Error:
-            _builds[key] = False
-    return _builds[key]
-
-
-def select_device(spec: str | None = None) -> Any:
-    """The device `spec` (or $PHYSLAYOUT_OPENCL_DEVICE, or the automatic choice) names."""
-    cl = _cl()
-    spec = spec if spec is not None else os.environ.get(ENV_VAR) or None
-    devices = all_devices()
-    if not devices:
-        raise OpenCLRuntimeError(
-            "no OpenCL device found (pip install pocl-binary-distribution for a CPU device)"
-        )
-    if spec is None:
-        for _, device in devices:
-            if device.type & cl.device_type.GPU:
-                return device
-        for platform, device in devices:
-            if platform.name == POCL_PLATFORM and device_builds(device):
-                return device
-        return devices[0][1]
-    platform_part, _, index_part = spec.partition(":")
-    try:
-        index = int(index_part) if index_part else 0
-    except ValueError:
-        raise OpenCLRuntimeError(
-            f"bad device spec '{spec}': expected PLATFORM[:INDEX] or :INDEX"
-        ) from None
-    if platform_part:
-        needle = platform_part.lower()
-        platform = next((p for p, _ in devices if needle in p.name.lower()), None)
-        if platform is None:
-            names = sorted({p.name for p, _ in devices})
-            raise OpenCLRuntimeError(f"no OpenCL platform matches '{platform_part}' in {names}")
-        matching = [d for p, d in devices if p == platform]
-    else:
-        matching = [d for _, d in devices]
-    if not 0 <= index < len(matching):
-        raise OpenCLRuntimeError(
-            f"device index {index} is out of range: '{spec}' matches {len(matching)} device(s)"
-        )
-    return matching[index]
-
-
-@dataclass
-class OpenCLRuntime:
-    """A device, its context and profiling queue, and a cache of built programs."""
-
-    spec: str | None = None
-    device: Any = None
-    context: Any = None
-    queue: Any = None
-    limits: DeviceLimits = field(default_factory=lambda: DeviceLimits(False, 0, 0))
-    half_arithmetic: bool = False
-    """Compute f16 in `half` (`-t opencl{fp16=true}`) when the device has cl_khr_fp16; by
-    default, and on devices without it, f16 is storage only and computed in float."""
-    program_cache: bool = True
-    """Keep built programs as device binaries on disk (`runtime/program_cache.py`)."""
-    _programs: dict[str, Any] = field(default_factory=dict[str, Any])
-
-    def __post_init__(self) -> None:
-        cl = _cl()
-        if self.device is None:
-            self.device = select_device(self.spec)
-        self.context = cl.Context([self.device])
-        self.queue = cl.CommandQueue(
-            self.context, properties=cl.command_queue_properties.PROFILING_ENABLE
-        )
-        device = self.device
-        extensions = device.extensions.split()
-        self.limits = DeviceLimits(
-            bool(device.image_support),
-            int(device.image2d_max_width),
-            int(device.image2d_max_height),
-            "cl_khr_fp16" in extensions,
-            "cl_khr_fp64" in extensions,
-            int(device.max_compute_units),
-            int(device.max_work_group_size),
-        )
-
-    def describe(self) -> str:
-        """The device and platform names, for reports."""
-        device = self.device
-        return f"{device.name.strip()} ({device.platform.name.strip()})"
-
-    def build(self, source: str) -> Any:
-        """The built program for `source` (cached by text in this runtime and, with
-        `program_cache`, as a binary on disk)."""
-        cached = self._programs.get(source)
-        if cached is not None:
-            return cached
-        cl = _cl()
-        try:
-            if self.program_cache:
-                program = build_program(cl, self.context, self.device, source)
-            else:
-                program = cl.Program(self.context, source).build()
-        except cl.Error as err:
-            raise OpenCLRuntimeError(f"OpenCL build failed: {err}") from None
-        self._programs[source] = program
-        return program
-
-    def local_size(self, kernel: Any, global_size: Sequence[int]) -> tuple[int, ...]:
-        """The work-group shape used for `kernel` (see `work_group_shape`)."""
-        cl = _cl()
-        limit = kernel.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, self.device)
-        return work_group_shape(global_size, min(int(limit), WORK_GROUP_TARGET))
-
-    # Storage ----------------------------------------------------------------------------
-
-    def allocate(self, kind: str, physical_shape: Sequence[int], dtype: Any) -> DeviceStorage:
-        """Device memory for a buffer of `physical_shape`: an RGBA image for kind "texture" (shape
-        [rows, cols], cols a multiple of 4, `dtype` float32 or float16: other element types
-        are refused), else a plain buffer."""
-        cl = _cl()
-        mf = cl.mem_flags
-        dtype = np.dtype(dtype)
-        if kind == "texture":
-            if dtype.kind != "f" or dtype.itemsize not in (2, 4):
-                raise OpenCLRuntimeError(
-                    f"a texture holds f32 or f16 texels (RGBA FLOAT or HALF_FLOAT images), "
-                    f"not {dtype} values"
-                )
-            rows, cols = physical_shape
-            width, height = cols // 4, rows
-            channels = cl.channel_type.HALF_FLOAT if dtype == np.float16 else cl.channel_type.FLOAT
-            image_format = cl.ImageFormat(cl.channel_order.RGBA, channels)
-            image = cl.create_image(self.context, mf.READ_WRITE, image_format, shape=(width, height))
-            return DeviceStorage(self, kind, tuple(physical_shape), dtype, image)
-        size = max(1, prod(physical_shape)) * dtype.itemsize
-        return DeviceStorage(
-            self, kind, tuple(physical_shape), dtype, cl.Buffer(self.context, mf.READ_WRITE, size)
-        )
-
-
-@dataclass
-class DeviceStorage:
-    """A device buffer or image holding a physical array."""
-
-    runtime: OpenCLRuntime
-    kind: str
-    physical_shape: tuple[int, ...]
-    dtype: np.dtype[Any]
-    memory: Any
-
-    def upload(self, physical: np.ndarray) -> None:
-        """Copy `physical` (an array in the physical layout) to the device."""
-        cl = _cl()
-        data = np.ascontiguousarray(physical, dtype=self.dtype).reshape(self.physical_shape)
-        if self.kind == "texture":
-            rows, cols = self.physical_shape
-            cl.enqueue_copy(
-                self.runtime.queue, self.memory, data, origin=(0, 0), region=(cols // 4, rows)
-            )
-        else:
-            cl.enqueue_copy(self.runtime.queue, self.memory, data)
-
-    def download(self) -> np.ndarray:
-        """The device contents as an array of the physical shape."""
-        cl = _cl()
-        out = np.empty(self.physical_shape, dtype=self.dtype)
-        if self.kind == "texture":
-            rows, cols = self.physical_shape
-            cl.enqueue_copy(
-                self.runtime.queue, out, self.memory, origin=(0, 0), region=(cols // 4, rows)
-            )
-        else:
-            cl.enqueue_copy(self.runtime.queue, out, self.memory)
-        self.runtime.queue.finish()
-        return out
-
 
 # Layouts of parameters --------------------------------------------------------------------
 

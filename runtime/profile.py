@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from physlayout.runtime.device import OpenCLRuntime, pyopencl_module
 from physlayout.runtime.host import RunResult
 from physlayout.runtime.kernel_stats import KernelStats
-from physlayout.runtime.opencl import OpenCLRuntime, _cl  # pyright: ignore[reportPrivateUsage]
 from physlayout.runtime.plan import Launch, Plan, StorageArg
 
 _FMA_STEPS = 256
@@ -72,7 +72,7 @@ def measure_peaks(runtime: OpenCLRuntime, repeats: int = 3) -> Peaks:
     key = runtime.describe()
     if key in _MEASURED:
         return _MEASURED[key]
-    cl = _cl()
+    cl = pyopencl_module()
     program = runtime.build(_peak_kernels())
     items = 16384 * max(1, int(runtime.device.max_compute_units))
     out = cl.Buffer(runtime.context, cl.mem_flags.WRITE_ONLY, items * 4 * _FMA_LANES)
@@ -93,7 +93,7 @@ def measure_peaks(runtime: OpenCLRuntime, repeats: int = 3) -> Peaks:
 
 
 def _best(runtime: OpenCLRuntime, kernel: Any, size: tuple[int, ...], repeats: int) -> float:
-    cl = _cl()
+    cl = pyopencl_module()
     best = float("inf")
     for _ in range(repeats + 1):  # the first run warms up
         event = cl.enqueue_nd_range_kernel(runtime.queue, kernel, size, (64,))

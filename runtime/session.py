@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 from xdsl.utils.exceptions import DiagnosticException
 
-from physlayout.runtime.deploy import Artifact, check_device
+from physlayout.runtime.artifact import Artifact, check_device
+from physlayout.runtime.device import OpenCLRuntime
 from physlayout.runtime.host import PlanRunner, RunResult
-from physlayout.runtime.opencl import OpenCLRuntime
 from physlayout.runtime.plan import Plan, PlanParam, Write
 
 

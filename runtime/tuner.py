@@ -54,16 +54,11 @@ from xdsl.utils.exceptions import DiagnosticException, PassFailedException, Veri
 from physlayout.dialects.layout_schedule import SCHEDULE, ScheduleAttr
 from physlayout.lowering.pipelines import DeclaredPipeline
 from physlayout.runtime.deploy import apply_precision
+from physlayout.runtime.device import DeviceStorage, OpenCLRuntime, OpenCLRuntimeError
 from physlayout.runtime.host import PlanRunner
 from physlayout.runtime.kernel_stats import kernel_stats
-from physlayout.runtime.opencl import (
-    DeviceStorage,
-    OpenCLRuntime,
-    OpenCLRuntimeError,
-    compile_module,
-    device_pipeline,
-)
-from physlayout.runtime.plan import build_plan
+from physlayout.runtime.opencl import compile_module, device_pipeline
+from physlayout.runtime.plan_builder import build_plan
 from physlayout.runtime.tuning_cache import (
     DEFAULT_BUDGET,
     DeviceKey,
@@ -410,10 +405,9 @@ class Tuner:
     repeats: int = REPEATS
     clock: Callable[[], float] = time.perf_counter
     notes: TextIO | None = None
-    measure: Callable[[KernelBench, ScheduleAttr], float] = field(
-        default=lambda bench, schedule: bench.measure(schedule)
-    )
-    """How one candidate is measured (tests plant a wrong kernel here)."""
+    measure: Callable[[KernelBench, ScheduleAttr], float] = field(default=KernelBench.measure)
+    """How one candidate is measured: `KernelBench.measure` (tests plant a wrong kernel
+    here)."""
 
     def tune(self, cases: Sequence[KernelCase]) -> TuneReport:
         """Tune every case: the unscheduled kernel and the heuristic's schedule always,

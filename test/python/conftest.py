@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from physlayout.runtime.opencl import OpenCLRuntime
+    from physlayout.runtime.device import OpenCLRuntime
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -26,8 +26,8 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_sessionstart(session: pytest.Session) -> None:
     if os.environ.get("PHYSLAYOUT_REQUIRE_TOOLS") != "1":
         return
+    from physlayout.runtime.device import OpenCLRuntime
     from physlayout.runtime.mlir_runner import MlirTools
-    from physlayout.runtime.opencl import OpenCLRuntime
 
     tools = MlirTools.find()
     if tools is None or tools.runner is None:
@@ -63,7 +63,7 @@ def c_host_toolchain_problem() -> str | None:
 @pytest.fixture(scope="session")
 def runtime() -> OpenCLRuntime:
     """One OpenCL runtime for every test that asks for it; skipped without a device."""
-    from physlayout.runtime.opencl import OpenCLRuntime, OpenCLRuntimeError
+    from physlayout.runtime.device import OpenCLRuntime, OpenCLRuntimeError
 
     try:
         return OpenCLRuntime()

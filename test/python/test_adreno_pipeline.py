@@ -20,7 +20,8 @@ from xdsl.printer import Printer
 
 from physlayout.dialects.layout_scopes import producer_scope
 from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
-from physlayout.runtime.opencl import OpenCLRuntime, compile_module
+from physlayout.runtime.device import OpenCLRuntime
+from physlayout.runtime.opencl import compile_module
 from physlayout.semantics.graph_evaluator import run_graph
 from physlayout.universe import get_all_passes, make_context
 

@@ -15,7 +15,7 @@ import pytest
 from xdsl.utils.exceptions import DiagnosticException
 
 import physlayout
-from physlayout.runtime.opencl import DeviceStorage
+from physlayout.runtime.device import DeviceStorage
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = ROOT / "examples" / "models" / "bottleneck.mlir"
@@ -23,7 +23,7 @@ MODEL = ROOT / "examples" / "models" / "bottleneck.mlir"
 
 def _runtime_problem() -> str | None:
     try:
-        from physlayout.runtime.opencl import OpenCLRuntime
+        from physlayout.runtime.device import OpenCLRuntime
 
         OpenCLRuntime().build("__kernel void k(__global float *a) { a[0] = 1.0f; }")
     except Exception as err:  # no pyopencl, no device

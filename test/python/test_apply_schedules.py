@@ -400,7 +400,8 @@ def test_scheduled_kernels_on_the_device(runtime: Any, options: dict[str, Any]) 
 
 def test_work_group_of_the_schedule_reaches_the_plan(runtime: Any) -> None:
     from physlayout.runtime.opencl import compile_module
-    from physlayout.runtime.plan import Launch, build_plan
+    from physlayout.runtime.plan import Launch
+    from physlayout.runtime.plan_builder import build_plan
 
     module = lowered(CONV_RELU_CONV)
     for kernel in kernels(module):

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from test_deploy import PADDED_IN, build_host, find_opencl_loader, host_environment, run_host
 
-from physlayout.runtime.opencl import OpenCLRuntime
+from physlayout.runtime.device import OpenCLRuntime
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = ROOT / "examples" / "models"

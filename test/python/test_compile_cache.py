@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from physlayout.runtime import compile_cache
-from physlayout.runtime.opencl import DeviceLimits
+from physlayout.runtime import compile_cache, deploy
+from physlayout.runtime.device import DeviceLimits
 
 GRAPH = """#map = affine_map<(d0, d1) -> (d0, d1)>
 module {
@@ -37,13 +37,13 @@ def compiles(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
     directory of the test's own."""
     monkeypatch.setenv("PHYSLAYOUT_CACHE_DIR", str(tmp_path / "cache"))
     seen: list[str] = []
-    original = compile_cache.compile_artifact
+    original = deploy.compile_artifact
 
     def counting(module: Any, entry: str, *args: Any, **kwargs: Any) -> Any:
         seen.append(entry)
         return original(module, entry, *args, **kwargs)
 
-    monkeypatch.setattr(compile_cache, "compile_artifact", counting)
+    monkeypatch.setattr(deploy, "compile_artifact", counting)
     return seen
 
 

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from physlayout.runtime.opencl import OpenCLRuntime
+from physlayout.runtime.device import OpenCLRuntime
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

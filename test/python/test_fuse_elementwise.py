@@ -22,7 +22,8 @@ from xdsl.dialects.builtin import FloatAttr
 from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
-from physlayout.runtime.opencl import OpenCLRuntime, compile_module
+from physlayout.runtime.device import OpenCLRuntime
+from physlayout.runtime.opencl import compile_module
 from physlayout.transforms import fuse_elementwise, fusion_plan, generic_inlining, legalize_layout
 from physlayout.transforms.fuse_elementwise import FuseElementwisePass
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass

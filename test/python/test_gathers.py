@@ -20,7 +20,8 @@ from xdsl.dialects import tensor
 
 from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
 from physlayout.lowering.raise_layout_rewrites import RaiseLayoutRewritesPass
-from physlayout.runtime.opencl import OpenCLRuntime, compile_module
+from physlayout.runtime.device import OpenCLRuntime
+from physlayout.runtime.opencl import compile_module
 from physlayout.semantics.graph_evaluator import run_graph
 from physlayout.transforms import legalize_kernels
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass

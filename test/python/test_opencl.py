@@ -16,15 +16,8 @@ from xdsl.utils.exceptions import DiagnosticException
 from physlayout.lowering.opencl import generate_opencl
 from physlayout.lowering.opencl_parallel import parallel_band
 from physlayout.lowering.pipelines import PhyslayoutOpenCLPass
-from physlayout.runtime.opencl import (
-    CompiledModule,
-    OpenCLRuntime,
-    OpenCLRuntimeError,
-    compile_module,
-    make_context,
-    parse_module,
-    select_device,
-)
+from physlayout.runtime.device import OpenCLRuntime, OpenCLRuntimeError, select_device
+from physlayout.runtime.opencl import CompiledModule, compile_module, make_context, parse_module
 from physlayout.semantics.evaluator import run_function
 
 ROOT = Path(__file__).resolve().parents[2]

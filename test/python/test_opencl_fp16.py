@@ -19,8 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from physlayout.runtime.device import OpenCLRuntime
 from physlayout.runtime.host import execute
-from physlayout.runtime.opencl import CompiledModule, OpenCLRuntime, compile_module
+from physlayout.runtime.opencl import CompiledModule, compile_module
 from physlayout.semantics.evaluator import run_function
 
 TESTS = Path(__file__).resolve().parents[1]

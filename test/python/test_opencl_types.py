@@ -15,8 +15,9 @@ import pytest
 from xdsl.utils.exceptions import DiagnosticException
 
 from physlayout.cli import main
+from physlayout.runtime.device import OpenCLRuntime, OpenCLRuntimeError
 from physlayout.runtime.host import execute
-from physlayout.runtime.opencl import OpenCLRuntime, OpenCLRuntimeError, compile_module
+from physlayout.runtime.opencl import compile_module
 from physlayout.semantics.evaluator import run_function
 
 UNSIGNED = Path(__file__).resolve().parents[1] / "opencl/run-unsigned.mlir"

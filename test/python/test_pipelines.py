@@ -22,14 +22,8 @@ from physlayout.lowering.pipelines import (
     PhyslayoutMemrefPass,
     PhyslayoutOpenCLPass,
 )
-from physlayout.runtime.opencl import (
-    DeviceLimits,
-    OpenCLRuntime,
-    OpenCLRuntimeError,
-    compile_module,
-    device_pipeline,
-    parse_module,
-)
+from physlayout.runtime.device import DeviceLimits, OpenCLRuntime, OpenCLRuntimeError
+from physlayout.runtime.opencl import compile_module, device_pipeline, parse_module
 from physlayout.transforms.annotate_texture_scope import AnnotateTextureScopePass
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass

@@ -67,7 +67,7 @@ def model() -> Any:
     import runpy
 
     try:
-        from physlayout.runtime.opencl import OpenCLRuntime
+        from physlayout.runtime.device import OpenCLRuntime
 
         OpenCLRuntime().build("__kernel void k(__global float *a) { a[0] = 1.0f; }")
     except Exception as err:

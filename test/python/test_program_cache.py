@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from physlayout.runtime import program_cache
-from physlayout.runtime.opencl import OpenCLRuntime, OpenCLRuntimeError
+from physlayout.runtime.device import OpenCLRuntime, OpenCLRuntimeError
 
 SOURCE = """__kernel void scale(__global const float *x, __global float *y, float k) {
   size_t i = get_global_id(0);

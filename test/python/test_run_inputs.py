@@ -62,7 +62,7 @@ def test_a_wrong_npz_name_gets_a_did_you_mean(
 @pytest.fixture
 def device() -> None:
     try:
-        from physlayout.runtime.opencl import OpenCLRuntime
+        from physlayout.runtime.device import OpenCLRuntime
 
         OpenCLRuntime().build("__kernel void k(__global float *a) { a[0] = 1.0f; }")
     except Exception as err:

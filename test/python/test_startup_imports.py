@@ -104,3 +104,34 @@ def test_physlayout_opt_loads_no_dialect_stock_xdsl_opt_does_not() -> None:
         f"from xdsl.xdsl_opt_main import xDSLOptMain\nxDSLOptMain(args={args!r}).run()\n"
     )
     assert [m for m in ours if m.startswith("xdsl.dialects.") and m not in stock] == []
+
+
+def test_a_compile_cache_hit_loads_no_compiler(tmp_path: Path) -> None:
+    """A second `physlayout compile` of the same file reads the artifact from the compile
+    cache and writes it out: it imports no pass, no lowering (but the names of the graph
+    stages, for `viz`'s help) and no evaluator (issue 43: a second compile costs about a
+    parse). The first compile, in the same cache, does load them."""
+
+    model = EXAMPLES / "models" / "bottleneck.mlir"
+    code = (
+        "import os, sys\n"
+        f"os.environ['PHYSLAYOUT_CACHE_DIR'] = {str(tmp_path / 'cache')!r}\n"
+        "from physlayout.cli import main\n"
+        f"sys.argv = ['physlayout', 'compile', {str(model)!r}, '-o', {str(tmp_path / 'out')!r}]\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as exited:\n"
+        "    assert not exited.code, exited.code\n"
+    )
+    first = _imported_after(code)
+    assert "physlayout.transforms.legalize_layout" in first
+    second = _imported_after(code)
+    # the command line's own: pass-option reading, the tuning-table format, viz's parser
+    allowed = {
+        "physlayout.lowering.graph_stages", "physlayout.transforms.diagnostics",
+        "physlayout.transforms.pass_options", "physlayout.transforms.given_schedules",
+        "physlayout.viz", "physlayout.viz.command",
+    }  # fmt: skip
+    assert [m for m in second if m not in allowed and not m.startswith(("numpy", "physlayout.runtime"))] == []
+    compiler = ("physlayout.runtime.opencl", "physlayout.runtime.plan_builder", "physlayout.runtime.deploy")
+    assert [m for m in second if m.startswith(compiler)] == []

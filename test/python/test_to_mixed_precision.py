@@ -12,7 +12,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, f16
 
 from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
-from physlayout.runtime.opencl import OpenCLRuntime, compile_module, module_text, parse_module
+from physlayout.runtime.device import OpenCLRuntime
+from physlayout.runtime.opencl import compile_module, module_text, parse_module
 from physlayout.semantics.graph_evaluator import run_graph
 from physlayout.transforms.to_mixed_precision import ToMixedPrecisionPass
 from physlayout.universe import make_context

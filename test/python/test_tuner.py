@@ -19,7 +19,8 @@ from xdsl.rewriter import Rewriter
 
 import physlayout
 from physlayout.dialects.layout_schedule import ScheduleAttr
-from physlayout.runtime.opencl import OpenCLRuntime, parse_module
+from physlayout.runtime.device import OpenCLRuntime
+from physlayout.runtime.opencl import parse_module
 from physlayout.runtime.plan import Launch
 from physlayout.runtime.tuner import (
     CandidateFailed,
@@ -372,7 +373,7 @@ def test_cli_tune_then_compile(tmp_path: Path) -> None:
     done = _physlayout("compile", str(model), "-o", str(out), "--device", ":0", "--tuning-cache",
                        str(cache))  # fmt: skip
     assert done.returncode == 0, done.stderr
-    from physlayout.runtime.deploy import load_artifact
+    from physlayout.runtime.artifact import load_artifact
 
     sizes = {s.global_size for s in load_artifact(str(out)).plan.steps if isinstance(s, Launch)}
     assert (5, 2) in sizes  # the tuned 1x1x5x1 tiles of both convs

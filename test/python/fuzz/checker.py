@@ -668,7 +668,7 @@ class Checker:
     def opencl_runtime(self) -> Any:
         if self._opencl is None and self._opencl_error is None:
             try:
-                from physlayout.runtime.opencl import OpenCLRuntime
+                from physlayout.runtime.device import OpenCLRuntime
 
                 self._opencl = OpenCLRuntime()
             except Exception as err:
@@ -994,7 +994,7 @@ def _run_graph_entry(
 def _model_runtime() -> Any:
     if not _MODEL_RUNTIME:
         try:
-            from physlayout.runtime.opencl import OpenCLRuntime
+            from physlayout.runtime.device import OpenCLRuntime
 
             _MODEL_RUNTIME["runtime"] = OpenCLRuntime()
         except Exception as err:
