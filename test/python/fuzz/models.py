@@ -757,7 +757,8 @@ def generate_model(c: Chooser, targets: Collection[str] = ()) -> Graph:
     """A random torch-mlir-style model (see the module docstring). `targets` (families of
     `FAMILIES` and `MODEL_VARIANTS`) makes the model have them: a layer is one of the
     targeted families that apply until one was drawn, then half of the time, and a last
-    layer adds one when none applied; `batch3`, `two_results` and `three_results` are then always on."""
+    layer adds one when none applied; `batch3`, `two_results` and `three_results` are then always on
+    (three layers at least for three results)."""
     targeted_layers = [f for f in STEP_FAMILIES if f in targets]
     channels, h = c.choice(CHANNELS), c.choice(SPATIAL)
     w = c.choice(SPATIAL) if c.flag(30) else h
@@ -767,7 +768,7 @@ def generate_model(c: Chooser, targets: Collection[str] = ()) -> Graph:
     model = _Model(c, printer, x, [x])
     if batch > 1:
         model.used.add("batch3")
-    for index in c.repeat(2, 6, 60):
+    for index in c.repeat(3 if "three_results" in targets else 2, 6, 60):
         model.prefix = f"layers_{index}"
         applicable = [f for f in STEP_FAMILIES if model.applies(f)]
         wanted = [f for f in targeted_layers if f in applicable]

@@ -70,6 +70,8 @@ if TYPE_CHECKING:
 MAX_SPATIAL = 16
 """The largest extent a family that grows the image (upsampling, transposed convolution,
 pixel shuffle) makes."""
+TRANSPOSED_CHANNELS = (4, 3, 5, 6, 8, 1, 2, 7)
+"""The output channels of a transposed convolution."""
 VISION_FAMILIES = (
     "pixel_shuffle", "upsample_nearest", "adaptive_max_pool", "adaptive_avg_pool",
     "upsample_bilinear", "conv_transpose",
@@ -376,7 +378,7 @@ def upsample_bilinear(m: _Model) -> None:
 def conv_transpose(m: _Model) -> None:
     p, c, x = m.p, m.c, m.value
     n, cin, h, w = x.shape
-    cout = c.choice((4, 3, 5, 6, 8, 1, 2, 7))
+    cout = c.choice(TRANSPOSED_CHANNELS)
     bias = c.flag(50)
     per_axis = c.flag(30)
     axes: list[tuple[int, int, int, int]] = []
