@@ -3,7 +3,7 @@
 func.func @main(%x, PARAMETERS...) -> tensor { ... return } }`, constants hoisted to the top
 in its order, `tensor.empty`/`linalg.fill` shared, SSA names as MLIR's printer picks them).
 
-`generate_model(chooser)` builds an input `%x: tensor<1xCxHxW>` (C <= 12, H, W <= 10, extents
+`generate_model(chooser)` builds an input `%x: tensor<NxCxHxW>` (C <= 12, H, W <= 10, extents
 of 1 included) and two to six layers, each from one op family (`FAMILIES`), sometimes a
 classifier head; parameters are arguments named like a `state_dict` (`%layers_2_weight`,
 `%layers_3_running_var`, `%fc_bias`, in registration order). The families:
@@ -30,10 +30,20 @@ classifier head; parameters are arguments named like a `state_dict` (`%layers_2_
   unless the window is 1x1); `squeeze_excite`: mean, 1x1 convs, relu or SiLU, sigmoid and
   the broadcast multiply;
 - `classifier`: flatten (`collapse_shape`), `linalg.transpose` of the weight, `linalg.matmul`,
-  bias add with map `(d1)`.
+  bias add with map `(d1)`;
+- the vision families of `fuzz.vision_models` (torch 2.15's exports): `pixel_shuffle`,
+  `upsample_nearest`, `adaptive_max_pool`, `adaptive_avg_pool`, `upsample_bilinear`,
+  `conv_transpose` (see that module).
+
+The input has batch 1 or 3 (`batch3`, about one model in seven); every family handles
+both. A model returns its last value and sometimes one or two earlier ones (`two_results`,
+`three_results`). `generate_model(chooser, targets)` makes a model with the families and
+variants `targets` names (a campaign's `--features`).
 
 `features_used` of the returned `Graph` holds the families a model contains, and the variants
-`max_pool_ceil`, `concat_aligned`, `concat_unaligned`, `two_results`. `model_options(chooser)`
+`max_pool_ceil`, `concat_aligned`, `concat_unaligned`, `two_results`, `three_results`, `batch3`,
+`bilinear_align_corners`, `conv_transpose_per_axis`, `adaptive_avg_pool_divisible`.
+`model_options(chooser)`
 draws the pipeline options a campaign checks a model with (`lift-params`, `fuse`).
 """
 
@@ -72,8 +82,8 @@ ONE = "1.000000e+00 : f32"
 NEG_INF = "0xFF800000 : f32"
 EPS = "1.000000e-05 : f64"
 CONSTANT_ORDER = (ZERO, ONE, NEG_INF, EPS)
-"""Where torch-mlir's exports print these constants (first, in this order); any other
-constant follows them in order of first use."""
+"""Where torch-mlir's exports print these constants (first, in this order, after the i64
+ones); any other constant follows them in order of first use."""
 
 
 @dataclass(frozen=True)

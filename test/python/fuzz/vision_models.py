@@ -289,9 +289,7 @@ def upsample_nearest(m: _Model) -> None:
             f"%@b{k + 7} = arith.index_cast %@b{k + 6} : i64 to index",
         ]
         indices[axis] = f"%@b{k + 7}"
-    body.append(
-        f"%extracted = tensor.extract {x.token}[{', '.join(indices)}] : {tensor(x.shape)}"
-    )
+    body.append(f"%extracted = tensor.extract {x.token}[{', '.join(indices)}] : {tensor(x.shape)}")
     m.value = _generic(m, [], p.empty((n, ch, oh, ow)), body, "%extracted")
 
 
@@ -335,10 +333,8 @@ def upsample_bilinear(m: _Model) -> None:
         m.used.add("bilinear_align_corners")
     axes: list[tuple[Value, Value, Value]] = []
     for rows, (size, out) in ((True, (h, oh)), (False, (w, ow))):
-        if align:
-            scale = (size - 1.0) / (out - 1)
-        else:
-            scale = 1.0 / s if s else size / out
+        ratio = 1.0 / s if s else size / out
+        scale = (size - 1.0) / (out - 1) if align else ratio
         axes.append(_bilinear_axis(m, size, out, scale, align, rows))
     (rows_f, rows_lo, rows_hi), (cols_f, cols_lo, cols_hi) = axes
     batch, channel = _batch_and_channel_indices(m, n, ch, 4)
@@ -412,9 +408,7 @@ def conv_transpose(m: _Model) -> None:
             body.append(f"%@b{len(body)} = arith.subi {_index(m, k - 1)}, {loops[axis]} : index")
             loops[axis] = f"%@b{len(body) - 1}"
     position = ", ".join([loops[1], loops[0], loops[2], loops[3]])
-    body.append(
-        f"%extracted = tensor.extract {weight.token}[{position}] : {tensor(weight.shape)}"
-    )
+    body.append(f"%extracted = tensor.extract {weight.token}[{position}] : {tensor(weight.shape)}")
     flipped_init = p.fill(ZERO, p.empty((cout, cin, kh, kw)))
     flipped = _generic(m, [], flipped_init, body, "%extracted")
     # The input spread into zeros (strided), padded by k-1-p low and k-1-p+output_padding high.
@@ -507,7 +501,10 @@ def _window_indices(m: _Model, size: int, out: int) -> tuple[Value, int]:
     shape = (out, length)
     window = _generic(
         m,
-        [(column, broadcast_map(column.shape, shape)), (offsets, broadcast_map(offsets.shape, shape))],
+        [
+            (column, broadcast_map(column.shape, shape)),
+            (offsets, broadcast_map(offsets.shape, shape)),
+        ],
         p.empty(shape, "i64"),
         ["%@b0 = arith.addi %in, %@in1 : i64"],
         "%@b0",
