@@ -380,7 +380,12 @@ def conv_transpose(m: _Model) -> None:
     axes: list[tuple[int, int, int, int]] = []
     for size in (h, w):
         if axes and not per_axis:
-            axes.append(axes[0])
+            # The first axis's kernel, stride, output padding and padding where they fit.
+            k, s, pad, extra = axes[0]
+            if (size - 1) * s + k + s - 1 > MAX_SPATIAL:
+                s, extra = 1, 0
+            pad = min(pad, ((size - 1) * s + k + extra - 1) // 2)
+            axes.append((k, s, pad, extra))
             continue
         k = c.integer(1, min(4, MAX_SPATIAL + 1 - size))
         strides = [s for s in (1, 2, 3) if (size - 1) * s + k + s - 1 <= MAX_SPATIAL]
