@@ -79,7 +79,7 @@ def _family_text(family: str, shape: tuple[int, ...], choices: list[int]) -> str
         # fpn_tiny: F.interpolate(p5, scale_factor=2, mode="nearest"), 1x32x2x2.
         ("upsample_nearest", (1, 32, 2, 2), [0, 0], "fpn_tiny", ("%63", "%63")),
         # adaptive_pools_net: AdaptiveAvgPool2d((3, 3)) on 1x8x7x7 (windows [0,3), [2,5), [4,7)).
-        ("adaptive_avg_pool", (1, 8, 7, 7), [99, 2], "adaptive_pools_net", ("%4", "%18")),
+        ("adaptive_avg_pool", (1, 8, 7, 7), [99, 99, 1], "adaptive_pools_net", ("%4", "%18")),
         # adaptive_pools_net: AdaptiveMaxPool2d((2, 2)) on 1x8x7x7: window 4, stride 3.
         ("adaptive_max_pool", (1, 8, 7, 7), [99, 1], "adaptive_pools_net", ("%20", "%22")),
         # espcn_pixelshuffle: PixelShuffle(3) of 1x9x24x24.

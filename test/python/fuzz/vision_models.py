@@ -459,6 +459,9 @@ def _pool_sizes(m: _Model, h: int, w: int, fits: Callable[[int, int], bool]) -> 
         for ow in range(1, w + 1)
         if fits(h, oh) and fits(w, ow) and (oh, ow) != (h, w)
     ]
+    uneven = [(oh, ow) for oh, ow in options if h % oh or w % ow]
+    if fits is _uniform and uneven and c.flag(70):
+        options = uneven  # the 6-D gather form, more often than the divisible one
     square = [(oh, ow) for oh, ow in options if oh == ow]
     return c.choice(square) if square and c.flag(50) else c.choice(options)
 
