@@ -55,7 +55,7 @@ from fuzz.checker import (
 )
 from fuzz.choices import Chooser, DrawChooser, RandomChooser, ReplayChooser, shrink_choices
 from fuzz.graphs import Graph, generate_graph
-from fuzz.models import ModelOptions, generate_model, model_options
+from fuzz.models import FAMILIES, MODEL_VARIANTS, ModelOptions, generate_model, model_options
 from fuzz.programs import Features, FunctionInfo, Program, generate_program
 
 SUPPRESSED = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
@@ -65,9 +65,27 @@ MODEL_EVERY = 8
 """About one program in MODEL_EVERY is a model (`--model-every`; 0: none)."""
 
 
-def program_kind(draw: int, model_every: int = MODEL_EVERY) -> str:
+MODEL_TARGETS = (*FAMILIES, *MODEL_VARIANTS)
+"""What `--features` may name to target the model kind (`generate_model`'s `targets`)."""
+
+
+def split_features(text: str) -> tuple[str, tuple[str, ...]]:
+    """`--features` as the buffer and graph programs' switches (`Features.parse`) and the
+    model families and variants it names. Naming only the latter targets models alone:
+    the switches are then `none` (and every program is a model, `Options.models_only`)."""
+    words = [w.strip() for w in text.split(",") if w.strip()]
+    targets = tuple(w for w in words if w in MODEL_TARGETS)
+    rest = [w for w in words if w not in MODEL_TARGETS]
+    if targets and not rest:
+        return "none", targets
+    return ",".join(rest) or "all", targets
+
+
+def program_kind(draw: int, model_every: int = MODEL_EVERY, models_only: bool = False) -> str:
     """The kind of program number `draw`: 'graph' for one in GRAPH_EVERY, 'model' for one
-    in `model_every` of the others, else 'buffer'."""
+    in `model_every` of the others, else 'buffer' (always 'model' with `models_only`)."""
+    if models_only:
+        return "model"
     if draw % GRAPH_EVERY == GRAPH_EVERY - 1:
         return "graph"
     if model_every > 0 and draw % model_every == model_every - 2:
@@ -100,6 +118,8 @@ class Tally:
 
     programs: Counter[str] = field(default_factory=Counter[str])
     by_kind: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    by_family: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    """Models' outcomes by each family and variant they have."""
     steps: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     invalid: list[str] = field(default_factory=list[str])
     invalid_programs: list[str] = field(default_factory=list[str])
@@ -121,6 +141,9 @@ class Tally:
     ) -> None:
         self.programs[report.outcome] += 1
         self.by_kind[kind][report.outcome] += 1
+        if kind == "model":
+            for family in used:
+                self.by_family[family][report.outcome] += 1
         if report.invalid is not None:
             self.invalid.append(f"{kind}: {report.invalid}")
             if len(self.invalid_programs) < 5:
@@ -157,6 +180,8 @@ class Tally:
         self.programs.update(other.programs)
         for k, v in other.by_kind.items():
             self.by_kind[k].update(v)
+        for k, v in other.by_family.items():
+            self.by_family[k].update(v)
         for k, v in other.steps.items():
             self.steps[k].update(v)
         self.invalid.extend(other.invalid)
@@ -229,6 +254,9 @@ class Options:
     job: int = 0
     jobs: int = 1
     model_every: int = MODEL_EVERY
+    model_targets: tuple[str, ...] = ()
+    """Model families and variants every model has (`generate_model`'s `targets`)."""
+    models_only: bool = False
 
 
 def check_one(
@@ -241,7 +269,7 @@ def check_one(
         tally.record("graph", report, None, generated.text, list(chooser.choices), [], options.seed)
         return
     if kind == "model":
-        model, check = generate_checked_model(chooser)
+        model, check = generate_checked_model(chooser, options.model_targets)
         report = check_model(model.text, options.seed, check.lift_params, check.fuse)
         used = sorted(model.features_used)
         choices = list(chooser.choices)
@@ -281,9 +309,8 @@ def run_job(options: Options) -> Tally:
                 print(f"job {options.job}: {k} programs, {time.time() - start:.0f} s",
                       file=sys.stderr, flush=True)  # fmt: skip
             chooser = RandomChooser(f"{options.seed}:{index}")
-            check_one(
-                index, chooser, program_kind(index, options.model_every), options, checker, tally
-            )
+            kind = program_kind(index, options.model_every, options.models_only)
+            check_one(index, chooser, kind, options, checker, tally)
         tally.seconds = time.time() - start
         return tally
     counter = {"n": 0}
@@ -301,7 +328,8 @@ def run_job(options: Options) -> Tally:
         index = counter["n"]
         counter["n"] += 1
         draws = GRAPH_EVERY * max(options.model_every, 1)
-        kind = program_kind(data.draw(st.integers(0, draws - 1)), options.model_every)
+        draw = data.draw(st.integers(0, draws - 1))
+        kind = program_kind(draw, options.model_every, options.models_only)
         check_one(index, DrawChooser(data.draw), kind, options, checker, tally)
 
     one()
@@ -322,17 +350,19 @@ def ancestors(pipelines: Sequence[Pipeline], name: str) -> list[Pipeline]:
     return chain[::-1]
 
 
-def generate_checked_model(chooser: Chooser) -> tuple[Graph, ModelOptions]:
-    """A model and the pipeline options it is checked with (drawn first, so a shrunk model
-    keeps them where it can)."""
+def generate_checked_model(
+    chooser: Chooser, targets: Sequence[str] = ()
+) -> tuple[Graph, ModelOptions]:
+    """A model (with the families and variants `targets` names) and the pipeline options
+    it is checked with (drawn first, so a shrunk model keeps them where it can)."""
     check = model_options(chooser)
-    return generate_model(chooser), check
+    return generate_model(chooser, targets), check
 
 
 def regenerate(failure: Failure, choices: Sequence[int], options: Options) -> Program | Graph:
     features = Features.parse(options.features)
     if failure.kind == "model":
-        return generate_checked_model(ReplayChooser(choices))[0]
+        return generate_checked_model(ReplayChooser(choices), options.model_targets)[0]
     if failure.kind == "graph":
         return generate_graph(ReplayChooser(choices), features)
     return generate_program(ReplayChooser(choices), features)
@@ -342,7 +372,7 @@ def reproduce(failure: Failure, choices: Sequence[int], options: Options) -> Ste
     """Regenerate from `choices` and check only the failing step (and its prefixes): the
     step of the same failure class, or None."""
     if failure.kind == "model":
-        model, check = generate_checked_model(ReplayChooser(choices))
+        model, check = generate_checked_model(ReplayChooser(choices), options.model_targets)
         opencl = failure.step != "graph-passes"
         report = check_model(model.text, failure.seed, check.lift_params, check.fuse, opencl)
         for step in report.failures():
@@ -388,7 +418,7 @@ def minimize(failure: Failure, options: Options, budget: int) -> Failure:
         ]
     check = failure.options
     if failure.kind == "model":
-        check = asdict(generate_checked_model(ReplayChooser(best))[1])
+        check = asdict(generate_checked_model(ReplayChooser(best), options.model_targets)[1])
     return replace(
         failure,
         detail=step.detail,
@@ -443,8 +473,9 @@ def write_failures(tally: Tally, options: Options, out: Path, budget: int) -> li
 
 def summary(tally: Tally, total: int, written: Sequence[str], options: Options) -> str:
     lines = [
-        f"fuzz campaign: {total} programs (seed {options.seed}, features {options.features}), "
-        f"{tally.seconds:.0f} s",
+        f"fuzz campaign: {total} programs (seed {options.seed}, features {options.features}"
+        + (f", models with {','.join(options.model_targets)}" if options.model_targets else "")
+        + f"), {tally.seconds:.0f} s",
         "programs by outcome (worst step): "
         + ", ".join(
             f"{o} {tally.programs.get(o, 0)}"
@@ -453,6 +484,10 @@ def summary(tally: Tally, total: int, written: Sequence[str], options: Options) 
     ]
     for kind, counts in sorted(tally.by_kind.items()):
         lines.append(f"  {kind}: " + ", ".join(f"{o} {n}" for o, n in sorted(counts.items())))
+    if tally.by_family:
+        lines.append("models by family (a model counts under each family it has):")
+    for family, counts in sorted(tally.by_family.items()):
+        lines.append(f"    {family}: " + ", ".join(f"{o} {n}" for o, n in sorted(counts.items())))
     invalid_rate = len(tally.invalid) / total if total else 0.0
     lines.append(f"generator: {len(tally.invalid)} invalid program(s) ({100 * invalid_rate:.2f}%)")
     for reason, n in Counter(re.sub(r"\d+", "N", r)[:140] for r in tally.invalid).most_common(5):
@@ -519,7 +554,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--features",
         default="all",
-        help=f"all, none, or a comma-separated subset of {Features.names()}",
+        help=f"all, none, or a comma-separated subset of {Features.names()} and of the "
+        f"model families and variants {list(MODEL_TARGETS)} (which every model then has; "
+        "naming only these checks models alone)",
     )
     parser.add_argument("--opencl-every", type=int, default=10)
     parser.add_argument("--mlir-every", type=int, default=20)
@@ -546,20 +583,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.check:
         return check_file(Path(args.check))
-    Features.parse(args.features)
+    features, targets = split_features(args.features)
+    Features.parse(features)
+    models_only = bool(targets) and features == "none" and args.features.strip() != "none"
     jobs = max(1, args.jobs)
     shares = [args.count // jobs + (1 if k < args.count % jobs else 0) for k in range(jobs)]
     options = [
         Options(
             share,
             args.seed,
-            args.features,
+            features,
             args.opencl_every,
             args.mlir_every,
             args.engine,
             k,
             jobs,
             args.model_every,
+            targets,
+            models_only,
         )
         for k, share in enumerate(shares)
         if share
@@ -582,6 +623,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             {
                 "programs": total,
                 "outcomes": dict(tally.programs),
+                "models_by_family": {k: dict(v) for k, v in tally.by_family.items()},
                 "steps": {k: dict(v) for k, v in tally.steps.items()},
                 "failure_classes": {k: tally.failure_counts[k] for k in tally.failures},
                 "invalid": len(tally.invalid),

@@ -3,7 +3,7 @@
 func.func @main(%x, PARAMETERS...) -> tensor { ... return } }`, constants hoisted to the top
 in its order, `tensor.empty`/`linalg.fill` shared, SSA names as MLIR's printer picks them).
 
-`generate_model(chooser)` builds an input `%x: tensor<1xCxHxW>` (C <= 12, H, W <= 10, extents
+`generate_model(chooser)` builds an input `%x: tensor<NxCxHxW>` (C <= 12, H, W <= 10, extents
 of 1 included) and two to six layers, each from one op family (`FAMILIES`), sometimes a
 classifier head; parameters are arguments named like a `state_dict` (`%layers_2_weight`,
 `%layers_3_running_var`, `%fc_bias`, in registration order). The families:
@@ -30,18 +30,29 @@ classifier head; parameters are arguments named like a `state_dict` (`%layers_2_
   unless the window is 1x1); `squeeze_excite`: mean, 1x1 convs, relu or SiLU, sigmoid and
   the broadcast multiply;
 - `classifier`: flatten (`collapse_shape`), `linalg.transpose` of the weight, `linalg.matmul`,
-  bias add with map `(d1)`.
+  bias add with map `(d1)`;
+- the vision families of `fuzz.vision_models` (torch 2.15's exports): `pixel_shuffle`,
+  `upsample_nearest`, `adaptive_max_pool`, `adaptive_avg_pool`, `upsample_bilinear`,
+  `conv_transpose` (see that module).
+
+The input has batch 1 or 3 (`batch3`, about one model in seven); every family handles
+both. A model returns its last value and sometimes one or two earlier ones (`two_results`,
+`three_results`). `generate_model(chooser, targets)` makes a model with the families and
+variants `targets` names (a campaign's `--features`).
 
 `features_used` of the returned `Graph` holds the families a model contains, and the variants
-`max_pool_ceil`, `concat_aligned`, `concat_unaligned`, `two_results`. `model_options(chooser)`
+`max_pool_ceil`, `concat_aligned`, `concat_unaligned`, `two_results`, `three_results`, `batch3`,
+`bilinear_align_corners`, `conv_transpose_per_axis`, `adaptive_avg_pool_divisible`.
+`model_options(chooser)`
 draws the pipeline options a campaign checks a model with (`lift-params`, `fuse`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 
 from hypothesis import strategies as st
 
@@ -53,11 +64,15 @@ Shape = tuple[int, ...]
 FAMILIES = (
     "relu", "conv", "batch_norm", "sigmoid", "silu", "depthwise_conv", "grouped_conv",
     "max_pool", "avg_pool", "residual_add", "concat", "channel_split", "channel_shuffle",
-    "mean", "squeeze_excite", "classifier",
+    "mean", "squeeze_excite", "pixel_shuffle", "upsample_nearest", "adaptive_max_pool",
+    "adaptive_avg_pool", "upsample_bilinear", "conv_transpose", "classifier",
 )  # fmt: skip
-"""The op families, simplest first (a shrunk model picks the first that applies)."""
+"""The op families, simplest first (a shrunk model picks the first that applies); the
+vision ones (`fuzz.vision_models`) after the others."""
 STEP_FAMILIES = FAMILIES[:-1]
 """The families of a layer; `classifier` is only the head."""
+MODEL_VARIANTS = ("batch3", "two_results", "three_results")
+"""Whole-model features a campaign can target besides the families (`generate_model`)."""
 CHANNELS = (4, 3, 5, 6, 8, 1, 2, 7, 12, 9, 10, 11)
 SPATIAL = (4, 3, 5, 6, 7, 8, 9, 10, 2, 1)
 MAX_CHANNELS = 12
@@ -67,8 +82,8 @@ ONE = "1.000000e+00 : f32"
 NEG_INF = "0xFF800000 : f32"
 EPS = "1.000000e-05 : f64"
 CONSTANT_ORDER = (ZERO, ONE, NEG_INF, EPS)
-"""Where torch-mlir's exports print these constants (first, in this order); any other
-constant follows them in order of first use."""
+"""Where torch-mlir's exports print these constants (first, in this order, after the i64
+ones); any other constant follows them in order of first use."""
 
 
 @dataclass(frozen=True)
@@ -91,10 +106,11 @@ class Value:
 
     token: str
     shape: Shape
+    element: str = "f32"
 
 
-def tensor(shape: Sequence[int]) -> str:
-    return "tensor<" + "".join(f"{e}x" for e in shape) + "f32>"
+def tensor(shape: Sequence[int], element: str = "f32") -> str:
+    return "tensor<" + "".join(f"{e}x" for e in shape) + f"{element}>"
 
 
 def _ints(values: Sequence[int]) -> str:
@@ -124,13 +140,14 @@ def broadcast_map(operand: Shape, result: Shape) -> str:
 
 # The printer ---------------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"%@(?:(in1)|([ab]?)(\d+))")
+_TOKEN = re.compile(r"%@(?:in(\d)|([ab]?)(\d+))")
 
 
 @dataclass
 class _Printer:
     """The function being built. Results are tokens (`%@N`; in regions `%@bK` for the K-th
-    body value, `%@aK` for the K-th block argument of a pad, `%@in1` for a second `%in`),
+    body value, `%@aK` for the K-th block argument of a pad, `%@inK` for the block argument
+    of the (K+1)-th input, named `%in_N` after the top level's names),
     named when the text is assembled, as MLIR's printer names them: the top-level values
     first (numbered, or a name hint made unique with one shared counter), then each region
     on its own from where the top level ended."""
@@ -150,14 +167,16 @@ class _Printer:
         self.hints.append(hint)
         return f"%@{len(self.hints) - 1}"
 
-    def op(self, text: str, shape: Shape, hint: str | None = None) -> Value:
+    def op(self, text: str, shape: Shape, hint: str | None = None, element: str = "f32") -> Value:
         token = self._new(hint)
         self.lines.append(f"    {token} = {text}")
-        return Value(token, shape)
+        return Value(token, shape, element)
 
-    def const(self, literal: str) -> str:
+    def const(self, literal: str, hint: str = "cst") -> str:
+        """The hoisted `arith.constant` of `literal` (`hint`: its name, `c2` for an index
+        2, `c7_i64` for an i64 7)."""
         if literal not in self.constants:
-            self.constants[literal] = self._new("cst")
+            self.constants[literal] = self._new(hint)
         return self.constants[literal]
 
     def map(self, text: str) -> str:
@@ -167,10 +186,11 @@ class _Printer:
 
     # Shared ops (torch-mlir's output is CSE'd: one tensor.empty per shape, one fill each)
 
-    def empty(self, shape: Shape) -> Value:
-        key = ("empty", shape)
+    def empty(self, shape: Shape, element: str = "f32") -> Value:
+        key = ("empty", shape, element)
         if key not in self.shared:
-            self.shared[key] = self.op(f"tensor.empty() : {tensor(shape)}", shape)
+            t = tensor(shape, element)
+            self.shared[key] = self.op(f"tensor.empty() : {t}", shape, element=element)
         return self.shared[key]
 
     def fill(self, literal: str, init: Value) -> Value:
@@ -189,9 +209,10 @@ class _Printer:
             reassociation = "[" + ", ".join(_ints(g) for g in groups) + "]"
             self.shared[key] = self.op(
                 f"tensor.expand_shape {x.token} {reassociation} output_shape {_ints(shape)} "
-                f": {tensor(x.shape)} into {tensor(shape)}",
+                f": {tensor(x.shape, x.element)} into {tensor(shape, x.element)}",
                 shape,
                 "expanded",
+                x.element,
             )
         return self.shared[key]
 
@@ -258,7 +279,11 @@ class _Printer:
         constants = sorted(
             self.constants.items(),
             key=lambda item: (
-                CONSTANT_ORDER.index(item[0]) if item[0] in CONSTANT_ORDER else len(CONSTANT_ORDER),
+                -1
+                if item[0].endswith(": i64")
+                else CONSTANT_ORDER.index(item[0])
+                if item[0] in CONSTANT_ORDER
+                else len(CONSTANT_ORDER),
                 int(item[1][2:]),
             ),
         )
@@ -281,7 +306,7 @@ class _Printer:
 
         def name(match: re.Match[str]) -> str:
             if match.group(1):
-                return f"%in_{counter}"
+                return f"%in_{counter + int(match.group(1)) - 1}"
             kind, number = match.group(2), int(match.group(3))
             if kind == "b":
                 return f"%{numbered + number}"
@@ -385,13 +410,13 @@ class _Model:
     ) -> Value:
         """torch-mlir's lowering of `nn.Conv2d(cin, cout, groups=groups)` applied to `x`."""
         p = self.p
-        _, cin, h, w = x.shape
+        n, cin, h, w = x.shape
         kh, kw = window.kernel
         weight = p.arg(f"{prefix}_weight", (cout, cin // groups, kh, kw))
         bias_arg = p.arg(f"{prefix}_bias", (cout,)) if bias else None
         padded = p.pad(x, (0, 0, *window.padding), (0, 0, *window.padding), ZERO)
         oh, ow = window.out(h, w)
-        out = (1, cout, oh, ow)
+        out = (n, cout, oh, ow)
         empty = p.empty(out)
         if groups == 1:
             if bias_arg is None:
@@ -420,9 +445,9 @@ class _Model:
             )
         g = groups
         split = [[0], [1, 2], [3], [4]]
-        grouped_in = p.expand(padded, split, (1, g, cin // g, *padded.shape[2:]))
+        grouped_in = p.expand(padded, split, (n, g, cin // g, *padded.shape[2:]))
         grouped_weight = p.expand(weight, [[0, 1], [2], [3], [4]], (g, cout // g, cin // g, kh, kw))
-        grouped_out = p.expand(empty, split, (1, g, cout // g, oh, ow))
+        grouped_out = p.expand(empty, split, (n, g, cout // g, oh, ow))
         init = p.fill(ZERO, grouped_out)
         t = tensor(grouped_out.shape)
         result = p.op(
@@ -435,8 +460,8 @@ class _Model:
 
     def mean_of(self, x: Value) -> Value:
         p = self.p
-        _, c, h, w = x.shape
-        empty = p.empty((1, c, 1, 1))
+        n, c, h, w = x.shape
+        empty = p.empty((n, c, 1, 1))
         init = p.fill(ZERO, empty)
         total = p.generic(
             [(x, broadcast_map(x.shape, x.shape))],
@@ -451,8 +476,8 @@ class _Model:
         return p.elementwise([total], total.shape, [f"%@b0 = arith.divf %in, {divisor} : f32"])
 
     def concat_of(self, parts: Sequence[Value]) -> Value:
-        _, _, h, w = parts[0].shape
-        shape = (1, sum(v.shape[1] for v in parts), h, w)
+        n, _, h, w = parts[0].shape
+        shape = (n, sum(v.shape[1] for v in parts), h, w)
         return self.p.op(
             f"tensor.concat dim(1) {', '.join(v.token for v in parts)} : "
             f"({', '.join(tensor(v.shape) for v in parts)}) -> {tensor(shape)}",
@@ -461,8 +486,8 @@ class _Model:
         )
 
     def slice_of(self, x: Value, start: int, size: int) -> Value:
-        _, _, h, w = x.shape
-        shape = (1, size, h, w)
+        n, _, h, w = x.shape
+        shape = (n, size, h, w)
         return self.p.op(
             f"tensor.extract_slice {x.token}[0, {start}, 0, 0] {_ints(shape)} [1, 1, 1, 1] "
             f": {tensor(x.shape)} to {tensor(shape)}",
@@ -505,7 +530,18 @@ class _Model:
             return any(c % g == 0 and c // g >= 2 for g in range(2, c))
         if family == "concat":
             return c < MAX_CHANNELS
+        if family in _vision().LAYERS:
+            return _vision().applies(self, family)
         return True
+
+    def layer(self, family: str) -> None:
+        """Apply one family (a method here, or a function of `fuzz.vision_models`)."""
+        self.used.add(family)
+        if family in _vision().LAYERS:
+            _vision().LAYERS[family](self)
+        else:
+            getattr(self, family)()
+        self.history.append(self.value)
 
     def relu(self) -> None:
         self.value = self.relu_of(self.value)
@@ -572,7 +608,7 @@ class _Model:
     def max_pool(self) -> None:
         p, c = self.p, self.c
         x = self.value
-        _, channels, h, w = x.shape
+        n, channels, h, w = x.shape
         k = c.choice((2, 3))
         s = c.choice((2, 1))
         pad = c.integer(0, k // 2)
@@ -590,7 +626,7 @@ class _Model:
             self.used.add("max_pool_ceil")
         high = pad + (s if ceil else 0)
         padded = p.pad(x, (0, 0, pad, pad), (0, 0, high, high), NEG_INF)
-        shape = (1, channels, outs[0], outs[1])
+        shape = (n, channels, outs[0], outs[1])
         init = p.fill(NEG_INF, p.empty(shape))
         window = p.empty((k, k))
         self.value = p.op(
@@ -602,10 +638,10 @@ class _Model:
 
     def avg_pool(self) -> None:
         p, x = self.p, self.value
-        _, channels, h, w = x.shape
+        n, channels, h, w = x.shape
         k = self.c.choice([k for k in (2, 3) if k <= min(h, w)])
         s = self.c.choice((k, 1, 2))
-        shape = (1, channels, (h - k) // s + 1, (w - k) // s + 1)
+        shape = (n, channels, (h - k) // s + 1, (w - k) // s + 1)
         init = p.fill(ZERO, p.empty(shape))
         window = p.empty((k, k))
         total = p.op(
@@ -669,11 +705,11 @@ class _Model:
 
     def channel_shuffle(self) -> None:
         p, x = self.p, self.value
-        _, c, h, w = x.shape
+        n, c, h, w = x.shape
         g = self.c.choice([g for g in range(2, c) if c % g == 0 and c // g >= 2])
         split = [[0], [1, 2], [3], [4]]
-        grouped = p.expand(x, split, (1, g, c // g, h, w))
-        shape = (1, c // g, g, h, w)
+        grouped = p.expand(x, split, (n, g, c // g, h, w))
+        shape = (n, c // g, g, h, w)
         empty = p.empty(shape)
         swapped = p.op(
             f"linalg.transpose ins({grouped.token} : {tensor(grouped.shape)}) "
@@ -697,12 +733,12 @@ class _Model:
 
     def classifier(self) -> None:
         p, x = self.p, self.value
-        _, c, h, w = x.shape
+        n, c, h, w = x.shape
         features = c * h * w
         classes = self.c.integer(1, 10)
         weight = p.arg("fc_weight", (classes, features))
         bias = p.arg("fc_bias", (classes,))
-        flat = p.collapse(x, [[0], [1, 2, 3]], (1, features))
+        flat = p.collapse(x, [[0], [1, 2, 3]], (n, features))
         empty = p.empty((features, classes))
         transposed = p.op(
             f"linalg.transpose ins({weight.token} : {tensor(weight.shape)}) "
@@ -710,7 +746,7 @@ class _Model:
             empty.shape,
             "transposed",
         )
-        shape = (1, classes)
+        shape = (n, classes)
         init = p.fill(ZERO, p.empty(shape))
         product = p.op(
             f"linalg.matmul ins({flat.token}, {transposed.token} : {tensor(flat.shape)}, "
@@ -720,27 +756,50 @@ class _Model:
         self.value = self.binary(product, bias, "addf")
 
 
-def generate_model(c: Chooser) -> Graph:
-    """A random torch-mlir-style model (see the module docstring)."""
+def _vision() -> ModuleType:
+    """`fuzz.vision_models` (imported here: it builds on this module)."""
+    from fuzz import vision_models
+
+    return vision_models
+
+
+def generate_model(c: Chooser, targets: Collection[str] = ()) -> Graph:
+    """A random torch-mlir-style model (see the module docstring). `targets` (families of
+    `FAMILIES` and `MODEL_VARIANTS`) makes the model have them: a layer is one of the
+    targeted families that apply until one was drawn, then half of the time, and a last
+    layer adds one when none applied; `batch3`, `two_results` and `three_results` are then always on
+    (three layers at least for three results)."""
+    targeted_layers = [f for f in STEP_FAMILIES if f in targets]
     channels, h = c.choice(CHANNELS), c.choice(SPATIAL)
     w = c.choice(SPATIAL) if c.flag(30) else h
+    batch = 3 if c.flag(15) or "batch3" in targets else 1
     printer = _Printer()
-    x = printer.arg("x", (1, channels, h, w))
+    x = printer.arg("x", (batch, channels, h, w))
     model = _Model(c, printer, x, [x])
-    for index in c.repeat(2, 6, 60):
+    if batch > 1:
+        model.used.add("batch3")
+    for index in c.repeat(3 if "three_results" in targets else 2, 6, 60):
         model.prefix = f"layers_{index}"
-        family = c.choice([f for f in STEP_FAMILIES if model.applies(f)])
-        model.used.add(family)
-        getattr(model, family)()
-        model.history.append(model.value)
-    if c.flag(35):
+        applicable = [f for f in STEP_FAMILIES if model.applies(f)]
+        wanted = [f for f in targeted_layers if f in applicable]
+        first = not model.used & set(targeted_layers)
+        model.layer(c.choice(wanted) if wanted and (first or c.flag(50)) else c.choice(applicable))
+    wanted = [f for f in targeted_layers if model.applies(f)]
+    if wanted and not model.used & set(targeted_layers):
+        model.prefix = f"layers_{len(model.history) - 1}"
+        model.layer(c.choice(wanted))
+    if c.flag(35) or "classifier" in targets:
         model.used.add("classifier")
         model.classifier()
     results = [model.value]
-    earlier = [v for v in model.history[1:] if v != model.value]
-    if earlier and c.flag(10):
+    earlier = list({v.token: v for v in model.history[1:] if v != model.value}.values())
+    several = {"two_results", "three_results"} & set(targets)
+    if earlier and (c.flag(10) or several):
         model.used.add("two_results")
-        results.insert(c.integer(0, 1), c.choice(earlier))
+        results.insert(c.integer(0, 1), earlier.pop(c.integer(0, len(earlier) - 1)))
+        if earlier and (c.flag(40) or "three_results" in targets):
+            model.used.add("three_results")
+            results.insert(c.integer(0, 2), c.choice(earlier))
     return Graph(printer.text(results), list(c.choices), model.used, list(c.spans))
 
 
