@@ -12,7 +12,7 @@
                                                        (graph level, then `-t opencl`)
         normalize-graph, fold-affine-params{params} (when lift-params),
         raise-layout-rewrites, fold-layout-rewrites, convert-layout{desired-layouts allow-padding},
-        flow-layout-rewrites, fold-layout-rewrites, sink-layout-rewrites{params prepared=lift-params},
+        fuse-transposed-conv{remarks}, flow-layout-rewrites, fold-layout-rewrites, sink-layout-rewrites{params prepared=lift-params},
         fold-layout-rewrites, lift-transform-params{params} (when
         lift-params), annotate-texture-scope{max-image-* weights-in-global remarks}, realize-scopes,
         fuse-elementwise{remarks} (when fuse), legalize-layout, merge-sibling-kernels (when fuse),
@@ -59,6 +59,7 @@ from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
 from physlayout.transforms.fold_affine_params import FoldAffineParamsPass
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
 from physlayout.transforms.fuse_elementwise import FuseElementwisePass
+from physlayout.transforms.fuse_transposed_conv import FuseTransposedConvPass
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass
 from physlayout.transforms.lift_transform_params import LiftTransformParamsPass
 from physlayout.transforms.merge_sibling_kernels import MergeSiblingKernelsPass
@@ -366,6 +367,7 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             RaiseLayoutRewritesPass(),
             FoldLayoutRewritesPass(),  # compose a reshape chain (a channel shuffle) first
             ConvertLayoutPass(self.desired_layouts, self.allow_padding),
+            FuseTransposedConvPass(self.remarks),
             FlowLayoutRewritesPass(),
             FoldLayoutRewritesPass(),
             SinkLayoutRewritesPass(self.params, prepared=self.lift_params),
