@@ -7,12 +7,12 @@
     physlayout-memref{rewrite-loops remarks affine-loops}   (then mlir-opt / mlir-runner)
         physlayout-buffers, lower-layout{affine-loops}
     physlayout-adreno{desired-layouts allow-padding max-image-width max-image-height
-                      weights-in-global fuse lift-params params remarks verify-each
+                      weights-in-global fuse transposed-conv lift-params params remarks verify-each
                       schedule compute-units max-work-group-size registers}
                                                        (graph level, then `-t opencl`)
         normalize-graph, fold-affine-params{params} (when lift-params),
         raise-layout-rewrites, fold-layout-rewrites, convert-layout{desired-layouts allow-padding},
-        fuse-transposed-conv{remarks}, flow-layout-rewrites, fold-layout-rewrites, sink-layout-rewrites{params prepared=lift-params},
+        fuse-transposed-conv{remarks} (when transposed-conv), flow-layout-rewrites, fold-layout-rewrites, sink-layout-rewrites{params prepared=lift-params},
         fold-layout-rewrites, lift-transform-params{params} (when
         lift-params), annotate-texture-scope{max-image-* weights-in-global remarks}, realize-scopes,
         fuse-elementwise{remarks} (when fuse), legalize-layout, merge-sibling-kernels (when fuse),
@@ -301,6 +301,9 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
         fuse (bool, true): `fuse-elementwise` groups each producer with its elementwise
             consumers (one kernel per group) and `merge-sibling-kernels` merges independent
             launches over one grid; false keeps one kernel per graph op.
+        transposed-conv (bool, true): `fuse-transposed-conv` runs each transposed
+            convolution over its contributing taps only (false: the zero-spread input and
+            the stride-1 conv the frontend printed, for comparisons).
         lift-params (bool, false): `lift-transform-params` moves the work on parameters
             (weight layout transforms, batch-norm statistics) into `@main_prepare`, run once;
             `fold-affine-params` first folds each batch norm into one multiply-add by two
@@ -339,6 +342,8 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
     """`annotate-texture-scope` keeps conv filters in `global`."""
     fuse: bool = True
     """Run `fuse-elementwise` (false: one kernel per graph op, for comparisons)."""
+    transposed_conv: bool = True
+    """Run `fuse-transposed-conv` (false: the frontend's zero-spread transposed convs)."""
     lift_params: bool = False
     """Run `lift-transform-params{params}` (parameter work into `@main_prepare`)."""
     params: str = ""
@@ -367,7 +372,7 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             RaiseLayoutRewritesPass(),
             FoldLayoutRewritesPass(),  # compose a reshape chain (a channel shuffle) first
             ConvertLayoutPass(self.desired_layouts, self.allow_padding),
-            FuseTransposedConvPass(self.remarks),
+            *((FuseTransposedConvPass(self.remarks),) if self.transposed_conv else ()),
             FlowLayoutRewritesPass(),
             FoldLayoutRewritesPass(),
             SinkLayoutRewritesPass(self.params, prepared=self.lift_params),

@@ -1,6 +1,7 @@
 """Run a whole model (a graph-level module, e.g. a torch-mlir export) on an OpenCL device and
 report what the compiler made of it: compile seconds per pass, launches per inference, how
-many of them are layout transforms and copies, how many intermediate tensors live in
+many of them are layout transforms and copies, the multiplies they execute
+(`kernel_stats`), how many intermediate tensors live in
 textures and in global memory, device time, and the error against expected outputs.
 
 `run_model(text, inputs, expected, runtime)` is what `make models`, `bench/bench_models.py`
@@ -25,6 +26,7 @@ from xdsl.passes import ModulePass
 from physlayout.dialects.layout import AllocateOp, PtrType, is_texture_scope
 from physlayout.lowering.pipelines import DeclaredPipeline, PhyslayoutOpenCLPass
 from physlayout.runtime.host import execute, run_prepare
+from physlayout.runtime.kernel_stats import kernel_stats
 from physlayout.runtime.opencl import (
     CompiledModule,
     OpenCLRuntime,
@@ -77,6 +79,9 @@ class ModelReport:
     """Launches of layout-transform kernels (`*_transform*`)."""
     copy_launches: int = 0
     """Launches of scope or result copies (`*_copy*`)."""
+    multiplies: int | None = None
+    """Floating-point multiplies the launches of one inference execute
+    (`kernel_stats.multiplies` summed; None when a kernel's count is unknown)."""
     texture_tensors: int = 0
     """Intermediate tensors allocated as textures by the host function."""
     global_tensors: int = 0
@@ -173,6 +178,9 @@ def run_model(
     report.bytes_moved = bytes_per_inference(compiled, [t.kernel for t in result.times])
     report.layout_launches = sum("_transform" in t.kernel for t in result.times)
     report.copy_launches = sum("_copy" in t.kernel for t in result.times)
+    stats = kernel_stats(compiled.lowered, compiled.program.kernels)
+    counts = [stats[t.kernel].multiplies if t.kernel in stats else None for t in result.times]
+    report.multiplies = None if None in counts else sum(c for c in counts if c is not None)
     report.device_ms = result.total_seconds * 1e3
     report.outputs = outputs
     for j, got in enumerate(outputs):

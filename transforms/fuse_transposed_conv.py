@@ -15,8 +15,9 @@ and they read ``iy = ceil((oy - o) / s) + j``. The rewrite iterates ``j`` over
 ``J = ceil(K / s)`` instead of ``ky`` over ``K``:
 
     %xp = layout.pad %x  (zero rows/columns where iy leaves [0, H): the conv's own border)
-    %wp = layout.pad %w  (high to s * J taps when s does not divide K; the extra taps are 0)
-    %wq = layout.transform %wp {(.., KH, KW) -> (.., KH mod s, KH floordiv s, KW mod s, KW floordiv s)}
+    %wq = layout.transform %w {(.., KH, KW) -> (.., KH mod s, KH floordiv s, KW mod s, KW floordiv s)}
+          (pad_value 0.0: the taps past K when s does not divide K; a layout.pad to s taps
+          first when K < s)
     %y  = linalg.generic ins(%xp, %wq) outs(%init)
             x[n, c, (oy + e) floordiv s + j + g, ...]    w[f, c, (oy * (s-1) + o) mod s, j, ...]
 
@@ -215,17 +216,20 @@ def _spread_axis(
 
 
 def phase_filter(filt: SSAValue, axes: tuple[SpreadAxis, ...]) -> list[Operation]:
-    """The filter padded to ``s * J`` taps on each spread axis (when s does not divide K),
-    then split into (phase, tap) axes: ``(.., K, ..) -> (.., K mod s, K floordiv s, ..)``."""
+    """The filter split into (phase, tap) axes on each spread axis,
+    ``(.., K, ..) -> (.., K mod s, K floordiv s, ..)``, the taps past ``K`` (when s does not
+    divide K) holding 0.0: the transform's padding, or a `layout.pad` first when ``K < s``
+    (the phase axis would have only K values)."""
     shape = static_shape(filt)
     assert shape is not None and isinstance(filt.type, TensorType)
+    zero = FloatAttr(0.0, filt.type.get_element_type())  # pyright: ignore[reportArgumentType]
     ops: list[Operation] = []
     high = [0] * len(shape)
     for axis in axes:
-        high[axis.filter_axis] = axis.s * axis.taps - axis.k
+        if axis.k < axis.s:
+            high[axis.filter_axis] = axis.s - axis.k
     if any(high):
-        elt = filt.type.get_element_type()
-        pad = PadOp(filt, [0] * len(shape), high, FloatAttr(0.0, elt))  # pyright: ignore[reportArgumentType]
+        pad = PadOp(filt, [0] * len(shape), high, zero)
         pad.result.name_hint = filt.name_hint
         ops.append(pad)
         filt = pad.result
@@ -237,7 +241,8 @@ def phase_filter(filt: SSAValue, axes: tuple[SpreadAxis, ...]) -> list[Operation
             finals += [Dim(name) % stride[k], Dim(name) // stride[k]]
         else:
             finals.append(Dim(name))
-    split = TransformOp(filt, IndexMap(names, tuple(finals)))
+    pads = any(axis.k % axis.s and axis.k > axis.s for axis in axes)
+    split = TransformOp(filt, IndexMap(names, tuple(finals)), zero if pads else None)
     split.result.name_hint = filt.name_hint
     ops.append(split)
     return ops
