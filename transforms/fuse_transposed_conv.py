@@ -150,10 +150,10 @@ def match_spread(op: LinalgStructuredOperation, generic: GenericOp) -> Spread:
     insert = spread.owner
     if not isinstance(insert, tensor.InsertSliceOp):
         raise _Refused("its data is not a tensor.insert_slice")
-    if filt is data or data.uses.get_length() != 1 or (transform is not None and spread.uses.get_length() != 1):
+    if filt is data or _uses(data, generic) != 1 or (transform is not None and _uses(spread, generic) != 1):
         raise _Refused("the spread tensor is read by other ops than the conv's data operand")
     fill = insert.dest.owner
-    if not isinstance(fill, FillOp) or fill.results[0].uses.get_length() != 1:
+    if not isinstance(fill, FillOp) or _uses(fill.results[0], generic) != 1:
         raise _Refused("the insert's destination is not a linalg.fill read by it alone")
     zero = constant_scalar(fill.inputs[0])
     if not isinstance(zero, FloatAttr) or zero.value.data != 0.0 or math.copysign(1.0, zero.value.data) < 0:
@@ -181,6 +181,12 @@ def match_spread(op: LinalgStructuredOperation, generic: GenericOp) -> Spread:
         for a in window
     ]
     return Spread(insert.source, transform, insert, fill, zero, tuple(axes))
+
+
+def _uses(value: SSAValue, generic: GenericOp) -> int:
+    """The uses of `value`, without those of `generic` (a detached generic form of the conv
+    uses the conv's operands too)."""
+    return sum(1 for use in value.uses if use.operation is not generic or generic.parent is not None)
 
 
 def _spread_axis(
@@ -281,15 +287,21 @@ class TransposedConvFromSpreadInput(RewritePattern):
         if not op.inputs or not _reads_insert(op.inputs[0]):
             return
         generic = op if isinstance(op, GenericOp) else generic_form(op)
+        spread = None
         try:
             spread = match_spread(op, generic)
             rewrite(op, generic, spread, rewriter)
         except _Refused as reason:
+            spread = None
             if self.remarks:
                 emit_remark("fuse-transposed-conv", op, f"left alone: {reason}")
         finally:
             if generic is not op:
                 generic.erase()
+        if spread is not None:  # the spread tensor and its fill, now unused
+            for dead in (spread.transform, spread.insert, spread.fill):
+                if dead is not None and not any(r.uses for r in dead.results):
+                    rewriter.erase_op(dead)
 
 
 def _reads_insert(value: SSAValue) -> bool:
@@ -302,7 +314,7 @@ def _reads_insert(value: SSAValue) -> bool:
 def rewrite(
     op: LinalgStructuredOperation, generic: GenericOp, spread: Spread, rewriter: PatternRewriter
 ) -> None:
-    """Replace `op` by the conv over the contributing taps; erase the spread tensor."""
+    """Replace `op` by the conv over the contributing taps."""
     shape = static_shape(spread.source)
     assert shape is not None
     low, high = [0] * len(shape), [0] * len(shape)
@@ -335,10 +347,7 @@ def rewrite(
     located(conv, op.location)
     conv.res[0].name_hint = op.results[0].name_hint
     new_ops.append(conv)
-    rewriter.replace_op(op, new_ops, conv.results)
-    for dead in (spread.transform, spread.insert, spread.fill):
-        if dead is not None and not any(r.uses for r in dead.results):
-            rewriter.erase_op(dead)
+    rewriter.replace(op, new_ops, conv.results)
 
 
 @dataclass(frozen=True)
