@@ -123,6 +123,26 @@ def _timed_pipeline(
     return [one.name for one in passes[-len(tail):]] == tail
 
 
+def _multiplies(compiled: CompiledModule, launched: Sequence[str]) -> int | None:
+    """The multiplies of the launches `launched` (`kernel_stats`, per kernel function; a
+    function cut into launches ``f_0, f_1, ...`` counts once, at ``f_0``); None when one is
+    unknown."""
+    stats = kernel_stats(compiled.lowered, compiled.program.kernels)
+    total = 0
+    for name in launched:
+        base, _, index = name.rpartition("_")
+        if name in stats:
+            count = stats[name].multiplies
+        elif base in stats and index.isdigit():
+            count = stats[base].multiplies if index == "0" else 0
+        else:
+            count = None
+        if count is None:
+            return None
+        total += count
+    return total
+
+
 def run_model(
     name: str,
     text: str,
@@ -178,9 +198,7 @@ def run_model(
     report.bytes_moved = bytes_per_inference(compiled, [t.kernel for t in result.times])
     report.layout_launches = sum("_transform" in t.kernel for t in result.times)
     report.copy_launches = sum("_copy" in t.kernel for t in result.times)
-    stats = kernel_stats(compiled.lowered, compiled.program.kernels)
-    counts = [stats[t.kernel].multiplies if t.kernel in stats else None for t in result.times]
-    report.multiplies = None if None in counts else sum(c for c in counts if c is not None)
+    report.multiplies = _multiplies(compiled, [t.kernel for t in result.times])
     report.device_ms = result.total_seconds * 1e3
     report.outputs = outputs
     for j, got in enumerate(outputs):

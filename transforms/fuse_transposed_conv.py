@@ -301,7 +301,7 @@ class TransposedConvFromSpreadInput(RewritePattern):
         if spread is not None:  # the spread tensor and its fill, now unused
             for dead in (spread.transform, spread.insert, spread.fill):
                 if dead is not None and not any(r.uses for r in dead.results):
-                    rewriter.erase_op(dead)
+                    rewriter.erase(dead)
 
 
 def _reads_insert(value: SSAValue) -> bool:
