@@ -69,7 +69,7 @@ func.func @main(%x: tensor<1x{c}x{h}x{w}xf32>, %weight: tensor<{c}x{f}x{k}x{k}xf
 def torch_like(x: np.ndarray, weight: np.ndarray, s: tuple[int, int], p: tuple[int, int], op: tuple[int, int]) -> np.ndarray:
     """ConvTranspose2d by its definition (every input pixel times every tap, scattered, then
     cropped by the padding): an oracle independent of the IR."""
-    _, c, h, w = x.shape
+    _, _, h, w = x.shape
     _, f, k, _ = weight.shape
     full = np.zeros((1, f, (h - 1) * s[0] + k + op[0], (w - 1) * s[1] + k + op[1]), np.float64)
     for iy in range(h):
@@ -157,7 +157,7 @@ def test_planted_off_by_one_row_is_caught(monkeypatch: pytest.MonkeyPatch) -> No
     text = transposed(3, 2, 5, 5, 4, (2, 3), (1, 2), (0, 2))
     compare_before_after(text, [FuseTransposedConvPass()], exact=False)
     monkeypatch.setattr(fuse_transposed_conv.SpreadAxis, "data_expr", shifted)
-    with pytest.raises(Exception):  # wrong values, or a read past the padded input
+    with pytest.raises(Exception):  # noqa: B017 (wrong values, or the verifier refusing a read past the input)
         compare_before_after(text, [FuseTransposedConvPass()], exact=False)
 
 
