@@ -133,14 +133,24 @@ class CompiledModel:
 
     def run(self, inputs: Mapping[str, Any], profile: bool = True) -> RunResult:
         """One call on `inputs` by name; the whole `RunResult` (outputs and times)."""
+        if not isinstance(inputs, Mapping):
+            raise DiagnosticException(
+                f"@{self.plan.entry}: run takes the inputs by name (a dict), got "
+                f"{type(inputs).__name__}; call the model to give them by position"
+            )
         result = self.session.run(inputs, profile)
         self.last_run = result
         return result
 
-    def time(self, inputs: Mapping[str, Any], repeat: int = 10, warmup: int = 2) -> Timing:
+    def time(self, *args: Any, repeat: int = 10, warmup: int = 2, **kwargs: Any) -> Timing:
         """Call `warmup` times, then `repeat` times timing each call (wall clock around the
         whole call; device time from the launches' profiling events, read after the
-        clock stops)."""
+        clock stops). The inputs as a call takes them (by position or name), or one dict
+        of them by name."""
+        if len(args) == 1 and not kwargs and isinstance(args[0], Mapping):
+            inputs = dict(args[0])  # pyright: ignore[reportUnknownArgumentType]
+        else:
+            inputs = self.bind(args, kwargs)
         if repeat < 1 or warmup < 0:
             raise DiagnosticException(f"repeat must be >= 1 and warmup >= 0, got {repeat}, {warmup}")
         for _ in range(warmup):
@@ -183,7 +193,8 @@ def compile(
     `pipeline` (graph-level IR) overrides `default_pipeline(prepare)`; `precision` "f16"
     stores tensors in f16 (f32 arithmetic). With `cache` the artifact comes from the compile
     cache when the same text was compiled with the same options before
-    (`runtime/compile_cache.py`; a hit does not even parse the source)."""
+    (`runtime/compile_cache.py`; a hit does not even parse the source), and its kernels are
+    built from the device binary cached the first time (`runtime/program_cache.py`)."""
     from physlayout.located import entry_function, parse_located
     from physlayout.runtime.compile_cache import cached_compile
     from physlayout.runtime.opencl import OpenCLRuntime, module_text
@@ -197,7 +208,7 @@ def compile(
         text, name = module_text(source), "<module>"
     else:
         text, name = _text(source)
-    runtime = OpenCLRuntime(device)
+    runtime = OpenCLRuntime(device, program_cache=cache)
     artifact = cached_compile(
         text, entry, runtime.limits, pipeline=pipeline or default_pipeline(prepare),
         precision=precision, use_cache=cache, parse=parse,

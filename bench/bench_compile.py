@@ -3,7 +3,7 @@ and printing them (issue 28: within 3x; a script, not a test; about a minute of 
 per model that gets through).
 
 For each `NAME.mlir` of the models folder (torch-mlir linalg-on-tensors graphs; default
-`../shared/models` beside the repository, `--models DIR` otherwise):
+`examples/models`, `--models DIR` otherwise):
 
 - per pass, in this process: CPU seconds of each pass of `raise-layout-rewrites` followed
   by `physlayout-adreno`'s passes, and of the module verification after it (as the

@@ -13,7 +13,7 @@ parameters as plain arguments (every inference re-lays them out):
   times of its launches (the first call, which builds the kernels, excluded), unfused and
   fused calls alternating so that the machine's load disturbs both alike.
 
-Graphs: `examples/*.mlir` with graph-level functions, and `../shared/models/*.mlir` when
+Graphs: `examples/*.mlir` with graph-level functions, and `examples/models/*.mlir` when
 they go through the pipeline on this checkout (a model that does not is listed with the
 first line of its diagnostic). Results go to a section of bench/RESULTS.md. Usage:
 `python bench/bench_fusion.py [--device SPEC] [--models DIR] [--no-write]`.
@@ -252,7 +252,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--device", default=None, help="PLATFORM[:INDEX] (see runtime/opencl.py)")
     parser.add_argument(
-        "--models", type=Path, default=ROOT.parent / "shared/models",
+        "--models", type=Path, default=ROOT / "examples/models",
         help="a folder of graph .mlir files (torch-mlir models) to measure too",
     )  # fmt: skip
     parser.add_argument("--no-write", action="store_true", help="print only")

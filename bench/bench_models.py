@@ -14,8 +14,7 @@ With `--precision f16` (and by default, after the f32 table) the models first go
 `prepared` lifts the work on parameters into `@main_prepare`, and `f16-prepared` does
 both, with the weights rounded to f16 once in `@main_prepare` (`params-f16`). Usage:
 `python bench/bench_models.py [--models DIR] [--only NAME ...] [--precision
-f32|f16|prepared|f16-prepared|all] [--no-write]`; DIR defaults to the shared models folder
-beside the repository, else examples/models.
+f32|f16|prepared|f16-prepared|all] [--no-write]`; DIR defaults to examples/models.
 """
 
 from __future__ import annotations
@@ -44,9 +43,8 @@ GRAPH_PASSES = (
 
 
 def models_dir() -> Path:
-    """The shared models folder beside the repository, else the repository's copy."""
-    shared = ROOT.parent / "shared" / "models"
-    return shared if shared.is_dir() else ROOT / "examples" / "models"
+    """The repository's models folder (all fourteen torch-mlir exports)."""
+    return ROOT / "examples" / "models"
 
 
 def load_inputs(folder: Path, name: str) -> dict[str, Any]:

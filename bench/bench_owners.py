@@ -2,7 +2,7 @@
 physlayout calls (islpy, numpy), per model and per pass (issue 28: "write down what is
 xDSL's"; a script, not a test).
 
-For each model of the models folder (as `bench_compile.py`: `../shared/models` beside the
+For each model of the models folder (as `bench_compile.py`: `examples/models` of the
 repository, or `--models DIR`), `bench_compile.time_passes` runs
 `raise-layout-rewrites` and `physlayout-adreno`'s passes in this process, verifying as the
 pipelines do, while a thread samples the main thread's stack every millisecond; a second,

@@ -1,6 +1,6 @@
 """Pattern walkers with and without their roots (issue 28: compile time).
 
-For each model of the models folder (default `../shared/models` beside the repository,
+For each model of the models folder (default `examples/models`,
 `--models DIR` otherwise), `raise-layout-rewrites` then `physlayout-adreno` in this process,
 with `RootedWalker`'s own worklist population ("rooted") and with xDSL's
 (`PatternRewriteWalker._populate_worklist`, "every op"):
@@ -134,7 +134,7 @@ def instructions(path: Path, kind: str) -> int | None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--models", type=Path, default=ROOT.parent / "shared" / "models")
+    parser.add_argument("--models", type=Path, default=ROOT / "examples" / "models")
     parser.add_argument("--only", default=DEFAULT, help="comma-separated model names")
     parser.add_argument("--pairs", type=int, default=8)
     parser.add_argument("--callgrind", default="", help="models to count instructions of")

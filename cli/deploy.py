@@ -105,7 +105,10 @@ def _compile(args: argparse.Namespace) -> int:
         source = parse_located(text, args.file)
         return source, entry_function(source, args.entry).sym_name.data
 
-    runtime = OpenCLRuntime(args.device) if args.device is not None else None
+    runtime = (
+        OpenCLRuntime(args.device, program_cache=not args.no_cache)
+        if args.device is not None else None
+    )  # fmt: skip
     base = runtime.limits if runtime is not None else DeviceLimits(
         True, DEFAULT_IMAGE_LIMIT, DEFAULT_IMAGE_LIMIT, False, True
     )

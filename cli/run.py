@@ -137,7 +137,8 @@ def add_graph_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-cache", action="store_true",
         help="compile again even when the compile cache holds an artifact of the same source "
-        "and options ($PHYSLAYOUT_CACHE_DIR, else ~/.cache/physlayout/artifacts)",
+        "and options, and build the OpenCL kernels from source ($PHYSLAYOUT_CACHE_DIR, else "
+        "~/.cache/physlayout/artifacts)",
     )
 
 
@@ -162,7 +163,7 @@ def print_timing(
             json.dump(chrome_trace(result, f"@{model.plan.entry}"), stream)
         print(f"wrote {args.trace}: a trace of {len(result.times)} launch(es)")
     if args.repeat:
-        print(model.time(inputs, args.repeat, args.warmup).line())
+        print(model.time(inputs, repeat=args.repeat, warmup=args.warmup).line())
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -275,7 +276,7 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp, text: str) -> int:
         print(f"note: seeded random values (--seed {args.seed}) for {listed_names(missing)}",
               file=sys.stderr)  # fmt: skip
     inputs = _inputs(entry, names, given, args.seed, arrays)
-    runtime = OpenCLRuntime(args.device)
+    runtime = OpenCLRuntime(args.device, program_cache=not args.no_cache)
     artifact = cached_compile(
         text, args.entry, runtime.limits,
         pipeline=args.pipeline or default_pipeline(not args.no_prepare),

@@ -16,8 +16,9 @@ Entries are written to a temporary directory and renamed, so a reader never sees
 one. After a store the cache is trimmed to `max_bytes`, least recently used first (a hit
 touches its entry).
 
-The cache directory: `$PHYSLAYOUT_CACHE_DIR`, else `$XDG_CACHE_HOME/physlayout/artifacts`,
-else `~/.cache/physlayout/artifacts`. Compiling with remarks bypasses the cache (remarks
+The cache directory is `cache_paths.cache_dir()`: `$PHYSLAYOUT_CACHE_DIR`, else
+`$XDG_CACHE_HOME/physlayout/artifacts`, else `~/.cache/physlayout/artifacts`; its `opencl/`
+folder holds built OpenCL programs (`program_cache.py`). Compiling with remarks bypasses the cache (remarks
 are printed while compiling).
 """
 
@@ -38,6 +39,7 @@ from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
+from physlayout.runtime.cache_paths import cache_dir
 from physlayout.runtime.deploy import Artifact, compile_artifact, load_artifact, write_artifact
 from physlayout.runtime.opencl import DeviceLimits
 
@@ -47,13 +49,8 @@ DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 KEY_FILE = "key.json"
 
 
-def cache_dir() -> Path:
-    """Where artifacts are cached (module docstring)."""
-    explicit = os.environ.get("PHYSLAYOUT_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "physlayout" / "artifacts"
+SKIPPED = frozenset({"test", "bench", "build", "__pycache__"})
+"""Folders of the checkout that are not part of the installed code (and dot-folders: .venv)."""
 
 
 @cache
@@ -62,10 +59,12 @@ def code_fingerprint() -> str:
     version: what the artifacts of this installation depend on."""
     root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256(f"xdsl {version('xdsl')}\n".encode())
-    for path in sorted(root.rglob("*.py")):
+    files: list[Path] = []
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = [s for s in subfolders if s not in SKIPPED and not s.startswith(".")]
+        files += [Path(folder, n) for n in names if n.endswith(".py")]
+    for path in sorted(files):
         relative = path.relative_to(root).as_posix()
-        if relative.startswith(("test/", "bench/", ".venv/", "build/")):
-            continue
         digest.update(relative.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 

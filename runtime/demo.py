@@ -25,19 +25,13 @@ from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
 from physlayout.dialects.layout_scopes import producer_scope
+from physlayout.lowering.graph_stages import GRAPH_STAGES
 from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
 from physlayout.runtime.host import execute
 from physlayout.runtime.opencl import OpenCLRuntime, compile_module, module_text, parse_module
 from physlayout.universe import make_context
 
 EXAMPLE = "rfc_conv_relu_conv.mlir"
-GRAPH_STAGES = (
-    "convert-layout",
-    "flow-layout-rewrites",
-    "fold-layout-rewrites",
-    "annotate-texture-scope",
-    "realize-scopes",
-)
 
 
 def demo_source() -> str:

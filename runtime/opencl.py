@@ -70,6 +70,7 @@ from physlayout.dialects.buffer_layout import PendingLayout, flattened_type
 from physlayout.dialects.layout import BufferType, is_texture_scope
 from physlayout.lowering.opencl import ImageLimits, OpenCLProgram, generate_opencl
 from physlayout.lowering.pipelines import PhyslayoutOpenCLPass, verify_after
+from physlayout.runtime.program_cache import build_program
 from physlayout.semantics.evaluator_values import EvaluationError, dtype_of
 from physlayout.transforms.pass_options import pipeline_passes
 from physlayout.transforms.schedule_heuristic import WORK_GROUP_TARGET, work_group_shape
@@ -206,6 +207,8 @@ class OpenCLRuntime:
     half_arithmetic: bool = False
     """Compute f16 in `half` (`-t opencl{fp16=true}`) when the device has cl_khr_fp16; by
     default, and on devices without it, f16 is storage only and computed in float."""
+    program_cache: bool = True
+    """Keep built programs as device binaries on disk (`runtime/program_cache.py`)."""
     _programs: dict[str, Any] = field(default_factory=dict[str, Any])
 
     def __post_init__(self) -> None:
@@ -234,13 +237,17 @@ class OpenCLRuntime:
         return f"{device.name.strip()} ({device.platform.name.strip()})"
 
     def build(self, source: str) -> Any:
-        """The built program for `source` (cached by text)."""
+        """The built program for `source` (cached by text in this runtime and, with
+        `program_cache`, as a binary on disk)."""
         cached = self._programs.get(source)
         if cached is not None:
             return cached
         cl = _cl()
         try:
-            program = cl.Program(self.context, source).build()
+            if self.program_cache:
+                program = build_program(cl, self.context, self.device, source)
+            else:
+                program = cl.Program(self.context, source).build()
         except cl.Error as err:
             raise OpenCLRuntimeError(f"OpenCL build failed: {err}") from None
         self._programs[source] = program

@@ -7,18 +7,38 @@ deterministic text; `Canvas.to_png` writes a layout picture as a PNG when matplo
 `physlayout[viz]` extra) is installed.
 """
 
-from physlayout.viz.canvas import Canvas
-from physlayout.viz.graph import GRAPH_STAGES, graph_dot, render_dot
-from physlayout.viz.layout import (
-    buffer_type_from_parts,
-    buffer_type_of_value,
-    layout_canvas,
-    layout_svg,
-    parse_buffer_type,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from physlayout.viz.canvas import Canvas
+    from physlayout.viz.graph import GRAPH_STAGES_PIPELINE, graph_dot, render_dot
+    from physlayout.viz.layout import (
+        buffer_type_from_parts,
+        buffer_type_of_value,
+        layout_canvas,
+        layout_svg,
+        parse_buffer_type,
+    )
+
+_HOMES = {
+    "Canvas": "canvas", "GRAPH_STAGES_PIPELINE": "graph", "graph_dot": "graph",
+    "render_dot": "graph", "buffer_type_from_parts": "layout", "buffer_type_of_value": "layout",
+    "layout_canvas": "layout", "layout_svg": "layout", "parse_buffer_type": "layout",
+}  # fmt: skip
+"""Where each name lives: loaded on first use, so that `physlayout` starts without them."""
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'physlayout.viz' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"physlayout.viz.{home}"), name)
 
 __all__ = [
-    "GRAPH_STAGES",
+    "GRAPH_STAGES_PIPELINE",
     "Canvas",
     "buffer_type_from_parts",
     "buffer_type_of_value",

@@ -15,17 +15,14 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from xdsl.dialects.builtin import ModuleOp
+from physlayout.lowering.graph_stages import GRAPH_STAGES_PIPELINE
 
-from physlayout.dialects.layout import BufferType
-from physlayout.viz.graph import GRAPH_STAGES, graph_dot, graph_renderer, render_dot
-from physlayout.viz.layout import (
-    buffer_type_from_parts,
-    buffer_type_of_value,
-    layout_canvas,
-    parse_buffer_type,
-)
+if TYPE_CHECKING:  # the drawing modules load when `viz` runs, not when the parser is built
+    from xdsl.dialects.builtin import ModuleOp
+
+    from physlayout.dialects.layout import BufferType
 
 
 def add_viz_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
@@ -45,8 +42,8 @@ def add_viz_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     viz.add_argument("--scope", help="memory scope (with --shape), e.g. global.texture")
     viz.add_argument("--pad-value", help="value of the padding (with --shape)")
     viz.add_argument(
-        "--pipeline", default=GRAPH_STAGES,
-        help=f"graph mode: the passes of the 'after' picture (default: {GRAPH_STAGES})",
+        "--pipeline", default=GRAPH_STAGES_PIPELINE,
+        help=f"graph mode: the passes of the 'after' picture (default: {GRAPH_STAGES_PIPELINE})",
     )
     viz.add_argument(
         "-o", "--output",
@@ -56,6 +53,12 @@ def add_viz_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 
 def _layout_type(args: argparse.Namespace, parse: Callable[[str, str], ModuleOp]) -> BufferType:
+    from physlayout.viz.layout import (
+        buffer_type_from_parts,
+        buffer_type_of_value,
+        parse_buffer_type,
+    )
+
     if args.buffer_type is not None:
         return parse_buffer_type(args.buffer_type)
     if args.shape is not None:
@@ -71,6 +74,9 @@ def _layout_type(args: argparse.Namespace, parse: Callable[[str, str], ModuleOp]
 def viz_command(args: argparse.Namespace, parse: Callable[[str, str], ModuleOp]) -> int:
     """Run `physlayout viz` (`parse(text, name)` parses and verifies a module); errors
     propagate to the caller, which reports them."""
+    from physlayout.viz.graph import graph_dot, graph_renderer, render_dot
+    from physlayout.viz.layout import layout_canvas
+
     output = Path(args.output) if args.output else None
     if output is not None:
         output.parent.mkdir(parents=True, exist_ok=True)

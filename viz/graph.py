@@ -2,7 +2,7 @@
 pipeline.
 
 `graph_dot(module, function, pipeline)` draws the function's dataflow twice, side by side:
-as written (cluster "before") and after `pipeline` (default `GRAPH_STAGES`, the stages of
+as written (cluster "before") and after `pipeline` (default `GRAPH_STAGES_PIPELINE`, the stages of
 `physlayout-adreno` that work on tensors, up to and without `legalize-layout`). Nodes are the
 function's parameters, its ops (tensor-level ones; the regions of `linalg.generic`s are not
 drawn) and its return; edges are SSA uses. Layout rewrites (`layout.transform`, `layout.pad`,
@@ -29,15 +29,10 @@ from xdsl.utils.exceptions import ArgSpecParseError
 from physlayout.dialects.layout import is_texture_scope
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp
 from physlayout.dialects.layout_scopes import SCOPE_ATTR, CopyOp, operand_demands
+from physlayout.lowering.graph_stages import GRAPH_STAGES_PIPELINE
 from physlayout.naming import FreshNames
 from physlayout.transforms.pass_options import pipeline_passes
 from physlayout.universe import get_all_passes, make_context
-
-GRAPH_STAGES = (
-    "convert-layout,flow-layout-rewrites,fold-layout-rewrites,annotate-texture-scope,"
-    "realize-scopes"
-)
-"""The graph-level stages of `physlayout-adreno` (its later stages produce kernels)."""
 
 REWRITE_STYLE = 'shape=box, style="filled", fillcolor="#ffd8a8"'
 COPY_STYLE = 'shape=box, style="filled,dashed", fillcolor="#a5d8ff"'
@@ -137,7 +132,7 @@ def _function(module: ModuleOp, name: str | None) -> func.FuncOp:
     raise ValueError(f"no function @{name}" if name else "the module has no function")
 
 
-def graph_dot(module: ModuleOp, function: str | None = None, pipeline: str = GRAPH_STAGES) -> str:
+def graph_dot(module: ModuleOp, function: str | None = None, pipeline: str = GRAPH_STAGES_PIPELINE) -> str:
     """DOT text of `@function` (default: the first function with a body) before and after
     the xDSL pass pipeline `pipeline` (see the module docstring). `module` is not changed.
 

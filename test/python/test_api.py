@@ -214,6 +214,16 @@ def test_timing_fields(model: physlayout.CompiledModel, arrays: dict[str, Any]) 
     assert model.last_run is not None and len(model.last_run.times) == model.launches
     with pytest.raises(DiagnosticException, match="repeat must be >= 1"):
         model.time({"x": arrays["x"]}, repeat=0)
+    assert model.time(arrays["x"], repeat=1, warmup=0).runs == 1  # by position, as a call
+    assert model.time(x=arrays["x"], repeat=1, warmup=0).runs == 1
+
+
+def test_run_refuses_inputs_not_by_name(
+    model: physlayout.CompiledModel, arrays: dict[str, Any]
+) -> None:
+    """`run` takes a dict; an array there is a diagnostic, not numpy's truth-value error."""
+    with pytest.raises(DiagnosticException, match=r"run takes the inputs by name \(a dict\), got ndarray"):
+        model.run(arrays["x"])  # pyright: ignore[reportArgumentType]
 
 
 def test_a_bad_source_is_a_parse_error() -> None:

@@ -1,13 +1,13 @@
 """Real models as torch-mlir prints them run end to end on the OpenCL device and match
 PyTorch's outputs within 1e-4 of max|output| (the default physlayout-adreno pipeline, no
-hand edits). `make test` runs five small ones the repository ships (examples/models/);
-`make models` (bench/bench_models.py) runs every model of the shared models folder and
-prints the compile-time / launches / error table. With PHYSLAYOUT_MODELS=all this file runs
-the shared folder's models too."""
+hand edits). The repository ships all fourteen (examples/models/); `make test` runs five
+small ones, `make models` (bench/bench_models.py) runs every one and prints the compile-time /
+launches / error table. With PHYSLAYOUT_MODELS=all this file runs all fourteen."""
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -22,18 +22,17 @@ from bench_models import load_inputs, measure  # noqa: E402
 from physlayout.runtime.model_report import run_model  # noqa: E402
 
 SHIPPED = ROOT / "examples" / "models"
-SHARED = ROOT.parent / "shared" / "models"
 
 
 SHIPPED_NAMES = (
     "bottleneck", "transformer_encoder_layer", "autoencoder_transpose", "adaptive_pools_net",
     "espcn_pixelshuffle",
 )  # fmt: skip
-"""The shipped models run here: two of the first set, and three small ones of the second
+"""The models `make test` runs: two of the first set, and three small ones of the second
 set (gathers: bilinear upsampling both ways, a transposed convolution with output_padding,
-uneven adaptive pools, pixel shuffle, several results). The repository also ships fpn_tiny
-(nearest upsampling, three results; test_gathers.py runs it pass by pass): end to end it
-takes 20 s here, so it runs with the other shared models in `make models`."""
+uneven adaptive pools, pixel shuffle, several results). fpn_tiny (nearest upsampling, three
+results; test_gathers.py runs it pass by pass) takes 20 s end to end here, so it runs with
+the larger models in `make models`."""
 
 
 INTERIOR_LAYOUT_KERNELS = {"autoencoder_transpose": 1, "fpn_tiny": 1}
@@ -44,10 +43,9 @@ for the add that follows."""
 
 
 def _cases() -> list[tuple[Path, str]]:
-    cases = [(SHIPPED, name) for name in SHIPPED_NAMES]
-    if os.environ.get("PHYSLAYOUT_MODELS") == "all" and SHARED.is_dir():
-        cases += [(SHARED, p.stem) for p in sorted(SHARED.glob("*.mlir"))]
-    return cases
+    if os.environ.get("PHYSLAYOUT_MODELS") == "all":
+        return [(SHIPPED, p.stem) for p in sorted(SHIPPED.glob("*.mlir"))]
+    return [(SHIPPED, name) for name in SHIPPED_NAMES]
 
 
 @pytest.mark.parametrize(("folder", "name"), _cases(), ids=lambda v: getattr(v, "name", v))
@@ -85,9 +83,32 @@ def test_model_in_f16_is_close_to_pytorch(runtime: object, name: str) -> None:
     assert report.launches <= f32.launches
 
 
-def test_shipped_models_equal_the_shared_ones() -> None:
-    """examples/models/ is a copy (README stands alone); it must not drift."""
-    if not SHARED.is_dir():
-        pytest.skip("no shared models folder beside the repository")
-    for path in SHIPPED.iterdir():
-        assert path.read_bytes() == (SHARED / path.name).read_bytes(), path.name
+def test_every_shipped_model_is_complete() -> None:
+    """examples/models/ holds all fourteen models, each with its argument list (in @main's
+    order, names as the MLIR spells them) and PyTorch's expected results."""
+    names = sorted(p.stem for p in SHIPPED.glob("*.mlir"))
+    assert len(names) == 14, names
+    for name in names:
+        rows = [
+            line.split("\t") for line in (SHIPPED / f"{name}.args.txt").read_text().splitlines()
+            if line and not line.startswith("#")
+        ]  # fmt: skip
+        header = (SHIPPED / f"{name}.mlir").read_text().split("func.func @main(", 1)[1]
+        arguments = re.findall(r"(%[\w.]+):", header.split(") ->", 1)[0])
+        assert [row[1] for row in rows] == arguments, name
+        with np.load(SHIPPED / f"{name}.expected.npz") as archive:
+            assert "result0" in archive.files, name
+
+
+def test_inputs_script_makes_its_output_folder(tmp_path: Path) -> None:
+    """The README's first model command writes into build/, which a fresh clone lacks."""
+    import subprocess
+
+    out = tmp_path / "not" / "yet" / "bottleneck.npz"
+    subprocess.run(
+        [sys.executable, str(SHIPPED / "inputs.py"), str(SHIPPED / "bottleneck.args.txt"), str(out)],
+        check=True,
+    )  # fmt: skip
+    with np.load(out) as archive:
+        assert archive["x"].shape == (1, 64, 8, 8)
+        assert len(archive.files) == len(load_inputs(SHIPPED, "bottleneck"))
