@@ -48,10 +48,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from xdsl.context import Context
-from xdsl.dialects import func
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import Float16Type, Float32Type, ModuleOp, TensorType
 from xdsl.dialects.linalg.abstract_ops import ConvOperation, NamedOperation
-from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.dialects.linalg.ops import GenericOp, IndexOp
 from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 
@@ -126,20 +126,35 @@ def unvectorizable_body_op(op: GenericOp) -> str | None:
     """Why vectorize-texels could not compute the body of `op` on whole texels, or None: every
     op that depends on the loop point (on a block argument, transitively) must be a float op
     it computes lane by lane (`lane_loop_plan.is_lane_wise_float_op`), and every other op one
-    it computes once for all lanes (`is_uniform_op`) -- the lane plan's own rules."""
-    block = op.body.block
-    varying: set[SSAValue] = set(block.args)
+    it computes once for all lanes (`is_uniform_op`; a `linalg.index` of a loop other than
+    the texel lane loop) -- the lane plan's own rules; an `scf.if` on such a uniform
+    condition (a transposed conv's tap guard) with branches of the same ops."""
+    varying: set[SSAValue] = set(op.body.block.args)
+    return _unvectorizable_block(op.body.block, varying, texel_lane_loop(op))
+
+
+def _unvectorizable_block(block: Block, varying: set[SSAValue], lane: int | None) -> str | None:
     for body_op in block.ops:
         if body_op is block.last_op:
             continue
+        problem = f"its body computes '{body_op.name}', which vectorize-texels cannot run on texels"
+        if isinstance(body_op, IndexOp) and body_op.dim.value.data != lane:
+            continue
+        if isinstance(body_op, scf.IfOp) and body_op.cond not in varying:
+            for region in body_op.regions:
+                for inner in region.blocks:
+                    reason = _unvectorizable_block(inner, varying, lane)
+                    if reason is not None:
+                        return reason
+                    if inner.last_op is not None and any(v in varying for v in inner.last_op.operands):
+                        varying.update(body_op.results)
+            continue
         if not any(v in varying for v in body_op.operands):
             if not is_uniform_op(body_op):
-                return f"its body computes '{body_op.name}', which vectorize-texels cannot run on texels"
+                return problem
             continue
         if not is_lane_wise_float_op(body_op):
-            return (
-                f"its body computes '{body_op.name}', which vectorize-texels cannot run on texels"
-            )
+            return problem
         varying.update(body_op.results)
     return None
 

@@ -22,13 +22,16 @@ and they read ``iy = ceil((oy - o) / s) + j``. The rewrite iterates ``j`` over
             x[n, c, (oy + e) floordiv s + j + g, ...]    w[f, c, (oy * (s-1) + o) mod s, j, ...]
 
 (``e``, ``g`` constants with ``(oy + e) floordiv s + g = ceil((oy - o) / s)``), same loops
-(``ky`` now ranges over ``J``), same body, same init: a stride-s transposed conv executes
-``ceil(K/s)^2 / K^2`` of the naive multiplies (exactly ``1 / s^2`` when s divides K; for
-K = 3, s = 2, 4/9), never one by an inserted zero; the zero-spread tensor is never built.
-Each output sums the same non-zero products in the same order as the source (the omitted
-terms are ``0 * w``), so finite results are bit-identical; the padded taps multiply a real
-input by 0.0 (a non-finite input gives NaN there where the source gave the product's sum
-without it).
+(``ky`` now ranges over ``J``), same init. When s does not divide K, phase ``r`` has only
+``ceil((K - r) / s)`` taps: the body's multiply-accumulate runs under
+``scf.if r(oy) + s * j < K`` (per such axis, `guarded_body`), whose else branch yields the
+accumulator, so the padded taps are read but never multiplied. A stride-s transposed conv
+thus executes exactly the multiplies of the taps that land on the spread grid (for
+K = 3, s = 2: per axis 2 taps for one phase, 1 for the other, 1/4 of the naive multiplies;
+``1 / s^2`` whenever the output covers whole phases), never one by an inserted zero; the
+zero-spread tensor is never built. Each output sums the same non-zero products in the
+same order as the source (the omitted terms are ``0 * w``, with ``w`` finite), so results
+are bit-identical (up to the sign of a zero sum).
 
 The convolution may be the named ``linalg.conv_2d_nchw_fchw`` or any `linalg.generic` with a
 multiply-accumulate body (`convert_layout.is_mac`, also the mixed-precision one), frozen by
@@ -50,7 +53,10 @@ the spread and the conv (torch-mlir folds the padding into the insert's offsets)
 or grouped transposed convolutions.
 
 Guarantees: results keep their values (above); a second run changes nothing (the new conv
-reads no spread tensor).
+reads no spread tensor). The guard is an `scf.if` on loop indices only: the graph
+evaluator runs it, `annotate-texture-scope`/`fuse-elementwise` and `vectorize-texels` keep
+the conv on whole texels (one `scf.if` for all four lanes), and `kernel_stats` counts the
+multiplies under it by how often they run.
 """
 
 from __future__ import annotations
@@ -59,15 +65,24 @@ import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import tensor
-from xdsl.dialects.builtin import AffineMapAttr, FloatAttr, ModuleOp, TensorType
+from xdsl.dialects import arith, scf, tensor
+from xdsl.dialects.builtin import AffineMapAttr, AnyFloat, FloatAttr, ModuleOp
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation, NamedOperation
-from xdsl.dialects.linalg.ops import FillOp, GenericOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.linalg.ops import FillOp, GenericOp, IndexOp
+from xdsl.dialects.linalg.ops import YieldOp as LinalgYieldOp
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 
-from physlayout.dialects.layout_graph import PadOp, TransformOp, constant_scalar, static_shape
+from physlayout.dialects.layout_graph import (
+    PadOp,
+    TransformOp,
+    constant_scalar,
+    element_type,
+    static_shape,
+)
 from physlayout.dialects.linalg_generic import generic_form, located
+from physlayout.indexing.bridges.arith import ExprEmitter
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.indexing.simplify import linear_terms, simplify
@@ -226,9 +241,9 @@ def phase_filter(filt: SSAValue, axes: tuple[SpreadAxis, ...]) -> list[Operation
     ``(.., K, ..) -> (.., K mod s, K floordiv s, ..)``, the taps past ``K`` (when s does not
     divide K) holding 0.0: the transform's padding, or a `layout.pad` first when ``K < s``
     (the phase axis would have only K values)."""
-    shape = static_shape(filt)
-    assert shape is not None and isinstance(filt.type, TensorType)
-    zero = FloatAttr(0.0, filt.type.get_element_type())  # pyright: ignore[reportArgumentType]
+    shape, element = static_shape(filt), element_type(filt)
+    assert shape is not None and isinstance(element, AnyFloat)
+    zero: Attribute = FloatAttr(0.0, element)
     ops: list[Operation] = []
     high = [0] * len(shape)
     for axis in axes:
@@ -268,7 +283,59 @@ def transposed_maps(
     for k, expr in enumerate(w_map.final_indices):
         axis = by_filter_axis.get(k)
         w += [expr] if axis is None else [axis.phase_expr(), Dim(axis.tap_loop)]
-    return IndexMap(x_map.initial_indices, tuple(x)), IndexMap(names, tuple(w)), y_map
+    return IndexMap(x_map.initial_indices, tuple(x)), IndexMap(tuple(names), tuple(w)), y_map
+
+
+def guarded_body(generic: GenericOp, axes: tuple[SpreadAxis, ...]) -> Region:
+    """The conv's body, run for the taps that exist only: where a spread axis has taps past
+    ``K`` (s does not divide K) the multiply-accumulate is wrapped in
+    ``scf.if r(oy) + s * j < K (and so on per such axis)``, whose else branch yields the
+    accumulator unchanged: no multiply reads a padded tap (the filter's padding is read,
+    never used)."""
+    body = generic.body.clone()
+    guarded = [axis for axis in axes if axis.k % axis.s]
+    if not guarded:
+        return body
+    old = body.block
+    names = loop_names(len(generic.iterator_types.data))
+    block = Block(arg_types=old.arg_types)
+    for arg, new_arg in zip(old.args, block.args, strict=True):
+        new_arg.name_hint = arg.name_hint
+        arg.replace_all_uses_with(new_arg)
+    loops: dict[str, SSAValue] = {}
+    bounds: dict[str, tuple[int, int]] = {}
+    for axis in guarded:
+        for name, extent in ((axis.out_loop, axis.out), (axis.tap_loop, axis.taps)):
+            if name not in loops:
+                index = IndexOp(names.index(name))
+                block.add_op(index)
+                loops[name], bounds[name] = index.result, (0, extent - 1)
+    emitter = ExprEmitter(InsertPoint.at_end(block), loops, bounds)
+    condition: SSAValue | None = None
+    for axis in guarded:
+        tap = emitter.emit(simplify(axis.phase_expr() + Dim(axis.tap_loop) * axis.s))
+        inside = arith.CmpiOp(tap, emitter.constant(axis.k), "ult")
+        block.add_op(inside)
+        if condition is not None:
+            inside = arith.AndIOp(condition, inside.result)
+            block.add_op(inside)
+        condition = inside.result
+    assert condition is not None
+    done = old.last_op
+    assert isinstance(done, LinalgYieldOp)
+    then = Block()
+    for inner in list(old.ops):
+        if inner is not done:
+            inner.detach()
+            then.add_op(inner)
+    then.add_op(scf.YieldOp(*done.operands))
+    accumulators = block.args[len(block.args) - len(done.operands) :]
+    guard = scf.IfOp(
+        condition, [v.type for v in done.operands], Region(then), Region(Block([scf.YieldOp(*accumulators)]))
+    )
+    block.add_op(guard)
+    block.add_op(LinalgYieldOp(*guard.results))
+    return Region(block)
 
 
 class TransposedConvFromSpreadInput(RewritePattern):
@@ -338,7 +405,7 @@ def rewrite(
     conv = GenericOp(
         [data, filt],
         list(op.outputs),
-        generic.body.clone(),
+        guarded_body(generic, spread.axes),
         [AffineMapAttr(m.to_affine_map()) for m in (x, w, y)],
         generic.iterator_types.data,
         op.result_types,

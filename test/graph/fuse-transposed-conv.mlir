@@ -11,16 +11,40 @@
 // ConvTranspose2d(3, 2, 3, stride=2, padding=1, output_padding=1) on 4x4: the conv reads
 // the input padded by one row/column above (iy = oy floordiv 2 + j reaches 4) and the filter
 // split into (phase, tap) axes, 2 taps per phase and axis (the 4th, (1, 1), is the
-// transform's zero padding); the spread tensor and its fill are gone.
+// transform's zero padding, which the guard scf.if (phase + 2 * tap < 3 on both axes) never
+// multiplies); the spread tensor and its fill are gone.
 // CHECK-LABEL: func.func @spread_stride2
 // CHECK-NOT:     tensor.insert_slice
 // CHECK:         %[[XP:.*]] = layout.pad %x {low = array<i64: 0, 0, 0, 0>, high = array<i64: 0, 0, 1, 1>, pad_value = 0.000000e+00 : f32} : tensor<1x3x4x4xf32> -> tensor<1x3x5x5xf32>
 // CHECK:         %[[WQ:.*]] = layout.transform %{{.*}} {index_map = #layout.index_map<(a0, a1, a2, a3) -> (a0, a1, a2 mod 2, a2 floordiv 2, a3 mod 2, a3 floordiv 2)>, pad_value = 0.000000e+00 : f32} : tensor<2x3x3x3xf32> -> tensor<2x3x2x2x2x2xf32>
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, (d5 + (d2 floordiv 2)), (d6 + (d3 floordiv 2)))>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, ((d2 + 1) mod 2), d5, ((d3 + 1) mod 2), d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[XP]], %[[WQ]] : tensor<1x3x5x5xf32>, tensor<2x3x2x2x2x2xf32>)
 // CHECK-NEXT:    ^{{.*}}(%[[A:.*]]: f32, %[[B:.*]]: f32, %[[C:.*]]: f32):
-// CHECK-NEXT:      %[[M:.*]] = arith.mulf %[[A]], %[[B]] : f32
-// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[M]], %[[C]] : f32
-// CHECK-NEXT:      linalg.yield %[[S]] : f32
+// CHECK-NEXT:      %[[OY:.*]] = linalg.index 2 : index
+// CHECK-NEXT:      %[[JY:.*]] = linalg.index 5 : index
+// CHECK-NEXT:      %[[OX:.*]] = linalg.index 3 : index
+// CHECK-NEXT:      %[[JX:.*]] = linalg.index 6 : index
+// CHECK-NEXT:      %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-NEXT:      %[[SJY:.*]] = arith.muli %[[JY]], %[[TWO]] : index
+// CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:      %[[OY1:.*]] = arith.addi %[[OY]], %[[ONE]] : index
+// CHECK-NEXT:      %[[RY:.*]] = arith.remsi %[[OY1]], %[[TWO]] : index
+// CHECK-NEXT:      %[[KY:.*]] = arith.addi %[[SJY]], %[[RY]] : index
+// CHECK-NEXT:      %[[K:.*]] = arith.constant 3 : index
+// CHECK-NEXT:      %[[INY:.*]] = arith.cmpi ult, %[[KY]], %[[K]] : index
+// CHECK-NEXT:      %[[SJX:.*]] = arith.muli %[[JX]], %[[TWO]] : index
+// CHECK-NEXT:      %[[OX1:.*]] = arith.addi %[[OX]], %[[ONE]] : index
+// CHECK-NEXT:      %[[RX:.*]] = arith.remsi %[[OX1]], %[[TWO]] : index
+// CHECK-NEXT:      %[[KX:.*]] = arith.addi %[[SJX]], %[[RX]] : index
+// CHECK-NEXT:      %[[INX:.*]] = arith.cmpi ult, %[[KX]], %[[K]] : index
+// CHECK-NEXT:      %[[IN:.*]] = arith.andi %[[INY]], %[[INX]] : i1
+// CHECK-NEXT:      %[[R:.*]] = scf.if %[[IN]] -> (f32) {
+// CHECK-NEXT:        %[[M:.*]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK-NEXT:        %[[S:.*]] = arith.addf %[[M]], %[[C]] : f32
+// CHECK-NEXT:        scf.yield %[[S]] : f32
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        scf.yield %[[C]] : f32
+// CHECK-NEXT:      }
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
 // CHECK:         return
 func.func @spread_stride2(%x: tensor<1x3x4x4xf32>, %w: tensor<3x2x3x3xf32>) -> (tensor<1x2x8x8xf32>) {
   %cst = arith.constant 0.000000e+00 : f32
@@ -56,6 +80,8 @@ func.func @spread_stride2(%x: tensor<1x3x4x4xf32>, %w: tensor<3x2x3x3xf32>) -> (
 // CHECK-NOT:     layout.pad
 // CHECK:         %[[WQ:.*]] = layout.transform %{{.*}} {index_map = #layout.index_map<(a0, a1, a2, a3) -> (a0, a1, a2 mod 3, a2 floordiv 3, a3 mod 3, a3 floordiv 3)>} : tensor<2x3x3x3xf32> -> tensor<2x3x3x1x3x1xf32>
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, (d5 + (d2 floordiv 3)), (d6 + (d3 floordiv 3)))>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, (((d2 * -1) + 2) mod 3), d5, (((d3 * -1) + 2) mod 3), d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>], {{.*}} ins(%x, %[[WQ]] : tensor<1x3x4x4xf32>, tensor<2x3x3x1x3x1xf32>)
+// CHECK-NOT:     scf.if
+// CHECK:         return
 func.func @spread_stride3(%x: tensor<1x3x4x4xf32>, %w: tensor<3x2x3x3xf32>) -> (tensor<1x2x12x12xf32>) {
   %cst = arith.constant 0.000000e+00 : f32
   %one = arith.constant 1.000000e+00 : f32

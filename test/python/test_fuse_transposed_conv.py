@@ -15,6 +15,8 @@ import pytest
 from graph_harness import apply, compare_before_after, count_ops, parse, random_inputs
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir import Region
 
 from physlayout.indexing.quasi_affine import Dim
 from physlayout.indexing.simplify import simplify
@@ -104,7 +106,7 @@ def test_rewrite_keeps_values(case: tuple[int, int, int, int, int, tuple[int, in
     if not _valid(h, w, k, s, p, op):
         return
     text = transposed(c, f, h, w, k, s, p, op)
-    after, results = compare_before_after(text, [FuseTransposedConvPass()], exact=False)
+    after, results = compare_before_after(text, [FuseTransposedConvPass()])  # bit-identical
     spread = s != (1, 1)
     assert count_ops(after, "tensor.insert_slice") == (0 if spread else 1)
     # and the source computes ConvTranspose2d itself (the test's IR is right)
@@ -129,7 +131,7 @@ def test_rewrite_of_the_blocked_conv_keeps_values(case: tuple[int, int, int, int
         return
     text = transposed(c, f, h, w, k, s, p, op)
     converted = apply(parse(text), [ConvertLayoutPass()])
-    after, _ = compare_before_after(str(converted), [FuseTransposedConvPass()], exact=False)
+    after, _ = compare_before_after(str(converted), [FuseTransposedConvPass()])
     assert count_ops(after, "tensor.insert_slice") == 0
 
 
@@ -175,8 +177,8 @@ def test_opencl_matches_the_evaluator(
 ) -> None:  # fmt: skip
     """physlayout-adreno (NCHW4c textures, the rewrite fused with its init) on the device
     against the evaluator on the source; the kernels execute the contributing taps'
-    multiplies: ``F * C * ceil(K/sh) * ceil(K/sw) * H_out * W_out`` (output channels padded
-    to the block of 4), not the spread conv's ``F * C * K * K * H_out * W_out``."""
+    multiplies only (`contributing_multiplies`), not the spread conv's
+    ``F * C * K * K * H_out * W_out`` nor the phase nest's ``ceil(K/s)^2`` per output."""
     from physlayout.runtime.model_report import run_model
 
     text = transposed(c, f, h, w, k, s, p, op)
@@ -188,7 +190,101 @@ def test_opencl_matches_the_evaluator(
         "physlayout-adreno{schedule=false}",  # one output per work-item: exact trip counts
     )
     assert report.max_error <= 1e-5, report.errors
-    _, _, ho, wo = expected.shape
-    blocks = lambda n: -(-n // 4) * 4  # noqa: E731
-    taps = -(-k // s[0]) * -(-k // s[1])
-    assert report.multiplies == blocks(f) * c * taps * ho * wo
+    assert report.multiplies == contributing_multiplies(c, f, h, w, k, s, p, op)
+
+
+def contributing_multiplies(
+    c: int, f: int, h: int, w: int, k: int, s: tuple[int, int], p: tuple[int, int],
+    op: tuple[int, int],
+) -> int:  # fmt: skip
+    """The multiplies of the taps that land on the spread tensor's stride-s grid, counted
+    on the source's zero-spread conv (an oracle independent of the rewrite): output
+    ``oy``'s tap ``ky < K`` contributes when ``oy + ky - lo`` is a multiple of s (``lo``,
+    the insert's offset; taps on grid rows outside the input read its zero border and are
+    executed too), over every input channel and every output channel padded to the block
+    of 4 (NCHW4c)."""
+    counts: list[int] = []
+    for axis, extent in ((0, h), (1, w)):
+        lo = k - 1 - p[axis]
+        out = (extent - 1) * s[axis] + 1 + lo + k - 1 - p[axis] + op[axis] - k + 1
+        counts.append(sum((o + ky - lo) % s[axis] == 0 for o in range(out) for ky in range(k)))
+    return -(-f // 4) * 4 * c * counts[0] * counts[1]
+
+
+def lowered_kernels(text: str) -> tuple[int, str]:
+    """The multiplies the kernels of `physlayout-adreno{schedule=false}` execute
+    (`kernel_stats` over every kernel, each launched once here) and their OpenCL C, lowered
+    without a device."""
+    from physlayout.runtime.kernel_stats import kernel_stats
+    from physlayout.runtime.opencl import DeviceLimits, device_pipeline, lower_module
+    from physlayout.universe import make_context
+
+    limits = DeviceLimits(True, 16384, 16384)
+    module = parse(text)
+    device_pipeline("physlayout-adreno{schedule=false}", limits).apply(make_context(), module)
+    lowered = lower_module(module, limits, lowered_already=True)
+    counts = [stats.multiplies for stats in kernel_stats(lowered.lowered, lowered.program.kernels).values()]
+    assert None not in counts
+    return sum(n for n in counts if n is not None), lowered.program.source
+
+
+def executed_multiplies(text: str) -> int:
+    return lowered_kernels(text)[0]
+
+
+@settings(max_examples=20, deadline=None)
+@given(cases())
+def test_kernels_execute_exactly_the_contributing_multiplies(
+    case: tuple[int, int, int, int, int, tuple[int, int], tuple[int, int], tuple[int, int]],
+) -> None:
+    """The tap guard skips every padded tap (s not dividing K): the lowered kernels'
+    multiplies (counted by how often each guarded one runs) equal the contributing ones,
+    ``1/s^2`` of the spread conv's when s divides K, and for K = 3, s = 2 a quarter."""
+    c, f, h, w, k, s, p, op = case
+    if not _valid(h, w, k, s, p, op) or s == (1, 1):
+        return
+    text = transposed(c, f, h, w, k, s, p, op)
+    assert executed_multiplies(text) == contributing_multiplies(c, f, h, w, k, s, p, op)
+
+
+def test_a_quarter_of_the_spread_conv_for_k3_s2() -> None:
+    """ConvTranspose2d(k=3, stride 2, padding 1, output_padding 1) on 8x8 (the
+    autoencoder's dec1, fewer channels): 16x16 outputs, per axis 8 rows of 2 taps and 8 of
+    1, so 24 * 24 = 576 of the spread conv's 16 * 16 * 9 = 2304 products per channel pair."""
+    text = transposed(3, 4, 8, 8, 3, (2, 2), (1, 1), (1, 1))
+    multiplies, source = lowered_kernels(text)
+    assert multiplies == 4 * 3 * 576 == 4 * 3 * 16 * 16 * 9 // 4
+    # the guarded conv still writes its texture result by whole texels (float4 products)
+    assert "write_imagef" in source and "if (" in source and "float4" in source
+
+
+def test_planted_unguarded_taps_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the guard (the plain body) the padded taps' multiplies run (and the count
+    catches it): ``ceil(K/s)^2`` per output, 4/9 of the spread conv's for K = 3, s = 2."""
+    text = transposed(3, 4, 8, 8, 3, (2, 2), (1, 1), (1, 1))
+
+    def unguarded(generic: GenericOp, axes: tuple[SpreadAxis, ...]) -> Region:
+        return generic.body.clone()
+
+    monkeypatch.setattr(fuse_transposed_conv, "guarded_body", unguarded)
+    assert executed_multiplies(text) == 4 * 3 * 16 * 16 * 4
+
+
+def test_planted_guard_on_the_wrong_phase_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A guard testing the other phase (``r(oy) + 1``) skips contributing taps and runs
+    padded ones: the values change."""
+
+    def wrong_phase(self: SpreadAxis) -> object:
+        return simplify((Dim(self.out_loop) * (self.s - 1) + self.o + 1) % self.s)
+
+    original = fuse_transposed_conv.guarded_body
+    text = transposed(3, 5, 5, 7, 3, (2, 2), (1, 1), (1, 1))
+
+    def guarded_with_wrong_phase(generic: object, axes: tuple[SpreadAxis, ...]) -> object:
+        with monkeypatch.context() as patch:
+            patch.setattr(fuse_transposed_conv.SpreadAxis, "phase_expr", wrong_phase)
+            return original(generic, axes)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fuse_transposed_conv, "guarded_body", guarded_with_wrong_phase)
+    with pytest.raises(AssertionError):
+        compare_before_after(text, [FuseTransposedConvPass()])
