@@ -313,7 +313,8 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             first).
         remarks (bool, false): `apply-layout` says which nests it re-iterates, and why not;
             `fuse-elementwise` says which fusions it refused, and why;
-            `annotate-texture-scope` why a tensor stays in `global`.
+            `annotate-texture-scope` why a tensor stays in `global`; `fuse-transposed-conv`
+            why a conv reading a `tensor.insert_slice` was left alone.
         verify-each (bool, true): verify the module after each pass that changed it
             (naming a pass that produced invalid IR); false leaves verification to the driver (`xdsl-opt` and
             `physlayout-opt` verify after the whole pipeline unless `--disable-verify`).
