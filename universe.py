@@ -71,6 +71,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "lower-layout-rewrites": ("lowering.lower_layout_rewrites", "LowerLayoutRewritesPass"),
     "raise-layout-rewrites": ("lowering.raise_layout_rewrites", "RaiseLayoutRewritesPass"),
     "normalize-graph": ("transforms.normalize_graph", "NormalizeGraphPass"),
+    "fuse-transposed-conv": ("transforms.fuse_transposed_conv", "FuseTransposedConvPass"),
     "convert-layout": ("transforms.convert_layout", "ConvertLayoutPass"),
     "annotate-texture-scope": ("transforms.annotate_texture_scope", "AnnotateTextureScopePass"),
     "realize-scopes": ("transforms.realize_scopes", "RealizeScopesPass"),

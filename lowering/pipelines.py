@@ -7,12 +7,12 @@
     physlayout-memref{rewrite-loops remarks affine-loops}   (then mlir-opt / mlir-runner)
         physlayout-buffers, lower-layout{affine-loops}
     physlayout-adreno{desired-layouts allow-padding max-image-width max-image-height
-                      weights-in-global fuse lift-params params remarks verify-each
+                      weights-in-global fuse transposed-conv lift-params params remarks verify-each
                       schedule compute-units max-work-group-size registers schedules}
                                                        (graph level, then `-t opencl`)
         normalize-graph, fold-affine-params{params} (when lift-params),
         raise-layout-rewrites, fold-layout-rewrites, convert-layout{desired-layouts allow-padding},
-        flow-layout-rewrites, fold-layout-rewrites, sink-layout-rewrites{params prepared=lift-params},
+        fuse-transposed-conv{remarks} (when transposed-conv), flow-layout-rewrites, fold-layout-rewrites, sink-layout-rewrites{params prepared=lift-params},
         fold-layout-rewrites, lift-transform-params{params} (when
         lift-params), annotate-texture-scope{max-image-* weights-in-global remarks}, realize-scopes,
         fuse-elementwise{remarks} (when fuse), legalize-layout, merge-sibling-kernels (when fuse),
@@ -60,6 +60,7 @@ from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
 from physlayout.transforms.fold_affine_params import FoldAffineParamsPass
 from physlayout.transforms.fold_layout_rewrites import FoldLayoutRewritesPass
 from physlayout.transforms.fuse_elementwise import FuseElementwisePass
+from physlayout.transforms.fuse_transposed_conv import FuseTransposedConvPass
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass
 from physlayout.transforms.lift_transform_params import LiftTransformParamsPass
 from physlayout.transforms.merge_sibling_kernels import MergeSiblingKernelsPass
@@ -301,6 +302,9 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
         fuse (bool, true): `fuse-elementwise` groups each producer with its elementwise
             consumers (one kernel per group) and `merge-sibling-kernels` merges independent
             launches over one grid; false keeps one kernel per graph op.
+        transposed-conv (bool, true): `fuse-transposed-conv` runs each transposed
+            convolution over its contributing taps only (false: the zero-spread input and
+            the stride-1 conv the frontend printed, for comparisons).
         lift-params (bool, false): `lift-transform-params` moves the work on parameters
             (weight layout transforms, batch-norm statistics) into `@main_prepare`, run once;
             `fold-affine-params` first folds each batch norm into one multiply-add by two
@@ -310,7 +314,8 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             first).
         remarks (bool, false): `apply-layout` says which nests it re-iterates, and why not;
             `fuse-elementwise` says which fusions it refused, and why;
-            `annotate-texture-scope` why a tensor stays in `global`.
+            `annotate-texture-scope` why a tensor stays in `global`; `fuse-transposed-conv`
+            why a conv reading a `tensor.insert_slice` was left alone.
         verify-each (bool, true): verify the module after each pass that changed it
             (naming a pass that produced invalid IR); false leaves verification to the driver (`xdsl-opt` and
             `physlayout-opt` verify after the whole pipeline unless `--disable-verify`).
@@ -342,6 +347,8 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
     """`annotate-texture-scope` keeps conv filters in `global`."""
     fuse: bool = True
     """Run `fuse-elementwise` (false: one kernel per graph op, for comparisons)."""
+    transposed_conv: bool = True
+    """Run `fuse-transposed-conv` (false: the frontend's zero-spread transposed convs)."""
     lift_params: bool = False
     """Run `lift-transform-params{params}` (parameter work into `@main_prepare`)."""
     params: str = ""
@@ -372,6 +379,7 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             RaiseLayoutRewritesPass(),
             FoldLayoutRewritesPass(),  # compose a reshape chain (a channel shuffle) first
             ConvertLayoutPass(self.desired_layouts, self.allow_padding),
+            *((FuseTransposedConvPass(self.remarks),) if self.transposed_conv else ()),
             FlowLayoutRewritesPass(),
             FoldLayoutRewritesPass(),
             SinkLayoutRewritesPass(self.params, prepared=self.lift_params),

@@ -9,8 +9,12 @@ that `-t opencl` made kernels of):
   counts of the loops around it (`scf.for`, every dimension of `scf.parallel`,
   `affine.for`/`affine.parallel` with constant bounds). In a convolution or matmul each is
   one multiply-add of the source (MAC); epilogues (a batch-norm scale) add theirs. An op
-  under an `scf.if` counts as if the branch were always taken (an upper bound). None when
-  some loop around a multiply has bounds that are not constants.
+  under `scf.if`s counts the iterations whose conditions take its branch, when every
+  condition is computed by `arith` ops from the indices of `scf.for`/`scf.parallel` loops
+  around it and constants (a transposed conv's tap guard): those loops' index ranges are
+  enumerated (numpy, at most `ENUMERATED` points), the others multiply; any other
+  condition counts as always taken (an upper bound). None when some loop around a
+  multiply has bounds that are not constants.
 - `sources`: where its ops came from in the source file, as `FILE:LINES` (the lines of the
   source ops whose clones the kernel holds, from their `loc(...)`; runs of nearby lines
   merged), empty when the source had no locations.
@@ -64,6 +68,10 @@ def kernel_stats(lowered: ModuleOp, kernels: Iterable[str]) -> dict[str, KernelS
     return stats
 
 
+ENUMERATED = 1 << 22
+"""The most loop points `_guarded_trips` enumerates to count a guarded op exactly."""
+
+
 def _multiplies(function: func.FuncOp) -> int | None:
     total = 0
     for op in function.walk():
@@ -72,6 +80,7 @@ def _multiplies(function: func.FuncOp) -> int | None:
         trips = _trips_around(op, function)
         if trips is None:
             return None
+        trips = _guarded_trips(op, function, trips)
         result = op.results[0].type
         lanes = prod(result.get_shape()) if isinstance(result, VectorType) else 1
         total += trips * lanes
@@ -89,6 +98,75 @@ def _trips_around(op: Operation, function: func.FuncOp) -> int | None:
         trips *= count
         parent = parent.parent_op()
     return trips
+
+
+def _guarded_trips(op: Operation, function: func.FuncOp, trips: int) -> int:
+    """How often `op` runs, its loops' `trips` counted only where the `scf.if`s around it
+    take its branch (module docstring); `trips` when a condition is not known."""
+    guards: list[tuple[SSAValue, bool]] = []
+    ranges: dict[SSAValue, range] = {}
+    child, parent = op, op.parent_op()
+    while parent is not None and parent is not function:
+        if isinstance(parent, scf.IfOp):
+            guards.append((parent.cond, child.parent_region() is parent.true_region))
+        elif isinstance(parent, scf.ForOp | scf.ParallelOp):
+            ivs = [parent.body.block.args[0]] if isinstance(parent, scf.ForOp) else parent.body.block.args
+            bounds = (
+                [(parent.lb, parent.ub, parent.step)]
+                if isinstance(parent, scf.ForOp)
+                else zip(parent.lowerBound, parent.upperBound, parent.step, strict=True)
+            )
+            for iv, (lb, ub, step) in zip(ivs, bounds, strict=True):
+                values = [_constant(v) for v in (lb, ub, step)]
+                if None not in values:
+                    low, high, stride = (v for v in values if v is not None)
+                    ranges[iv] = range(low, high, stride)
+        child, parent = parent, parent.parent_op()
+    if not guards:
+        return trips
+    read: list[SSAValue] = []
+    if not all(_index_math(cond, ranges, read) for cond, _ in guards):
+        return trips
+    axes = list(dict.fromkeys(read))
+    points = prod(len(ranges[iv]) for iv in axes)
+    if points > ENUMERATED or points == 0:
+        return trips if points else 0
+    import numpy as np
+
+    from physlayout.semantics.evaluator_arith import evaluate_value_op
+
+    env: dict[SSAValue, object] = {}
+    for k, iv in enumerate(axes):
+        shape = [1] * len(axes)
+        shape[k] = len(ranges[iv])
+        env[iv] = np.asarray(ranges[iv], dtype=np.int64).reshape(shape)
+
+    def value(v: SSAValue) -> object:
+        if v not in env:
+            owner = v.owner
+            assert isinstance(owner, Operation)
+            env[v] = evaluate_value_op(owner, [value(o) for o in owner.operands])  # pyright: ignore[reportArgumentType]
+        return env[v]
+
+    taken = np.ones([len(ranges[iv]) for iv in axes], dtype=np.bool_)
+    for cond, then in guards:
+        holds = np.broadcast_to(np.asarray(value(cond), dtype=np.bool_), taken.shape)
+        taken &= holds if then else ~holds
+    return trips // points * int(np.count_nonzero(taken))
+
+
+def _index_math(value: SSAValue, ranges: dict[SSAValue, range], read: list[SSAValue]) -> bool:
+    """Whether `value` is computed by `arith` ops from the loop indices in `ranges` and
+    constants (those it reads appended to `read`)."""
+    if value in ranges:
+        read.append(value)
+        return True
+    owner = value.owner
+    if not isinstance(owner, Operation) or not owner.name.startswith("arith.") or owner.regions:
+        return False
+    if isinstance(owner, arith.ConstantOp):
+        return isinstance(owner.value, IntegerAttr)
+    return all(_index_math(o, ranges, read) for o in owner.operands)
 
 
 def _trip_count(loop: Operation) -> int | None:

@@ -1,6 +1,7 @@
 """Run a whole model (a graph-level module, e.g. a torch-mlir export) on an OpenCL device and
 report what the compiler made of it: compile seconds per pass, launches per inference, how
-many of them are layout transforms and copies, how many intermediate tensors live in
+many of them are layout transforms and copies, the multiplies they execute
+(`kernel_stats`), how many intermediate tensors live in
 textures and in global memory, device time, and the error against expected outputs.
 
 `run_model(text, inputs, expected, runtime)` is what `make models`, `bench/bench_models.py`
@@ -26,6 +27,7 @@ from physlayout.dialects.layout import AllocateOp, PtrType, is_texture_scope
 from physlayout.lowering.pipelines import DeclaredPipeline, PhyslayoutOpenCLPass
 from physlayout.runtime.device import OpenCLRuntime
 from physlayout.runtime.host import execute, run_prepare
+from physlayout.runtime.kernel_stats import kernel_stats
 from physlayout.runtime.opencl import CompiledModule, compile_module, device_pipeline, numpy_dtype
 from physlayout.universe import make_context
 from physlayout.verification import verify_module
@@ -72,6 +74,9 @@ class ModelReport:
     """Launches of layout-transform kernels (`*_transform*`)."""
     copy_launches: int = 0
     """Launches of scope or result copies (`*_copy*`)."""
+    multiplies: int | None = None
+    """Floating-point multiplies the launches of one inference execute
+    (`kernel_stats.multiplies` summed; None when a kernel's count is unknown)."""
     texture_tensors: int = 0
     """Intermediate tensors allocated as textures by the host function."""
     global_tensors: int = 0
@@ -111,6 +116,26 @@ def _timed_pipeline(
         report.pass_seconds[one.name] = report.pass_seconds.get(one.name, 0.0) + elapsed
     tail = [one.name for one in PhyslayoutOpenCLPass().passes()]
     return [one.name for one in passes[-len(tail):]] == tail
+
+
+def _multiplies(compiled: CompiledModule, launched: Sequence[str]) -> int | None:
+    """The multiplies of the launches `launched` (`kernel_stats`, per kernel function; a
+    function cut into launches ``f_0, f_1, ...`` counts once, at ``f_0``); None when one is
+    unknown."""
+    stats = kernel_stats(compiled.lowered, compiled.program.kernels)
+    total = 0
+    for name in launched:
+        base, _, index = name.rpartition("_")
+        if name in stats:
+            count = stats[name].multiplies
+        elif base in stats and index.isdigit():
+            count = stats[base].multiplies if index == "0" else 0
+        else:
+            count = None
+        if count is None:
+            return None
+        total += count
+    return total
 
 
 def run_model(
@@ -168,6 +193,7 @@ def run_model(
     report.bytes_moved = bytes_per_inference(compiled, [t.kernel for t in result.times])
     report.layout_launches = sum("_transform" in t.kernel for t in result.times)
     report.copy_launches = sum("_copy" in t.kernel for t in result.times)
+    report.multiplies = _multiplies(compiled, [t.kernel for t in result.times])
     report.device_ms = result.total_seconds * 1e3
     report.outputs = outputs
     for j, got in enumerate(outputs):

@@ -54,7 +54,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import arith, cf, tensor
+from xdsl.dialects import arith, cf, scf, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     DenseIntOrFPElementsAttr,
@@ -191,7 +191,7 @@ def evaluate_body(
     outer: Callable[[SSAValue], Array | None] | None = None,
     strict: bool = True,
 ) -> list[Array | None]:
-    """Evaluate the body of a `linalg.generic` (scalar ops up to `linalg.yield`) on the
+    """Evaluate the body of a `linalg.generic` (scalar ops and `scf.if`s of them, up to `linalg.yield`) on the
     arrays `args` (one per block argument, broadcast together) and return the yielded
     arrays.
 
@@ -211,12 +211,36 @@ def evaluate_body(
             raise EvaluationError("linalg.generic body uses a value it cannot evaluate")
         return found
 
-    for op in block.ops:
-        if op.name == "linalg.yield":
-            return [lookup(v) for v in op.operands]
-        operands = [lookup(v) for v in op.operands]
-        env.update(zip(op.results, _body_op(op, operands, loop_index, strict), strict=True))
-    raise EvaluationError("linalg.generic body has no linalg.yield")
+    def run(ops: Block) -> list[Array | None]:
+        for op in ops.ops:
+            if op.name in ("linalg.yield", "scf.yield"):
+                return [lookup(v) for v in op.operands]
+            operands = [lookup(v) for v in op.operands]
+            if isinstance(op, scf.IfOp):
+                env.update(zip(op.results, _if(op, operands[0], run), strict=True))
+                continue
+            env.update(zip(op.results, _body_op(op, operands, loop_index, strict), strict=True))
+        raise EvaluationError(f"a block of a linalg.generic body has no {'linalg' if ops is block else 'scf'}.yield")
+
+    return run(block)
+
+
+def _if(
+    op: scf.IfOp, condition: Array | None, run: Callable[[Block], list[Array | None]]
+) -> list[Array | None]:
+    """An `scf.if` of a body, vectorized: both branches evaluated (a body computes values
+    only), each result taken from the branch its point's condition selects."""
+    if not op.false_region.blocks:
+        run(op.true_region.block)
+        return []
+    taken = run(op.true_region.block)
+    otherwise = run(op.false_region.block)
+    if condition is None:
+        return [None] * len(op.results)
+    return [
+        None if a is None or b is None else np.asarray(np.where(condition, a, b), dtype=np.result_type(a, b))
+        for a, b in zip(taken, otherwise, strict=True)
+    ]
 
 
 def _body_op(

@@ -44,11 +44,11 @@ the same ones.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from xdsl.context import Context
-from xdsl.dialects import func
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import Float16Type, Float32Type, ModuleOp, TensorType
 from xdsl.dialects.linalg.abstract_ops import ConvOperation, NamedOperation
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp
@@ -126,50 +126,95 @@ def unvectorizable_body_op(op: GenericOp, lane: int | None = None) -> str | None
     """Why vectorize-texels could not compute the body of `op` on whole texels, or None: every
     op that depends on the loop point (on a block argument, transitively) must be a float op
     it computes lane by lane (`lane_loop_plan.is_lane_wise_float_op`), and every other op one
-    it computes once for all lanes (`is_uniform_op`) -- the lane plan's own rules.
+    it computes once for all lanes (`is_uniform_op`; a `linalg.index` of a loop other than
+    the texel lane loop) -- the lane plan's own rules; an `scf.if` on such a uniform
+    condition (a transposed conv's tap guard) with branches of the same ops.
 
-    With `lane` (the loop of `op` run as the texel lane loop; a group's stage), a gather's
-    body qualifies too (an upsample fused into a texture group): `linalg.index` of another
-    loop is the same for the four lanes, `linalg.index` of `lane` and index arithmetic on it
-    (`lane_loop_plan.INDEX_OPS`) may only feed gather indices, and a gather (`tensor.extract`)
-    at lane-varying indices is four scalar loads, at uniform ones one."""
+    With `lane` given (the loop of `op` run as the texel lane loop; a group's stage), a
+    gather's body qualifies too (an upsample fused into a texture group): `linalg.index` of
+    `lane` and index arithmetic on it (`lane_loop_plan.INDEX_OPS`) may only feed gather
+    indices, and a gather (`tensor.extract`) at lane-varying indices is four scalar loads, at
+    uniform ones one. Without it the lane loop is `texel_lane_loop(op)` and no gather
+    qualifies."""
+    scan = _BodyScan(
+        lane if lane is not None else texel_lane_loop(op), lane is not None,
+        set(op.body.block.args),
+    )  # fmt: skip
     block = op.body.block
-    varying: set[SSAValue] = set(block.args)
-    lane_indices: set[SSAValue] = set()
-    for body_op in block.ops:
-        if body_op is block.last_op:
-            continue
-        if lane is not None and isinstance(body_op, IndexOp):
-            if body_op.dim.value.data == lane:
-                lane_indices.add(body_op.result)
-            continue
-        if lane is not None and isinstance(body_op, ExtractOp):
-            if body_op.tensor in varying or body_op.tensor in lane_indices:
+    problem = scan.block(block)
+    if problem is not None:
+        return problem
+    yielded = block.last_op.operands if block.last_op is not None else ()
+    if any(v in scan.lane_indices for v in yielded):
+        return "its body yields the texel lane's index, which vectorize-texels cannot store"
+    return None
+
+
+@dataclass
+class _BodyScan:
+    """The walk of `unvectorizable_body_op`: which values vary over the lanes (`varying`)
+    and which are the lane's index or index arithmetic on it (`lane_indices`)."""
+
+    lane: int | None
+    gathers: bool
+    varying: set[SSAValue]
+    lane_indices: set[SSAValue] = field(default_factory=set[SSAValue])
+
+    def block(self, block: Block) -> str | None:
+        """Why the ops of `block` (its terminator aside) cannot run on texels, or None."""
+        for body_op in block.ops:
+            if body_op is block.last_op:
+                continue
+            problem = self.op(body_op)
+            if problem is not None:
+                return problem
+        return None
+
+    def op(self, body_op: Operation) -> str | None:
+        """Why `body_op` cannot run on texels, or None (updating `varying` and
+        `lane_indices` with its results)."""
+        problem = f"its body computes '{body_op.name}', which vectorize-texels cannot run on texels"
+        if isinstance(body_op, IndexOp):
+            if body_op.dim.value.data != self.lane:
+                return None
+            if not self.gathers:
+                return problem
+            self.lane_indices.add(body_op.result)
+            return None
+        if self.gathers and isinstance(body_op, ExtractOp):
+            if body_op.tensor in self.varying or body_op.tensor in self.lane_indices:
                 return "its body gathers from a value it computes"
-            if any(v in lane_indices or v in varying for v in body_op.indices):
-                varying.update(body_op.results)
-            continue
-        if any(v in lane_indices for v in body_op.operands):
-            if body_op.name not in INDEX_OPS or any(v in varying for v in body_op.operands):
+            if any(v in self.lane_indices or v in self.varying for v in body_op.indices):
+                self.varying.update(body_op.results)
+            return None
+        if any(v in self.lane_indices for v in body_op.operands):
+            if body_op.name not in INDEX_OPS or any(v in self.varying for v in body_op.operands):
                 return (
                     f"its body computes '{body_op.name}' on the texel lane's index, which "
                     "vectorize-texels runs only in access indices"
                 )
-            lane_indices.update(body_op.results)
-            continue
-        if not any(v in varying for v in body_op.operands):
-            if not is_uniform_op(body_op):
-                return f"its body computes '{body_op.name}', which vectorize-texels cannot run on texels"
-            continue
+            self.lane_indices.update(body_op.results)
+            return None
+        if isinstance(body_op, scf.IfOp) and body_op.cond not in self.varying:
+            return self.uniform_if(body_op)
+        if not any(v in self.varying for v in body_op.operands):
+            return None if is_uniform_op(body_op) else problem
         if not is_lane_wise_float_op(body_op):
-            return (
-                f"its body computes '{body_op.name}', which vectorize-texels cannot run on texels"
-            )
-        varying.update(body_op.results)
-    yielded = block.last_op.operands if block.last_op is not None else ()
-    if any(v in lane_indices for v in yielded):
-        return "its body yields the texel lane's index, which vectorize-texels cannot store"
-    return None
+            return problem
+        self.varying.update(body_op.results)
+        return None
+
+    def uniform_if(self, op: scf.IfOp) -> str | None:
+        """An `scf.if` whose condition is the same for the four lanes: both branches must run
+        on texels; its results vary when a branch yields a varying value."""
+        for region in op.regions:
+            for inner in region.blocks:
+                problem = self.block(inner)
+                if problem is not None:
+                    return problem
+                if inner.last_op is not None and any(v in self.varying for v in inner.last_op.operands):
+                    self.varying.update(op.results)
+        return None
 
 
 @dataclass

@@ -184,7 +184,7 @@ def _match_generic(op: LinalgStructuredOperation, generic: GenericOp) -> Conv | 
     except ValueError:
         return None
     roles = _conv_roles(maps, kinds)
-    if roles is None or not _is_mac(generic):
+    if roles is None or not is_mac(generic):
         return None
     extents = loop_extents(maps, [s for s in shapes if s is not None], len(kinds))
     if extents is None:
@@ -308,14 +308,14 @@ def _bare(exprs: Sequence[Expr]) -> list[str] | None:
 def _same_float_elements(types: Sequence[Attribute]) -> bool:
     """The inputs and the output have float element types: one type everywhere, or a
     mixed-precision conv's (f16 data and filters, or an f32 input it rounds to half in its
-    body, see `_is_mac`, and an f32 accumulator)."""
+    body, see `is_mac`, and an f32 accumulator)."""
     if not all(isinstance(t, TensorType) for t in types):
         return False
     elements = [t.get_element_type() for t in types if isinstance(t, TensorType)]
     return all(isinstance(e, AnyFloat) for e in elements)
 
 
-def _is_mac(generic: GenericOp) -> bool:
+def is_mac(generic: GenericOp) -> bool:
     """Whether the body is ``yield acc + x * w`` (either operand order), where `x` and `w`
     may first be converted by `arith.extf`/`arith.truncf` (a mixed-precision conv: f16
     elements widened, or f32 ones rounded to half and widened back, as `to-mixed-precision`

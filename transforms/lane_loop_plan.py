@@ -264,6 +264,10 @@ class LaneLoopPlan:
                     if any(v in self.varying for v in (op.lb, op.ub, op.step)):
                         raise _Refused
                     self._check_ops(op.body.block)
+                case scf.IfOp() if self._is_uniform_if(op):
+                    for region in op.regions:
+                        for inner in region.blocks:
+                            self._check_ops(inner)
                 case scf.IfOp():
                     self._check_if(op, block)
                 case scf.YieldOp() if block is not self.loop.body.block:
@@ -357,6 +361,17 @@ class LaneLoopPlan:
         if not isinstance(owner, Operation) or not self._is_mask_op(owner):
             return False
         return isinstance(owner, arith.CmpiOp) or all(self._is_mask(o) for o in owner.operands)
+
+    def _is_uniform_if(self, op: scf.IfOp) -> bool:
+        """An `scf.if` whose condition does not depend on the lane and that stores nothing
+        (a transposed conv's tap guard, in a reduction loop): every lane takes the same
+        branch, so it stays one `scf.if` with vectorized branches (`_check_if`'s masked
+        ifs, the others, store)."""
+        return (
+            op.cond not in self.varying
+            and self.branch_of is None
+            and not any(isinstance(inner, StoreOp) for inner in op.walk())
+        )
 
     def _check_if(self, op: scf.IfOp, block: Block) -> None:
         """An `scf.if` directly in the lane loop body, with a condition evaluable per lane,

@@ -193,8 +193,10 @@ class LaneVectorizer:
             self.access(plan.accesses[op], point)
         elif isinstance(op, scf.ForOp):
             self.loop(op, point)
-        elif isinstance(op, scf.IfOp):
+        elif isinstance(op, scf.IfOp) and op in plan.masked:
             self.masked_if(plan.masked[op], point)
+        elif isinstance(op, scf.IfOp):
+            self.uniform_if(op, point)
         elif not any(o in varying for o in op.operands):
             clone = op.clone(self.mapper)
             self.rewriter.insert(clone, point)
@@ -347,6 +349,39 @@ class LaneVectorizer:
                 )
                 self.mapper[result] = merged
             merged.name_hint = result.name_hint
+
+    def uniform_if(self, op: scf.IfOp, point: InsertPoint) -> None:
+        """Emit a copy of the `scf.if` `op`, whose condition does not depend on the lane,
+        at `point`: one branch for all lanes, its lane-varying results as vectors."""
+        varying = [result in self.plan.varying for result in op.results]
+        types = [
+            VectorType(r.type, [TEXEL_LANES]) if vec else r.type
+            for r, vec in zip(op.results, varying, strict=True)
+        ]
+        regions: list[Region] = []
+        for region in op.regions:
+            if not region.blocks:
+                regions.append(Region())
+                continue
+            body = Block()
+            inner = InsertPoint.at_end(body)
+            self.block(region.block, inner)
+            yielded = region.block.last_op
+            assert yielded is not None
+            body.add_op(
+                scf.YieldOp(
+                    *(
+                        self.vector(v, inner) if vec else self.scalar(v)
+                        for v, vec in zip(yielded.operands, varying, strict=True)
+                    )
+                )
+            )
+            regions.append(Region(body))
+        new = scf.IfOp(self.scalar(op.cond), types, regions[0], regions[1])
+        self.rewriter.insert(new, point)
+        for old, result, vec in zip(op.results, new.results, varying, strict=True):
+            result.name_hint = old.name_hint
+            (self.vectors if vec else self.mapper)[old] = result
 
     def loop(self, loop: scf.ForOp, point: InsertPoint) -> None:
         """Emit a copy of the inner `scf.for` `loop` at `point`, its lane-varying carried

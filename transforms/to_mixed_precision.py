@@ -24,7 +24,8 @@ What it rewrites, in every graph-level function (one with tensor parameters or r
   `tensor.empty` as an empty of the new type, a `linalg.fill` as a fill of the scalar
   converted (`arith.truncf`), a dense f32 constant as the f16 constant of its rounded
   values (one, right after the f32 constant, for all its readers); any other value
-  through a cast generic;
+  through a cast generic; the f32 fills and empties no op reads any more are erased (a
+  tensor fill read by nothing would otherwise be a launch of its own);
 - dense f32 constants read as inputs of a rewritten op become f16 constants;
 - data movement (`tensor.expand_shape`, `collapse_shape`, `extract_slice`,
   `insert_slice`, `pad`, `concat`, `reshape`, `cast`, `linalg.transpose`,
@@ -691,6 +692,17 @@ def _is_graph_function(op: func.FuncOp) -> bool:
     return is_graph_function(op)
 
 
+class EraseUnreadFill(RewritePattern):
+    """A `linalg.fill` of a tensor that nothing reads (an f32 init whose readers now read its
+    f16 copy) -> erased. xDSL's dead-code check keeps it (the op declares no memory effects,
+    as it may write a memref), so it would survive to a kernel of its own."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: FillOp, rewriter: PatternRewriter) -> None:
+        if all(isinstance(r.type, TensorType) and not r.uses for r in op.results):
+            rewriter.erase(op)
+
+
 @dataclass(frozen=True)
 class ToMixedPrecisionPass(PhyslayoutPass):
     """f32 tensors of graph-level functions -> f16 storage, f32 arithmetic (module
@@ -764,5 +776,5 @@ class ToMixedPrecisionPass(PhyslayoutPass):
             RootedWalker(RoundParametersOnce(), apply_recursively=False).rewrite_module(op)
         # the f32 fills and empties the rewritten ops no longer use
         RootedWalker(
-            GreedyRewritePatternApplier([], dce_enabled=True), walk_reverse=True
+            GreedyRewritePatternApplier([EraseUnreadFill()], dce_enabled=True), walk_reverse=True
         ).rewrite_module(op)

@@ -355,6 +355,54 @@ func.func @masked_reduction(%act: !layout.buffer<3xf32>, %w: !layout.buffer<6x3x
   func.return
 }
 
+// A guard the same for every lane inside the reduction (a transposed conv's tap guard,
+// `2 * t + x mod 2 < 3`): it stays one scf.if, its branches on whole texels (the
+// accumulator a vector), no per-lane select.
+// CHECK-LABEL: func.func @uniform_guard
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[S:.*]] = %{{.*}}) -> (vector<4xf32>) {
+// CHECK:           %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// CHECK:           %[[R:.*]] = scf.if %[[IN]] -> (vector<4xf32>) {
+// CHECK:             %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK-NEXT:        %[[T:.*]] = arith.addf %[[S]], %[[P]] : vector<4xf32>
+// CHECK-NEXT:        scf.yield %[[T]] : vector<4xf32>
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        scf.yield %[[S]] : vector<4xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      scf.yield %[[R]] : vector<4xf32>
+// CHECK:         layout.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : !layout.buffer<2x4xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+// CHECK-NOT:     arith.select
+// CHECK:         func.return
+func.func @uniform_guard(%act: !layout.buffer<4xf32>, %w: !layout.buffer<2x4xf32>, %y: !layout.buffer<2x4xf32, axis_separators = [1], scope = "global.texture">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %x = %c0 to %c2 step %c1 {
+    scf.for %l = %c0 to %c4 step %c1 {
+      %acc = scf.for %t = %c0 to %c2 step %c1 iter_args(%s = %zero) -> (f32) {
+        %t2 = arith.muli %t, %c2 : index
+        %r = arith.remsi %x, %c2 : index
+        %k = arith.addi %t2, %r : index
+        %in = arith.cmpi ult, %k, %c3 : index
+        %av = layout.load %act[%k] : !layout.buffer<4xf32>, f32
+        %wv = layout.load %w[%t, %l] : !layout.buffer<2x4xf32>, f32
+        %n = scf.if %in -> (f32) {
+          %p = arith.mulf %av, %wv : f32
+          %u = arith.addf %s, %p : f32
+          scf.yield %u : f32
+        } else {
+          scf.yield %s : f32
+        }
+        scf.yield %n : f32
+      }
+      layout.store %acc, %y[%x, %l] : !layout.buffer<2x4xf32, axis_separators = [1], scope = "global.texture">, f32
+    }
+  }
+  func.return
+}
+
 // A condition the same for every lane (padding rows): one guarded whole-texel load and
 // one vector select.
 // CHECK-LABEL: func.func @masked_uniform

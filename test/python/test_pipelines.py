@@ -28,6 +28,7 @@ from physlayout.transforms.annotate_texture_scope import AnnotateTextureScopePas
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.fold_affine_params import FoldAffineParamsPass
+from physlayout.transforms.fuse_transposed_conv import FuseTransposedConvPass
 from physlayout.transforms.lift_transform_params import LiftTransformParamsPass
 from physlayout.transforms.sink_layout_rewrites import SinkLayoutRewritesPass
 from physlayout.transforms.verify_buffers import VerifyBuffersPass
@@ -63,14 +64,16 @@ def test_pipeline_passes_and_options() -> None:
     adreno = PhyslayoutAdrenoPass(max_image_width=8, weights_in_global=True).passes()
     assert names(adreno) == [
         "normalize-graph", "raise-layout-rewrites", "fold-layout-rewrites", "convert-layout",
-        "flow-layout-rewrites", "fold-layout-rewrites",
+        "fuse-transposed-conv", "flow-layout-rewrites", "fold-layout-rewrites",
         "sink-layout-rewrites", "fold-layout-rewrites", "annotate-texture-scope", "realize-scopes", "fuse-elementwise", "legalize-layout",
         "merge-sibling-kernels", "apply-layout", "flatten-buffers", "vectorize-texels",
             "apply-schedules", "dce",
     ]
     assert AnnotateTextureScopePass(8, 16384, True) in adreno
     assert ApplyLayoutPass(rewrite_loops=True) in adreno
-    unfused = PhyslayoutAdrenoPass(fuse=False, lift_params=True, params="w").passes()
+    unfused = PhyslayoutAdrenoPass(
+        fuse=False, transposed_conv=False, lift_params=True, params="w"
+    ).passes()
     assert names(unfused)[:13] == [
         "normalize-graph", "fold-affine-params", "raise-layout-rewrites", "fold-layout-rewrites", "convert-layout",
         "flow-layout-rewrites", "fold-layout-rewrites",
@@ -81,6 +84,8 @@ def test_pipeline_passes_and_options() -> None:
     assert FoldAffineParamsPass("w") in unfused
     assert SinkLayoutRewritesPass("w", prepared=True) in unfused
     assert SinkLayoutRewritesPass("", prepared=False) in adreno
+    assert FuseTransposedConvPass() in adreno
+    assert FuseTransposedConvPass(remarks=True) in PhyslayoutAdrenoPass(remarks=True).passes()
 
 
 def test_memref_pipeline_is_apply_flatten_lower() -> None:

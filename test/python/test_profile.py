@@ -55,6 +55,50 @@ def test_a_loop_with_a_bound_that_is_no_constant_gives_no_count() -> None:
     assert kernel_stats(_loop_kernel("argument"), ["k"])["k"].multiplies is None
 
 
+GUARDED = """
+func.func @k(%n: index, %x: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
+  scf.parallel (%i) = (%c0) to (%c5) step (%c1) {
+    scf.for %j = %c0 to %c3 step %c1 {
+      %t = arith.muli %j, %c2 : index
+      %r = arith.remsi %i, %c2 : index
+      %k = arith.addi %t, %r : index
+      %in = arith.cmpi ult, %k, %c3 : index
+      %y = scf.if %in -> (f32) {
+        %m = arith.mulf %x, %x : f32
+        scf.yield %m : f32
+      } else {
+        %m1 = arith.mulf %x, %x : f32
+        %m2 = arith.mulf %m1, %x : f32
+        scf.yield %m2 : f32
+      }
+      %big = arith.cmpi ult, %n, %c3 : index
+      scf.if %big {
+        %m3 = arith.mulf %y, %x : f32
+      }
+    }
+    scf.reduce
+  }
+  func.return
+}
+"""
+"""A transposed conv's tap guard: ``2 * j + i mod 2 < 3`` holds for 2 taps of the even
+``i`` and 1 of the odd ones."""
+
+
+def test_guarded_multiplies_count_the_iterations_that_take_their_branch() -> None:
+    """Then branch: i = 0, 2, 4 with j = 0, 1 and i = 1, 3 with j = 0: 8 of the 15
+    iterations; the else branch's two multiplies the other 7; a condition on an argument
+    is not known, so its multiply counts in all 15 (an upper bound): 8 + 14 + 15."""
+    from physlayout.runtime.opencl import parse_module
+
+    assert kernel_stats(parse_module(GUARDED), ["k"])["k"].multiplies == 8 + 2 * 7 + 15
+
+
 def test_stats_round_trip_and_refuse_garbage() -> None:
     stats = KernelStats(12, ("a.mlir:3-7",))
     assert KernelStats.from_json(json.loads(json.dumps(stats.to_json()))) == stats

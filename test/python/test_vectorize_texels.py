@@ -42,7 +42,7 @@ def test_results_identical_before_and_after() -> None:
     outcomes = compare_before_after(LIT_INPUT.read_text(), [VectorizeTexelsPass()])
     assert set(outcomes) >= {
         "relu_texels", "scale_nd", "gather_channels", "reduce_in_texel", "masked_padding",
-        "masked_results", "masked_reduction", "masked_uniform", "masked_one_lane",
+        "masked_results", "masked_reduction", "masked_uniform", "masked_one_lane", "uniform_guard",
     }
     for name, (before, after) in outcomes.items():
         for x, y in zip(before.buffers, after.buffers, strict=True):
@@ -58,7 +58,7 @@ def test_refused_loops_are_unchanged() -> None:
         assert after[name] == before[name], name
     vectorized = (
         "relu_texels", "scale_nd", "gather_channels", "reduce_in_texel", "masked_padding",
-        "masked_results", "masked_reduction", "masked_uniform", "masked_one_lane",
+        "masked_results", "masked_reduction", "masked_uniform", "masked_one_lane", "uniform_guard",
     )
     for name in vectorized:
         assert "vector<4xf32>" in after[name], name
