@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from evaluator_harness import parse
 from graph_harness import parse as parse_graph
-from test_evaluator import parse
 from xdsl.dialects import affine, arith, func, math, memref, scf, vector
 from xdsl.interpreter import Interpreter, InterpreterFunctions
 from xdsl.ir import Operation

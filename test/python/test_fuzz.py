@@ -16,20 +16,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fuzz.campaign import check_program_file, failure_key
-from fuzz.checker import (
-    GARBAGE,
-    Backends,
-    Checker,
-    Inputs,
-    Outcome,
-    Pipeline,
-    check_graph,
-    compare,
-    padding_mask,
-)
+from fuzz.checker import Backends, Checker, check_graph
 from fuzz.choices import RandomChooser, ReplayChooser, shrink_choices
+from fuzz.features import Features
 from fuzz.graphs import Graph, generate_graph, graphs
-from fuzz.programs import DIM_NAMES, Features, Program, _MapBuilder, generate_program, programs
+from fuzz.layouts import DIM_NAMES, _MapBuilder
+from fuzz.programs import Program, generate_program, programs
+from fuzz.steps import Pipeline
+from fuzz.values import GARBAGE, Inputs, Outcome, compare, padding_mask
 from hypothesis import HealthCheck, given, settings
 from xdsl.context import Context
 from xdsl.dialects import arith
@@ -148,7 +142,7 @@ def test_seeded_graph_programs_agree_after_every_pipeline(index: int) -> None:
 def test_generator_rarely_builds_invalid_programs() -> None:
     """Every program parses, verifies and passes verify-buffers (running them is checked
     by the property tests above); safe programs use no switched-off feature."""
-    from fuzz.checker import parse
+    from fuzz.steps import parse
 
     from physlayout.transforms.verify_buffers import buffer_problems
 
@@ -349,7 +343,7 @@ def test_checker_finds_apply_layout_equal_on_a_padded_split() -> None:
         "%b[%i] : !layout.buffer<5xf32>",
         "%b[%i] : !layout.buffer<5xf32, transform = #layout.index_map<(i) -> (i floordiv 3, i mod 3)>, pad_value = -1.0 : f32>",
     )
-    from fuzz.programs import FunctionInfo
+    from fuzz.emitter import FunctionInfo
 
     info = FunctionInfo("k", [], {1}, False, False, False)
     pipeline = [Pipeline("apply-layout", None, lambda: [ApplyLayoutPass()])]

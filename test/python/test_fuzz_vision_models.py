@@ -16,9 +16,11 @@ import numpy as np
 import pytest
 from fuzz import vision_models
 from fuzz.campaign import program_kind, split_features
-from fuzz.checker import _run_graph_entry, model_inputs, parse
 from fuzz.choices import RandomChooser, ReplayChooser
+from fuzz.model_checker import _run_graph_entry
 from fuzz.models import FAMILIES, MODEL_VARIANTS, Value, _Model, _Printer, generate_model
+from fuzz.steps import parse
+from fuzz.values import model_inputs
 from xdsl.dialects import func
 
 EXPORTS = Path(__file__).resolve().parents[2] / "examples" / "models"

@@ -1,5 +1,5 @@
 """Random torch-mlir-style models (`fuzz.models`) through the whole `physlayout-adreno`
-pipeline (`fuzz.checker.check_model`, issues 23 and 24): seeded models must give equal
+pipeline (`fuzz.model_checker.check_model`, issues 23 and 24): seeded models must give equal
 results in the graph evaluator after the graph passes and on the OpenCL device; the
 generator covers every op family and replays from its choices; and the checker catches a
 graph pass that changes a value and a buffer-level refusal of what the graph passes accepted
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 from fuzz.campaign import check_program_file, generate_checked_model, program_kind
-from fuzz.checker import check_model
 from fuzz.choices import RandomChooser, ReplayChooser
 from fuzz.graphs import Graph
+from fuzz.model_checker import check_model
 from fuzz.models import FAMILIES, generate_model, models
 from hypothesis import HealthCheck, given, settings
 from xdsl.context import Context

@@ -7,9 +7,9 @@ Generates `--count` programs (program `i` from the choices of `RandomChooser(f"{
 or with `--engine hypothesis` from Hypothesis seeded with `--seed`; one in four is
 graph-level, one in `--model-every` (8) a torch-mlir-style model from `fuzz.models`, checked
 through the whole `physlayout-adreno` pipeline on the OpenCL device with the `lift-params`
-and `fuse` options its choices give), checks each with `fuzz.checker` (OpenCL on every
-`--opencl-every`-th buffer program, mlir-runner on every `--mlir-every`-th), and prints
-counts by outcome (per program and per pass), the generator's invalid rate and every
+and `fuse` options its choices give), checks each (`fuzz.checker`, `fuzz.model_checker`; OpenCL
+on every `--opencl-every`-th buffer program, mlir-runner on every `--mlir-every`-th), and
+prints counts by outcome (per program and per pass), the generator's invalid rate and every
 distinct failure class. For each class the first failing program is minimized (its
 recorded choices shrunk with `shrink_choices`, checking only the failing pass and its
 prefix) and written to `--out` as `<class>.mlir` (minimized) and `<class>.original.mlir`,
@@ -41,22 +41,15 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from fuzz.checker import (
-    BUFFER_PIPELINES,
-    GRAPH_PIPELINES,
-    OUTCOMES,
-    Backends,
-    Checker,
-    Pipeline,
-    Report,
-    Step,
-    check_graph,
-    check_model,
-)
+from fuzz.checker import BUFFER_PIPELINES, GRAPH_PIPELINES, Backends, Checker, check_graph
 from fuzz.choices import Chooser, DrawChooser, RandomChooser, ReplayChooser, shrink_choices
+from fuzz.emitter import FunctionInfo
+from fuzz.features import Features
 from fuzz.graphs import Graph, generate_graph
+from fuzz.model_checker import check_model
 from fuzz.models import FAMILIES, MODEL_VARIANTS, ModelOptions, generate_model, model_options
-from fuzz.programs import Features, FunctionInfo, Program, generate_program
+from fuzz.programs import Program, generate_program
+from fuzz.steps import OUTCOMES, Pipeline, Report, Step
 
 SUPPRESSED = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
 GRAPH_EVERY = 4

@@ -31,7 +31,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 from fuzz.choices import Chooser, DrawChooser
-from fuzz.programs import DIM_NAMES, PAD_VALUES, Features, _MapBuilder
+from fuzz.features import Features
+from fuzz.layouts import DIM_NAMES, PAD_VALUES, _MapBuilder
 
 MAX_GRAPH_ELEMENTS = 512
 

@@ -5,13 +5,9 @@ random iteration shape (extents include 1 and primes), and sometimes a host `@ma
 allocates buffers and calls the kernels (the shape `physlayout run` executes). `programs()`
 is the same generator as a Hypothesis strategy.
 
-Buffers carry random layouts: permutations, splits `i floordiv k, i mod k` (k not a power
-of two too, inner axis in place or last), `ceildiv` splits, fused axes `i * E + j`, shears
-`(i, j) -> (i, i + j)`, reversals, strides `i * 2`, unit axes; lists of two transforms;
-`pad_value`s where the map pads (and sometimes where it does not); axis separators (in the
-map with `|`, or `axis_separators` without a transform); scopes `global`, `shared` and the
-texture scopes (`f32`, innermost extent 4: NCHW4c-style channel splits or an innermost
-axis of 4).
+Buffers carry random layouts (`fuzz.layouts`: transforms, pad values, axis separators,
+shared and texture scopes); `fuzz.emitter.FunctionEmitter` writes the text (parameters,
+loop nests, accesses), and `FunctionBuilder` here adds the patterns a body is made of.
 
 Kernel bodies are loop nests (`scf.for`, `affine.for`, `scf.parallel`, `affine.parallel`,
 over full or partial ranges in any axis order) built from patterns: elementwise maps with
@@ -35,464 +31,28 @@ repeated part, so a recorded program can be regenerated and shrunk.
 Every program is valid by construction: it parses, verifies, passes `verify-buffers` and
 runs in the numpy evaluator without out-of-bounds accesses (the checker counts violations
 as generator bugs), except that the item-9 switch adds deliberately invalid aliases.
-Features that hit bugs being fixed on other branches are switched by `Features` (one
-switch per item of issue 12, and one per new bug this checker found);
+Features that hit bugs being fixed on other branches are switched by `Features`
+(`fuzz.features`: one switch per item of issue 12, and one per new bug this checker found);
 `Features.safe()` turns them all off.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from math import prod
 
-import numpy as np
 from hypothesis import strategies as st
 
 from fuzz.choices import Chooser, DrawChooser
-from physlayout.indexing.index_map import IndexMap
+from fuzz.emitter import FLOAT_CONSTANTS, Buf, FunctionEmitter, FunctionInfo, arg_list
+from fuzz.features import Features
+from fuzz.layouts import MAX_ELEMENTS, Layout
 
 EXTENTS = (1, 2, 3, 4, 5, 7, 8, 11, 12, 13)
 """Iteration extents: 1, primes, powers of two and multiples of 4 (texture channels)."""
-MAX_ELEMENTS = 360
-"""Upper bound on the iteration space (the evaluator runs every program several times)."""
-PAD_VALUES = (0.0, -1.0, 2.5, 7.0)
-FLOAT_CONSTANTS = (0.5, 2.0, -1.5, 3.0)
-TEXTURE_SCOPES = ("global.texture", "global.texture-nhwc", "global.texture-weight")
 LOOP_KINDS = ("scf.for", "affine.for", "scf.parallel", "affine.parallel")
 SEQUENTIAL = ("scf.for", "affine.for")
-
-
-@dataclass(frozen=True)
-class Features:
-    """Program features that hit bugs being fixed on other branches, one switch per item of
-    issue 12. `make test` runs with all of them off, `make fuzz` with all of them on."""
-
-    item1_loop_dependences: bool = True
-    """Memory- or iter_args-carried dependences in nests that store to a transformed
-    buffer (`apply-layout{rewrite-loops=true}` re-iterates them)."""
-    item2_physical_views: bool = True
-    """A second `layout.decl_buffer` that views transformed storage in its physical shape."""
-    item3_small_padded_tiles: bool = True
-    """Padded splits of an axis smaller than one tile (`i mod 4` on [3])."""
-    item4_padded_texels: bool = True
-    """Texture channel counts that are not a multiple of 4 (padding lanes)."""
-    item5_invariant_loads: bool = True
-    """A scalar load before a loop nest whose value the nest uses."""
-    item6_offset_alias_calls: bool = True
-    """A `layout.decl_buffer` at an element offset passed to a `func.call`."""
-    item8_nhwc_rank3_textures: bool = True
-    """A rank-3 `global.texture-nhwc` buffer without explicit separators."""
-    item9_dead_invalid_aliases: bool = True
-    """A dead `layout.decl_buffer` that does not fit in its storage (an invalid program
-    that every pass must refuse or keep invalid)."""
-    item9a_unnormalizable_memrefs: bool = True
-    """In memref-typed programs, a memref whose layout map cannot be normalized (a result
-    with a negative minimum), beside others that can."""
-    found_rank0_graph_transform: bool = True
-    """Not an item of issue 12, found by this checker
-    (`regressions/map-ndarray-rank0-result.mlir`): graph-level generics on one-element
-    tensors, which `flow-layout-rewrites` may give a rank-0 operand transform."""
-    found_piecewise_padding_fill: bool = True
-    """Not an item of issue 12, found by this checker
-    (`regressions/apply-layout-padding-fill-piecewise-inverse.mlir`): `ceildiv` splits of a
-    compound expression, in the second map of a transform list, or followed by other
-    steps, whose padded maps may only have a piecewise inverse."""
-
-    @staticmethod
-    def safe() -> Features:
-        return Features(**{f.name: False for f in fields(Features)})
-
-    @staticmethod
-    def names() -> list[str]:
-        return [f.name for f in fields(Features)]
-
-    @staticmethod
-    def parse(text: str) -> Features:
-        """`all`, `none`, or a comma-separated list of the switches to turn on."""
-        if text.strip() in ("", "all"):
-            return Features()
-        if text.strip() == "none":
-            return Features.safe()
-        wanted = {w.strip() for w in text.split(",") if w.strip()}
-        unknown = wanted - set(Features.names())
-        if unknown:
-            raise ValueError(f"unknown features {sorted(unknown)}; known: {Features.names()}")
-        return Features(**{n: n in wanted for n in Features.names()})
-
-    def enabled(self) -> list[str]:
-        return [n for n in Features.names() if getattr(self, n)]
-
-
-# Layouts ------------------------------------------------------------------------------------
-
-
-def _fmt_float(value: float) -> str:
-    return f"{value:.6e}" if value != int(value) else f"{value:.1f}"
-
-
-@dataclass(frozen=True)
-class Layout:
-    """A buffer type's layout: pending transforms (map texts), pad value, separators
-    (only without transforms) and scope; `physical` is the transformed shape as the
-    generator computed it (None without transforms)."""
-
-    maps: tuple[str, ...] = ()
-    pad_value: float | None = None
-    separators: tuple[int, ...] = ()
-    scope: str = "global"
-    physical: tuple[int, ...] | None = None
-    memref: bool = False
-    """An upstream `memref` (its map is the memref's layout) instead of a `!layout.buffer`."""
-
-    @property
-    def is_texture(self) -> bool:
-        return self.scope.startswith("global.texture")
-
-    def type_text(self, shape: Sequence[int]) -> str:
-        parts = ["x".join(str(e) for e in shape) + "xf32"]
-        if self.memref:
-            maps = [f"affine_map<{m}>" for m in self.maps]
-            return f"memref<{', '.join(parts + maps)}>"
-        if len(self.maps) == 1:
-            parts.append(f"transform = #layout.index_map<{self.maps[0]}>")
-        elif self.maps:
-            inner = ", ".join(f"#layout.index_map<{m}>" for m in self.maps)
-            parts.append(f"transform = [{inner}]")
-        if self.pad_value is not None:
-            parts.append(f"pad_value = {_fmt_float(self.pad_value)} : f32")
-        if self.separators:
-            parts.append(f"axis_separators = [{', '.join(map(str, self.separators))}]")
-        if self.scope != "global":
-            parts.append(f'scope = "{self.scope}"')
-        return f"!layout.buffer<{', '.join(parts)}>"
-
-    def ptr_text(self) -> str:
-        if self.scope == "global":
-            return "!layout.ptr<f32>"
-        return f'!layout.ptr<f32, scope = "{self.scope}">'
-
-    def storage_elements(self, shape: Sequence[int]) -> int:
-        return prod(self.physical if self.physical is not None else shape)
-
-
-def _operand(expr: str) -> str:
-    return expr if expr.isidentifier() or expr.isdigit() else f"({expr})"
-
-
-@dataclass
-class _MapBuilder:
-    """Composes elementary injective steps on quasi-affine result expressions, tracking
-    each result's structural extent and whether any step may pad."""
-
-    names: tuple[str, ...]
-    exprs: list[str]
-    extents: list[int]
-    features: Features
-    used: set[str]
-    pads: bool = False
-    composed: bool = False
-    """The second map of a transform list (its inputs are the first map's results)."""
-    ceil: bool = False
-    """A `ceildiv` split was made (without `found_piecewise_padding_fill`, no step may
-    follow it)."""
-    box: tuple[int, ...] = ()
-    """The extents of the map's inputs."""
-
-    @staticmethod
-    def start(
-        names: Sequence[str], shape: Sequence[int], features: Features, used: set[str]
-    ) -> _MapBuilder:
-        return _MapBuilder(tuple(names), list(names), list(shape), features, used, box=tuple(shape))
-
-    def values(self, expr: str) -> np.ndarray:
-        """The values `expr` (over the map's inputs) takes on the input box."""
-        index_map = IndexMap.parse(f"({', '.join(self.names)}) -> ({expr})")
-        grid = list(np.indices(self.box, dtype=np.int64)) if self.box else []
-        (values,) = index_map.map_indices(grid)
-        return np.asarray(values)
-
-    def largest(self, k: int) -> int:
-        """The largest value result `k` takes on the input box (below its structural
-        extent minus one when a tile is larger than the axis it splits, or a stride leaves
-        gaps)."""
-        return int(np.max(self.values(self.exprs[k])))
-
-    def starts_at_zero(self, expr: str) -> bool:
-        """Whether `expr` takes the value 0 on the input box: the sum of two results that
-        share an input (after a shear or a reversal) may not, e.g. `i + (12 - (i + j))`."""
-        return int(np.min(self.values(expr))) == 0
-
-    def structurally_starts_at_zero(self, expr: str) -> bool:
-        """Whether the engine's structural range of `expr` on the input box starts at 0."""
-        index_map = IndexMap.parse(f"({', '.join(self.names)}) -> ({expr})")
-        try:
-            index_map.map_shape(list(self.box))
-        except ValueError:
-            return False
-        return True
-
-    def permute(self, order: Sequence[int]) -> None:
-        self.exprs = [self.exprs[k] for k in order]
-        self.extents = [self.extents[k] for k in order]
-
-    def can_split(self, k: int, factor: int) -> bool:
-        extent = self.extents[k]
-        if extent % factor == 0 or extent > factor:
-            return True
-        if self.features.item3_small_padded_tiles:
-            self.used.add("item3_small_padded_tiles")
-            return True
-        return False
-
-    def split(self, k: int, factor: int, inner_last: bool, ceil: bool = False) -> None:
-        expr, extent = _operand(self.exprs[k]), self.extents[k]
-        if ceil:
-            outer = f"{expr} ceildiv {factor}"
-            outer_extent = -(-(extent - 1) // factor) + 1
-            self.pads = self.pads or factor > 1
-        else:
-            outer = f"{expr} floordiv {factor}"
-            outer_extent = -(-extent // factor)
-            self.pads = self.pads or extent % factor != 0
-        inner = f"{expr} mod {factor}"
-        exprs = [*self.exprs[:k], outer, *self.exprs[k + 1 :]]
-        extents = [*self.extents[:k], outer_extent, *self.extents[k + 1 :]]
-        where = len(exprs) if inner_last else k + 1
-        exprs.insert(where, inner)
-        extents.insert(where, factor)
-        self.exprs, self.extents = exprs, extents
-
-    def fuse(self, k: int) -> None:
-        inner_extent = self.extents[k + 1]
-        fused = f"{_operand(self.exprs[k])} * {inner_extent} + {_operand(self.exprs[k + 1])}"
-        if not self.starts_at_zero(fused):
-            return
-        self.exprs[k : k + 2] = [fused]
-        self.extents[k : k + 2] = [self.extents[k] * inner_extent]
-
-    def shear(self, k: int) -> None:
-        sheared = f"{_operand(self.exprs[k])} + {_operand(self.exprs[k + 1])}"
-        if not self.starts_at_zero(sheared):
-            return
-        self.exprs[k + 1] = sheared
-        self.pads = self.pads or (self.extents[k] > 1 and self.extents[k + 1] > 0)
-        self.extents[k + 1] = self.extents[k] + self.extents[k + 1] - 1
-
-    def reverse(self, k: int) -> None:
-        # Reverse against the largest value taken, not the structural extent: the smallest
-        # result of a map must be 0 (DESIGN.md), and `1 - i mod 2` on `[1]` is never 0.
-        # The structural range (DESIGN.md "Shapes and padding") may exceed the largest value
-        # taken (`i ceildiv 7 + i mod 7` on [11]: structurally 8, at most 7): such a
-        # reversal's structural minimum is below 0, an error, so it is skipped.
-        reversed_expr = f"{self.largest(k)} - {_operand(self.exprs[k])}"
-        if not self.structurally_starts_at_zero(reversed_expr):
-            return
-        self.exprs[k] = reversed_expr
-
-    def stride(self, k: int) -> None:
-        self.exprs[k] = f"{_operand(self.exprs[k])} * 2"
-        self.pads = self.pads or self.extents[k] > 1
-        self.extents[k] = 2 * self.extents[k] - 1
-
-    def unit_axis(self, k: int) -> None:
-        self.exprs.insert(k, "0")
-        self.extents.insert(k, 1)
-
-    def random_step(self, c: Chooser) -> None:
-        with c.span():
-            self._random_step(c)
-
-    def _random_step(self, c: Chooser) -> None:
-        if self.ceil and not self.features.found_piecewise_padding_fill:
-            return
-        rank = len(self.exprs)
-        kind = c.choice(["permute", "split", "fuse", "shear", "reverse", "stride", "ceil", "unit"])
-        k = c.integer(0, rank - 1)
-        if kind == "permute":
-            self.permute(c.permutation(rank))
-        elif kind in ("split", "ceil"):
-            factor = c.choice([4, 3, 2, 5, 6, 7])
-            if kind == "ceil" and (self.composed or not self.exprs[k].isidentifier()):
-                if not self.features.found_piecewise_padding_fill:
-                    return
-                self.used.add("found_piecewise_padding_fill")
-            if self.can_split(k, factor):
-                self.split(k, factor, c.flag(50), ceil=kind == "ceil")
-                self.ceil = self.ceil or kind == "ceil"
-        elif kind == "fuse" and k + 1 < rank:
-            self.fuse(k)
-        elif kind == "shear" and k + 1 < rank:
-            self.shear(k)
-        elif kind == "reverse":
-            self.reverse(k)
-        elif kind == "stride":
-            self.stride(k)
-        elif kind == "unit" and rank < 5:
-            self.unit_axis(k)
-
-    def text(self, separators: Sequence[int] = ()) -> str:
-        results = ""
-        for position, expr in enumerate(self.exprs):
-            if position:
-                results += " | " if position in separators else ", "
-            results += expr
-        return f"({', '.join(self.names)}) -> ({results})"
-
-
-DIM_NAMES = ("i", "j", "k", "l", "m")
-SECOND_NAMES = ("a", "b", "c", "d", "e", "f")
-
-
-def _separators(c: Chooser, rank: int, most: int) -> tuple[int, ...]:
-    if rank < 2 or most == 0 or not c.flag(40):
-        return ()
-    chosen = sorted(set(c.integer(1, rank - 1) for _ in range(c.integer(1, most))))
-    return tuple(chosen)
-
-
-def random_layout(
-    c: Chooser, shape: Sequence[int], features: Features, scope: str, used: set[str]
-) -> Layout:
-    """A random (global/shared-scope) layout for a buffer of `shape`."""
-    rank = len(shape)
-    if not c.flag(70):
-        return Layout(separators=_separators(c, rank, 2), scope=scope)
-    maps: list[str] = []
-    current = list(shape)
-    pads = False
-    builder = _MapBuilder.start(DIM_NAMES[:rank], current, features, used)
-    for _ in c.repeat(1, 3, 50):
-        builder.random_step(c)
-    if len(builder.exprs) > 6 or prod(builder.extents) > 8 * MAX_ELEMENTS:
-        return Layout(scope=scope)
-    if c.flag(20):
-        maps.append(builder.text())
-        pads = builder.pads
-        current = builder.extents
-        builder = _MapBuilder.start(SECOND_NAMES[: len(current)], current, features, used)
-        # The second map's inputs range over the first map's actual extents (the engine's,
-        # which may be below the structural ones), e.g. [1, 11, 12] for a structural 17.
-        builder.box = tuple(IndexMap.parse(maps[-1]).map_shape(shape))
-        builder.composed = True
-        builder.random_step(c)
-        if len(builder.exprs) > 6 or prod(builder.extents) > 8 * MAX_ELEMENTS:
-            return Layout(scope=scope)
-    maps.append(builder.text(_separators(c, len(builder.exprs), 2)))
-    pads = pads or builder.pads
-    pad_value = c.choice(PAD_VALUES) if pads or c.flag(20) else None
-    return Layout(tuple(maps), pad_value, (), scope, tuple(builder.extents))
-
-
-def memref_layout(c: Chooser, shape: Sequence[int], features: Features, used: set[str]) -> Layout:
-    """A memref layout: none, or one affine map (no separators, no pad value); with item 9a
-    sometimes a map with a negative result that cannot be normalized."""
-    rank = len(shape)
-    if not c.flag(70):
-        return Layout(memref=True)
-    builder = _MapBuilder.start([f"d{k}" for k in range(rank)], shape, features, used)
-    for _ in c.repeat(1, 3, 50):
-        builder.random_step(c)
-    if len(builder.exprs) > 6 or prod(builder.extents) > 8 * MAX_ELEMENTS:
-        return Layout(memref=True)
-    if features.item9a_unnormalizable_memrefs and c.flag(4):
-        used.add("item9a_unnormalizable_memrefs")
-        builder.exprs[-1] = f"{_operand(builder.exprs[-1])} - 1"
-        return Layout((builder.text(),), memref=True)
-    return Layout((builder.text(),), physical=tuple(builder.extents), memref=True)
-
-
-def texture_layout(
-    c: Chooser, shape: Sequence[int], features: Features, used: set[str]
-) -> Layout | None:
-    """A texture layout for a buffer whose innermost axis holds the channels, or None when
-    `shape` cannot be one (with the features enabled)."""
-    rank = len(shape)
-    channels = shape[-1]
-    scope = c.choice(TEXTURE_SCOPES)
-    if channels % 4 and not features.item4_padded_texels:
-        return None
-    if channels < 4 and not features.item3_small_padded_tiles:
-        return None
-    if channels == 4 and rank >= 2 and c.flag(30):
-        separators = _separators(c, rank - 1, 1)
-        if not _texture_separators_ok(scope, rank, separators, features, used):
-            return None
-        return Layout(separators=separators, scope=scope)
-    if channels % 4:
-        used.add("item4_padded_texels")
-    if channels < 4:
-        used.add("item3_small_padded_tiles")
-    builder = _MapBuilder.start(DIM_NAMES[:rank], shape, features, used)
-    outer = list(range(rank - 1))
-    order = [outer[k] for k in c.permutation(len(outer))]
-    builder.permute([*order, rank - 1])
-    if rank >= 3 and c.flag(25):
-        builder.reverse(c.integer(0, rank - 2))
-    builder.split(rank - 1, 4, inner_last=True)
-    # Move the channel-block axis (just before the lanes) to a random outer position.
-    block = c.integer(0, rank - 1)
-    exprs, extents = builder.exprs, builder.extents
-    exprs.insert(block, exprs.pop(rank - 1))
-    extents.insert(block, extents.pop(rank - 1))
-    out_rank = len(exprs)
-    separators = _separators(c, out_rank - 1, 1)
-    if not _texture_separators_ok(scope, out_rank, separators, features, used):
-        return None
-    pad_value = c.choice(PAD_VALUES) if builder.pads or c.flag(15) else None
-    return Layout((builder.text(separators),), pad_value, (), scope, tuple(extents))
-
-
-def _texture_separators_ok(
-    scope: str, rank: int, separators: Sequence[int], features: Features, used: set[str]
-) -> bool:
-    if separators or not (scope == "global.texture-nhwc" and rank == 3):
-        return True
-    if features.item8_nhwc_rank3_textures:
-        used.add("item8_nhwc_rank3_textures")
-        return True
-    return False
-
-
-# Functions -----------------------------------------------------------------------------------
-
-
-@dataclass
-class Buf:
-    """A buffer value a function body can access: `axes` are the iteration axes its axes
-    follow (a permutation for full buffers, fewer for broadcast/reduced ones); a `flat`
-    buffer is a 1-D row-major view of that shape; `root` names its storage."""
-
-    ref: str
-    axes: tuple[int, ...]
-    view_shape: tuple[int, ...]
-    layout: Layout
-    root: str
-    flat: bool = False
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return (prod(self.view_shape),) if self.flat else self.view_shape
-
-    @property
-    def type(self) -> str:
-        return self.layout.type_text(self.shape)
-
-    @property
-    def transformed(self) -> bool:
-        return bool(self.layout.maps)
-
-
-@dataclass
-class FunctionInfo:
-    """What the checker needs to know about a generated function."""
-
-    name: str
-    param_types: list[str]
-    written_params: set[int]
-    allocates: bool
-    calls: bool
-    result: bool
 
 
 @dataclass
@@ -506,121 +66,10 @@ class Program:
     spans: list[tuple[int, int]] = field(default_factory=list[tuple[int, int]])
 
 
-def _arg_list(names: Sequence[str]) -> str:
-    return ", ".join(names)
-
-
-class FunctionBuilder:
-    """Emits one `func.func`: parameters appear as the body asks for them."""
-
-    def __init__(
-        self,
-        c: Chooser,
-        name: str,
-        shape: tuple[int, ...],
-        features: Features,
-        used: set[str],
-    ) -> None:
-        self.c = c
-        self.name = name
-        self.shape = shape
-        self.features = features
-        self.used = used
-        self.params: list[tuple[str, str]] = []
-        self.param_bufs: list[Buf] = []
-        self.bufs: list[Buf] = []
-        self.lines: list[str] = []
-        self.depth = 1
-        self.counter = 0
-        self.index_consts: dict[int, str] = {}
-        self.float_consts: dict[float, str] = {}
-        self.written: set[str] = set()
-        self.allocates = False
-        self.calls = False
-        self.scalar: str | None = None
-        self.result: str | None = None
-        self.host_style = False
-        """Kernels `physlayout run` can launch: no allocations, calls or results."""
-        self.memref = False
-        """Upstream memrefs with layout maps instead of `!layout.buffer`s (what
-        `apply-layout` normalizes like `mlir-opt -normalize-memrefs`)."""
-
-    # Text helpers --------------------------------------------------------------------------
-
-    def fresh(self, prefix: str) -> str:
-        self.counter += 1
-        return f"%{prefix}{self.counter}"
-
-    def emit(self, line: str) -> None:
-        self.lines.append("  " * self.depth + line)
-
-    def index(self, value: int) -> str:
-        if value not in self.index_consts:
-            self.index_consts[value] = f"%c{value}" if value >= 0 else f"%cm{-value}"
-        return self.index_consts[value]
-
-    def fconst(self, value: float) -> str:
-        if value not in self.float_consts:
-            self.float_consts[value] = f"%f{len(self.float_consts)}"
-        return self.float_consts[value]
-
-    def arith(self, op: str, a: str, b: str, type_: str = "index") -> str:
-        result = self.fresh("t" if type_ == "index" else "v")
-        self.emit(f"{result} = arith.{op} {a}, {b} : {type_}")
-        return result
+class FunctionBuilder(FunctionEmitter):
+    """Emits one `func.func` from random patterns (`statement`), calls and buffers."""
 
     # Buffers --------------------------------------------------------------------------------
-
-    def param_buffer(self, axes: tuple[int, ...], layout: Layout) -> Buf:
-        name = f"%a{len(self.params)}"
-        view = tuple(self.shape[a] for a in axes)
-        buf = Buf(name, axes, view, layout, f"param{len(self.params)}")
-        self.params.append((name, buf.type))
-        self.param_bufs.append(buf)
-        self.bufs.append(buf)
-        return buf
-
-    def param_of_type(self, type_text: str, template: Buf) -> Buf:
-        name = f"%a{len(self.params)}"
-        buf = replace(template, ref=name, root=f"param{len(self.params)}")
-        self.params.append((name, type_text))
-        self.param_bufs.append(buf)
-        self.bufs.append(buf)
-        return buf
-
-    def scalar_param(self) -> str:
-        if self.scalar is None:
-            self.scalar = f"%s{len(self.params)}"
-            self.params.append((self.scalar, "f32"))
-        return self.scalar
-
-    def random_layout_for(self, axes: tuple[int, ...], texture_ok: bool) -> Layout:
-        with self.c.span():
-            return self._random_layout_for(axes, texture_ok)
-
-    def _random_layout_for(self, axes: tuple[int, ...], texture_ok: bool) -> Layout:
-        view = [self.shape[a] for a in axes]
-        if self.memref:
-            return memref_layout(self.c, view, self.features, self.used)
-        if texture_ok and axes and self.c.flag(30):
-            layout = texture_layout(self.c, view, self.features, self.used)
-            if layout is not None:
-                return layout
-        scope = "shared" if self.c.flag(5) else "global"
-        layout = random_layout(self.c, view, self.features, scope, self.used)
-        return layout
-
-    def random_axes(self, full: bool) -> tuple[int, ...]:
-        rank = len(self.shape)
-        order = tuple(self.c.permutation(rank))
-        if full or rank == 1 or not self.c.flag(30):
-            return order
-        drop = self.c.integer(0, rank - 1)
-        return tuple(a for a in order if a != drop)
-
-    def new_param(self, full: bool = True) -> Buf:
-        axes = self.random_axes(full)
-        return self.param_buffer(axes, self.random_layout_for(axes, texture_ok=True))
 
     def allocate(self, axes: tuple[int, ...]) -> Buf:
         """A scratch buffer over a new allocation (fully written before any other use)."""
@@ -707,129 +156,6 @@ class FunctionBuilder:
             return None
         self.bufs.append(alias)
         return alias
-
-    # Loops --------------------------------------------------------------------------------
-
-    def open_nest(
-        self, kind: str, axes: Sequence[int], ranges: dict[int, tuple[int, int, int]]
-    ) -> dict[int, str]:
-        """Open a nest over `axes` (outermost first); returns the loop variables."""
-        ivs = {a: self.fresh("i") for a in axes}
-        if not axes:
-            self._closers.append([])
-            return ivs
-        if kind in ("scf.parallel", "affine.parallel"):
-            names = [ivs[a] for a in axes]
-            lbs = [ranges[a][0] for a in axes]
-            ubs = [ranges[a][1] for a in axes]
-            steps = [ranges[a][2] for a in axes]
-            n = len(axes)
-            args = ", ".join(f"{v}: index" for v in names)
-            if kind == "scf.parallel":
-                operands = ", ".join(self.index(v) for v in [*lbs, *ubs, *steps])
-                self.emit(
-                    f'"scf.parallel"({operands}) <{{operandSegmentSizes = array<i32: {n}, {n}, {n}, 0>}}> ({{'
-                )
-                close = ["  scf.reduce", f"}}) : ({', '.join(['index'] * 3 * n)}) -> ()"]
-            else:
-                groups = f"dense<1> : vector<{n}xi32>"
-                self.emit(
-                    f'"affine.parallel"() <{{lowerBoundsGroups = {groups}, '
-                    f"lowerBoundsMap = affine_map<() -> ({', '.join(map(str, lbs))})>, "
-                    f"reductions = [], steps = [{', '.join(map(str, steps))}], "
-                    f"upperBoundsGroups = {groups}, "
-                    f"upperBoundsMap = affine_map<() -> ({', '.join(map(str, ubs))})>}}> ({{"
-                )
-                close = ['  "affine.yield"() : () -> ()', "}) : () -> ()"]
-            self.emit(f"^bb0({args}):")
-            self.depth += 1
-            self._closers.append([close[0].strip(), close[1]])
-            return ivs
-        closers: list[str] = []
-        for a in axes:
-            lb, ub, step = ranges[a]
-            if kind == "scf.for":
-                self.emit(
-                    f"scf.for {ivs[a]} = {self.index(lb)} to {self.index(ub)} step {self.index(step)} {{"
-                )
-            else:
-                suffix = f" step {step}" if step != 1 else ""
-                self.emit(f"affine.for {ivs[a]} = {lb} to {ub}{suffix} {{")
-            self.depth += 1
-            closers.append("}")
-        self._closers.append(closers)
-        return ivs
-
-    def close_nest(self) -> None:
-        closers = self._closers.pop()
-        if len(closers) == 2 and closers[0] in ("scf.reduce", '"affine.yield"() : () -> ()'):
-            self.emit(closers[0])
-            self.depth -= 1
-            self.emit(closers[1])
-            return
-        for closer in closers:
-            self.depth -= 1
-            self.emit(closer)
-
-    _closers: list[list[str]]
-
-    # Accesses -------------------------------------------------------------------------------
-
-    def indices(self, buf: Buf, point: dict[int, str]) -> list[str]:
-        idx = [point[a] for a in buf.axes]
-        if not buf.flat:
-            return idx
-        flat = idx[0] if idx else self.index(0)
-        for k in range(1, len(idx)):
-            scaled = self.arith("muli", flat, self.index(buf.view_shape[k]))
-            flat = self.arith("addi", scaled, idx[k])
-        return [flat]
-
-    def load(self, buf: Buf, point: dict[int, str]) -> str:
-        idx = self.indices(buf, point)
-        value = self.fresh("v")
-        if buf.layout.memref:
-            self.emit(f"{value} = memref.load {buf.ref}[{_arg_list(idx)}] : {buf.type}")
-            return value
-        self.emit(f"{value} = layout.load {buf.ref}[{_arg_list(idx)}] : {buf.type}, f32")
-        return value
-
-    def store(self, value: str, buf: Buf, point: dict[int, str]) -> None:
-        idx = self.indices(buf, point)
-        if buf.layout.memref:
-            self.emit(f"memref.store {value}, {buf.ref}[{_arg_list(idx)}] : {buf.type}")
-        else:
-            self.emit(f"layout.store {value}, {buf.ref}[{_arg_list(idx)}] : {buf.type}, f32")
-        self.written.add(buf.root)
-
-    def combine(self, values: list[str]) -> str:
-        """A random float expression of `values` (exact in every backend: no
-        transcendental functions)."""
-        if not values:
-            return self.fconst(self.c.choice(FLOAT_CONSTANTS))
-        result = values[0]
-        for value in values[1:]:
-            op = self.c.choice(["addf", "mulf", "subf", "maximumf", "minimumf"])
-            result = self.arith(op, result, value, "f32")
-        if self.c.flag(30):
-            op = self.c.choice(["mulf", "addf"])
-            result = self.arith(op, result, self.fconst(self.c.choice(FLOAT_CONSTANTS)), "f32")
-        if self.c.flag(10):
-            negated = self.fresh("v")
-            self.emit(f"{negated} = arith.negf {result} : f32")
-            result = negated
-        return result
-
-    def shifted(self, point: dict[int, str], axis: int, delta: int) -> dict[int, str]:
-        """`point` with `axis` moved by `delta`, clamped into range."""
-        moved = self.arith("addi", point[axis], self.index(delta))
-        bound = self.index(0) if delta < 0 else self.index(self.shape[axis] - 1)
-        clamped = self.arith("maxsi" if delta < 0 else "minsi", moved, bound)
-        return {**point, axis: clamped}
-
-    def reversed_point(self, point: dict[int, str], axis: int) -> dict[int, str]:
-        flipped = self.arith("subi", self.index(self.shape[axis] - 1), point[axis])
-        return {**point, axis: flipped}
 
     # Nest patterns ------------------------------------------------------------------------------
 
@@ -1055,7 +381,7 @@ class FunctionBuilder:
         for source in sources:
             if source.axes and source.axes[-1] == axis and not source.flat:
                 value = self.fresh("v")
-                idx = _arg_list(self.indices(source, full))
+                idx = arg_list(self.indices(source, full))
                 self.emit(
                     f"{value} = layout.load {source.ref}[{idx}] : {source.type}, vector<4xf32>"
                 )
@@ -1072,7 +398,7 @@ class FunctionBuilder:
         for value in values[1:]:
             op = self.c.choice(["addf", "mulf", "maximumf"])
             result = self.arith(op, result, value, "vector<4xf32>")
-        idx = _arg_list(self.indices(out, full))
+        idx = arg_list(self.indices(out, full))
         self.emit(f"layout.store {result}, {out.ref}[{idx}] : {out.type}, vector<4xf32>")
         self.written.add(out.root)
         self.close_nest()
@@ -1215,7 +541,7 @@ class FunctionBuilder:
         types = ", ".join(t for t, _ in callee.params)
         result = " -> f32" if callee.result else " -> ()"
         prefix = f"{self.fresh('v')} = " if callee.result else ""
-        self.emit(f"{prefix}func.call @{callee.name}({_arg_list(args)}) : ({types}){result}")
+        self.emit(f"{prefix}func.call @{callee.name}({arg_list(args)}) : ({types}){result}")
 
     def scratch_like(self, template: Buf, initialize: bool) -> Buf:
         """A scratch buffer of `template`'s type over a new allocation (a host function
@@ -1243,59 +569,6 @@ class FunctionBuilder:
         )
         self.bufs.append(buf)
         return buf
-
-    def result_from(self, ref: str, type_text: str, shape: Sequence[int]) -> None:
-        point = ", ".join(self.index(self.c.integer(0, e - 1)) for e in shape)
-        value = self.fresh("v")
-        self.emit(f"{value} = layout.load {ref}[{point}] : {type_text}, f32")
-        self.result = value
-
-    # Assembly ----------------------------------------------------------------------------------
-
-    def finish(self) -> tuple[str, FunctionInfo]:
-        if (
-            self.result is None
-            and self.bufs
-            and self.name != "main"
-            and not self.host_style
-            and self.c.flag(15)
-        ):
-            buf = self.c.choice(self.bufs)
-            point = {
-                a: self.index(self.c.integer(0, self.shape[a] - 1)) for a in range(len(self.shape))
-            }
-            self.result = self.load(buf, point)
-        if self.result is not None:
-            self.emit(f"func.return {self.result} : f32")
-        else:
-            self.emit("func.return")
-        consts = [
-            f"  {name} = arith.constant {value} : index"
-            for value, name in sorted(self.index_consts.items())
-        ] + [
-            f"  {name} = arith.constant {_fmt_float(value)} : f32"
-            for value, name in self.float_consts.items()
-        ]
-        signature = ", ".join(f"{n}: {t}" for n, t in self.params)
-        result = " -> f32" if self.result is not None else ""
-        text = "\n".join(
-            [f"func.func @{self.name}({signature}){result} {{", *consts, *self.lines, "}"]
-        )
-        by_ref = {b.ref: b for b in self.param_bufs}
-        written_params = {
-            position
-            for position, (name, _) in enumerate(self.params)
-            if name in by_ref and by_ref[name].root in self.written
-        }
-        info = FunctionInfo(
-            self.name,
-            [t for _, t in self.params],
-            written_params,
-            self.allocates,
-            self.calls,
-            self.result is not None,
-        )
-        return text, info
 
 
 def _scope_suffix(scope: str) -> str:
@@ -1341,7 +614,6 @@ def generate_program(c: Chooser, features: Features | None = None) -> Program:
         builder = FunctionBuilder(c, f"k{k}", shape, features, used)
         builder.host_style = host_style
         builder.memref = memref_style
-        builder._closers = []
         builder.new_param()
         for _ in c.repeat(1, 4, 65):
             builder.statement(callees)
@@ -1352,7 +624,6 @@ def generate_program(c: Chooser, features: Features | None = None) -> Program:
     if c.flag(30):
         main = FunctionBuilder(c, "main", shape, features, used)
         main.memref = memref_style
-        main._closers = []
         for _ in c.repeat(1, 3, 50):
             main.call(c.choice(callees))
         text, info = main.finish()
