@@ -69,7 +69,13 @@ from physlayout.dialects.layout_scopes import (
 from physlayout.dialects.linalg_generic import generic_form
 from physlayout.transforms.diagnostics import emit_remark, require_options
 from physlayout.transforms.flow_layout_rewrites import FROZEN
-from physlayout.transforms.lane_loop_plan import INDEX_OPS, is_lane_wise_float_op, is_uniform_op
+from physlayout.transforms.lane_loop_plan import (
+    INDEX_OPS,
+    is_lane_wise_compare,
+    is_lane_wise_float_op,
+    is_lane_wise_select,
+    is_uniform_op,
+)
 from physlayout.transforms.legalize_kernels import texel_lane_loop
 from physlayout.transforms.pass_options import PhyslayoutPass
 
@@ -125,10 +131,11 @@ def writes_texels(op: Operation) -> str | None:
 def unvectorizable_body_op(op: GenericOp, lane: int | None = None) -> str | None:
     """Why vectorize-texels could not compute the body of `op` on whole texels, or None: every
     op that depends on the loop point (on a block argument, transitively) must be a float op
-    it computes lane by lane (`lane_loop_plan.is_lane_wise_float_op`), and every other op one
-    it computes once for all lanes (`is_uniform_op`; a `linalg.index` of a loop other than
-    the texel lane loop) -- the lane plan's own rules; an `scf.if` on such a uniform
-    condition (a transposed conv's tap guard) with branches of the same ops.
+    it computes lane by lane (`lane_loop_plan.is_lane_wise_float_op`; a float compare that
+    only picks floats, and its selects, lane by lane too), and every other op one it computes
+    once for all lanes (`is_uniform_op`; a `linalg.index` of a loop other than the texel lane
+    loop) -- the lane plan's own rules; an `scf.if` on such a uniform condition (a transposed
+    conv's tap guard) with branches of the same ops.
 
     With `lane` given (the loop of `op` run as the texel lane loop; a group's stage), a
     gather's body qualifies too (an upsample fused into a texture group): `linalg.index` of
@@ -199,6 +206,9 @@ class _BodyScan:
             return self.uniform_if(body_op)
         if not any(v in self.varying for v in body_op.operands):
             return None if is_uniform_op(body_op) else problem
+        if is_lane_wise_compare(body_op) or is_lane_wise_select(body_op):
+            self.varying.update(body_op.results)
+            return None
         if not is_lane_wise_float_op(body_op):
             return problem
         self.varying.update(body_op.results)

@@ -67,6 +67,34 @@ def is_uniform_select(op: Operation, varying: Collection[SSAValue]) -> bool:
     )
 
 
+def is_lane_wise_compare(op: Operation) -> bool:
+    """Whether `op` is an `arith.cmpf` of two floats of one type whose every use is the
+    condition of an `arith.select` of floats (a clamp: torch-mlir's hardtanh, hardswish):
+    vectorize-texels compares the four lanes one by one and selects per lane, so the `i1`
+    never needs a vector of its own."""
+    if not isinstance(op, arith.CmpfOp) or op.lhs.type != op.rhs.type:
+        return False
+    if not isinstance(op.lhs.type, _FLOATS) or not op.result.uses:
+        return False
+    return all(
+        isinstance(use.operation, arith.SelectOp)
+        and use.index == 0
+        and isinstance(use.operation.result.type, _FLOATS)
+        for use in op.result.uses
+    )
+
+
+def is_lane_wise_select(op: Operation) -> bool:
+    """Whether `op` is an `arith.select` of floats whose condition is a lane-wise compare
+    (`is_lane_wise_compare`): each lane picks its own value."""
+    return (
+        isinstance(op, arith.SelectOp)
+        and isinstance(op.result.type, _FLOATS)
+        and isinstance(op.cond.owner, Operation)
+        and is_lane_wise_compare(op.cond.owner)
+    )
+
+
 def is_uniform_op(op: Operation) -> bool:
     """Whether `op`, on values that do not depend on the lane, is computed once for all
     lanes (`arith`, `math`, `affine.apply` and `index` ops)."""
@@ -292,6 +320,8 @@ class LaneLoopPlan:
                 raise _Refused
             return
         if is_uniform_select(op, self.varying):
+            return
+        if is_lane_wise_compare(op) or is_lane_wise_select(op):
             return
         index_math = op.name in INDEX_OPS and all(isinstance(r.type, IndexType) for r in op.results)
         # a comparison of indices that only picks an index (the sign fix of a lowered mod)

@@ -35,6 +35,7 @@ from physlayout.transforms.lane_loop_plan import (
     LaneAccess,
     LaneLoopPlan,
     MaskedIf,
+    is_lane_wise_select,
     is_uniform_select,
 )
 
@@ -125,7 +126,12 @@ class LaneVectorizer:
         op = value.owner
         assert isinstance(op, Operation)
         lanes: list[SSAValue] = []
-        if isinstance(op, arith.CmpiOp):
+        if isinstance(op, arith.CmpfOp):  # a lane-wise compare of data
+            for lane in range(TEXEL_LANES):
+                lhs, rhs = (self.lane_of(o, lane, point) for o in op.operands)
+                compare = arith.CmpfOp(lhs, rhs, op.predicate.value.data, op.fastmath)
+                lanes.append(self._insert(compare, point))
+        elif isinstance(op, arith.CmpiOp):
             exprs = [self.plan.analysis.expr_of(o) for o in op.operands]
             for lane in range(TEXEL_LANES):
                 lhs, rhs = self.at_lane(exprs, lane, point)
@@ -206,6 +212,10 @@ class LaneVectorizer:
             )
             new.result.name_hint = op.result.name_hint
             self.vectors[op.result] = self._insert(new, point)
+        elif is_lane_wise_select(op):
+            assert isinstance(op, arith.SelectOp)
+            conditions = self.conditions(op.cond, point)
+            self.vectors[op.result] = self.select(conditions, op.lhs, op.rhs, point)
         elif op.name in ELEMENTWISE:
             result = op.results[0]
             new = type(op).create(

@@ -167,3 +167,42 @@ func.func @fallbacks(%x: tensor<4x4xf32>, %y: tensor<1x1x2x10x4xf32>) -> (tensor
   } -> tensor<1x1x2x10x4xf32>
   func.return %u, %wide2 : tensor<4x4xf32>, tensor<1x1x2x10x4xf32>
 }
+
+// A clamp (torch-mlir's hardswish: `cmpf ult` / `cmpf ugt` picking floats with `select`)
+// runs on whole texels lane by lane, so %lo and %hi live in textures; a compare used as
+// data (`uitofp` of the `i1`) and a select of integers do not, so %flag stays global.
+// CHECK-LABEL: func.func @clamps
+// CHECK:         %lo = linalg.generic {{.*}} attrs = {layout.scope = "global.texture", layout.operand_scopes = ["global", ""]}
+// CHECK:         %hi = linalg.generic {{.*}} attrs = {layout.scope = "global.texture", layout.operand_scopes = ["global.texture", ""]}
+// CHECK:         %flag = linalg.generic {{.*}} attrs = {layout.scope = "global", layout.operand_scopes = ["global.texture", ""]}
+// REMARK: remark: annotate-texture-scope: %flag (tensor<1x1x2x2x4xf32>) stays in global: linalg.generic cannot write whole texels: its body computes 'arith.cmpf', which vectorize-texels cannot run on texels
+func.func @clamps(%x: tensor<1x1x2x2x4xf32>) -> tensor<1x1x2x2x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %e = tensor.empty() : tensor<1x1x2x2x4xf32>
+  %lo = linalg.generic {indexing_maps = [#id5, #id5], iterator_types = #par5} ins(%x : tensor<1x1x2x2x4xf32>) outs(%e : tensor<1x1x2x2x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %lt = arith.cmpf ult, %a, %zero : f32
+    %s = arith.select %lt, %zero, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1x2x2x4xf32>
+  %hi = linalg.generic {indexing_maps = [#id5, #id5], iterator_types = #par5} ins(%lo : tensor<1x1x2x2x4xf32>) outs(%e : tensor<1x1x2x2x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %gt = arith.cmpf ugt, %a, %six : f32
+    %s = arith.select %gt, %six, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1x2x2x4xf32>
+  %flag = linalg.generic {indexing_maps = [#id5, #id5], iterator_types = #par5} ins(%hi : tensor<1x1x2x2x4xf32>) outs(%e : tensor<1x1x2x2x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %gt = arith.cmpf ogt, %a, %zero : f32
+    %f = arith.uitofp %gt : i1 to f32
+    %s = arith.select %gt, %a, %f : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1x2x2x4xf32>
+  %neg = linalg.generic {indexing_maps = [#id5, #id5], iterator_types = #par5} ins(%flag : tensor<1x1x2x2x4xf32>) outs(%e : tensor<1x1x2x2x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  } -> tensor<1x1x2x2x4xf32>
+  func.return %neg : tensor<1x1x2x2x4xf32>
+}

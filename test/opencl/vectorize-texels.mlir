@@ -161,21 +161,32 @@ func.func @refuse_cross_lane(%b: !layout.buffer<5xf32>) {
   func.return
 }
 
-// Refused: a comparison and select on lane values, and the lane used as data.
+// Refused: a comparison of lane values used as data (not only to select floats), a
+// select of integers on it, and the lane used as data.
 // CHECK-LABEL: func.func @refuse_other_ops
-// CHECK-COUNT-2: scf.for
-// CHECK-NOT:     vector<4xf32>
+// CHECK-COUNT-3: scf.for
+// CHECK-NOT:     vector<4x
 // CHECK:         func.return
-func.func @refuse_other_ops(%a: !layout.buffer<4xf32>, %b: !layout.buffer<4xf32>) {
+func.func @refuse_other_ops(%a: !layout.buffer<4xf32>, %b: !layout.buffer<4xf32>, %n: !layout.buffer<4xi32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
   %zero = arith.constant 0.0 : f32
+  %i0 = arith.constant 0 : i32
+  %i1 = arith.constant 1 : i32
   scf.for %l = %c0 to %c4 step %c1 {
     %v = layout.load %a[%l] : !layout.buffer<4xf32>, f32
     %p = arith.cmpf ogt, %v, %zero : f32
     %r = arith.select %p, %v, %zero : f32
-    layout.store %r, %b[%l] : !layout.buffer<4xf32>, f32
+    %f = arith.uitofp %p : i1 to f32
+    %s = arith.addf %r, %f : f32
+    layout.store %s, %b[%l] : !layout.buffer<4xf32>, f32
+  }
+  scf.for %l = %c0 to %c4 step %c1 {
+    %v = layout.load %a[%l] : !layout.buffer<4xf32>, f32
+    %p = arith.cmpf ogt, %v, %zero : f32
+    %r = arith.select %p, %i1, %i0 : i32
+    layout.store %r, %n[%l] : !layout.buffer<4xi32>, i32
   }
   scf.for %l = %c0 to %c4 step %c1 {
     %i = arith.index_cast %l : index to i32
@@ -695,6 +706,53 @@ func.func @uniform_select(%a: !layout.buffer<4x32xf32, axis_separators = [1], sc
         %col = arith.addi %x4, %l : index
         %v = layout.load %a[%row, %col] : !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">, f32
         %r = arith.select %in, %v, %pad : f32
+        layout.store %r, %b[%y, %col] : !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">, f32
+      }
+    }
+  }
+  func.return
+}
+
+// A clamp of lane values (torch-mlir's hardswish: `x < 0 ? 0 : x`, then `x > 6 ? 6 : x`,
+// each true for NaN) compares and selects lane by lane: one whole-texel load, four scalar
+// compares and selects per clamp, packed, and one whole-texel store.
+// CHECK-LABEL: func.func @clamp_texels
+// CHECK:         %[[V:.*]] = layout.load %{{.*}} : !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+// CHECK-NEXT:    %[[V0:.*]] = vector.extract %[[V]][0] : f32 from vector<4xf32>
+// CHECK-NEXT:    %[[P0:.*]] = arith.cmpf ult, %[[V0]], %{{.*}} : f32
+// CHECK-COUNT-2: arith.cmpf ult, %{{.*}}, %{{.*}} : f32
+// CHECK:         %[[P3:.*]] = arith.cmpf ult, %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:    %[[W0:.*]] = vector.extract %[[V]][0] : f32 from vector<4xf32>
+// CHECK-NEXT:    %[[S0:.*]] = arith.select %[[P0]], %{{.*}}, %[[W0]] : f32
+// CHECK-COUNT-2: arith.select
+// CHECK:         %[[S3:.*]] = arith.select %[[P3]], %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:    %[[LO:.*]] = vector.insert %[[S3]], %{{.*}} [3] : f32 into vector<4xf32>
+// CHECK-NEXT:    %[[L0:.*]] = vector.extract %[[LO]][0] : f32 from vector<4xf32>
+// CHECK-NEXT:    arith.cmpf ugt, %[[L0]], %{{.*}} : f32
+// CHECK-COUNT-3: arith.cmpf ugt
+// CHECK-COUNT-4: arith.select
+// CHECK:         %[[R:.*]] = arith.mulf %{{.*}}, %[[V]] : vector<4xf32>
+// CHECK:         layout.store %[[R]], %{{.*}} : !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">, vector<4xf32>
+// CHECK-NOT:     arith.cmpf
+// CHECK:         func.return
+func.func @clamp_texels(%a: !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">, %b: !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  scf.for %y = %c0 to %c4 step %c1 {
+    scf.for %x = %c0 to %c8 step %c1 {
+      scf.for %l = %c0 to %c4 step %c1 {
+        %x4 = arith.muli %x, %c4 : index
+        %col = arith.addi %x4, %l : index
+        %v = layout.load %a[%y, %col] : !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">, f32
+        %lt = arith.cmpf ult, %v, %zero : f32
+        %lo = arith.select %lt, %zero, %v : f32
+        %gt = arith.cmpf ugt, %lo, %six : f32
+        %hi = arith.select %gt, %six, %lo : f32
+        %r = arith.mulf %hi, %v : f32
         layout.store %r, %b[%y, %col] : !layout.buffer<4x32xf32, axis_separators = [1], scope = "global.texture">, f32
       }
     }

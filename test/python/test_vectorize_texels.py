@@ -12,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from layout_harness import compare_before_after, make_context, parse
 from xdsl.dialects import func
+from xdsl.ir import SSAValue
+from xdsl.rewriter import InsertPoint
 
 from physlayout.dialects.layout import StoreOp
 from physlayout.semantics.evaluator import run_function
@@ -43,6 +45,7 @@ def test_results_identical_before_and_after() -> None:
     assert set(outcomes) >= {
         "relu_texels", "scale_nd", "gather_channels", "reduce_in_texel", "masked_padding",
         "masked_results", "masked_reduction", "masked_uniform", "masked_one_lane", "uniform_guard",
+        "clamp_texels",
     }
     for name, (before, after) in outcomes.items():
         for x, y in zip(before.buffers, after.buffers, strict=True):
@@ -59,6 +62,7 @@ def test_refused_loops_are_unchanged() -> None:
     vectorized = (
         "relu_texels", "scale_nd", "gather_channels", "reduce_in_texel", "masked_padding",
         "masked_results", "masked_reduction", "masked_uniform", "masked_one_lane", "uniform_guard",
+        "clamp_texels",
     )
     for name in vectorized:
         assert "vector<4xf32>" in after[name], name
@@ -67,6 +71,51 @@ def test_refused_loops_are_unchanged() -> None:
 def test_second_run_changes_nothing() -> None:
     once = _vectorized(LIT_INPUT.read_text())
     assert _vectorized(once) == once
+
+
+_SPECIAL = [np.nan, -0.0, 0.0, 6.0, -3.0, 7.5, np.inf, -np.inf, 1e-30, -1e-30, 5.999, 2.0]
+
+
+def _run_clamp(module: str) -> np.ndarray:
+    x = np.resize(np.array(_SPECIAL, np.float32), (4, 32)).astype(np.float32)
+    x[1] = np.random.default_rng(3).uniform(-8, 8, 32)
+    out = np.zeros((4, 32), np.float32)
+    run_function(parse(module), "clamp_texels", [x, out])
+    return out
+
+
+def test_lane_wise_clamp_is_bit_exact() -> None:
+    """The lane-wise compare and select of `@clamp_texels` (hardswish's clamps) give the
+    scalar loop's bits on NaN, signed zeros, infinities and the clamp bounds; the expected
+    values are written out with numpy, not by the evaluator."""
+    text = LIT_INPUT.read_text()
+    after = _vectorized(text)
+    assert "arith.cmpf ult, %" in after and "vector<4xf32>" in _functions(after)["clamp_texels"]
+    before_out, after_out = _run_clamp(text), _run_clamp(after)
+    np.testing.assert_array_equal(before_out.view(np.uint32), after_out.view(np.uint32))
+    x = np.resize(np.array(_SPECIAL, np.float32), (4, 32)).astype(np.float32)
+    x[1] = np.random.default_rng(3).uniform(-8, 8, 32)
+    with np.errstate(invalid="ignore"):
+        lo = np.where(~(x >= 0), np.float32(0), x)  # ult: less than, or NaN
+        hi = np.where(~(lo <= 6), np.float32(6), lo)  # ugt: greater than, or NaN
+    with np.errstate(invalid="ignore"):  # inf * 0 is NaN, as in the kernel
+        expected = hi * x
+    np.testing.assert_array_equal(after_out.view(np.uint32), expected.view(np.uint32))
+
+
+def test_lane_wise_clamp_planted_bug(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planted bug: a vectorizer that selects every lane by lane 0's compare (as if the
+    condition were uniform) is caught on values."""
+    from physlayout.transforms.lane_vectorizer import LaneVectorizer
+
+    real = LaneVectorizer.conditions
+
+    def lane_zero(self: LaneVectorizer, value: SSAValue, point: InsertPoint) -> list[SSAValue]:
+        return [real(self, value, point)[0]] * 4
+
+    monkeypatch.setattr(LaneVectorizer, "conditions", lane_zero)
+    text = LIT_INPUT.read_text()
+    assert not np.array_equal(_run_clamp(text), _run_clamp(_vectorized(text)), equal_nan=True)
 
 
 @pytest.mark.parametrize("flatten_first", [True, False])
