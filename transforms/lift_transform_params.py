@@ -5,7 +5,11 @@ What it rewrites: in the graph function `function` (`func.func` over tensors), e
 top-level op whose operands depend only on *parameters* (and on constants, `tensor.empty`,
 scalars defined in the function from constants) is moved to a new function
 ``@FUNCTION_prepare(PARAMS) -> (PREPARED)``; ``@FUNCTION`` then takes its other arguments
-followed by the prepared values. A *prepared value* is a value computed in (or passed
+followed by the prepared values. Work on no argument at all moves too, except a
+`linalg.fill` (an accumulator's start, which `fuse-elementwise` folds into the kernel that
+reduces into it): torch-mlir's index tensors of a bilinear upsampling (`linalg.index`
+arithmetic, `fptosi`, clamps, interpolation weights) are the same on every call, so they are
+computed once instead of being small kernels of every inference. A *prepared value* is a value computed in (or passed
 through) the prepare function that the rest of ``@FUNCTION`` still reads: a weight's layout
 transform (OIHW -> OIHW4o), batch-norm arithmetic on the statistics (``1 / sqrt(var +
 eps)``), a transpose of a linear weight, or a parameter read as it is. A `layout.check` of
@@ -17,7 +21,10 @@ and no inference waits for its flags. Calling
 
 Which arguments are parameters: ``params`` names them (comma-separated, without ``%``);
 empty means every argument but the first (torch-mlir exports: the input, then the
-`state_dict`). Constant parameters (`arith.constant dense<...>`) need no pass: their layout
+`state_dict`). A function with no parameter (`params` naming none) still has its work on no
+argument lifted. A prepared value whose elements `ValueBounds` bounds (an index tensor)
+keeps that interval as its argument's `layout.bounds` attribute, so the kernels that read it
+still prove its indices inside the tensors they index. Constant parameters (`arith.constant dense<...>`) need no pass: their layout
 rewrites fold into constants at compile time (`fold-layout-rewrites`).
 
 Refused (`PassFailedException`): a `params` name that is not an argument of the function.
@@ -33,9 +40,9 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, ModuleOp, TensorType
 from xdsl.dialects.linalg.abstract_ops import NamedOperation
-from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -50,6 +57,7 @@ from physlayout.dialects.layout_check import CheckOp
 from physlayout.transforms.legalize_layout import is_graph_function
 from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.rooted_walker import RootedWalker
+from physlayout.transforms.value_bounds import BOUNDS_ATTR, ValueBounds, bounds_attr
 
 
 def values_read(op: Operation) -> list[SSAValue]:
@@ -69,6 +77,13 @@ def pure_on_tensors(op: Operation) -> bool:
     if isinstance(op, GenericOp | NamedOperation):
         return all(isinstance(r.type, TensorType) for r in op.results) and bool(op.results)
     return is_side_effect_free(op)
+
+
+def _is_constant_work(op: Operation) -> bool:
+    """Whether `op`, reading no argument, is lifted anyway: it computes a tensor (an index
+    tensor, its layout transform) that is no `linalg.fill` (kept for the kernel that
+    accumulates into it)."""
+    return not isinstance(op, FillOp) and any(isinstance(r.type, TensorType) for r in op.results)
 
 
 def _is_free(op: Operation) -> bool:
@@ -91,7 +106,7 @@ def split(function: func.FuncOp, params: Sequence[SSAValue]) -> Split:
     block = function.body.blocks[0]
     known: set[SSAValue] = set(params)
     derived: set[SSAValue] = set(params)
-    """Values computed from a parameter (work on constants alone is not lifted)."""
+    """Values computed from a parameter, or lifted work on no argument."""
     lifted: list[Operation] = []
     for op in block.ops:
         if isinstance(op, func.ReturnOp):
@@ -108,7 +123,7 @@ def split(function: func.FuncOp, params: Sequence[SSAValue]) -> Split:
         if not pure_on_tensors(op):
             continue
         known.update(op.results)
-        if any(v in derived for v in read):
+        if any(v in derived for v in read) or _is_constant_work(op):
             derived.update(op.results)
             if any(isinstance(r.type, TensorType) for r in op.results):
                 lifted.append(op)
@@ -166,6 +181,30 @@ def prepare_function(function: func.FuncOp, params: Sequence[SSAValue], plan: Sp
     )
 
 
+def _argument_attrs(
+    function: func.FuncOp, params: Sequence[SSAValue], plan: Split
+) -> ArrayAttr[DictionaryAttr] | None:
+    """The argument attributes of `function` once split: those of its arguments that stay,
+    then, per prepared value, `value_bounds.BOUNDS_ATTR` where `ValueBounds` proves an
+    interval for a lifted result's elements (an index tensor and its clamps: the kernels
+    that read it in `function` still know it is inside the tensor it indexes, as they did
+    when it was computed there). None when no argument has an attribute."""
+    block = function.body.blocks[0]
+    old = function.arg_attrs.data if function.arg_attrs is not None else ()
+    kept = [
+        old[k] if k < len(old) else DictionaryAttr({})
+        for k, arg in enumerate(block.args)
+        if arg not in params
+    ]
+    bounds = ValueBounds()
+    new: list[DictionaryAttr] = []
+    for value in plan.prepared:
+        found = None if isinstance(value, BlockArgument) else bounds.tensor_bounds(value)
+        new.append(DictionaryAttr({BOUNDS_ATTR: bounds_attr(found)} if found else {}))
+    every = [*kept, *new]
+    return ArrayAttr(every) if any(d.data for d in every) else None
+
+
 def parameters(function: func.FuncOp, names: str) -> list[BlockArgument]:
     """The parameter arguments named in `names` (comma-separated; empty: all but the
     first). Raises `PassFailedException` for a name that is not an argument."""
@@ -207,6 +246,7 @@ class LiftParameterWork(RewritePattern):
         rewriter.insert(prepare_function(op, params, plan), InsertPoint.before(op))
         block = op.body.blocks[0]
         lifted = set(plan.lifted)
+        attrs = _argument_attrs(op, params, plan)
         for value in plan.prepared:
             arg = rewriter.insert_block_argument(block, len(block.args), value.type)
             arg.name_hint = value.name_hint
@@ -221,6 +261,7 @@ class LiftParameterWork(RewritePattern):
             rewriter.erase_block_argument(param)
         inputs = [a.type for a in block.args]
         op.function_type = FunctionType.from_lists(inputs, op.function_type.outputs.data)
+        op.arg_attrs = attrs
         rewriter.notify_op_modified(op)
 
 

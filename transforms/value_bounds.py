@@ -11,7 +11,9 @@ Python ints, floats Python floats; an ``i1`` is ``(0, 1)`` or decided (``(0, 0)`
   every element of the input tensor (`tensor_bounds`): a dense constant's min and max, the
   value a `linalg.generic` yields (over that generic's own loops), through reshapes,
   transposes, broadcasts, scope copies and transforms without padding (they move elements,
-  they do not change them), and a `layout.fused` group's yielded value;
+  they do not change them), a `layout.fused` group's yielded value, and a graph function's
+  argument that carries `layout.bounds = [lo, hi]` (`BOUNDS_ATTR`: what
+  `lift-transform-params` proved of a prepared index tensor before moving its producer);
 - integer `addi`, `subi`, `muli`, `divsi`, `floordivsi`, `remsi` (of a non-negative value by
   a positive constant), `minsi`, `maxsi`, `index_cast`, `extsi`;
   `sitofp`, `fptosi`, `truncf`, `extf`, float `addf`, `subf`, `mulf`, `divf`, `maximumf`, `minimumf`,
@@ -35,10 +37,11 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith, tensor
+from xdsl.dialects import arith, func, tensor
 from xdsl.dialects import math as math_dialect
 from xdsl.dialects.builtin import (
     AnyFloat,
+    ArrayAttr,
     ContainerType,
     DenseIntOrFPElementsAttr,
     Float16Type,
@@ -61,6 +64,33 @@ from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
 
 Bounds = tuple[float, float] | tuple[int, int]
 """An inclusive interval of a value."""
+
+BOUNDS_ATTR = "layout.bounds"
+"""The argument attribute of a graph function, ``[lo, hi]``, that promises every element of
+the tensor argument lies in that interval (`lift-transform-params` writes it on the
+prepared values whose bounds it proved in the function they were computed in)."""
+
+
+def bounds_attr(bounds: Bounds) -> ArrayAttr[Attribute]:
+    """`BOUNDS_ATTR`'s value for `bounds` (i64 integers, or f64 floats)."""
+    lo, hi = bounds
+    if isinstance(lo, float) or isinstance(hi, float):
+        return ArrayAttr([FloatAttr(float(lo), Float64Type()), FloatAttr(float(hi), Float64Type())])
+    return ArrayAttr([IntegerAttr(int(lo), 64), IntegerAttr(int(hi), 64)])
+
+
+def argument_bounds(function: func.FuncOp, index: int) -> Bounds | None:
+    """The interval `BOUNDS_ATTR` states for argument `index` of `function`, or None."""
+    if function.arg_attrs is None or index >= len(function.arg_attrs.data):
+        return None
+    found = function.arg_attrs.data[index].data.get(BOUNDS_ATTR)
+    if not isinstance(found, ArrayAttr) or len(found.data) != 2:
+        return None
+    lo, hi = (_constant(a) for a in found.data)
+    if lo is None or hi is None:
+        return None
+    argument = function.body.blocks[0].args[index]
+    return _typed(argument.type, lo[0], hi[1])
 
 _RELATIVE_PRECISION: dict[type, float] = {
     Float16Type: 2.0**-10,
@@ -146,9 +176,12 @@ class ValueBounds:
 
     def _region_argument(self, value: SSAValue) -> Bounds | None:
         """A tensor block argument of a region that binds it to an operand of its op
-        (`layout.fused`: argument k is operand k)."""
+        (`layout.fused`: argument k is operand k), or of a graph function whose argument
+        states its bounds (`BOUNDS_ATTR`)."""
         assert isinstance(value, BlockArgument)
         parent = value.block.parent_op()
+        if isinstance(parent, func.FuncOp) and value.block is parent.body.blocks[0]:
+            return argument_bounds(parent, value.index)
         if not isinstance(parent, FusedOp) or value.block is not parent.block:
             return None
         return self.tensor_bounds(parent.inputs[value.index])

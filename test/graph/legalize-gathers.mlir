@@ -219,6 +219,48 @@ func.func @corner_proven(%12: tensor<1x3x4x5xf32>) -> tensor<1x3x4x5xf32> {
   return %31 : tensor<1x3x4x5xf32>
 }
 
+// The corner gather with index tensors prepared by lift-transform-params: each argument
+// states the bounds proven where it was computed (`layout.bounds`). The batch, channel
+// (wrapped from [-3, 2]) and row indices are proven inside the tensor and not clamped; the
+// column's stated [0, 5] reaches past the last column (4), so only it is clamped, from above.
+// CHECK-LABEL: func.func @corner_stated_generic(
+// CHECK-NOT:       arith.maxsi
+// CHECK:           %[[HI:.*]] = arith.minsi %{{.*}}, %{{.*}} : i64
+// CHECK-NOT:       arith.minsi
+// CHECK-NOT:       arith.maxsi
+// CHECK:           layout.load %{{.*}} : !layout.buffer<1x3x4x5xf32>, f32
+// CHECK-NEXT:      layout.store
+func.func @corner_stated(%12: tensor<1x3x4x5xf32>, %expanded_6: tensor<1x1x1x1xi64> {layout.bounds = [0 : i64, 0 : i64]}, %expanded_5: tensor<3x1x1xi64> {layout.bounds = [-3 : i64, 2 : i64]}, %20: tensor<7x1xi64> {layout.bounds = [0 : i64, 3 : i64]}, %23: tensor<9xi64> {layout.bounds = [0 : i64, 5 : i64]}) -> tensor<1x3x7x9xf32> {
+  %c0_i64 = arith.constant 0 : i64
+  %c1_i64 = arith.constant 1 : i64
+  %c3_i64 = arith.constant 3 : i64
+  %c4_i64 = arith.constant 4 : i64
+  %c5_i64 = arith.constant 5 : i64
+  %30 = tensor.empty() : tensor<1x3x7x9xf32>
+  %31 = linalg.generic {indexing_maps = [#map_n, #map_c, #map_h, #map_w, #map1], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_6, %expanded_5, %20, %23 : tensor<1x1x1x1xi64>, tensor<3x1x1xi64>, tensor<7x1xi64>, tensor<9xi64>) outs(%30 : tensor<1x3x7x9xf32>) {
+  ^bb0(%in: i64, %in_9: i64, %in_10: i64, %in_11: i64, %out: f32):
+    %52 = arith.cmpi slt, %in, %c0_i64 : i64
+    %53 = arith.addi %in, %c1_i64 : i64
+    %54 = arith.select %52, %53, %in : i64
+    %55 = arith.index_cast %54 : i64 to index
+    %56 = arith.cmpi slt, %in_9, %c0_i64 : i64
+    %57 = arith.addi %in_9, %c3_i64 : i64
+    %58 = arith.select %56, %57, %in_9 : i64
+    %59 = arith.index_cast %58 : i64 to index
+    %60 = arith.cmpi slt, %in_10, %c0_i64 : i64
+    %61 = arith.addi %in_10, %c4_i64 : i64
+    %62 = arith.select %60, %61, %in_10 : i64
+    %63 = arith.index_cast %62 : i64 to index
+    %64 = arith.cmpi slt, %in_11, %c0_i64 : i64
+    %65 = arith.addi %in_11, %c5_i64 : i64
+    %66 = arith.select %64, %65, %in_11 : i64
+    %67 = arith.index_cast %66 : i64 to index
+    %extracted = tensor.extract %12[%55, %59, %63, %67] : tensor<1x3x4x5xf32>
+    linalg.yield %extracted : f32
+  } -> tensor<1x3x7x9xf32>
+  return %31 : tensor<1x3x7x9xf32>
+}
+
 // Adaptive-pool window starts (adaptive_pools_net): `(i * 7) divsi 3` with the 0-d constant
 // dense<3> : tensor<i64> read through the map (d0) -> (): a constant kernel stores it into a
 // buffer of shape [1], which the generic loads at [0].

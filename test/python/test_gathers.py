@@ -67,9 +67,37 @@ def test_lit_gathers_agree() -> None:
     """Every function of legalize-gathers.mlir (indices from random integer tensors aside):
     graph evaluator == legalized host on the buffer evaluator, bit for bit, after each
     buffer stage."""
-    check_legalized(
-        _without(LIT.read_text(), "corner_unknown"), [RaiseLayoutRewritesPass()], seed=3
-    )
+    text = _without(_without(LIT.read_text(), "corner_unknown"), "corner_stated")
+    check_legalized(text, [RaiseLayoutRewritesPass()], seed=3)
+
+
+def _stated_inputs(rng: np.random.Generator) -> list[Any]:
+    """Inputs of @corner_stated inside its stated bounds (and inside the tensor): batch 0,
+    channels in [-3, 2] (negative ones wrap), rows in [0, 3], columns in [0, 4], with the
+    extremes at both ends."""
+    source = rng.standard_normal((1, 3, 4, 5)).astype(np.float32)
+    channel = np.array([-3, 0, 2], np.int64).reshape(3, 1, 1)
+    row = np.array([0, 3, 1, 2, 3, 0, 1], np.int64).reshape(7, 1)
+    column = np.array([4, 0, 1, 2, 3, 4, 0, 3, 4], np.int64)
+    return [source, np.zeros((1, 1, 1, 1), np.int64), channel, row, column]
+
+
+def _run_stated(module: Any, source: Any, function: Any, inputs: list[Any]) -> tuple[Any, Any]:
+    (want,) = run_graph(source, "corner_stated", inputs)
+    (got,) = run_host(module, "corner_stated", host_inputs(function, inputs), [want])
+    return got, want
+
+
+def test_stated_bounds_read_without_clamps() -> None:
+    """@corner_stated (index tensors prepared elsewhere, `layout.bounds` on each argument):
+    on inputs inside the stated bounds the kernel reads what the graph evaluator reads, with
+    one clamp (the column, whose stated bound passes the last column)."""
+    text = LIT.read_text()
+    module = _legalized_corner(text)
+    source = parse(text)
+    function = next(f for f in functions(source) if f.sym_name.data == "corner_stated")
+    got, want = _run_stated(module, source, function, _stated_inputs(np.random.default_rng(4)))
+    np.testing.assert_array_equal(got, want)
 
 
 def test_unknown_indices_wrap_and_clamp() -> None:
