@@ -129,6 +129,8 @@ class SpreadAxis:
         return max(0, -g), max(0, last - (self.h - 1))
 
     def data_expr(self) -> Expr:
+        """The padded input row the fused conv reads for output row `out_loop` and tap
+        `tap_loop`: ``ceil((oy - o) / s) + j`` shifted by the input's low padding."""
         e, g = self.shift
         low, _ = self.input_padding()
         return simplify((Dim(self.out_loop) + e) // self.s + Dim(self.tap_loop) + (g + low))
