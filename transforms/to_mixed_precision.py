@@ -393,6 +393,7 @@ class StoreLinalgInHalf(RewritePattern):
         unchanged = (
             isinstance(op, GenericOp)
             and list(out_types) == list(op.results.types)
+            and [v.type for v in op.outputs] == list(out_types)
             and [a.type for a in block.args] == element_of
             and all(a is b for a, b in zip(inputs, op.inputs, strict=True))
             and all(rounded_in_body(block.args[k]) for k in rounded)

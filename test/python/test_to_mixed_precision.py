@@ -303,3 +303,44 @@ def test_params_f16_weights_are_prepared_in_half() -> None:
     got = run_graph(lifted, "main", [inputs[0].copy(), *prepared])
     assert prepare.function_type.outputs.data
     np.testing.assert_array_equal(got[0], want[0])
+
+
+GENERIC_ACCUMULATOR_ON_BIAS = """
+#bias = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @main(%x0: tensor<3x4xf32>, %w0: tensor<5x6xf32>, %bias: tensor<7xf32>) -> tensor<3x7xf32> {
+  %x = layout.pad %x0 {low = array<i64: 0, 0>, high = array<i64: 0, 1>, pad_value = 0.000000e+00 : f32} : tensor<3x4xf32> -> tensor<3x5xf32>
+  %w = layout.pad %w0 {low = array<i64: 0, 0>, high = array<i64: 0, 1>, pad_value = 0.000000e+00 : f32} : tensor<5x6xf32> -> tensor<5x7xf32>
+  %e = tensor.empty() : tensor<3x7xf32>
+  %init = linalg.generic {indexing_maps = [#bias, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<7xf32>) outs(%e : tensor<3x7xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  } -> tensor<3x7xf32>
+  %y = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<3x5xf32>, tensor<5x7xf32>) outs(%init : tensor<3x7xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<3x7xf32>
+  func.return %y : tensor<3x7xf32>
+}
+"""
+
+
+def test_a_generic_accumulator_whose_init_became_half_is_rebuilt() -> None:
+    """A reduction in generic form (as fusion leaves a conv) accumulating onto a bias
+    broadcast: the broadcast becomes f16 storage, so the accumulator, which stays f32, must
+    be rebuilt to read its init widened. (It was left as it was, reading an f16 init
+    through an f32 block argument: a module that does not verify.)"""
+    module = mixed(GENERIC_ACCUMULATOR_ON_BIAS)
+    inputs = random_inputs(module, 3)
+    x, w, bias = inputs
+    (got,) = run_graph(module, "main", inputs)
+    x, w = np.pad(x, ((0, 0), (0, 1))), np.pad(w, ((0, 0), (0, 1)))
+    want = half(bias).astype(np.float32) + x @ w  # the pads' results are f32, read unrounded
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
