@@ -193,6 +193,18 @@ class _Printer:
             self.shared[key] = self.op(f"tensor.empty() : {t}", shape, element=element)
         return self.shared[key]
 
+    def conv_init(self, bias: Value | None, empty: Value, shape: Shape) -> Value:
+        """A convolution's init as torch-mlir prints it: zeros without a bias, else the bias
+        broadcast over batch and pixels."""
+        if bias is None:
+            return self.fill(ZERO, empty)
+        return self.op(
+            f"linalg.broadcast ins({bias.token} : {tensor(bias.shape)}) "
+            f"outs({empty.token} : {tensor(shape)}) dimensions = [0, 2, 3] ",
+            shape,
+            "broadcasted",
+        )
+
     def fill(self, literal: str, init: Value) -> Value:
         key = ("fill", literal, init.token)
         if key not in self.shared:
@@ -419,15 +431,7 @@ class _Model:
         out = (n, cout, oh, ow)
         empty = p.empty(out)
         if groups == 1:
-            if bias_arg is None:
-                init = p.fill(ZERO, empty)
-            else:
-                init = p.op(
-                    f"linalg.broadcast ins({bias_arg.token} : {tensor(bias_arg.shape)}) "
-                    f"outs({empty.token} : {tensor(out)}) dimensions = [0, 2, 3] ",
-                    out,
-                    "broadcasted",
-                )
+            init = p.conv_init(bias_arg, empty, out)
             return p.op(
                 f"linalg.conv_2d_nchw_fchw {window.attributes()} ins({padded.token}, "
                 f"{weight.token} : {tensor(padded.shape)}, {tensor(weight.shape)}) "

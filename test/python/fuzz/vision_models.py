@@ -433,15 +433,7 @@ def conv_transpose(m: _Model) -> None:
         )
     out = (n, cout, source.shape[2] - kh + 1, source.shape[3] - kw + 1)
     empty = p.empty(out)
-    if bias_arg is None:
-        init = p.fill(ZERO, empty)
-    else:
-        init = p.op(
-            f"linalg.broadcast ins({bias_arg.token} : {tensor(bias_arg.shape)}) "
-            f"outs({empty.token} : {tensor(out)}) dimensions = [0, 2, 3] ",
-            out,
-            "broadcasted",
-        )
+    init = p.conv_init(bias_arg, empty, out)
     m.value = p.op(
         f"linalg.conv_2d_nchw_fchw {_Window().attributes()} ins({source.token}, "
         f"{flipped.token} : {tensor(source.shape)}, {tensor(flipped.shape)}) "
