@@ -20,6 +20,9 @@ unroll-and-jam of the whole body):
 - with `unroll = N`, an `scf.for` with constant bounds of at most N iterations is written
   out instead, iteration by iteration in its order, each iteration's ops by the same rules
   (a small window: the OpenCL C compiler sees straight-line code);
+- a tile longer than its axis's trip count is cut to that count (the elements past it
+  would all be clamped and guarded out); a tile of more than `MAX_TILE_ELEMENTS` elements
+  after that is refused;
 - extents a tile does not divide: the elements past the end of the last tile compute with
   their loop index clamped to the last iteration (`arith.minsi`: every load stays in
   bounds, the value is that of a real iteration) and their stores (and region ops holding
@@ -52,6 +55,7 @@ Guarantees: an applied schedule moves from `layout.schedule` to `layout.schedule
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -75,7 +79,12 @@ from physlayout.dialects.layout_schedule import SCHEDULE, SCHEDULED, ScheduleAtt
 from physlayout.dialects.scf_syntax import ParallelOp, ReduceOp
 from physlayout.transforms.given_schedules import kernel_signature, parse_schedule_table
 from physlayout.transforms.pass_options import PhyslayoutPass
-from physlayout.transforms.schedule_heuristic import DeviceModel, default_schedule, loop_ranges
+from physlayout.transforms.schedule_heuristic import (
+    DeviceModel,
+    default_schedule,
+    loop_ranges,
+    trip_counts,
+)
 
 
 def kernel_loop(kernel: func.FuncOp) -> scf.ParallelOp | None:
@@ -249,6 +258,12 @@ def _insert(op: Operation, point: InsertPoint) -> None:
         point.block.add_op(op)
 
 
+MAX_TILE_ELEMENTS = 1024
+"""The most iterations one work-item's tile may compute (after each tile length is cut to its
+axis's trip count): the body is cloned once per element, so a larger tile only grows the
+kernel past any register file."""
+
+
 def tile_loop(
     kernel: func.FuncOp, loop: scf.ParallelOp, tile: Sequence[int], unroll: int = 0
 ) -> list[Operation]:
@@ -262,6 +277,15 @@ def tile_loop(
     if len(tile) != len(ranges):
         raise _fail(
             kernel, f"the schedule tiles {len(tile)} axes, the scf.parallel has {len(ranges)}"
+        )
+    # past an axis's trip count every further element would be clamped and guarded out
+    counts = trip_counts(ranges)
+    tile = [min(t, max(1, n)) for n, t in zip(counts, tile, strict=True)]
+    if math.prod(tile) > MAX_TILE_ELEMENTS:
+        raise _fail(
+            kernel,
+            f"the schedule's tile {tile} computes {math.prod(tile)} iterations per work-item "
+            f"(at most {MAX_TILE_ELEMENTS}: each keeps its accumulators in registers)",
         )
     old = loop.body.block
     block = Block(arg_types=[IndexType()] * len(ranges))
@@ -280,7 +304,7 @@ def tile_loop(
     for k, ((lower, upper, step), size) in enumerate(zip(ranges, tile, strict=True)):
         base = block.args[k]
         base.name_hint = old.args[k].name_hint
-        trips = -(-(upper - lower) // step) if upper > lower else 0
+        trips = counts[k]
         real = trips % size or size
         last = lower + (trips - 1) * step
         axis_values: list[SSAValue] = [base]

@@ -39,6 +39,22 @@ func.func @dynamic(%b: !layout.buffer<4xf32>, %n: index) attributes {layout.sche
 
 // -----
 
+// A tile is cut to each axis's trip count (64 x 64 here), then at most 1024 elements remain.
+func.func @huge(%b: !layout.buffer<64x64xf32>) attributes {layout.schedule = #layout.schedule<tile = [64, 17]>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %f = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c64) step (%c1, %c1) {
+    layout.store %f, %b[%i, %j] : !layout.buffer<64x64xf32>, f32
+    scf.reduce
+  }
+  func.return
+}
+// CHECK: apply-schedules: @huge: the schedule's tile [64, 17] computes 1088 iterations per work-item (at most 1024: each keeps its accumulators in registers)
+
+// -----
+
 // The attribute itself.
 func.func @zero() attributes {layout.schedule = #layout.schedule<tile = [0, 1]>} {
   func.return

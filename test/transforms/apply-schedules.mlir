@@ -136,3 +136,28 @@ func.func @window(%a: !layout.buffer<8xf32>, %b: !layout.buffer<5xf32>) attribut
   }
   func.return
 }
+
+// A tile longer than its axis (8 on 3 iterations) is cut to the trip count: one work-item
+// computes the 3 iterations (step 3), every store unguarded, no clamped fourth element.
+
+// CHECK-LABEL: func.func @longer_than_axis
+// CHECK:         %[[STEP:[0-9]+]] = arith.constant 3 : index
+// CHECK-NEXT:    scf.parallel (%[[I:[a-z0-9_]+]]) = (%{{.*}}) to (%{{.*}}) step (%[[STEP]]) {
+// CHECK-NOT:       arith.minsi
+// CHECK-NOT:       scf.if
+// CHECK:           layout.store %{{.*}}, %b[%[[I]]]
+// CHECK:           layout.store
+// CHECK:           layout.store
+// CHECK-NOT:       layout.store
+// CHECK:           scf.reduce
+func.func @longer_than_axis(%b: !layout.buffer<3xf32>) attributes {layout.schedule = #layout.schedule<tile = [8]>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %f = arith.constant 1.0 : f32
+  scf.parallel (%i) = (%c0) to (%c3) step (%c1) {
+    layout.store %f, %b[%i] : !layout.buffer<3xf32>, f32
+    scf.reduce
+  }
+  func.return
+}
