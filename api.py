@@ -188,6 +188,7 @@ def compile(
     tuning_cache: str | os.PathLike[str] | bool = True,
     tune: bool = False,
     tune_budget: float | None = None,
+    texture_storage: str = "image",
 ) -> CompiledModel:
     """Compile function `entry` (default: @main, else the one function no other calls) of
     `source` (MLIR text, the path of an .mlir file, or a parsed module) for the OpenCL
@@ -202,7 +203,9 @@ def compile(
     schedules tuned for the device in `tuning_cache` (True: the default tuning cache, a
     path: that file, False: none; `runtime/tuning_cache.py`), the heuristic's where it has
     none; with `tune` they are tuned first (`runtime/tuner.py`, within `tune_budget`
-    seconds, default about a minute), the results written to that cache."""
+    seconds, default about a minute), the results written to that cache. `texture_storage`
+    "buffer" holds texture-scoped tensors in `__global` arrays of the same texels, "auto"
+    does so on a CPU device only (`OpenCLRuntime.texture_storage`)."""
     from physlayout.located import entry_function, parse_located
     from physlayout.runtime.compile_cache import cached_compile
     from physlayout.runtime.device import OpenCLRuntime
@@ -217,7 +220,7 @@ def compile(
         text, name = module_text(source), "<module>"
     else:
         text, name = _text(source)
-    runtime = OpenCLRuntime(device, program_cache=cache)
+    runtime = OpenCLRuntime(device, program_cache=cache, texture_storage=texture_storage)
     spec = pipeline or default_pipeline(prepare)
     path = None if tuning_cache is True else tuning_cache
     if tune:

@@ -177,6 +177,7 @@ def distinct_kernels(path: Path, device: DeviceModel, per_model: int) -> list[fu
 def run(device_spec: str | None, only: list[str], per_model: int) -> list[str]:
     warnings.filterwarnings("ignore")
     runtime = OpenCLRuntime(device_spec)
+    buffers = OpenCLRuntime(device_spec, texture_storage="buffer")
     limits = runtime.limits
     device = DeviceModel(limits.compute_units, limits.max_work_group_size)
     peaks = {
@@ -199,6 +200,7 @@ def run(device_spec: str | None, only: list[str], per_model: int) -> list[str]:
             count = macs(kernel)
             old, _ = kernel_seconds(runtime, kernel, None)
             new, build = kernel_seconds(runtime, kernel, schedule) if schedule else (old, 0.0)
+            flat, _ = kernel_seconds(buffers, kernel, schedule)
             ranges = loop_ranges(loop)
             trips = "x".join(str(t) for t in trip_counts(ranges or []))
             tile = "none" if schedule is None else "x".join(str(t) for t in schedule.tile)
@@ -206,7 +208,8 @@ def run(device_spec: str | None, only: list[str], per_model: int) -> list[str]:
                 f"| {name} | {kernel.sym_name.data} | {trips} | {count / 1e6:.1f} | {tile} | "
                 f"{old * 1e3:.2f} ms, {count / old / 1e9:.2f} | {new * 1e3:.2f} ms, "
                 f"{count / new / 1e9:.2f} | {old / new:.1f}x | {count / new / 1e9 / peak:.0%} | "
-                f"{build:.1f} s |"
+                f"{build:.1f} s | {flat * 1e3:.2f} ms, {count / flat / 1e9:.2f} | "
+                f"{count / flat / 1e9 / peak:.0%} |"
             )
         print(f"{name}: {time.perf_counter() - started:.0f} s", flush=True)
     return [
@@ -220,11 +223,14 @@ def run(device_spec: str | None, only: list[str], per_model: int) -> list[str]:
         f"Each kernel alone, median of {REPEATS} runs (OpenCL profiling events); GMAC/s "
         "counted from the IR's multiplies. `old`: one output texel per work-item; `default`: "
         "`apply-schedules`' heuristic (tile per parallel axis of the kernel's loop). Build: "
-        "PoCL's build time of the scheduled kernel.",
+        "PoCL's build time of the scheduled kernel. `buffers`: the default schedule with "
+        "textures held as buffers (`texture-storage=buffer`: the same texels, plain vector "
+        "loads instead of the driver's software image reads).",
         "",
         "| model | kernel | work-items (loop axes) | MMAC | default tile | old: ms, GMAC/s | "
-        "default: ms, GMAC/s | speed-up | of peak | build |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "default: ms, GMAC/s | speed-up | of peak | build | buffers: ms, GMAC/s | "
+        "buffers of peak |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
         *rows,
     ]
 

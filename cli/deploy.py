@@ -76,6 +76,11 @@ def add_compile_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
         "(and build the kernels there as a check); its tuned schedules (the tuning cache) "
         "are used",
     )  # fmt: skip
+    compile_.add_argument(
+        "--texture-storage", choices=("image", "buffer", "auto"), default="image",
+        help="hold texture-scoped buffers as images (image2d_t, default), as __global arrays "
+        "of the same texels (buffer), or as buffers when --device is a CPU device (auto)",
+    )  # fmt: skip
     compile_.add_argument("--max-image-width", type=int, default=None,
                           help=f"target image width limit in texels (default {DEFAULT_IMAGE_LIMIT})")  # fmt: skip
     compile_.add_argument("--max-image-height", type=int, default=None,
@@ -113,9 +118,15 @@ def _compile(args: argparse.Namespace) -> int:
         )
     # --tune tunes on a device: --device's, else the default one (whose limits then apply)
     runtime = (
-        OpenCLRuntime(args.device, program_cache=not args.no_cache)
+        OpenCLRuntime(
+            args.device, program_cache=not args.no_cache, texture_storage=args.texture_storage
+        )
         if args.device is not None or args.tune else None
     )  # fmt: skip
+    if runtime is None and args.texture_storage == "auto":
+        raise DiagnosticException(
+            "--texture-storage auto chooses by the device: give --device, or image or buffer"
+        )
     base = runtime.limits if runtime is not None else DeviceLimits(
         True, DEFAULT_IMAGE_LIMIT, DEFAULT_IMAGE_LIMIT, False, True
     )
@@ -129,6 +140,7 @@ def _compile(args: argparse.Namespace) -> int:
         max_image_height=base.max_image_height if args.max_image_height is None else args.max_image_height,
         fp16=base.fp16 if args.fp16 is None else args.fp16,
         fp64=base.fp64 if args.fp64 is None else args.fp64,
+        texture_storage=base.texture_storage if runtime is not None else args.texture_storage,
     )
     pipeline = args.pipeline or default_pipeline(not args.no_prepare)
     schedules = ""

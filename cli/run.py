@@ -86,6 +86,11 @@ def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "--device", default=None,
         help="PLATFORM[:INDEX] (default: $PHYSLAYOUT_OPENCL_DEVICE, else a GPU, else PoCL)",
     )
+    run.add_argument(
+        "--texture-storage", choices=("image", "buffer", "auto"), default="image",
+        help="hold texture-scoped buffers as images (image2d_t, default), as __global arrays "
+        "of the same texels (buffer), or as buffers on a CPU device only (auto)",
+    )  # fmt: skip
     run.add_argument("--print-opencl", action="store_true", help="print the generated OpenCL C")
     run.add_argument(
         "--remarks", action="store_true",
@@ -214,7 +219,7 @@ def _run_checked(args: argparse.Namespace) -> int:
             "is buffer-level, which always runs the physlayout-opencl pipeline (apply other "
             "passes first with physlayout-opt)"
         )
-    runtime = OpenCLRuntime(args.device)
+    runtime = OpenCLRuntime(args.device, texture_storage=args.texture_storage)
     compiled = compile_module(source, runtime, remarks=args.remarks)
     if args.print_opencl:
         print(compiled.program.source)
@@ -285,7 +290,9 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp, text: str) -> int:
         print(f"note: seeded random values (--seed {args.seed}) for {listed_names(missing)}",
               file=sys.stderr)  # fmt: skip
     inputs = _inputs(entry, names, given, args.seed, arrays)
-    runtime = OpenCLRuntime(args.device, program_cache=not args.no_cache)
+    runtime = OpenCLRuntime(
+        args.device, program_cache=not args.no_cache, texture_storage=args.texture_storage
+    )
     pipeline = args.pipeline or default_pipeline(not args.no_prepare)
     from physlayout.cli.tune import schedules_for
 

@@ -91,6 +91,7 @@ from xdsl.context import Context
 from xdsl.dialects import affine, arith, func, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
+from xdsl.utils.exceptions import PassFailedException
 
 from physlayout.dialects.buffer_layout import ImageLimits
 from physlayout.dialects.layout import DataOp, DeclBufferOp, LoadOp, StoreOp
@@ -99,6 +100,7 @@ from physlayout.lowering.opencl_c import HELPERS, NameTable
 from physlayout.lowering.opencl_control import ControlFlowWriter
 from physlayout.lowering.opencl_kernels import (
     SAMPLER,
+    TEXTURE_STORAGES,
     KernelArg,
     KernelInfo,
     Launch,
@@ -158,17 +160,24 @@ def generate_opencl(
     fp16: bool = False,
     fp64: bool = True,
     vectorized: bool = False,
+    texture_storage: str = "image",
 ) -> OpenCLProgram:
     """OpenCL C for every kernel of `module` and the launch plan of each; `fp16`: half
     arithmetic (the device has cl_khr_fp16; without it f16 is storage only, computed in
     float); `fp64`: the device has cl_khr_fp64 (f64 values are refused without it);
     `vectorized`: `vectorize-texels` has run (only the diagnostic of a partial-texel store
-    depends on it).
+    depends on it); `texture_storage`: "image" (`image2d_t`) or "buffer" (a `__global`
+    array of the image's texels, `KernelWriter.texture_buffers`).
 
     Raises DiagnosticException for anything the target does not support or the texture
     rules forbid.
     """
     limits = limits or ImageLimits()
+    if texture_storage not in TEXTURE_STORAGES:
+        raise PassFailedException(
+            f"opencl: option texture-storage must be {' or '.join(TEXTURE_STORAGES)}, "
+            f"got '{texture_storage}'"
+        )
     helpers: set[str] = set()
     kernel_names = NameTable(reserved={"main"}, allow_underscores=True)
     kernels: dict[str, KernelInfo] = {}
@@ -188,7 +197,8 @@ def generate_opencl(
             continue
         offset_params = {index for callee, index in offsets if callee == name}
         writer = _Writer(
-            function, limits, helpers, kernel_names, offset_params, fp16, fp64, vectorized
+            function, limits, helpers, kernel_names, offset_params, fp16, fp64, vectorized,
+            texture_buffers=texture_storage == "buffer",
         )
         lines, info = writer.write()
         bodies.append("\n".join(lines))
@@ -210,14 +220,16 @@ def generate_opencl(
             preamble.append(text)
     source = "\n".join(preamble) + "\n\n" + "\n".join(bodies)
     refuse_invalid_buffers("opencl", module, limits.max_width, limits.max_height)
-    return OpenCLProgram(source, kernels)
+    return OpenCLProgram(source, kernels, texture_storage)
 
 
 @dataclass(frozen=True)
 class OpenCLTarget(PhyslayoutTarget):
-    """`-t opencl{max-image-width=W max-image-height=H fp16=false fp64=true}`: OpenCL C for
-    the kernels (`fp16=true`: half arithmetic, for a device with cl_khr_fp16; `fp64=false`:
-    the device lacks cl_khr_fp64)."""
+    """`-t opencl{max-image-width=W max-image-height=H fp16=false fp64=true
+    texture-storage=image}`: OpenCL C for the kernels (`fp16=true`: half arithmetic, for a
+    device with cl_khr_fp16; `fp64=false`: the device lacks cl_khr_fp64;
+    `texture-storage=buffer`: textures as `__global` arrays of texels, for devices that
+    emulate images in software)."""
 
     name = "opencl"
 
@@ -225,10 +237,14 @@ class OpenCLTarget(PhyslayoutTarget):
     max_image_height: int = 16384
     fp16: bool = False
     fp64: bool = True
+    texture_storage: str = "image"
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         require_options(
             self.name, max_image_width=self.max_image_width, max_image_height=self.max_image_height
         )
         limits = ImageLimits(self.max_image_width, self.max_image_height)
-        output.write(generate_opencl(module, limits, self.fp16, self.fp64).source)
+        program = generate_opencl(
+            module, limits, self.fp16, self.fp64, texture_storage=self.texture_storage
+        )
+        output.write(program.source)

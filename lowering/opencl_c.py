@@ -107,6 +107,26 @@ HELPERS: dict[str, str] = {
         "}"
     ),
     **{f"px_half_rte{n}": _half_rte_helper(n) for n in ("", "2", "3", "4", "8", "16")},
+    # textures stored as buffers (`texture-storage=buffer`): a texel read that the kernel
+    # cannot prove inside the image reads (0, 0, 0, 0), as CLK_ADDRESS_CLAMP's border does
+    "px_texel": (
+        "static inline float4 px_texel(__global const float4* p, int x, int y, int w, int h) {\n"
+        "  return ((uint)x < (uint)w && (uint)y < (uint)h) ? p[y * w + x] : (float4)(0.0f);\n"
+        "}"
+    ),
+    "px_texel_half": (
+        "static inline float4 px_texel_half(__global const half* p, int x, int y, int w,"
+        " int h) {\n"
+        "  return ((uint)x < (uint)w && (uint)y < (uint)h) ? vload_half4(y * w + x, p)"
+        " : (float4)(0.0f);\n"
+        "}"
+    ),
+    "px_texel_h": (
+        "static inline half4 px_texel_h(__global const half* p, int x, int y, int w, int h) {\n"
+        "  return ((uint)x < (uint)w && (uint)y < (uint)h) ? vload4(y * w + x, p)"
+        " : (half4)(0.0h);\n"
+        "}"
+    ),
 }
 """Helper functions, emitted (in this order) when a kernel uses them."""
 

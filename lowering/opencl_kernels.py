@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, func, scf
 from xdsl.dialects.builtin import (
+    Float16Type,
     Float64Type,
     IndexType,
     MemRefType,
@@ -124,12 +125,19 @@ class KernelInfo:
     launches: tuple[Launch, ...]
 
 
+TEXTURE_STORAGES = ("image", "buffer")
+"""How kernels may hold texture-scoped buffers (`OpenCLProgram.texture_storage`)."""
+
+
 @dataclass(frozen=True)
 class OpenCLProgram:
     """The generated source and what the runtime needs to launch it."""
 
     source: str
     kernels: dict[str, KernelInfo]
+    texture_storage: str = "image"
+    """How the kernels hold texture-scoped buffers: "image" (`image2d_t`) or "buffer" (a
+    `__global` array of texels, `KernelWriter.texture_buffers`)."""
 
 
 def fail(where: str, message: str) -> DiagnosticException:
@@ -199,6 +207,13 @@ class KernelWriter:
     vectorized: bool = False
     """`vectorize-texels` has run on the module (`physlayout run`'s pipeline): a store of part
     of a texel is one it could not vectorize, which the diagnostic says."""
+    texture_buffers: bool = False
+    """`texture-storage=buffer`: a texture-scoped parameter is a `__global` array of its
+    image's texels, row-major (`float4*`; `half*` for f16, read and written four halves at
+    a time), the same bytes as the image; a texel is `p[y * width + x]`. The texture rules
+    stay (whole-texel stores, views at offset 0); a read not proven inside the image reads
+    zero, as the image's CLK_ADDRESS_CLAMP sampler does, and a store not proven inside is
+    skipped. For devices whose image reads are emulated in software (CPU OpenCL)."""
     names: NameTable = field(default_factory=NameTable)
     c_names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
     buffers: dict[BlockArgument, BufferArg] = field(default_factory=dict[BlockArgument, BufferArg])
@@ -555,7 +570,7 @@ class KernelWriter:
         assert isinstance(arg.type, BufferType)
         return KernelArg(
             name,
-            "texture" if buffer.texture else "global",
+            "texture" if buffer.texture and not self.texture_buffers else "global",
             arg.type,
             storage_c_type(arg.type.element_type, self.where),
             buffer.flat_shape,
@@ -643,6 +658,10 @@ class KernelWriter:
             buffer = self.buffers.get(arg)
             if buffer is None:
                 parts.append(f"{self.c_type(arg.type, self.where)} {name}")
+            elif buffer.texture and self.texture_buffers:
+                half = isinstance(buffer.type.element_type, Float16Type)
+                const = "" if arg in self.launch_writes else "const "
+                parts.append(f"__global {const}{'half' if half else 'float4'}* {name}")
             elif buffer.texture:
                 qualifier = "__write_only" if arg in self.launch_writes else "__read_only"
                 parts.append(f"{qualifier} image2d_t {name}")

@@ -8,6 +8,7 @@ from xdsl.ir import Attribute, BlockArgument, SSAValue
 
 from physlayout.dialects.buffer_layout import TEXEL_LANES, flattened_type, flattening_separators
 from physlayout.dialects.layout import BufferType, LoadOp, StoreOp
+from physlayout.indexing.expr_range import interval_of
 from physlayout.indexing.quasi_affine import Const, Expr, FloorDiv, Mod
 from physlayout.indexing.shapes import flatten_exprs
 from physlayout.indexing.simplify import simplify
@@ -109,9 +110,57 @@ class MemoryWriter(KernelWriter):
         return x, simplify(row, bounds), lane
 
     def texel(self, op: LoadOp | StoreOp, accessed: BufferType) -> tuple[str, Expr]:
-        """`(int2)(x, y)` of the accessed texel, and the lane expression."""
+        """`(int2)(x, y)` of the accessed texel (its element index `y * width + x` when
+        textures are buffers), and the lane expression."""
         x, row, lane = self.texel_exprs(op, accessed)
+        if self.texture_buffers:
+            width = self.image_of(op)[1]
+            return self.index(simplify(row * width + x, self.analysis.bounds)), lane
         return f"(int2)({self.index(x)}, {self.index(row)})", lane
+
+    def image_of(self, op: LoadOp | StoreOp) -> tuple[int, int]:
+        """(height, width) in texels of the texture `op` reaches (`access_target` checked
+        the access)."""
+        rows, cols = self.buffers[trace_buffer(op.buffer, self.at(op))[0]].flat_shape
+        return rows, cols // TEXEL_LANES
+
+    def texel_inside(self, op: LoadOp | StoreOp, accessed: BufferType) -> str | None:
+        """None when the accessed texel is proven inside its image, else the C condition
+        that it is (`(uint)x < width && (uint)y < height`)."""
+        x, row, _ = self.texel_exprs(op, accessed)
+        height, width = self.image_of(op)
+        bounds = self.analysis.bounds
+        (x_low, x_high), (y_low, y_high) = interval_of(x, bounds), interval_of(row, bounds)
+        if (
+            x_low is not None and x_low >= 0 and x_high is not None and x_high < width
+            and y_low is not None and y_low >= 0 and y_high is not None and y_high < height
+        ):  # fmt: skip
+            return None
+        return f"(uint)({self.index(x)}) < {width}u && (uint)({self.index(row)}) < {height}u"
+
+    def texel_read(
+        self, op: LoadOp, buffer: BufferArg, accessed: BufferType, coord: str, half: bool
+    ) -> str:
+        """The C expression reading the texel at `coord` (`texel`'s; `half`: half
+        arithmetic): `read_imagef`/`read_imageh` of the image, or the buffer's texel
+        (`vload_half4` of f16 storage, `vload4` of halves), zero outside the image (see
+        `texture_buffers`)."""
+        if not self.texture_buffers:
+            return f"read_image{'h' if half else 'f'}({buffer.name}, px_sampler, {coord})"
+        storage_half = isinstance(accessed.element_type, Float16Type)
+        if self.texel_inside(op, accessed) is not None:
+            x, row, _ = self.texel_exprs(op, accessed)
+            helper = "px_texel_h" if half else "px_texel_half" if storage_half else "px_texel"
+            self.helpers.add(helper)
+            height, width = self.image_of(op)
+            return (
+                f"{helper}({buffer.name}, {self.index(x)}, {self.index(row)}, {width}, {height})"
+            )
+        if half:
+            return f"vload4({coord}, {buffer.name})"
+        if storage_half:
+            return f"vload_half4({coord}, {buffer.name})"
+        return f"{buffer.name}[{coord}]"
 
     def emit_load(self, op: LoadOp) -> None:
         """Write a `layout.load`. Global buffers: an indexed read, an aligned vector read, or
@@ -157,7 +206,7 @@ class MemoryWriter(KernelWriter):
             return
         coord, lane = self.texel(op, accessed)
         half = half and self.fp16  # HALF_FLOAT images read as float4 without half arithmetic
-        read = f"read_image{'h' if half else 'f'}({buffer.name}, px_sampler, {coord})"
+        read = self.texel_read(op, buffer, accessed, coord, half)
         cached = self.texels.get((buffer.name, coord))
         if lanes == TEXEL_LANES:
             if lane != Const(0):
@@ -266,4 +315,14 @@ class MemoryWriter(KernelWriter):
         # is rounded where it is computed), so write_imagef's conversion is exact whatever
         # rounding the device's HALF_FLOAT conversion uses
         half = half and self.fp16
-        self.line(f"write_image{'h' if half else 'f'}({buffer.name}, {coord}, {value});")
+        if not self.texture_buffers:
+            self.line(f"write_image{'h' if half else 'f'}({buffer.name}, {coord}, {value});")
+            return
+        if half:
+            write = f"vstore4({value}, {coord}, {buffer.name});"
+        elif isinstance(accessed.element_type, Float16Type):
+            write = f"vstore_half4_rte({value}, {coord}, {buffer.name});"
+        else:
+            write = f"{buffer.name}[{coord}] = {value};"
+        inside = self.texel_inside(op, accessed)
+        self.line(write if inside is None else f"if ({inside}) {write}")

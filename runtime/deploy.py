@@ -95,6 +95,7 @@ def compile_artifact(
         "fp64": limits.fp64,
         "physical_io": physical_io,
         "precision": precision,
+        "texture_storage": limits.texture_storage,
     }
     plan = build_plan(
         lowered,

@@ -79,6 +79,10 @@ class DeviceLimits:
     """The device's compute units (`apply-schedules`' heuristic keeps work for each)."""
     max_work_group_size: int = 256
     """The device's largest work-group."""
+    texture_storage: str = "image"
+    """How kernels hold texture-scoped buffers on this device: "image" (`image2d_t`, the
+    texture path) or "buffer" (`__global` arrays of the same texels, for devices whose
+    image reads are emulated in software: `OpenCLRuntime.texture_storage`)."""
 
     def image_limits(self) -> ImageLimits:
         """The device's 2-D image limits (0 x 0 without image support)."""
@@ -177,6 +181,10 @@ class OpenCLRuntime:
     default, and on devices without it, f16 is storage only and computed in float."""
     program_cache: bool = True
     """Keep built programs as device binaries on disk (`runtime/program_cache.py`)."""
+    texture_storage: str = "image"
+    """How textures are held (`DeviceLimits.texture_storage`): "image", "buffer", or
+    "auto": buffers on a CPU device (its OpenCL driver reads images through software
+    samplers; the same texels in a buffer are plain vector loads), images elsewhere."""
     _programs: dict[str, Any] = field(default_factory=dict[str, Any])
 
     def __post_init__(self) -> None:
@@ -197,7 +205,20 @@ class OpenCLRuntime:
             "cl_khr_fp64" in extensions,
             int(device.max_compute_units),
             int(device.max_work_group_size),
+            self._texture_storage(),
         )
+
+    def _texture_storage(self) -> str:
+        from physlayout.lowering.opencl_kernels import TEXTURE_STORAGES
+
+        if self.texture_storage == "auto":
+            cpu = bool(int(self.device.type) & pyopencl_module().device_type.CPU)
+            return "buffer" if cpu else "image"
+        if self.texture_storage not in TEXTURE_STORAGES:
+            raise OpenCLRuntimeError(
+                f"texture storage must be image, buffer or auto, got '{self.texture_storage}'"
+            )
+        return self.texture_storage
 
     def describe(self) -> str:
         """The device and platform names, for reports."""
@@ -234,10 +255,13 @@ class OpenCLRuntime:
     def allocate(self, kind: str, physical_shape: Sequence[int], dtype: Any) -> DeviceStorage:
         """Device memory for a buffer of `physical_shape`: an RGBA image for kind "texture" (shape
         [rows, cols], cols a multiple of 4, `dtype` float32 or float16: other element types
-        are refused), else a plain buffer."""
+        are refused), else a plain buffer (a texture too when this device holds textures as
+        buffers, `texture_storage`)."""
         cl = pyopencl_module()
         mf = cl.mem_flags
         dtype = np.dtype(dtype)
+        if kind == "texture" and self.limits.texture_storage == "buffer":
+            kind = "global"
         if kind == "texture":
             if dtype.kind != "f" or dtype.itemsize not in (2, 4):
                 raise OpenCLRuntimeError(

@@ -265,10 +265,14 @@ def lower_module(
 
     if not lowered_already:
         PhyslayoutOpenCLPass(remarks=remarks).pipeline(keep).apply(make_context(), lowered)
-    if not limits.image_support and _has_textures(lowered):
+    images = limits.texture_storage == "image"
+    if images and not limits.image_support and _has_textures(lowered):
         raise OpenCLRuntimeError(f"{device} has no image support")
     half = limits.fp16 if half_arithmetic is None else limits.fp16 and half_arithmetic
-    program = generate_opencl(lowered, limits.image_limits(), half, limits.fp64, vectorized=True)
+    program = generate_opencl(
+        lowered, limits.image_limits(), half, limits.fp64, vectorized=True,
+        texture_storage=limits.texture_storage,
+    )  # fmt: skip
     return LoweredModule(source, lowered, program, _param_layouts(source, lowered), stages)
 
 

@@ -165,6 +165,13 @@ def build_plan(
     )
 
 
+def _storage_kind(builder: _PlanBuilder, layout: ParamLayout) -> str:
+    """The plan's storage kind of a parameter: an image for a texture, unless the kernels
+    hold textures as buffers (`OpenCLProgram.texture_storage`)."""
+    images = builder.compiled.program.texture_storage == "image"
+    return "image" if layout.kind == "texture" and images else "buffer"
+
+
 def _param_value(
     builder: _PlanBuilder, function: func.FuncOp, index: int, layout: ParamLayout | None
 ) -> _Value:
@@ -173,7 +180,7 @@ def _param_value(
     name = arg.name_hint or str(index)
     if layout is None:
         return _Input(name)
-    kind = "image" if layout.kind == "texture" else "buffer"
+    kind = _storage_kind(builder, layout)
     scope = _scope(function.function_type.inputs.data[index])
     return _View(builder.storage(name, kind, scope, layout, "param"))
 
@@ -212,7 +219,7 @@ def _prepared_entry(
             if layout is None:
                 raise PlanError(f"@{prepare} makes a scalar %{prep_args[k].name_hint}")
             name = f"{prep_args[k].name_hint or k}.prepared"
-            kind = "image" if layout.kind == "texture" else "buffer"
+            kind = _storage_kind(builder, layout)
             scope = _scope(prep.function_type.inputs.data[k])
             value = _View(builder.storage(name, kind, scope, layout, "prepared"))
             builder.steps.append(Allocate("prepare", value.storage))
@@ -314,7 +321,7 @@ class _PlanBuilder:
                     f"{sorted(shapes)}"
                 )
             (shape,) = shapes
-            kind = "image"
+            kind = "image" if self.compiled.program.texture_storage == "image" else "buffer"
             if dtype.kind != "f" or dtype.itemsize not in (2, 4):
                 raise OpenCLRuntimeError(
                     f"{where}: a texture holds f32 or f16 texels (RGBA FLOAT or HALF_FLOAT "

@@ -14,7 +14,7 @@ remainder-plus-select sequence give the floor semantics of MLIR's affine express
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, scf
@@ -25,26 +25,31 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 
 from physlayout.indexing.bridges.affine import affine_to_expr
-from physlayout.indexing.expr_range import expr_range, is_non_negative
+from physlayout.indexing.expr_range import expr_range, interval_of, is_non_negative
 from physlayout.indexing.quasi_affine import Add, CeilDiv, Const, Dim, Expr, FloorDiv, Mod, Mul
 
 Bounds = dict[str, tuple[int, int]]
 
 
 def constant_bounds_of(value: SSAValue) -> tuple[int, int] | None:
-    """The inclusive range of a loop induction variable with constant bounds, else None."""
+    """The inclusive range of a loop induction variable with constant bounds, else None
+    (with a constant step, the last value the variable takes)."""
     if not isinstance(value, BlockArgument):
         return None
     loop = value.block.parent_op()
+    step: int | None = 1
     match loop:
         case scf.ForOp() if value.index == 0:
             lb, ub = const_evaluate_operand(loop.lb), const_evaluate_operand(loop.ub)
+            step = const_evaluate_operand(loop.step)
         case affine.ForOp() if value.index == 0:
             lb = _const_map(loop.lowerBoundMap.data.results, 0, loop.lowerBoundOperands)
             ub = _const_map(loop.upperBoundMap.data.results, 0, loop.upperBoundOperands)
+            step = loop.step.value.data
         case scf.ParallelOp():
             lb = const_evaluate_operand(loop.lowerBound[value.index])
             ub = const_evaluate_operand(loop.upperBound[value.index])
+            step = const_evaluate_operand(loop.step[value.index])
         case affine.ParallelOp():
             lb = _const_map(loop.lowerBoundsMap.data.results, value.index, loop.map_operands)
             ub = _const_map(loop.upperBoundsMap.data.results, value.index, loop.map_operands)
@@ -52,7 +57,19 @@ def constant_bounds_of(value: SSAValue) -> tuple[int, int] | None:
             return None
     if lb is None or ub is None or ub <= lb:
         return None
-    return (lb, ub - 1)
+    if step is None or step < 1:
+        return (lb, ub - 1)
+    return (lb, lb + (ub - 1 - lb) // step * step)
+
+
+def _pick(
+    pick: Callable[[int, int], int], a: int | None, b: int | None, unbounded_wins: bool
+) -> int | None:
+    """`pick(a, b)` of two interval ends, None standing for an infinity: an unbounded end
+    decides when `unbounded_wins` (min of a lower end, max of an upper), else the other."""
+    if a is None or b is None:
+        return None if unbounded_wins else a if b is None else b
+    return pick(a, b)
 
 
 def _const_map(results: tuple[AffineExpr, ...], index: int, operands: object) -> int | None:
@@ -123,8 +140,23 @@ class IndexAnalysis:
                 return self._apply(value, op)
             case arith.SelectOp() if self.see_floor_mods:
                 return self._floor_mod(value, op)
+            case arith.MinSIOp() | arith.MaxSIOp():
+                return self._clamp(value, op)
             case _:
                 return self.leaf(value)
+
+    def _clamp(self, value: SSAValue, op: arith.MinSIOp | arith.MaxSIOp) -> Expr:
+        """A leaf for `minsi`/`maxsi`, bounded by its operands' ranges (a tile's clamped
+        index `min(i + k, last)` stays within `last`)."""
+        leaf = self.leaf(value)
+        lhs = interval_of(self.expr_of(op.lhs), self.bounds)
+        rhs = interval_of(self.expr_of(op.rhs), self.bounds)
+        pick = min if isinstance(op, arith.MinSIOp) else max
+        low = _pick(pick, lhs[0], rhs[0], unbounded_wins=pick is min)
+        high = _pick(pick, lhs[1], rhs[1], unbounded_wins=pick is max)
+        if low is not None and high is not None:
+            self.bounds[leaf.name] = (low, high)
+        return leaf
 
     def _floor_mod(self, value: SSAValue, op: arith.SelectOp) -> Expr:
         """``select(remsi(x, k) < 0, remsi(x, k) + k, remsi(x, k))`` (what `ExprEmitter`

@@ -41,7 +41,7 @@
 // TARGET-ZERO-WIDTH-NOT: {{.}}
 // TARGET-BAD-BOOL: {{^}}error: invalid pass pipeline or target option: option value 'yes' is not true or false{{$}}
 // TARGET-BAD-BOOL-NOT: {{.}}
-// TARGET-UNKNOWN-OPTION: {{^}}error: invalid pass pipeline or target option: unknown option colour; the options are max-image-width, max-image-height, fp16, fp64{{$}}
+// TARGET-UNKNOWN-OPTION: {{^}}error: invalid pass pipeline or target option: unknown option colour; the options are max-image-width, max-image-height, fp16, fp64, texture-storage{{$}}
 // TARGET-UNKNOWN-OPTION-NOT: {{.}}
 // UNKNOWN-TARGET: physlayout-opt: error: argument -t/--target: invalid choice: 'nosuchtarget' (choose from opencl, arm-asm, csl, llvm, mlir, mps, riscv-asm, wat, wgsl, x86-asm)
 // ANNOTATE-HEIGHT: {{^}}error: annotate-texture-scope: option max-image-height must be at least 1, got -5{{$}}
@@ -79,7 +79,7 @@
 // STOCK-MISSPELT-OPTION: ValueError: unknown option rewrite-loop (did you mean rewrite-loops?); the options are rewrite-loops, remarks, strict
 // XDSL-PASS-OPTION: {{^}}error: invalid pass pipeline or target option: unknown option bogus; the options are none{{$}}
 // XDSL-PASS-OPTION-NOT: {{.}}
-// TARGET-MISSPELT-OPTION: {{^}}error: invalid pass pipeline or target option: unknown option fp61 (did you mean fp64?); the options are max-image-width, max-image-height, fp16, fp64{{$}}
+// TARGET-MISSPELT-OPTION: {{^}}error: invalid pass pipeline or target option: unknown option fp61 (did you mean fp64?); the options are max-image-width, max-image-height, fp16, fp64, texture-storage{{$}}
 // TARGET-MISSPELT-OPTION-NOT: {{.}}
 func.func @conv8(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>) -> tensor<1x8x4x4xf32> {
   %zero = arith.constant 0.0 : f32

@@ -7,6 +7,7 @@
 // start (6 launches); with fuse=false each graph op is a launch (9), with the same results.
 // RUN: physlayout run %s --check --rtol 1e-4 | filecheck %s
 // RUN: physlayout run %s --check --rtol 1e-4 --pipeline 'physlayout-adreno{fuse=false}' | filecheck %s --check-prefix=UNFUSED
+// RUN: physlayout run %s --check --rtol 1e-4 --texture-storage buffer | filecheck %s
 
 // CHECK: @rfc_small: 6 launch(es)
 // CHECK-NEXT: rfc_small_transform_x

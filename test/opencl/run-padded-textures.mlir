@@ -11,6 +11,8 @@
 // RUN: physlayout run %s --entry relu_c6 --check --rtol 0 | filecheck %s
 // RUN: physlayout run %s --entry relu_c3_physical --check --rtol 0 | filecheck %s
 // RUN: physlayout run %s --entry relu_c6 --print-opencl | filecheck %s --check-prefix=SOURCE
+// RUN: physlayout run %s --entry relu_c6 --check --rtol 0 --texture-storage buffer | filecheck %s
+// RUN: physlayout run %s --entry relu_c3_physical --check --rtol 0 --texture-storage buffer | filecheck %s
 
 // CHECK:      %a {{.*}} OK
 // CHECK:      %b {{.*}} OK

@@ -1,6 +1,7 @@
 // REQUIRES: opencl
 // RUN: physlayout run %s --entry relu --check --rtol 1e-5 | filecheck %s
 // RUN: physlayout run %s --entry relu --print-opencl | filecheck %s --check-prefix=SOURCE
+// RUN: physlayout run %s --entry relu --check --rtol 1e-5 --texture-storage buffer | filecheck %s
 
 // relu directly on NHWC-logical buffers laid out as NCHW4c textures: the runtime uploads
 // the logical arrays into images with map_ndarray and downloads the result through the

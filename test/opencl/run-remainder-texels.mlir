@@ -9,6 +9,8 @@
 // RUN: physlayout run %s --entry relu_c5 --check --rtol 0 | filecheck %s
 // RUN: physlayout run %s --entry relu_c6 --check --rtol 0 | filecheck %s
 // RUN: xdsl-opt %s -p 'apply-layout{rewrite-loops=true},flatten-buffers,vectorize-texels' -t opencl | filecheck %s --check-prefix=SOURCE
+// RUN: physlayout run %s --entry relu_c3 --check --rtol 0 --texture-storage buffer | filecheck %s
+// RUN: physlayout run %s --entry relu_c5 --check --rtol 0 --texture-storage buffer | filecheck %s
 
 // CHECK:      %a {{.*}} OK
 // CHECK-NEXT: %b {{.*}} OK

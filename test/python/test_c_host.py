@@ -142,6 +142,28 @@ def test_repeat_prepares_once_and_keeps_the_outputs(bottleneck: Bottleneck) -> N
     np.testing.assert_array_equal(np.load(out / "repeat.npy"), python)
 
 
+def test_textures_as_buffers_give_the_images_values(
+    bottleneck: Bottleneck, tmp_path: Path
+) -> None:
+    """`compile --texture-storage buffer`: the plan holds no image, the C host runs it and
+    gives bit for bit what the image artifact gives."""
+    out = tmp_path / "buffers"
+    code, _, err = physlayout(
+        "compile", str(MODELS / "bottleneck.mlir"), "-o", str(out), "--texture-storage", "buffer"
+    )
+    assert code == 0, err
+    plan = json.loads((out / "plan.json").read_text())
+    kinds = {s["kind"] for s in plan["storages"]}
+    assert kinds == {"buffer"}, kinds
+    build_host(out)
+    shutil.copy(bottleneck.out / "inputs.npz", out / "inputs.npz")
+    ok(run_host(out, "--inputs", "inputs.npz", "--output=result0=buffers.npy"))
+    ok(run_host(bottleneck.out, "--inputs", "inputs.npz", "--output=result0=images.npy"))
+    np.testing.assert_array_equal(
+        np.load(out / "buffers.npy"), np.load(bottleneck.out / "images.npy")
+    )
+
+
 def test_repeat_counts_are_checked(bottleneck: Bottleneck) -> None:
     assert "--repeat expects a count from 0 to 1000000, got '-1'" in refused(
         run_host(bottleneck.out, "--inputs", "inputs.npz", "--repeat", "-1")
