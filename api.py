@@ -188,7 +188,7 @@ def compile(
     tuning_cache: str | os.PathLike[str] | bool = True,
     tune: bool = False,
     tune_budget: float | None = None,
-    texture_storage: str = "image",
+    texture_storage: str = "auto",
 ) -> CompiledModel:
     """Compile function `entry` (default: @main, else the one function no other calls) of
     `source` (MLIR text, the path of an .mlir file, or a parsed module) for the OpenCL
@@ -204,8 +204,9 @@ def compile(
     path: that file, False: none; `runtime/tuning_cache.py`), the heuristic's where it has
     none; with `tune` they are tuned first (`runtime/tuner.py`, within `tune_budget`
     seconds, default about a minute), the results written to that cache. `texture_storage`
-    "buffer" holds texture-scoped tensors in `__global` arrays of the same texels, "auto"
-    does so on a CPU device only (`OpenCLRuntime.texture_storage`)."""
+    "image" holds texture-scoped tensors in images, "buffer" in `__global` arrays of the same
+    texels; "auto" (default) in buffers on a CPU device only, whose driver emulates image
+    reads in software (`OpenCLRuntime.texture_storage`)."""
     from physlayout.located import entry_function, parse_located
     from physlayout.runtime.compile_cache import cached_compile
     from physlayout.runtime.device import OpenCLRuntime

@@ -77,9 +77,10 @@ def add_compile_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
         "are used",
     )  # fmt: skip
     compile_.add_argument(
-        "--texture-storage", choices=("image", "buffer", "auto"), default="image",
-        help="hold texture-scoped buffers as images (image2d_t, default), as __global arrays "
-        "of the same texels (buffer), or as buffers when --device is a CPU device (auto)",
+        "--texture-storage", choices=("image", "buffer", "auto"), default="auto",
+        help="hold texture-scoped buffers as images (image2d_t), as __global arrays of the "
+        "same texels (buffer), or (auto, default) as buffers when --device is a CPU device, "
+        "as images otherwise",
     )  # fmt: skip
     compile_.add_argument("--max-image-width", type=int, default=None,
                           help=f"target image width limit in texels (default {DEFAULT_IMAGE_LIMIT})")  # fmt: skip
@@ -123,10 +124,6 @@ def _compile(args: argparse.Namespace) -> int:
         )
         if args.device is not None or args.tune else None
     )  # fmt: skip
-    if runtime is None and args.texture_storage == "auto":
-        raise DiagnosticException(
-            "--texture-storage auto chooses by the device: give --device, or image or buffer"
-        )
     base = runtime.limits if runtime is not None else DeviceLimits(
         True, DEFAULT_IMAGE_LIMIT, DEFAULT_IMAGE_LIMIT, False, True
     )
@@ -140,7 +137,10 @@ def _compile(args: argparse.Namespace) -> int:
         max_image_height=base.max_image_height if args.max_image_height is None else args.max_image_height,
         fp16=base.fp16 if args.fp16 is None else args.fp16,
         fp64=base.fp64 if args.fp64 is None else args.fp64,
-        texture_storage=base.texture_storage if runtime is not None else args.texture_storage,
+        texture_storage=(
+            base.texture_storage if runtime is not None or args.texture_storage == "auto"
+            else args.texture_storage
+        ),
     )
     pipeline = args.pipeline or default_pipeline(not args.no_prepare)
     schedules = ""

@@ -87,9 +87,10 @@ def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="PLATFORM[:INDEX] (default: $PHYSLAYOUT_OPENCL_DEVICE, else a GPU, else PoCL)",
     )
     run.add_argument(
-        "--texture-storage", choices=("image", "buffer", "auto"), default="image",
-        help="hold texture-scoped buffers as images (image2d_t, default), as __global arrays "
-        "of the same texels (buffer), or as buffers on a CPU device only (auto)",
+        "--texture-storage", choices=("image", "buffer", "auto"), default="auto",
+        help="hold texture-scoped buffers as images (image2d_t), as __global arrays of the "
+        "same texels (buffer), or (auto, default) as buffers on a CPU device, whose driver "
+        "emulates image reads in software, as images elsewhere",
     )  # fmt: skip
     run.add_argument("--print-opencl", action="store_true", help="print the generated OpenCL C")
     run.add_argument(

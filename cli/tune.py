@@ -53,6 +53,11 @@ def add_tune_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="PLATFORM[:INDEX] (default: $PHYSLAYOUT_OPENCL_DEVICE, else a GPU, else PoCL)",
     )
     tune.add_argument(
+        "--texture-storage", choices=("image", "buffer", "auto"), default="auto",
+        help="time the kernels with textures held as `run` holds them (default auto: "
+        "buffers on a CPU device, images elsewhere)",
+    )  # fmt: skip
+    tune.add_argument(
         "--pipeline",
         default=None,
         help=f"the pass pipeline to buffer-level kernels (default: {default_pipeline()}, or "
@@ -117,7 +122,7 @@ def _tune(args: argparse.Namespace) -> int:
         text = stream.read()
     source = parse_located(text, args.file)
     entry = entry_function(source, args.entry).sym_name.data
-    runtime = OpenCLRuntime(args.device)
+    runtime = OpenCLRuntime(args.device, texture_storage=args.texture_storage)
     print(f"device: {runtime.describe()}, driver {runtime.device.driver_version}")
     report = tune_model(
         source, entry, runtime, pipeline=args.pipeline or default_pipeline(not args.no_prepare),

@@ -5,8 +5,8 @@
 // weights in global and the Relax example run in test/python/test_adreno_pipeline.py.
 // fuse-elementwise makes conv1 + relu one kernel and each fill its conv's accumulator
 // start (6 launches); with fuse=false each graph op is a launch (9), with the same results.
-// RUN: physlayout run %s --check --rtol 1e-4 | filecheck %s
-// RUN: physlayout run %s --check --rtol 1e-4 --pipeline 'physlayout-adreno{fuse=false}' | filecheck %s --check-prefix=UNFUSED
+// RUN: physlayout run --texture-storage image %s --check --rtol 1e-4 | filecheck %s
+// RUN: physlayout run --texture-storage image %s --check --rtol 1e-4 --pipeline 'physlayout-adreno{fuse=false}' | filecheck %s --check-prefix=UNFUSED
 // RUN: physlayout run %s --check --rtol 1e-4 --texture-storage buffer | filecheck %s
 
 // CHECK: @rfc_small: 6 launch(es)

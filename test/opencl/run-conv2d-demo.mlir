@@ -1,5 +1,5 @@
 // REQUIRES: opencl
-// RUN: physlayout run %S/../../examples/demo.mlir --check | filecheck %s
+// RUN: physlayout run --texture-storage image %S/../../examples/demo.mlir --check | filecheck %s
 
 // The demo pipeline: NHWC -> NCHW4c texture, relu on the texture, conv2d NCHW4c with
 // texture activations and OIHW4o global weights, all checked against the numpy evaluator.

@@ -1,5 +1,5 @@
 // REQUIRES: opencl
-// RUN: physlayout run %s --check --rtol 0 | filecheck %s
+// RUN: physlayout run --texture-storage image %s --check --rtol 0 | filecheck %s
 
 // RFC DeclBuffer "physical view": a texture allocation is written through its logical NHWC
 // view (a pending NCHW4c transform) and read back through views declared over the same

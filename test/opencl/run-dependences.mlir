@@ -1,5 +1,5 @@
 // REQUIRES: opencl
-// RUN: physlayout run %s --check --rtol 0 --remarks 2>&1 | filecheck %s
+// RUN: physlayout run --texture-storage image %s --check --rtol 0 --remarks 2>&1 | filecheck %s
 
 // Loop nests whose iterations communicate through memory run on OpenCL with the results of
 // the numpy evaluator: apply-layout keeps their logical order (and says why with

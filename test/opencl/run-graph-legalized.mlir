@@ -1,7 +1,7 @@
 // REQUIRES: opencl
-// RUN: physlayout run %S/../../examples/graph_conv_bias_conv.mlir --entry conv_bias_conv --pipeline legalize-layout --check | filecheck %s
-// RUN: physlayout run %S/../../examples/graph_conv_bias_conv.mlir --entry conv_bias_conv_padded --pipeline legalize-layout --check | filecheck %s --check-prefix=PADDED
-// RUN: physlayout run %s --pipeline legalize-layout --check --seed 3 --output result0=%t.npy | filecheck %s --check-prefix=TEXTURE
+// RUN: physlayout run --texture-storage image %S/../../examples/graph_conv_bias_conv.mlir --entry conv_bias_conv --pipeline legalize-layout --check | filecheck %s
+// RUN: physlayout run --texture-storage image %S/../../examples/graph_conv_bias_conv.mlir --entry conv_bias_conv_padded --pipeline legalize-layout --check | filecheck %s --check-prefix=PADDED
+// RUN: physlayout run --texture-storage image %s --pipeline legalize-layout --check --seed 3 --output result0=%t.npy | filecheck %s --check-prefix=TEXTURE
 // RUN: %python -c "import numpy; print(numpy.load('%t.npy').shape)" | filecheck %s --check-prefix=SHAPE
 // RUN: physlayout run %s --pipeline legalize-layout --check --seed 3 --texture-storage buffer | filecheck %s --check-prefix=TEXTURE
 

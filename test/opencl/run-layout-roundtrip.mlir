@@ -1,5 +1,5 @@
 // REQUIRES: opencl
-// RUN: physlayout run %s --check --rtol 0 | filecheck %s
+// RUN: physlayout run --texture-storage image %s --check --rtol 0 | filecheck %s
 
 // NCHW (global) -> NCHW4c texture -> NCHW (global), through a host function that
 // allocates the texture. Both copies are exact: %y equals %x and the numpy evaluator.

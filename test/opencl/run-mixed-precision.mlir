@@ -1,6 +1,6 @@
 // REQUIRES: opencl
-// RUN: physlayout run %s --precision f16 --check --rtol 1e-3 | filecheck %s
-// RUN: not physlayout run %S/run-unsigned.mlir --entry ops --precision f16 2>&1 | filecheck %s --check-prefix=BUFFERS
+// RUN: physlayout run --texture-storage image %s --precision f16 --check --rtol 1e-3 | filecheck %s
+// RUN: not physlayout run --texture-storage image %S/run-unsigned.mlir --entry ops --precision f16 2>&1 | filecheck %s --check-prefix=BUFFERS
 // RUN: physlayout run %s --precision f16 --check --rtol 1e-3 --texture-storage buffer | filecheck %s
 
 // conv -> relu with `--precision f16`: to-mixed-precision (f16 storage, f32 accumulation),

@@ -1,6 +1,6 @@
 // REQUIRES: opencl
-// RUN: physlayout run %S/../lowering/inputs/offset_calls.mlir --check --rtol 0 | filecheck %s
-// RUN: physlayout run %S/../lowering/inputs/offset_calls.mlir --print-opencl | filecheck %s --check-prefix=SOURCE
+// RUN: physlayout run --texture-storage image %S/../lowering/inputs/offset_calls.mlir --check --rtol 0 | filecheck %s
+// RUN: physlayout run --texture-storage image %S/../lowering/inputs/offset_calls.mlir --print-opencl | filecheck %s --check-prefix=SOURCE
 
 // Buffers declared at element offsets passed to calls run on OpenCL: the kernel takes an
 // offset argument after each buffer that a call may bind to a view at an offset, moves

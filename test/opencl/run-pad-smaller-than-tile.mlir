@@ -1,7 +1,7 @@
 // REQUIRES: opencl
-// RUN: physlayout run %s --entry split4_of_3 --check --rtol 0 | filecheck %s --check-prefix=SPLIT
-// RUN: physlayout run %s --entry mod16_of_14 --check --rtol 0 | filecheck %s --check-prefix=MOD
-// RUN: physlayout run %s --entry split_then_transpose --check --rtol 0 | filecheck %s --check-prefix=LIST
+// RUN: physlayout run --texture-storage image %s --entry split4_of_3 --check --rtol 0 | filecheck %s --check-prefix=SPLIT
+// RUN: physlayout run --texture-storage image %s --entry mod16_of_14 --check --rtol 0 | filecheck %s --check-prefix=MOD
+// RUN: physlayout run --texture-storage image %s --entry split_then_transpose --check --rtol 0 | filecheck %s --check-prefix=LIST
 
 // Global buffers smaller than one tile run on OpenCL (issue 12 item 3): the kernels write
 // the physical [1, 4], [16] and [4, 1] buffers, padding included, and the logical values

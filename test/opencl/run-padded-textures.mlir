@@ -8,9 +8,9 @@
 // item 3, an xfail in test_opencl.py). Those have no pending layout, so their physical
 // arrays, padding included, start from random values and are compared whole.
 // test_opencl.py runs every kernel of this file against the evaluator (one compilation).
-// RUN: physlayout run %s --entry relu_c6 --check --rtol 0 | filecheck %s
-// RUN: physlayout run %s --entry relu_c3_physical --check --rtol 0 | filecheck %s
-// RUN: physlayout run %s --entry relu_c6 --print-opencl | filecheck %s --check-prefix=SOURCE
+// RUN: physlayout run --texture-storage image %s --entry relu_c6 --check --rtol 0 | filecheck %s
+// RUN: physlayout run --texture-storage image %s --entry relu_c3_physical --check --rtol 0 | filecheck %s
+// RUN: physlayout run --texture-storage image %s --entry relu_c6 --print-opencl | filecheck %s --check-prefix=SOURCE
 // RUN: physlayout run %s --entry relu_c6 --check --rtol 0 --texture-storage buffer | filecheck %s
 // RUN: physlayout run %s --entry relu_c3_physical --check --rtol 0 --texture-storage buffer | filecheck %s
 

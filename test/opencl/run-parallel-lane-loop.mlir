@@ -1,8 +1,8 @@
 // RUN: xdsl-opt %s -p vectorize-texels | filecheck %s
 // RUN: xdsl-opt %s -p vectorize-texels | xdsl-opt -p vectorize-texels | filecheck %s
 // REQUIRES: opencl
-// RUN: physlayout run %s --entry relu_lanes --check --rtol 0 | filecheck %s --check-prefix=EXE
-// RUN: physlayout run %s --entry relu_texels --check --rtol 0 | filecheck %s --check-prefix=EXE2
+// RUN: physlayout run --texture-storage image %s --entry relu_lanes --check --rtol 0 | filecheck %s --check-prefix=EXE
+// RUN: physlayout run --texture-storage image %s --entry relu_texels --check --rtol 0 | filecheck %s --check-prefix=EXE2
 
 // A one-dimensional scf.parallel over the 4 lanes of a texel is a lane loop like scf.for:
 // with 4 iterations in all, the kernel is straight-line vector code (one work-item).

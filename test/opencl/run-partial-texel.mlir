@@ -2,7 +2,7 @@
 // `physlayout run` applies vectorize-texels itself, so a store of part of a texel that is left
 // after it is one that pass could not vectorize: the diagnostic says so, instead of telling
 // the user to run the pass (as `-t opencl` alone does, test/opencl/target-invalid.mlir).
-// RUN: not physlayout run %s 2>&1 | filecheck %s
+// RUN: not physlayout run --texture-storage image %s 2>&1 | filecheck %s
 // RUN: not physlayout-opt %s -p apply-layout,flatten-buffers -t opencl 2>&1 | filecheck %s --check-prefix=TARGET
 
 // CHECK: {{^}}error: opencl: @one_lane: 'layout.store': texture store of f32 into %t would write part of a texel; a texture store writes all four channels (vectorize-texels, which ran, vectorizes only a loop `0 to 4 step 1` over the lanes of a texel: write all four lanes of each texel in such a loop, or store a vector<4xf32> texel){{$}}

@@ -1,5 +1,5 @@
 // REQUIRES: opencl
-// RUN: physlayout run %s --entry relu --check | filecheck %s
+// RUN: physlayout run --texture-storage image %s --entry relu --check | filecheck %s
 // RUN: physlayout run %s --entry relu --check --texture-storage buffer | filecheck %s
 
 // NHWC relu with 3 channels written into an NCHW4c texture: one channel block, the fourth

@@ -1,6 +1,6 @@
 // REQUIRES: opencl
-// RUN: physlayout run %s --entry relu --check --rtol 1e-5 | filecheck %s
-// RUN: physlayout run %s --entry relu --print-opencl | filecheck %s --check-prefix=SOURCE
+// RUN: physlayout run --texture-storage image %s --entry relu --check --rtol 1e-5 | filecheck %s
+// RUN: physlayout run --texture-storage image %s --entry relu --print-opencl | filecheck %s --check-prefix=SOURCE
 // RUN: physlayout run %s --entry relu --check --rtol 1e-5 --texture-storage buffer | filecheck %s
 
 // relu directly on NHWC-logical buffers laid out as NCHW4c textures: the runtime uploads

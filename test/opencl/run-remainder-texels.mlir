@@ -5,9 +5,9 @@
 // one write_imagef, and only the remainder texel selects the pad value per lane. With 3
 // channels every texel is a remainder (the per-lane test is a constant): no version.
 // The results equal the numpy evaluator exactly.
-// RUN: physlayout run %s --entry relu_c3 --check --rtol 0 | filecheck %s
-// RUN: physlayout run %s --entry relu_c5 --check --rtol 0 | filecheck %s
-// RUN: physlayout run %s --entry relu_c6 --check --rtol 0 | filecheck %s
+// RUN: physlayout run --texture-storage image %s --entry relu_c3 --check --rtol 0 | filecheck %s
+// RUN: physlayout run --texture-storage image %s --entry relu_c5 --check --rtol 0 | filecheck %s
+// RUN: physlayout run --texture-storage image %s --entry relu_c6 --check --rtol 0 | filecheck %s
 // RUN: xdsl-opt %s -p 'apply-layout{rewrite-loops=true},flatten-buffers,vectorize-texels' -t opencl | filecheck %s --check-prefix=SOURCE
 // RUN: physlayout run %s --entry relu_c3 --check --rtol 0 --texture-storage buffer | filecheck %s
 // RUN: physlayout run %s --entry relu_c5 --check --rtol 0 --texture-storage buffer | filecheck %s

@@ -1,6 +1,6 @@
 // REQUIRES: opencl
-// RUN: physlayout run %s --entry ops --check --rtol 0 | filecheck %s
-// RUN: physlayout run %s --entry ops --print-opencl | filecheck %s --check-prefix=SOURCE
+// RUN: physlayout run --texture-storage image %s --entry ops --check --rtol 0 | filecheck %s
+// RUN: physlayout run --texture-storage image %s --entry ops --print-opencl | filecheck %s --check-prefix=SOURCE
 
 // Unsigned elements (ui8) are `uchar` in the kernel and numpy uint8 on the host; ops that
 // read signed numbers cast them to `char` first. test/python/test_opencl_types.py runs this
