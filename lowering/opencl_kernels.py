@@ -224,6 +224,17 @@ class KernelWriter:
     """Texels already read in the current work-item: (image, coordinate) -> (scope depth,
     the C variable holding it). An image is read-only in a kernel, so a read texel is the
     same wherever it is read again (in the same or an inner C scope)."""
+    lane_invariant: set[Operation] = field(default_factory=set[Operation])
+    """The pure ops of the lane loop being written whose values do not depend on the lane
+    (`opencl_control.lane_invariant_ops`); empty outside lane loops."""
+    lane_leaf: str = ""
+    """The index leaf of the lane loop being written ("" outside lane loops)."""
+    lane_values: dict[tuple[Operation, tuple[tuple[str, Expr], ...]], tuple[int, str]] = field(
+        default_factory=dict[tuple[Operation, tuple[tuple[str, Expr], ...]], tuple[int, str]]
+    )
+    """Lane-invariant values written by an earlier lane copy: (op, the values of the loops
+    unrolled inside the lane loop) -> (scope depth, its C variable). The four copies of a
+    lane loop's body compute these values alike, so later copies use the first one's."""
 
     @property
     def where(self) -> str:
@@ -261,8 +272,34 @@ class KernelWriter:
         self.texels = {k: v for k, v in self.texels.items() if not pattern.search(k[1])}
 
     def forget_texels(self, depth: int) -> None:
-        """Drop the texels read in scopes at `depth` or deeper (they are out of C scope)."""
+        """Drop the texels read, and the lane-invariant values declared, in scopes at `depth`
+        or deeper (they are out of C scope)."""
         self.texels = {k: v for k, v in self.texels.items() if v[0] < depth}
+        if self.lane_values:
+            self.lane_values = {k: v for k, v in self.lane_values.items() if v[0] < depth}
+
+    def lane_value_key(self, op: Operation) -> tuple[Operation, tuple[tuple[str, Expr], ...]] | None:
+        """The `lane_values` key of `op` in the current copy (None: `op` is not lane-invariant)."""
+        if op not in self.lane_invariant:
+            return None
+        leaf = self.lane_leaf
+        return op, tuple((n, v) for n, v in self.substitution.items() if n != leaf)
+
+    def reuse_lane_value(self, op: Operation) -> bool:
+        """Name `op`'s result by the C variable an earlier lane copy declared for it, when
+        there is one in scope (nothing is written then)."""
+        key = self.lane_value_key(op)
+        known = self.lane_values.get(key) if key is not None else None
+        if known is None:
+            return False
+        self.c_names[op.results[0]] = known[1]
+        return True
+
+    def keep_lane_value(self, op: Operation) -> None:
+        """Remember the C variable just declared for `op` when it is lane-invariant."""
+        key = self.lane_value_key(op)
+        if key is not None:
+            self.lane_values[key] = (self.depth, self.c_names[op.results[0]])
 
     # Values -----------------------------------------------------------------------------
 

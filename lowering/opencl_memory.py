@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import Float16Type, IndexType, IntegerType, VectorType
+from xdsl.dialects.builtin import Float16Type, IndexType, VectorType, i1
 from xdsl.ir import Attribute, BlockArgument, SSAValue
 
 from physlayout.dialects.buffer_layout import TEXEL_LANES, flattened_type, flattening_separators
@@ -131,7 +131,7 @@ class MemoryWriter(KernelWriter):
                 "64-bit index, but kernels compute index values as 32-bit int (store i32 "
                 "elements and arith.index_cast them)",
             )
-        boolean = accessed.element_type == IntegerType(1)
+        boolean = accessed.element_type == i1
         if boolean and lanes != 1:
             raise fail(where, f"vector loads of i1 elements ({accessed}) are not supported")
         half = isinstance(accessed.element_type, Float16Type)
@@ -214,7 +214,7 @@ class MemoryWriter(KernelWriter):
         buffer, accessed, offset = self.access_target(op)
         lanes = self.lanes_of(op.value.type)
         value = self.expr(op.value)
-        if accessed.element_type == IntegerType(1):
+        if accessed.element_type == i1:
             if lanes != 1 or buffer.texture:
                 raise fail(where, "only scalar stores of i1 elements into global buffers are supported")
             value = f"(uchar)({value})"

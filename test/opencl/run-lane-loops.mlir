@@ -6,6 +6,7 @@
 // RUN: physlayout run %S/target-lane-loops.mlir --entry three_channels --check --rtol 0 | filecheck %s
 // RUN: physlayout run %S/target-lane-loops.mlir --entry long_window --check --rtol 0 | filecheck %s
 // RUN: physlayout run %S/target-lane-loops.mlir --entry carried_column --check --rtol 0 | filecheck %s
+// RUN: physlayout run %S/target-lane-loops.mlir --entry guarded_window --check --rtol 0 | filecheck %s
 
 // CHECK: %t {{.*}} OK
 // CHECK-NEXT: %out {{.*}} OK
