@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from xdsl.dialects import affine, arith, func, scf
 from xdsl.dialects.builtin import (
@@ -130,6 +131,12 @@ class OpenCLProgram:
 
     source: str
     kernels: dict[str, KernelInfo]
+
+
+@lru_cache(maxsize=4096)
+def _words(text: str) -> frozenset[str]:
+    """The words (runs of `\\w`) of C text: a C variable occurs in it when it is one."""
+    return frozenset(re.findall(r"\w+", text))
 
 
 def fail(where: str, message: str) -> DiagnosticException:
@@ -266,16 +273,18 @@ class KernelWriter:
     def forget_texels_reading(self, names: set[str]) -> None:
         """Drop the texels whose coordinates read one of the C variables `names` (carried
         variables about to be assigned)."""
-        if not names:
+        if not names or not self.texels:
             return
-        pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
-        self.texels = {k: v for k, v in self.texels.items() if not pattern.search(k[1])}
+        for key in [k for k in self.texels if not names.isdisjoint(_words(k[1]))]:
+            del self.texels[key]
 
     def forget_texels(self, depth: int) -> None:
         """Drop the texels read, and the lane-invariant values declared, in scopes at `depth`
-        or deeper (they are out of C scope)."""
-        self.texels = {k: v for k, v in self.texels.items() if v[0] < depth}
-        if self.lane_values:
+        or deeper (they are out of C scope). Scopes close often (every unrolled `if`): the
+        tables are rebuilt only when they hold such an entry."""
+        if any(v[0] >= depth for v in self.texels.values()):
+            self.texels = {k: v for k, v in self.texels.items() if v[0] < depth}
+        if any(v[0] >= depth for v in self.lane_values.values()):
             self.lane_values = {k: v for k, v in self.lane_values.items() if v[0] < depth}
 
     def lane_value_key(self, op: Operation) -> tuple[Operation, tuple[tuple[str, Expr], ...]] | None:
@@ -323,9 +332,9 @@ class KernelWriter:
 
     def leaf_names(self, expr: Expr) -> dict[str, str]:
         """The C expression of each leaf of `expr`."""
-        dims = expr.dims()
-        names = {n: self.expr(v) for n, v in self.analysis.leaves.items() if n in dims}
-        names.update((n, c) for n, c in self.unrolled_leaves.items() if n in dims)
+        leaves, unrolled = self.analysis.leaves, self.unrolled_leaves
+        names = {n: self.expr(leaves[n]) for n in expr.dims() if n in leaves}
+        names.update((n, unrolled[n]) for n in expr.dims() if n in unrolled)
         return names
 
     def index(self, expr: Expr) -> str:
