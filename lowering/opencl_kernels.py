@@ -349,7 +349,7 @@ class KernelWriter:
 
     def substituted(self, expr: Expr) -> Expr:
         """`expr` in the current unrolled copy, simplified."""
-        if self.substitution:
+        if self.substitution and not self.substitution.keys().isdisjoint(expr.dims()):
             expr = expr.substitute(self.substitution)
         return simplify(expr, self.analysis.bounds)
 
