@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from results import cpu_seconds, machine, write_section
+from results import compile_bytecode, cpu_seconds, machine, write_section
 
 BIN = Path(sys.executable).parent
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,13 +92,6 @@ def pairs(memref_file: Path) -> list[Pair]:
         Pair("physlayout-opt, memref file", "xdsl-opt, memref file",
              [_tool("physlayout-opt"), small, "-o", os.devnull], xdsl_small),
     ]
-
-
-def compile_bytecode(commands: Sequence[Sequence[str]]) -> None:
-    """Run each command once with bytecode writing on (PYTHONDONTWRITEBYTECODE unset)."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    for command in commands:
-        subprocess.run(command, capture_output=True, env=env, check=False)
 
 
 def time_pair(pair: Pair, rounds: int) -> Timing:

@@ -65,6 +65,15 @@ def machine() -> str:
     )
 
 
+def compile_bytecode(commands: Sequence[Sequence[str]]) -> None:
+    """Run each command once with bytecode writing on (PYTHONDONTWRITEBYTECODE unset), so
+    that no timed run pays for compiling a changed module to bytecode (an installed package
+    ships its bytecode)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    for command in commands:
+        subprocess.run(command, capture_output=True, env=env, check=False)
+
+
 def cpu_seconds(command: Sequence[str], timeout: float) -> float | None:
     """CPU time (user + system) of `command`, None if it failed or timed out. CPU time, not
     wall time, so that other processes on the machine disturb the comparison less."""

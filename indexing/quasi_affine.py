@@ -340,7 +340,7 @@ class DivLike(Expr):
     keyword: ClassVar[str] = ""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.lhs, Expr):
+        if not _is_expr(self.lhs):
             raise ValueError(f"operand of {self.keyword} must be an expression, got {self.lhs!r}")
         object.__setattr__(self, "divisor", _check_divisor(self.divisor))
 
@@ -387,9 +387,18 @@ class Mod(DivLike):
         return self.lhs.substitute(mapping) % self.divisor
 
 
+_NODES = frozenset({Dim, Const, Add, Mul, FloorDiv, CeilDiv, Mod})
+"""The expression classes: their instances are expressions without `isinstance` (an ABC
+check, slow enough to show in the cost of building expressions)."""
+
+
+def _is_expr(value: object) -> bool:
+    return type(value) in _NODES or isinstance(value, Expr)
+
+
 def _check_operands(node: Expr, lhs: object, rhs: object) -> None:
     """Raise ValueError unless both operands of a binary node are expressions."""
-    if not isinstance(lhs, Expr) or not isinstance(rhs, Expr):
+    if not _is_expr(lhs) or not _is_expr(rhs):
         raise ValueError(
             f"operands of {type(node).__name__} must be expressions, got {lhs!r} and {rhs!r}"
         )

@@ -84,8 +84,10 @@ parallel/yield`, `affine.for/parallel/yield` with constant or expression bounds,
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO
+from functools import cache
+from typing import IO, Any
 
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, func, scf
@@ -120,27 +122,36 @@ class _Writer(MemoryWriter, ArithWriter, ControlFlowWriter):
     """The OpenCL writer of one `func.func`: every op family, dispatched by `emit`."""
 
     def emit(self, op: Operation) -> None:
-        if op not in self.emitted and not isinstance(op, scf.YieldOp | affine.YieldOp):
+        writer = _writer_of(type(op))
+        if op not in self.emitted and writer is not _Writer.emit_yield:
             return
-        match op:
-            case arith.ConstantOp() | DataOp() | DeclBufferOp():
-                return
-            case LoadOp():
-                self.emit_load(op)
-            case StoreOp():
-                self.emit_store(op)
-            case scf.ForOp():
-                self.emit_scf_for(op)
-            case affine.ForOp():
-                self.emit_affine_for(op)
-            case scf.ParallelOp() | affine.ParallelOp():
-                self.emit_parallel(op)
-            case scf.IfOp():
-                self.emit_if(op)
-            case scf.YieldOp() | affine.YieldOp():
-                self.emit_yield(op)
-            case _:
-                self.emit_pure(op)
+        writer(self, op)
+
+    def skip(self, op: Operation) -> None:
+        """Constants (written inline where used) and declarations write nothing."""
+
+
+_WRITERS: tuple[tuple[tuple[type[Operation], ...], Callable[[_Writer, Any], None]], ...] = (
+    ((arith.ConstantOp, DataOp, DeclBufferOp), _Writer.skip),
+    ((LoadOp,), _Writer.emit_load),
+    ((StoreOp,), _Writer.emit_store),
+    ((scf.ForOp,), _Writer.emit_scf_for),
+    ((affine.ForOp,), _Writer.emit_affine_for),
+    ((scf.ParallelOp, affine.ParallelOp), _Writer.emit_parallel),
+    ((scf.IfOp,), _Writer.emit_if),
+    ((scf.YieldOp, affine.YieldOp), _Writer.emit_yield),
+)
+"""Which `_Writer` method writes which ops (the others are `emit_pure`'s)."""
+
+
+@cache
+def _writer_of(kind: type[Operation]) -> Callable[[_Writer, Any], None]:
+    """The method of `_WRITERS` for ops of class `kind`, looked up once per class (an
+    `isinstance` chain per op showed in the cost of writing unrolled kernels)."""
+    for classes, writer in _WRITERS:
+        if issubclass(kind, classes):
+            return writer
+    return _Writer.emit_pure
 
 
 # The program ------------------------------------------------------------------------------

@@ -28,7 +28,16 @@ class ArithWriter(KernelWriter):
         (their `_long` forms for 64-bit integers),
         `affine.min`/`max`, `vector.extract`/`insert`/`reduction`, else the C operator or builtin of
         `opencl_c.op_expression`. Raises a located `DiagnosticException` for anything else (ops with
-        regions, side effects or several results, vector selects and comparisons)."""
+        regions, side effects or several results, vector selects and comparisons). In the
+        second to fourth copy of a lane loop's body, a lane-invariant op is not written again:
+        its result is the first copy's C variable (`KernelWriter.lane_values`)."""
+        if self.reuse_lane_value(op):
+            return
+        self.write_pure(op)
+        self.keep_lane_value(op)
+
+    def write_pure(self, op: Operation) -> None:
+        """Declare the C value of `op` (`emit_pure`, without the lane copies' reuse)."""
         where = self.at(op)
         if op.regions or not is_pure_op(op) or len(op.results) != 1:
             raise fail(where, "operation is not supported by the OpenCL target")

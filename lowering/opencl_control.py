@@ -10,6 +10,15 @@ the innermost body in all). The copies run in the original order (same operation
 order: the result is bit-identical); what changes is that each copy's texel coordinates are
 the same expressions, so the texel read by the first copy is kept in a `float4` and the
 other three copies use its lanes: one `read_imagef` per input texel instead of four.
+
+Lane-invariant values. The pure ops of a lane loop's body that do not depend on the lane
+(`lane_invariant_ops`: the clamped and guarded coordinates of a padded convolution's taps,
+their bound checks) compute the same values in all four copies. The first copy declares
+them; the other three use its C variables (per iteration of the loops unrolled inside the
+lane loop) instead of writing them again. So their texel coordinates are the same C text
+and the texel is read once (without this, coordinates computed by ops had fresh names in
+each copy and every copy read the texel again), and the kernel's C is that much smaller.
+The values are the same, so the results are bit-identical.
 """
 
 from __future__ import annotations
@@ -23,7 +32,7 @@ from physlayout.dialects.buffer_layout import TEXEL_LANES
 from physlayout.dialects.layout import LoadOp
 from physlayout.indexing.quasi_affine import Add, Const, Dim, Expr, Mul
 from physlayout.lowering.opencl_kernels import KernelWriter, fail
-from physlayout.lowering.opencl_parallel import BandDim, for_range, loop_dims
+from physlayout.lowering.opencl_parallel import BandDim, for_range, is_pure_op, loop_dims
 
 UNROLL_LIMIT = 128
 """The most copies of a loop body a lane loop is unrolled into (lanes x inner trips)."""
@@ -47,6 +56,26 @@ def _copies(block: Block) -> int | None:
                 return None
             most = max(most, dim.trip_count * inner_copies)
     return most
+
+
+def lane_invariant_ops(body: Block) -> set[Operation]:
+    """The pure ops of a lane loop's `body` whose values do not depend on its induction
+    variable: none of their operands is a block argument (the lane, carried values, the
+    variables of loops that are not unrolled) or a result of an op that is not one of them.
+    The induction variables of the `for` loops inside, unrolled with the lane loop, do not
+    make an op lane-dependent: each unrolled copy is keyed by their values."""
+    varying: set[SSAValue] = set(body.args)
+    invariant: set[Operation] = set()
+    for op in body.walk():
+        for region in op.regions:
+            for block in region.blocks:
+                unrolled = isinstance(op, scf.ForOp | affine.ForOp)
+                varying.update(block.args[1:] if unrolled else block.args)
+        if is_pure_op(op) and len(op.results) == 1 and not any(v in varying for v in op.operands):
+            invariant.add(op)
+        else:
+            varying.update(op.results)
+    return invariant
 
 
 class ControlFlowWriter(KernelWriter):
@@ -118,9 +147,14 @@ class ControlFlowWriter(KernelWriter):
         self.open(f"for (int {block} = {first}; {block} < {end}; {block} += 1)")
         self.unrolling += 1
         self.carried.append(names)
+        iv = self.analysis.expr_of(dim.iv)
+        assert isinstance(iv, Dim)
+        self.lane_leaf, self.lane_invariant = iv.name, lane_invariant_ops(op.body.block)
         for lane in range(TEXEL_LANES):
             value = Add(Mul(Dim(leaf), Const(TEXEL_LANES)), Const(lane))
             self.emit_copy(op.body.block, value, f"({block} * {TEXEL_LANES} + {lane})")
+        self.lane_leaf, self.lane_invariant = "", set()
+        self.lane_values.clear()
         self.carried.pop()
         self.unrolling -= 1
         self.close()

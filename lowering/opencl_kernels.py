@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from xdsl.dialects import affine, arith, func, scf
 from xdsl.dialects.builtin import (
@@ -140,6 +141,12 @@ class OpenCLProgram:
     `__global` array of texels, `KernelWriter.texture_buffers`)."""
 
 
+@lru_cache(maxsize=4096)
+def _words(text: str) -> frozenset[str]:
+    """The words (runs of `\\w`) of C text: a C variable occurs in it when it is one."""
+    return frozenset(re.findall(r"\w+", text))
+
+
 def fail(where: str, message: str) -> DiagnosticException:
     """The diagnostic of an op or function this target cannot compile: `opencl: WHERE: MESSAGE`
     (`where` as `KernelWriter.where`/`at` spell it). Returned, not raised: `raise fail(...)`."""
@@ -239,6 +246,17 @@ class KernelWriter:
     """Texels already read in the current work-item: (image, coordinate) -> (scope depth,
     the C variable holding it). An image is read-only in a kernel, so a read texel is the
     same wherever it is read again (in the same or an inner C scope)."""
+    lane_invariant: set[Operation] = field(default_factory=set[Operation])
+    """The pure ops of the lane loop being written whose values do not depend on the lane
+    (`opencl_control.lane_invariant_ops`); empty outside lane loops."""
+    lane_leaf: str = ""
+    """The index leaf of the lane loop being written ("" outside lane loops)."""
+    lane_values: dict[tuple[Operation, tuple[tuple[str, Expr], ...]], tuple[int, str]] = field(
+        default_factory=dict[tuple[Operation, tuple[tuple[str, Expr], ...]], tuple[int, str]]
+    )
+    """Lane-invariant values written by an earlier lane copy: (op, the values of the loops
+    unrolled inside the lane loop) -> (scope depth, its C variable). The four copies of a
+    lane loop's body compute these values alike, so later copies use the first one's."""
 
     @property
     def where(self) -> str:
@@ -270,14 +288,42 @@ class KernelWriter:
     def forget_texels_reading(self, names: set[str]) -> None:
         """Drop the texels whose coordinates read one of the C variables `names` (carried
         variables about to be assigned)."""
-        if not names:
+        if not names or not self.texels:
             return
-        pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
-        self.texels = {k: v for k, v in self.texels.items() if not pattern.search(k[1])}
+        for key in [k for k in self.texels if not names.isdisjoint(_words(k[1]))]:
+            del self.texels[key]
 
     def forget_texels(self, depth: int) -> None:
-        """Drop the texels read in scopes at `depth` or deeper (they are out of C scope)."""
-        self.texels = {k: v for k, v in self.texels.items() if v[0] < depth}
+        """Drop the texels read, and the lane-invariant values declared, in scopes at `depth`
+        or deeper (they are out of C scope). Scopes close often (every unrolled `if`): the
+        tables are rebuilt only when they hold such an entry."""
+        if any(v[0] >= depth for v in self.texels.values()):
+            self.texels = {k: v for k, v in self.texels.items() if v[0] < depth}
+        if any(v[0] >= depth for v in self.lane_values.values()):
+            self.lane_values = {k: v for k, v in self.lane_values.items() if v[0] < depth}
+
+    def lane_value_key(self, op: Operation) -> tuple[Operation, tuple[tuple[str, Expr], ...]] | None:
+        """The `lane_values` key of `op` in the current copy (None: `op` is not lane-invariant)."""
+        if op not in self.lane_invariant:
+            return None
+        leaf = self.lane_leaf
+        return op, tuple((n, v) for n, v in self.substitution.items() if n != leaf)
+
+    def reuse_lane_value(self, op: Operation) -> bool:
+        """Name `op`'s result by the C variable an earlier lane copy declared for it, when
+        there is one in scope (nothing is written then)."""
+        key = self.lane_value_key(op)
+        known = self.lane_values.get(key) if key is not None else None
+        if known is None:
+            return False
+        self.c_names[op.results[0]] = known[1]
+        return True
+
+    def keep_lane_value(self, op: Operation) -> None:
+        """Remember the C variable just declared for `op` when it is lane-invariant."""
+        key = self.lane_value_key(op)
+        if key is not None:
+            self.lane_values[key] = (self.depth, self.c_names[op.results[0]])
 
     # Values -----------------------------------------------------------------------------
 
@@ -301,9 +347,9 @@ class KernelWriter:
 
     def leaf_names(self, expr: Expr) -> dict[str, str]:
         """The C expression of each leaf of `expr`."""
-        dims = expr.dims()
-        names = {n: self.expr(v) for n, v in self.analysis.leaves.items() if n in dims}
-        names.update((n, c) for n, c in self.unrolled_leaves.items() if n in dims)
+        leaves, unrolled = self.analysis.leaves, self.unrolled_leaves
+        names = {n: self.expr(leaves[n]) for n in expr.dims() if n in leaves}
+        names.update((n, unrolled[n]) for n in expr.dims() if n in unrolled)
         return names
 
     def index(self, expr: Expr) -> str:
@@ -318,7 +364,7 @@ class KernelWriter:
 
     def substituted(self, expr: Expr) -> Expr:
         """`expr` in the current unrolled copy, simplified."""
-        if self.substitution:
+        if self.substitution and not self.substitution.keys().isdisjoint(expr.dims()):
             expr = expr.substitute(self.substitution)
         return simplify(expr, self.analysis.bounds)
 

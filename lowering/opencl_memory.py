@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import Float16Type, IndexType, IntegerType, VectorType
+from xdsl.dialects.builtin import Float16Type, IndexType, VectorType, i1
 from xdsl.ir import Attribute, BlockArgument, SSAValue
 
 from physlayout.dialects.buffer_layout import TEXEL_LANES, flattened_type, flattening_separators
@@ -86,17 +86,13 @@ class MemoryWriter(KernelWriter):
         """`global_flat` as a C index expression."""
         return self.index(self.global_flat(op, accessed, offset))
 
-    def aligned(
-        self, op: LoadOp | StoreOp, buffer: BufferArg, accessed: BufferType, offset: int,
-        lanes: int,
-    ) -> bool:
-        """A vector access whose element index is a provable multiple of its lane count
-        (power of two) is naturally aligned (device buffers start aligned; a parameter
-        with an offset argument may not): it is a plain vector load/store, which compilers
-        handle better than vloadN/vstoreN."""
+    def aligned(self, flat: Expr, buffer: BufferArg, lanes: int) -> bool:
+        """A vector access whose element index `flat` (`global_flat`) is a provable multiple
+        of its lane count (power of two) is naturally aligned (device buffers start aligned;
+        a parameter with an offset argument may not): it is a plain vector load/store, which
+        compilers handle better than vloadN/vstoreN."""
         if lanes not in (2, 4, 8, 16) or buffer.offset_name is not None:
             return False
-        flat = self.global_flat(op, accessed, offset)
         return simplify(Mod(flat, lanes), self.analysis.bounds) == Const(0)
 
     def texel_exprs(self, op: LoadOp | StoreOp, accessed: BufferType) -> tuple[Expr, Expr, Expr]:
@@ -180,7 +176,7 @@ class MemoryWriter(KernelWriter):
                 "64-bit index, but kernels compute index values as 32-bit int (store i32 "
                 "elements and arith.index_cast them)",
             )
-        boolean = accessed.element_type == IntegerType(1)
+        boolean = accessed.element_type == i1
         if boolean and lanes != 1:
             raise fail(where, f"vector loads of i1 elements ({accessed}) are not supported")
         half = isinstance(accessed.element_type, Float16Type)
@@ -193,11 +189,12 @@ class MemoryWriter(KernelWriter):
                 self.declare(op.result, f"vload_half{lanes}(0, {buffer.name} + {index})", where)
             return
         if not buffer.texture:
-            index = self.global_index(op, accessed, offset)
+            flat = self.global_flat(op, accessed, offset)
+            index = self.index(flat)
             if lanes == 1:
                 read = f"{buffer.name}[{index}]"
                 self.declare(op.result, f"({read} != 0)" if boolean else read, where)
-            elif self.aligned(op, buffer, accessed, offset, lanes):
+            elif self.aligned(flat, buffer, lanes):
                 vector_type = self.c_type(op.result.type, where)
                 pointer = f"(__global const {vector_type}*)({buffer.name} + {index})"
                 self.declare(op.result, f"*{pointer}", where)
@@ -263,7 +260,7 @@ class MemoryWriter(KernelWriter):
         buffer, accessed, offset = self.access_target(op)
         lanes = self.lanes_of(op.value.type)
         value = self.expr(op.value)
-        if accessed.element_type == IntegerType(1):
+        if accessed.element_type == i1:
             if lanes != 1 or buffer.texture:
                 raise fail(where, "only scalar stores of i1 elements into global buffers are supported")
             value = f"(uchar)({value})"
@@ -279,13 +276,14 @@ class MemoryWriter(KernelWriter):
                 self.line(f"vstore_half{lanes}_rte({value}, 0, {buffer.name} + {index});")
             return
         if not buffer.texture:
-            index = self.global_index(op, accessed, offset)
+            flat = self.global_flat(op, accessed, offset)
+            index = self.index(flat)
             if lanes == 1:
                 self.line(f"{buffer.name}[{index}] = {value};")
             elif isinstance(accessed.element_type, IndexType):
                 # `long` elements: the `int` lanes widen exactly
                 self.line(f"vstore{lanes}(convert_long{lanes}({value}), 0, {buffer.name} + {index});")
-            elif self.aligned(op, buffer, accessed, offset, lanes):
+            elif self.aligned(flat, buffer, lanes):
                 vector_type = self.c_type(op.value.type, where)
                 self.line(f"*(__global {vector_type}*)({buffer.name} + {index}) = {value};")
             else:

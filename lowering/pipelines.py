@@ -406,6 +406,15 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
 
 
 
+def ends_lowered_for_opencl(pipeline: PassPipeline) -> bool:
+    """Whether `pipeline` ends with `physlayout-adreno` or `physlayout-opencl`: its output is
+    ready for `-t opencl`, running `physlayout-opencl` on it again would change nothing
+    (`runtime.opencl.lower_module`'s `lowered_already`)."""
+    return bool(pipeline.passes) and isinstance(
+        pipeline.passes[-1], PhyslayoutAdrenoPass | PhyslayoutOpenCLPass
+    )
+
+
 def lifts_params(pipeline: PassPipeline) -> bool:
     """Whether `pipeline` runs `lift-transform-params`, alone or in a declared pipeline (the
     work on parameters then runs once, in `@main_prepare`)."""

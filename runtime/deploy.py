@@ -16,6 +16,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.utils.exceptions import DiagnosticException
 
+from physlayout.lowering.pipelines import ends_lowered_for_opencl
 from physlayout.runtime.artifact import Artifact
 from physlayout.runtime.boundary import add_boundary_functions
 from physlayout.runtime.device import DeviceLimits
@@ -67,17 +68,20 @@ def compile_artifact(
         )
     module = source
     shapes: dict[int, tuple[int, ...]] = {}
+    lowered_already = False
     if graph:
 
         def mixed_precision(graph: ModuleOp) -> None:
             apply_precision(graph, pipeline, limits, precision)
 
         module = apply_verified_once(pipeline, limits, source, mixed_precision, schedules)
+        lowered_already = ends_lowered_for_opencl(device_pipeline(pipeline, limits))
         signature = _function(source, entry).function_type
         types = [*signature.inputs.data, *signature.outputs.data]
         shapes = {i: tuple(t.get_shape()) for i, t in enumerate(types) if isinstance(t, TensorType)}
     else:
         module = source.clone()
+    lowered_names = {op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp)}
     boundary = [] if physical_io else add_boundary_functions(module, _function(module, entry))
     # an entry lift-transform-params split: its parameters go to @ENTRY_prepare, run once
     prepare = f"{entry}_prepare"
@@ -86,7 +90,14 @@ def compile_artifact(
         add_boundary_functions(module, _function(module, prepare)) if split and not physical_io else []
     )
     graph_args = [a.name_hint or str(a.index) for a in _function(source, entry).body.blocks[0].args]
-    lowered = lower_module(module, limits, remarks=remarks)
+    # physlayout-adreno's output needs no physlayout-opencl again, unless functions were
+    # added since (boundary kernels; a graph entry's tensors need none, so in practice never)
+    added = any(
+        isinstance(op, func.FuncOp) and op.sym_name.data not in lowered_names for op in module.ops
+    )
+    lowered = lower_module(
+        module, limits, remarks=remarks, lowered_already=lowered_already and not added
+    )
     options: dict[str, Any] = {
         "pipeline": pipeline if graph else None,
         "max_image_width": limits.max_image_width,

@@ -6,6 +6,8 @@
 // RUN: physlayout run --texture-storage image %S/target-lane-loops.mlir --entry three_channels --check --rtol 0 | filecheck %s
 // RUN: physlayout run --texture-storage image %S/target-lane-loops.mlir --entry long_window --check --rtol 0 | filecheck %s
 // RUN: physlayout run --texture-storage image %S/target-lane-loops.mlir --entry carried_column --check --rtol 0 | filecheck %s
+// RUN: physlayout run --texture-storage image %S/target-lane-loops.mlir --entry guarded_window --check --rtol 0 | filecheck %s
+// RUN: physlayout run --texture-storage buffer %S/target-lane-loops.mlir --entry guarded_window --check --rtol 0 | filecheck %s
 
 // CHECK: %t {{.*}} OK
 // CHECK-NEXT: %out {{.*}} OK

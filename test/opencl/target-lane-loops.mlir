@@ -170,3 +170,57 @@ func.func @carried_column(%t: !layout.buffer<1x1x9x4xf32, transform = #layout.in
   }
   func.return
 }
+
+// A 1 x 3 window over 8 channels with a zero border, the taps' columns clamped and
+// guarded by ops (as a padded convolution reads its input): those ops do not depend on the
+// lane, so only the first lane copy writes them and the other three use its variables; the
+// clamped column is then the same C text in all four copies and each tap's texel is read
+// once per block of four channels (three reads per block, not twelve).
+// CHECK-LABEL: __kernel void guarded_window(__read_only image2d_t t, __global float* out) {
+// CHECK:         for (int [[B:[a-z0-9_]+]] = 0; [[B]] < 2; [[B]] += 1) {
+// CHECK:           int [[C0:col[a-z0-9_]*]] = min(
+// CHECK:           float4 [[T0:texel[0-9]*]] = read_imagef(t, px_sampler, (int2)([[C0]], [[B]] * 5 + h));
+// CHECK:           int [[C1:col[a-z0-9_]*]] = min(
+// CHECK:           float4 {{texel[0-9]*}} = read_imagef(t, px_sampler, (int2)([[C1]], [[B]] * 5 + h));
+// CHECK:           int [[C2:col[a-z0-9_]*]] = min(
+// CHECK:           float4 [[T2:texel[0-9]*]] = read_imagef(t, px_sampler, (int2)([[C2]], [[B]] * 5 + h));
+// CHECK-NOT:       {{read_imagef|max\(|min\(}}
+// CHECK:           = [[T0]].s1;
+// CHECK-NOT:       {{read_imagef|max\(|min\(}}
+// CHECK:           = [[T2]].s3;
+// CHECK-NOT:       read_imagef
+// CHECK:         out[h * 7 + w] =
+func.func @guarded_window(%t: !layout.buffer<1x5x7x8xf32, transform = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h, w, c mod 4)>, scope = "global.texture">, %out: !layout.buffer<1x5x7xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
+  %c6 = arith.constant 6 : index
+  %c7 = arith.constant 7 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %n = %c0 to %c1 step %c1 {
+    scf.for %h = %c0 to %c5 step %c1 {
+      scf.for %w = %c0 to %c7 step %c1 {
+        %s = scf.for %c = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (f32) {
+          %s1 = scf.for %kw = %c0 to %c3 step %c1 iter_args(%acc1 = %acc) -> (f32) {
+            %wk = arith.addi %w, %kw : index
+            %ww = arith.subi %wk, %c1 : index
+            %lo = arith.maxsi %ww, %c0 : index
+            %col = arith.minsi %lo, %c6 : index
+            %above = arith.cmpi sge, %ww, %c0 : index
+            %below = arith.cmpi slt, %ww, %c7 : index
+            %inside = arith.andi %above, %below : i1
+            %v = layout.load %t[%n, %h, %col, %c] : !layout.buffer<1x5x7x8xf32, transform = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h, w, c mod 4)>, scope = "global.texture">, f32
+            %g = arith.select %inside, %v, %zero : f32
+            %a = arith.addf %acc1, %g : f32
+            scf.yield %a : f32
+          }
+          scf.yield %s1 : f32
+        }
+        layout.store %s, %out[%n, %h, %w] : !layout.buffer<1x5x7xf32>, f32
+      }
+    }
+  }
+  func.return
+}

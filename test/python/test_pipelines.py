@@ -211,6 +211,35 @@ def test_a_module_lowered_by_the_graph_pipeline_is_not_lowered_again() -> None:
     )
 
 
+@pytest.mark.parametrize("physical_io", [False, True])
+def test_compile_artifact_does_not_lower_the_graph_pipelines_output_again(
+    monkeypatch: pytest.MonkeyPatch, physical_io: bool
+) -> None:
+    """After `physlayout-adreno`, `compile_artifact` does not run `physlayout-opencl` again
+    (the graph entry's tensors need no boundary kernels), and the artifact is the one that
+    lowering the whole module again gives, byte for byte."""
+    import physlayout.runtime.deploy as deploy
+    from physlayout.runtime.plan_json import dumps
+
+    source_text = (ROOT / "examples" / "rfc_conv_relu_conv.mlir").read_text()
+    limits = DeviceLimits(True, 16384, 16384, False, True)
+    runs: list[str] = []
+    original = PhyslayoutOpenCLPass.passes
+
+    def spied(self: PhyslayoutOpenCLPass) -> tuple[ModulePass, ...]:
+        runs.append(self.name)
+        return original(self)
+
+    monkeypatch.setattr(PhyslayoutOpenCLPass, "passes", spied)
+    once = deploy.compile_artifact(parse_module(source_text), "main", limits, physical_io=physical_io)
+    assert runs == []
+    monkeypatch.setattr(deploy, "ends_lowered_for_opencl", lambda _pipeline: False)
+    again = deploy.compile_artifact(parse_module(source_text), "main", limits, physical_io=physical_io)
+    assert runs == ["physlayout-opencl"]  # the whole module lowered again, as before
+    assert once.kernels == again.kernels
+    assert dumps(once.plan) == dumps(again.plan)
+
+
 def test_verify_each_false_skips_only_the_verifications(monkeypatch: pytest.MonkeyPatch) -> None:
     """`physlayout-adreno{verify-each=false}`: the same IR, without the verification after
     each pass (on by default: once per pass that changed the module, and after the
