@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from math import prod
 
 from xdsl.dialects import affine, arith, func, scf
 from xdsl.dialects.builtin import (
@@ -49,6 +50,7 @@ from physlayout.lowering.opencl_c import (
     index_c,
     storage_c_type,
 )
+from physlayout.lowering.opencl_coverage import writes_whole
 from physlayout.lowering.opencl_parallel import (
     LOOPS,
     BandDim,
@@ -93,6 +95,10 @@ class KernelArg:
     offset_argument: bool = False
     """Global buffers: the kernel takes the buffer's element offset in its storage as an
     extra `int` argument right after it (some call may pass a view at an offset)."""
+    covers: bool = False
+    """Buffers: the kernel's unconditional stores write every element of the parameter's
+    flat physical shape (`lowering/opencl_coverage.py`): a fill just before it is dead
+    unless the kernel also reads the parameter."""
 
     @property
     def image_size(self) -> tuple[int, int]:
@@ -548,7 +554,7 @@ class KernelWriter:
     def kernel_arg(self, arg: BlockArgument, name: str) -> KernelArg:
         """The `KernelArg` the runtime binds for parameter `arg`: a scalar, or a global/texture
         buffer with its flat shape, whether any launch reads or writes it, and whether it takes
-        an element-offset argument."""
+        an element-offset argument, and whether its stores write every element of it."""
         buffer = self.buffers.get(arg)
         if buffer is None:
             return KernelArg(name, "scalar", arg.type, self.c_type(arg.type, self.where))
@@ -562,6 +568,7 @@ class KernelWriter:
             arg in self.reads,
             arg in self.writes,
             buffer.offset_name is not None,
+            arg in self.writes and writes_whole(self.function, arg, prod(buffer.flat_shape)),
         )
 
     def write_segment(
