@@ -266,17 +266,20 @@ class DeviceStorage:
     dtype: np.dtype[Any]
     memory: Any
 
-    def upload(self, physical: np.ndarray) -> None:
-        """Copy `physical` (an array in the physical layout) to the device."""
+    def upload(self, physical: np.ndarray, wait: bool = True) -> None:
+        """Copy `physical` (an array in the physical layout) to the device; without `wait`
+        the copy is only enqueued (the caller must not change `physical` before the queue
+        has run it: pyopencl keeps the array alive until then)."""
         cl = pyopencl_module()
         data = np.ascontiguousarray(physical, dtype=self.dtype).reshape(self.physical_shape)
         if self.kind == "texture":
             rows, cols = self.physical_shape
             cl.enqueue_copy(
-                self.runtime.queue, self.memory, data, origin=(0, 0), region=(cols // 4, rows)
-            )
+                self.runtime.queue, self.memory, data, origin=(0, 0), region=(cols // 4, rows),
+                is_blocking=wait,
+            )  # fmt: skip
         else:
-            cl.enqueue_copy(self.runtime.queue, self.memory, data)
+            cl.enqueue_copy(self.runtime.queue, self.memory, data, is_blocking=wait)
 
     def download(self) -> np.ndarray:
         """The device contents as an array of the physical shape."""
