@@ -281,7 +281,9 @@ class PlanRunner:
         self.storage: dict[int, DeviceStorage] = dict(bound or {})
         self.kernels: dict[str, Any] = kernels if kernels is not None else {}
         self._limits: dict[str, int] = {}
-        self._ready: dict[tuple[Step, ...], list[_Action]] = {}
+        self._ready: dict[int, tuple[tuple[Step, ...], list[_Action]]] = {}
+        """Per sequence of steps (by identity: hashing a plan's steps costs more than a
+        small model's launches), the sequence and its actions."""
 
     def run(
         self,
@@ -306,11 +308,15 @@ class PlanRunner:
     def ready(self, steps: tuple[Step, ...]) -> list[_Action]:
         """The actions of `steps`, made once per sequence (see the class docstring); an
         allocate step is done here and has none."""
-        actions = self._ready.get(steps)
+        known = self._ready.get(id(steps))
+        if known is not None and known[0] is steps:
+            return known[1]
+        # an equal sequence made ready before shares its actions
+        actions = next((a for seq, a in self._ready.values() if seq == steps), None)
         if actions is None:
             made = [self._action(step) for step in steps]
             actions = [a for a in made if a is not None]
-            self._ready[steps] = actions
+        self._ready[id(steps)] = (steps, actions)
         return actions
 
     def _action(self, step: Step) -> _Action | None:
