@@ -21,12 +21,15 @@ stores contains every element of its physical storage:
   elements as the storage: its indices are then row-major positions in the storage;
 - its index expressions (read by `IndexAnalysis`) are quasi-affine in the enclosing loops'
   induction variables and `arith.minsi`/`maxsi` of such (a clamp): any other leaf (a
-  loaded value, a kernel argument) refuses the store. A loop variable ranges exactly
-  over `lower + step * k`, `0 <= k < trip count`; a `vector<N>` store writes N
+  loaded value, a kernel argument) refuses the store. A loop variable takes exactly
+  the values `lower + step * k`, `0 <= k < trip count`; a `vector<N>` store writes N
   consecutive innermost elements;
-- isl decides exactly whether the box of the view's shape is a subset of the union of the
-  stored points (points outside the box are out-of-bounds accesses, undefined behaviour,
-  and never count).
+- the proof is exhaustive, so exact: every iteration of the store's loops is enumerated
+  (numpy, all at once), its guards and indices evaluated, and the elements written are
+  marked; the parameter is covered when every element is marked (an index outside the
+  view is an out-of-bounds access, undefined behaviour, and never counts). A parameter
+  whose stores run more than `MAX_POINTS` iterations in all is not examined (its fill
+  stays).
 
 Anything the rule does not model answers False: the fill is kept, which is always sound.
 Whether the kernel also reads the parameter is the caller's business (`KernelArg.read`).
@@ -34,53 +37,82 @@ Whether the kernel also reads the parameter is the caller's business (`KernelArg
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from math import prod
+from typing import Any
 
-import islpy as isl
+import numpy as np
 from xdsl.dialects import affine, arith, func, scf
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from physlayout.dialects.layout import BufferType, StoreOp
 from physlayout.indexing.bridges.arith import IndexAnalysis
-from physlayout.indexing.bridges.isl import build_box, expr_to_isl
-from physlayout.indexing.quasi_affine import Add, Dim, Expr
 from physlayout.lowering.opencl_parallel import LOOPS, BandDim, for_range, loop_dims
 from physlayout.transforms.buffer_aliases import trace_declarations
 from physlayout.transforms.dependence import access_lanes
+
+MAX_POINTS = 1 << 22
+"""The most store iterations (all stores of one parameter together) enumerated."""
+
+Grid = Any
+"""An integer or boolean numpy array over the iterations of one store's loops (one axis
+per loop dimension, broadcast)."""
+
+
+def covered_parameters(
+    function: func.FuncOp, elements: Mapping[BlockArgument, int]
+) -> set[BlockArgument]:
+    """The buffer parameters of the kernel `function` among `elements` (each with the
+    element count of the storage bound to it) whose every element it writes (module
+    docstring). One walk of the function for all of them."""
+    stores: dict[BlockArgument, list[StoreOp]] = {}
+    for op in function.walk():
+        if isinstance(op, StoreOp):
+            root = trace_declarations(op.buffer)[0]
+            if isinstance(root, BlockArgument) and root in elements:
+                stores.setdefault(root, []).append(op)
+    analysis = IndexAnalysis()
+    return {
+        param
+        for param, found in stores.items()
+        if _covers(function, found, elements[param], analysis)
+    }
 
 
 def writes_whole(function: func.FuncOp, param: BlockArgument, elements: int) -> bool:
     """Whether the kernel `function` writes every one of the `elements` elements of the
     storage bound to its buffer parameter `param` (module docstring)."""
-    analysis = IndexAnalysis()
-    written: isl.Set | None = None
-    box_shape: tuple[int, ...] | None = None
-    for op in function.walk():
-        if not isinstance(op, StoreOp):
-            continue
-        root, offset = trace_declarations(op.buffer)
+    return param in covered_parameters(function, {param: elements})
+
+
+def _covers(
+    function: func.FuncOp, stores: Sequence[StoreOp], elements: int, analysis: IndexAnalysis
+) -> bool:
+    written = np.zeros(elements, dtype=bool)
+    budget = MAX_POINTS
+    for op in stores:
+        offset = trace_declarations(op.buffer)[1]
         view = op.buffer.type
-        if root is not param or offset or not isinstance(view, BufferType):
+        if offset or not isinstance(view, BufferType):
             continue
         shape = tuple(view.get_shape())
-        if view.get_transforms() or prod(shape) != elements:
+        context = _context(op, function)
+        if view.get_transforms() or prod(shape) != elements or context is None:
             continue
-        if box_shape is not None and shape != box_shape:
-            return False  # two views of one storage: not compared here
-        points = _stored_points(op, function, analysis)
-        if points is None:
-            continue
-        box_shape = shape
-        written = points if written is None else written.union(points)
-    if written is None or box_shape is None:
-        return False
-    return bool(build_box(box_shape).is_subset(written))
+        budget -= prod(d.trip_count for d in context.dims)
+        if budget < 0:
+            return False
+        flat = _stored_elements(op, shape, context, analysis)
+        if flat is not None:
+            written[flat] = True
+    return bool(written.all())
 
 
-_RELATIONS = {"eq": "=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">="}
-_NEGATED = {"eq": "ne", "ne": "eq", "slt": "sge", "sge": "slt", "sle": "sgt", "sgt": "sle"}
+_RELATIONS = {
+    "eq": np.equal, "ne": np.not_equal, "slt": np.less, "sle": np.less_equal,
+    "sgt": np.greater, "sge": np.greater_equal,
+}  # fmt: skip
 
 
 @dataclass
@@ -116,107 +148,82 @@ def _context(op: Operation, function: func.FuncOp) -> _Context | None:
 
 
 @dataclass
-class _Printer:
-    """Index values and conditions of one store as isl text over its loop variables."""
+class _Evaluator:
+    """Index values and conditions of one store over all iterations of its loops."""
 
     analysis: IndexAnalysis
-    by_iv: dict[SSAValue, int]
-    rename: dict[str, str] = field(default_factory=dict[str, str])
+    ivs: dict[SSAValue, Grid]
+    """Each loop variable's values, on its own axis."""
+    known: dict[str, Grid] = field(default_factory=dict[str, Grid])
 
-    def expr(self, value: SSAValue) -> Expr | None:
-        """`value` as an expression whose leaves `rename` prints over the loop variables
-        (None: a leaf that is neither a loop variable nor a `minsi`/`maxsi` of such)."""
+    def value(self, value: SSAValue) -> Grid | None:
+        """`value` at every iteration (None: it depends on a leaf that is neither a loop
+        variable nor a `minsi`/`maxsi` of such)."""
         expr = self.analysis.expr_of(value)
         for name in expr.dims():
-            if name in self.rename:
+            if name in self.known:
                 continue
             leaf = self.analysis.leaves[name]
-            position = self.by_iv.get(leaf)
-            if position is not None:
-                self.rename[name] = f"iv{position}"
-                continue
-            op = leaf.owner
-            if not isinstance(op, arith.MinSIOp | arith.MaxSIOp):
-                return None
-            lhs, rhs = self.expr(op.lhs), self.expr(op.rhs)
-            if lhs is None or rhs is None:
-                return None
-            which = "min" if isinstance(op, arith.MinSIOp) else "max"
-            left, right = expr_to_isl(lhs, self.rename), expr_to_isl(rhs, self.rename)
-            self.rename[name] = f"{which}({left}, {right})"
-        return expr
+            found = self.ivs.get(leaf)
+            if found is None:
+                op = leaf.owner
+                if not isinstance(op, arith.MinSIOp | arith.MaxSIOp):
+                    return None
+                lhs, rhs = self.value(op.lhs), self.value(op.rhs)
+                if lhs is None or rhs is None:
+                    return None
+                pick = np.minimum if isinstance(op, arith.MinSIOp) else np.maximum
+                found = pick(lhs, rhs)
+            self.known[name] = found
+        return expr.evaluate(self.known)
 
-    def condition(self, value: SSAValue, holds: bool) -> str | None:
-        """The isl constraint for "`value` is `holds`" (None: not modelled)."""
+    def condition(self, value: SSAValue, holds: bool) -> Grid | None:
+        """Where "`value` is `holds`" (None: not modelled)."""
         op = value.owner
         if isinstance(op, arith.AndIOp) and holds:
             lhs, rhs = self.condition(op.lhs, True), self.condition(op.rhs, True)
-            return None if lhs is None or rhs is None else f"({lhs} and {rhs})"
+            return None if lhs is None or rhs is None else np.logical_and(lhs, rhs)
         if not isinstance(op, arith.CmpiOp):
             return None
-        predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
-        if not holds:
-            predicate = _NEGATED.get(predicate, "")
-        lhs, rhs = self.expr(op.lhs), self.expr(op.rhs)
-        if lhs is None or rhs is None or predicate not in (*_RELATIONS, "ne"):
+        relation = _RELATIONS.get(arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data])
+        lhs, rhs = self.value(op.lhs), self.value(op.rhs)
+        if relation is None or lhs is None or rhs is None:
             return None
-        left, right = expr_to_isl(lhs, self.rename), expr_to_isl(rhs, self.rename)
-        if predicate == "ne":
-            return f"({left} < {right} or {left} > {right})"
-        return f"{left} {_RELATIONS[predicate]} {right}"
+        result = relation(lhs, rhs)
+        return result if holds else np.logical_not(result)
 
 
-def _stored_points(
-    store: StoreOp, function: func.FuncOp, analysis: IndexAnalysis
-) -> isl.Set | None:
-    """The index tuples `store` writes over the iterations of its loops where its guards
-    hold (None: not modelled)."""
-    context = _context(store, function)
-    if context is None:
-        return None
-    printer = _Printer(analysis, {d.iv: k for k, d in enumerate(context.dims)})
-    exprs: list[Expr] = []
-    for index in store.indices:
-        expr = printer.expr(index)
-        if expr is None:
-            return None
-        exprs.append(expr)
-    constraints: list[str] = []
+def _stored_elements(
+    store: StoreOp, shape: tuple[int, ...], context: _Context, analysis: IndexAnalysis
+) -> Grid | None:
+    """The flat (row-major) positions in a view of `shape` that `store` writes at the
+    iterations where its guards hold (None: not modelled)."""
+    rank = len(context.dims)
+    ivs: dict[SSAValue, Grid] = {}
+    for axis, dim in enumerate(context.dims):
+        values = np.arange(dim.lower, dim.upper, dim.step, dtype=np.int64)
+        ivs[dim.iv] = values.reshape([-1 if k == axis else 1 for k in range(rank)])
+    evaluator = _Evaluator(analysis, ivs)
+    grid = tuple(d.trip_count for d in context.dims)
+    runs: Grid = np.ones(grid, dtype=bool)
     for value, holds in context.guards:
-        condition = printer.condition(value, holds)
+        condition = evaluator.condition(value, holds)
         if condition is None:
             return None
-        constraints.append(condition)
+        runs = runs & condition
+    indices: list[Grid] = []
+    for index in store.indices:
+        found = evaluator.value(index)
+        if found is None:
+            return None
+        indices.append(np.broadcast_to(found, grid)[runs])
     lanes = access_lanes(store)
-    if lanes > 1 and exprs:
-        exprs[-1] = Add(exprs[-1], Dim("lane"))
-        printer.rename["lane"] = "ln"
-    return _points_set(exprs, printer.rename, context.dims, lanes, constraints)
-
-
-def _points_set(
-    exprs: Sequence[Expr],
-    rename: dict[str, str],
-    dims: Sequence[BandDim],
-    lanes: int,
-    guards: Sequence[str],
-) -> isl.Set | None:
-    outs = [f"o{k}" for k in range(len(exprs))]
-    constraints = [
-        f"{out} = {expr_to_isl(expr, rename)}" for out, expr in zip(outs, exprs, strict=True)
-    ]
-    constraints += guards
-    hidden: list[str] = ["ln"] if lanes > 1 else []
+    if not indices:  # a rank-0 view: its one element, when the store runs at all
+        return np.zeros(1, dtype=np.int64) if runs.any() else np.zeros(0, dtype=np.int64)
     if lanes > 1:
-        constraints.append(f"0 <= ln <= {lanes - 1}")
-    for k, dim in enumerate(dims):
-        hidden += [f"iv{k}", f"t{k}"]
-        constraints.append(f"iv{k} = {dim.lower} + {dim.step} * t{k}")
-        constraints.append(f"0 <= t{k} <= {dim.trip_count - 1}")
-    body = " and ".join(constraints) if constraints else "true"
-    if hidden:
-        body = f"exists ({', '.join(hidden)} : {body})"
-    try:
-        return isl.Set(f"{{ [{', '.join(outs)}] : {body} }}")
-    except isl.Error:
-        return None
+        indices = [np.repeat(i, lanes) for i in indices]
+        indices[-1] = indices[-1] + np.tile(np.arange(lanes), len(indices[-1]) // lanes)
+    inside = np.ones(len(indices[0]), dtype=bool)
+    for index, extent in zip(indices, shape, strict=True):
+        inside &= (index >= 0) & (index < extent)
+    return np.ravel_multi_index(tuple(i[inside] for i in indices), shape)

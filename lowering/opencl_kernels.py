@@ -50,7 +50,7 @@ from physlayout.lowering.opencl_c import (
     index_c,
     storage_c_type,
 )
-from physlayout.lowering.opencl_coverage import writes_whole
+from physlayout.lowering.opencl_coverage import covered_parameters
 from physlayout.lowering.opencl_parallel import (
     LOOPS,
     BandDim,
@@ -213,6 +213,9 @@ class KernelWriter:
     depth: int = 0
     reads: set[BlockArgument] = field(default_factory=set[BlockArgument])
     writes: set[BlockArgument] = field(default_factory=set[BlockArgument])
+    covered: set[BlockArgument] = field(default_factory=set[BlockArgument])
+    """The written parameters whose every element the kernel's stores write
+    (`lowering/opencl_coverage.py`)."""
     emitted: set[Operation] = field(default_factory=set[Operation])
     carried: list[list[str]] = field(default_factory=list[list[str]])
     launch_reads: set[BlockArgument] = field(default_factory=set[BlockArgument])
@@ -548,6 +551,8 @@ class KernelWriter:
             text, launch = self.write_segment(kernel, params, setup, segment)
             kernel_lines.extend(text)
             launches.append(launch)
+        written = {a: prod(b.flat_shape) for a, b in self.buffers.items() if a in self.writes}
+        self.covered = covered_parameters(self.function, written)
         args = tuple(self.kernel_arg(arg, name) for arg, name in params)
         return kernel_lines, KernelInfo(base, args, tuple(launches))
 
@@ -568,7 +573,7 @@ class KernelWriter:
             arg in self.reads,
             arg in self.writes,
             buffer.offset_name is not None,
-            arg in self.writes and writes_whole(self.function, arg, prod(buffer.flat_shape)),
+            arg in self.covered,
         )
 
     def write_segment(
