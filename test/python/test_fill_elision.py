@@ -390,3 +390,12 @@ def test_clamped_indices_are_modelled(clamp: str, predicate: str, covers: bool) 
     """i in {0, 4}: stores at i, i + 1, min(i + 2, 6) and, where i + 3 < 7, at i + 3: all
     of 0..6. With max(i + 2, 6) element 2 is missing; with the guard i + 3 > 7, 3."""
     assert _covers(CLAMPED.format(clamp=clamp, predicate=predicate), 7) == covers
+
+
+def test_too_many_iterations_are_not_examined(monkeypatch: pytest.MonkeyPatch) -> None:
+    from physlayout.lowering import opencl_coverage
+
+    text = _kernel(13, [(0, 13, 1, 1, 0, 1)])
+    assert _covers(text, 13)
+    monkeypatch.setattr(opencl_coverage, "MAX_POINTS", 12)
+    assert not _covers(text, 13)  # the fill stays
