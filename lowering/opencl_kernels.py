@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from math import prod
 
 from xdsl.dialects import affine, arith, func, scf
 from xdsl.dialects.builtin import (
@@ -51,6 +52,7 @@ from physlayout.lowering.opencl_c import (
     index_c,
     storage_c_type,
 )
+from physlayout.lowering.opencl_coverage import covered_parameters
 from physlayout.lowering.opencl_parallel import (
     LOOPS,
     BandDim,
@@ -95,6 +97,10 @@ class KernelArg:
     offset_argument: bool = False
     """Global buffers: the kernel takes the buffer's element offset in its storage as an
     extra `int` argument right after it (some call may pass a view at an offset)."""
+    covers: bool = False
+    """Buffers: the kernel's unconditional stores write every element of the parameter's
+    flat physical shape (`lowering/opencl_coverage.py`): a fill just before it is dead
+    unless the kernel also reads the parameter."""
 
     @property
     def image_size(self) -> tuple[int, int]:
@@ -229,6 +235,9 @@ class KernelWriter:
     depth: int = 0
     reads: set[BlockArgument] = field(default_factory=set[BlockArgument])
     writes: set[BlockArgument] = field(default_factory=set[BlockArgument])
+    covered: set[BlockArgument] = field(default_factory=set[BlockArgument])
+    """The written parameters whose every element the kernel's stores write
+    (`lowering/opencl_coverage.py`)."""
     emitted: set[Operation] = field(default_factory=set[Operation])
     carried: list[list[str]] = field(default_factory=list[list[str]])
     launch_reads: set[BlockArgument] = field(default_factory=set[BlockArgument])
@@ -603,13 +612,15 @@ class KernelWriter:
             text, launch = self.write_segment(kernel, params, setup, segment)
             kernel_lines.extend(text)
             launches.append(launch)
+        written = {a: prod(b.flat_shape) for a, b in self.buffers.items() if a in self.writes}
+        self.covered = covered_parameters(self.function, written)
         args = tuple(self.kernel_arg(arg, name) for arg, name in params)
         return kernel_lines, KernelInfo(base, args, tuple(launches))
 
     def kernel_arg(self, arg: BlockArgument, name: str) -> KernelArg:
         """The `KernelArg` the runtime binds for parameter `arg`: a scalar, or a global/texture
         buffer with its flat shape, whether any launch reads or writes it, and whether it takes
-        an element-offset argument."""
+        an element-offset argument, and whether its stores write every element of it."""
         buffer = self.buffers.get(arg)
         if buffer is None:
             return KernelArg(name, "scalar", arg.type, self.c_type(arg.type, self.where))
@@ -623,6 +634,7 @@ class KernelWriter:
             arg in self.reads,
             arg in self.writes,
             buffer.offset_name is not None,
+            arg in self.covered,
         )
 
     def write_segment(

@@ -290,17 +290,20 @@ class DeviceStorage:
     dtype: np.dtype[Any]
     memory: Any
 
-    def upload(self, physical: np.ndarray) -> None:
-        """Copy `physical` (an array in the physical layout) to the device."""
+    def upload(self, physical: np.ndarray, wait: bool = True) -> None:
+        """Copy `physical` (an array in the physical layout) to the device; without `wait`
+        the copy is only enqueued (the caller must not change `physical` before the queue
+        has run it: pyopencl keeps the array alive until then)."""
         cl = pyopencl_module()
         data = np.ascontiguousarray(physical, dtype=self.dtype).reshape(self.physical_shape)
         if self.kind == "texture":
             rows, cols = self.physical_shape
             cl.enqueue_copy(
-                self.runtime.queue, self.memory, data, origin=(0, 0), region=(cols // 4, rows)
-            )
+                self.runtime.queue, self.memory, data, origin=(0, 0), region=(cols // 4, rows),
+                is_blocking=wait,
+            )  # fmt: skip
         else:
-            cl.enqueue_copy(self.runtime.queue, self.memory, data)
+            _buffer_copies(cl)[0](self.runtime.queue, self.memory, data, is_blocking=wait)
 
     def download(self) -> np.ndarray:
         """The device contents as an array of the physical shape."""
@@ -312,6 +315,26 @@ class DeviceStorage:
                 self.runtime.queue, out, self.memory, origin=(0, 0), region=(cols // 4, rows)
             )
         else:
-            cl.enqueue_copy(self.runtime.queue, out, self.memory)
+            _buffer_copies(cl)[1](self.runtime.queue, self.memory, out, is_blocking=True)
         self.runtime.queue.finish()
         return out
+
+
+def _buffer_copies(cl: Any) -> tuple[Any, Any]:
+    """(write, read) between host arrays and buffers, each called as `(queue, buffer, array,
+    is_blocking=...)`: pyopencl's own functions under `enqueue_copy`, which first asks the
+    driver for both objects' types on every call (a quarter of a small upload), else
+    wrappers of `enqueue_copy`."""
+    found = getattr(cl, "_cl", None)
+    write = getattr(found, "_enqueue_write_buffer", None)
+    read = getattr(found, "_enqueue_read_buffer", None)
+    if write is not None and read is not None:
+        return write, read
+
+    def write_copy(queue: Any, memory: Any, data: Any, is_blocking: bool) -> Any:
+        return cl.enqueue_copy(queue, memory, data, is_blocking=is_blocking)
+
+    def read_copy(queue: Any, memory: Any, out: Any, is_blocking: bool) -> Any:
+        return cl.enqueue_copy(queue, out, memory, is_blocking=is_blocking)
+
+    return write_copy, read_copy

@@ -33,7 +33,7 @@ to overlap: see `lowering/opencl_parallel.py`).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -262,9 +262,10 @@ class PlanRunner:
     made ready once (`ready`): its storages allocated in step order (a storage used before
     its allocate step is a `PlanError`, as a C host would fail), every launch given a kernel
     object of its own whose buffer and constant arguments are set then, its work-group
-    shape fixed. A run then sets only the scalar inputs' arguments, enqueues the launches
-    without waiting for them, and waits once at the end; the launches' device times come
-    from their profiling events after that wait."""
+    shape fixed, and every step turned into one call with all of its pyopencl arguments
+    bound. A run then sets only the scalar inputs' arguments, enqueues the uploads and
+    launches without waiting for them, waits once (for the first read back, or at the
+    end); the launches' device times come from their profiling events after that wait."""
 
     def __init__(
         self,
@@ -280,7 +281,9 @@ class PlanRunner:
         self.storage: dict[int, DeviceStorage] = dict(bound or {})
         self.kernels: dict[str, Any] = kernels if kernels is not None else {}
         self._limits: dict[str, int] = {}
-        self._ready: dict[tuple[Step, ...], list[_Action]] = {}
+        self._ready: dict[int, tuple[tuple[Step, ...], list[_Action]]] = {}
+        """Per sequence of steps (by identity: hashing a plan's steps costs more than a
+        small model's launches), the sequence and its actions."""
 
     def run(
         self,
@@ -295,51 +298,53 @@ class PlanRunner:
         else they wait in `RunResult.pending` (`RunResult.resolve`)."""
         result = RunResult()
         for action in self.ready(steps):
-            if action.input in skip:
-                continue
-            action.run(self, inputs, result)
+            if action.input is None or action.input not in skip:
+                action.call(inputs, result)
         self.runtime.queue.finish()
         if profile:
             result.resolve()
         return result
 
     def ready(self, steps: tuple[Step, ...]) -> list[_Action]:
-        """The actions of `steps`, made once per sequence (see the class docstring)."""
-        actions = self._ready.get(steps)
+        """The actions of `steps`, made once per sequence (see the class docstring); an
+        allocate step is done here and has none."""
+        known = self._ready.get(id(steps))
+        if known is not None and known[0] is steps:
+            return known[1]
+        # an equal sequence made ready before shares its actions
+        actions = next((a for seq, a in self._ready.values() if seq == steps), None)
         if actions is None:
-            actions = [self._action(step) for step in steps]
-            self._ready[steps] = actions
+            made = [self._action(step) for step in steps]
+            actions = [a for a in made if a is not None]
+        self._ready[id(steps)] = (steps, actions)
         return actions
 
-    def _action(self, step: Step) -> _Action:
+    def _action(self, step: Step) -> _Action | None:
+        cl = pyopencl_module()
+        queue = self.runtime.queue
         match step:
             case Allocate():
                 if step.storage not in self.storage:
                     s = self.plan.storages[step.storage]
                     kind = "texture" if s.kind == "image" else "global"
                     self.storage[step.storage] = self.runtime.allocate(kind, s.shape, s.dtype)
-                return _Action(_nothing)
+                return None
             case Fill():
-                return _Action(_fill, self.get(step.storage), step.value)
+                return _fill(cl, queue, self.get(step.storage), step.value)
             case Write():
-                return _Action(_write, self.get(step.storage), step.input, input=step.input)
+                return _write(self.get(step.storage), step.input)
             case Read():
-                shape = self.plan.param(step.output).shape
-                return _Action(_read, self.get(step.storage), step.output, shape)
+                return _read(self.get(step.storage), step.output, self.plan.param(step.output).shape)
             case Launch():
                 return self._launch(step)
             case CopyBufferToImage():
                 src, dst = self.get(step.src), self.get(step.dst)
-                rows, cols = dst.physical_shape
-                return _Action(_copy, dst.memory, src.memory, {"offset": 0, "origin": (0, 0),
-                               "region": (cols // 4, rows)})  # fmt: skip
+                return _copy(cl, queue, dst.memory, src.memory, dst.physical_shape)
             case CopyImageToBuffer():
                 src, dst = self.get(step.src), self.get(step.dst)
-                rows, cols = src.physical_shape
-                return _Action(_copy, dst.memory, src.memory, {"offset": 0, "origin": (0, 0),
-                               "region": (cols // 4, rows)})  # fmt: skip
+                return _copy(cl, queue, dst.memory, src.memory, src.physical_shape)
             case Check():
-                return _Action(_check, self.get(step.storage), step)
+                return _check(self.get(step.storage), step)
         raise PlanError(f"unknown plan step {step!r}")  # pragma: no cover
 
     def get(self, index: int) -> DeviceStorage:
@@ -362,7 +367,7 @@ class PlanRunner:
                     f"kernels.cl has no kernel '{step.kernel}', which the plan launches"
                 ) from None
         kernel = cl.Kernel(self.program, step.kernel)  # this launch's own argument state
-        scalars: list[tuple[int, InputArg]] = []
+        scalars: list[tuple[int, InputArg, Any]] = []
         for position, arg in enumerate(step.args):
             match arg:
                 case StorageArg():
@@ -370,7 +375,7 @@ class PlanRunner:
                 case ValueArg():
                     kernel.set_arg(position, np.asarray(arg.value, C_SCALARS[arg.c_type]))
                 case InputArg():
-                    scalars.append((position, arg))
+                    scalars.append((position, arg, np.dtype(C_SCALARS[arg.c_type])))
         limit = self._limits.get(step.kernel)
         if limit is None:
             info = cl.kernel_work_group_info.WORK_GROUP_SIZE
@@ -379,79 +384,95 @@ class PlanRunner:
         local = step.local_size
         if int(np.prod(local)) > limit:
             local = work_group_shape(step.global_size, limit)
-        return _Action(_enqueue, kernel, step, local, scalars)
+        return _enqueue(cl, self.runtime.queue, kernel, step, local, scalars)
 
 
-def _nothing(_runner: PlanRunner, _inputs: Mapping[str, Any], _result: RunResult) -> None:
-    return None
-
-
-def _fill(
-    runner: PlanRunner, _inputs: Mapping[str, Any], _result: RunResult,
-    storage: DeviceStorage, value: int | float,
-) -> None:  # fmt: skip
-    cl = pyopencl_module()
-    queue = runner.runtime.queue
-    if storage.kind == "texture":
-        rows, cols = storage.physical_shape
-        color = np.full(4, value, dtype=np.float32)
-        cl.enqueue_fill_image(queue, storage.memory, color, (0, 0), (cols // 4, rows))
-        return
-    size = max(1, int(np.prod(storage.physical_shape))) * storage.dtype.itemsize
-    cl.enqueue_fill_buffer(queue, storage.memory, np.asarray(value, dtype=storage.dtype), 0, size)
-
-
-def _write(
-    _runner: PlanRunner, inputs: Mapping[str, Any], _result: RunResult,
-    storage: DeviceStorage, name: str,
-) -> None:  # fmt: skip
-    storage.upload(np.asarray(inputs[name]).reshape(storage.physical_shape))
-
-
-def _read(
-    _runner: PlanRunner, _inputs: Mapping[str, Any], result: RunResult,
-    storage: DeviceStorage, name: str, shape: tuple[int, ...],
-) -> None:  # fmt: skip
-    result.outputs[name] = storage.download().reshape(shape)
-
-
-def _copy(
-    runner: PlanRunner, _inputs: Mapping[str, Any], _result: RunResult,
-    dst: Any, src: Any, where: dict[str, Any],
-) -> None:  # fmt: skip
-    pyopencl_module().enqueue_copy(runner.runtime.queue, dst, src, **where)
-
-
-def _check(
-    _runner: PlanRunner, _inputs: Mapping[str, Any], _result: RunResult,
-    storage: DeviceStorage, step: Check,
-) -> None:  # fmt: skip
-    flat = storage.download().reshape(-1)
-    check_flags(flat[step.offset : step.offset + step.count], step.message)
-
-
-def _enqueue(
-    runner: PlanRunner, inputs: Mapping[str, Any], result: RunResult,
-    kernel: Any, step: Launch, local: tuple[int, ...], scalars: list[tuple[int, InputArg]],
-) -> None:  # fmt: skip
-    for position, arg in scalars:
-        value = c_scalar(inputs[arg.input], arg.c_type, step.function, arg.input)
-        kernel.set_arg(position, np.asarray(value, C_SCALARS[arg.c_type]))
-    queue = runner.runtime.queue
-    event = pyopencl_module().enqueue_nd_range_kernel(queue, kernel, step.global_size, local)
-    result.pending.append((step, event))
+Call = Callable[[Mapping[str, Any], RunResult], None]
 
 
 class _Action:
-    """One ready step: a function and the arguments it was made ready with; `input` names
-    the input a `write` step uploads."""
+    """One ready step: `call(inputs, result)` does it; `input` names the input a `write`
+    step uploads."""
 
-    __slots__ = ("args", "function", "input")
+    __slots__ = ("call", "input")
 
-    def __init__(self, function: Any, *args: Any, input: str | None = None) -> None:
-        self.function = function
-        self.args = args
+    def __init__(self, call: Call, input: str | None = None) -> None:
+        self.call = call
         self.input = input
 
-    def run(self, runner: PlanRunner, inputs: Mapping[str, Any], result: RunResult) -> None:
-        self.function(runner, inputs, result, *self.args)
+
+def _fill(cl: Any, queue: Any, storage: DeviceStorage, value: int | float) -> _Action:
+    memory = storage.memory
+    if storage.kind == "texture":
+        rows, cols = storage.physical_shape
+        color = np.full(4, value, dtype=np.float32)
+        region = (cols // 4, rows)
+
+        def fill_image(_inputs: Mapping[str, Any], _result: RunResult) -> None:
+            cl.enqueue_fill_image(queue, memory, color, (0, 0), region)
+
+        return _Action(fill_image)
+    size = max(1, int(np.prod(storage.physical_shape))) * storage.dtype.itemsize
+    pattern = np.asarray(value, dtype=storage.dtype)
+
+    def fill_buffer(_inputs: Mapping[str, Any], _result: RunResult) -> None:
+        cl.enqueue_fill_buffer(queue, memory, pattern, 0, size)
+
+    return _Action(fill_buffer)
+
+
+def _write(storage: DeviceStorage, name: str) -> _Action:
+    shape = storage.physical_shape
+
+    def write(inputs: Mapping[str, Any], _result: RunResult) -> None:
+        # not waited for: the queue is in order and the run waits before it returns
+        storage.upload(np.asarray(inputs[name]).reshape(shape), wait=False)
+
+    return _Action(write, name)
+
+
+def _read(storage: DeviceStorage, name: str, shape: tuple[int, ...]) -> _Action:
+    def read(_inputs: Mapping[str, Any], result: RunResult) -> None:
+        result.outputs[name] = storage.download().reshape(shape)
+
+    return _Action(read)
+
+
+def _copy(cl: Any, queue: Any, dst: Any, src: Any, image_shape: tuple[int, ...]) -> _Action:
+    rows, cols = image_shape
+    where = {"offset": 0, "origin": (0, 0), "region": (cols // 4, rows)}
+
+    def copy(_inputs: Mapping[str, Any], _result: RunResult) -> None:
+        cl.enqueue_copy(queue, dst, src, **where)
+
+    return _Action(copy)
+
+
+def _check(storage: DeviceStorage, step: Check) -> _Action:
+    def check(_inputs: Mapping[str, Any], _result: RunResult) -> None:
+        flat = storage.download().reshape(-1)
+        check_flags(flat[step.offset : step.offset + step.count], step.message)
+
+    return _Action(check)
+
+
+def _enqueue(
+    cl: Any, queue: Any, kernel: Any, step: Launch, local: tuple[int, ...],
+    scalars: list[tuple[int, InputArg, Any]],
+) -> _Action:  # fmt: skip
+    enqueue = cl.enqueue_nd_range_kernel
+    size = step.global_size
+    if not scalars:
+
+        def launch(_inputs: Mapping[str, Any], result: RunResult) -> None:
+            result.pending.append((step, enqueue(queue, kernel, size, local)))
+
+        return _Action(launch)
+
+    def launch_with_scalars(inputs: Mapping[str, Any], result: RunResult) -> None:
+        for position, arg, dtype in scalars:
+            value = c_scalar(inputs[arg.input], arg.c_type, step.function, arg.input)
+            kernel.set_arg(position, np.asarray(value, dtype))
+        result.pending.append((step, enqueue(queue, kernel, size, local)))
+
+    return _Action(launch_with_scalars)

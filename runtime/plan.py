@@ -8,7 +8,8 @@ A `Plan` holds
 - `steps`, in order, each in a phase: `input` (allocate the parameters, write the caller's
   data, relayout it), `body` (the host function: allocations filled with zeros, kernel
   launches with their argument bindings, global and local sizes) and `output` (relayout
-  back, read the results);
+  back, read the results); a fill that the next launch touching its storage overwrites
+  whole, unread, is left out (`plan_builder.dead_fills`);
 - `prepare`: the steps run once before the first run: for an entry that
   `lift-transform-params` split, the input steps of its parameters and `@ENTRY_prepare`
   (phase `prepare`: the prepared storages, its allocations and launches);

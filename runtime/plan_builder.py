@@ -92,6 +92,7 @@ def build_plan(
     options: Mapping[str, Any] | None = None,
     graph_args: Sequence[str] | None = None,
     prepare_boundary: Sequence[BoundaryFunctions] = (),
+    elide_fills: bool = True,
 ) -> Plan:
     """The launch plan of function `entry` of `compiled`. `io_layout` "logical" needs the
     boundary functions (`runtime/boundary.py`) of every parameter with pending transforms,
@@ -152,6 +153,9 @@ def build_plan(
     inputs = builder.steps
     prepare_steps = [*lifted, *prepare_steps] if prepare_steps else []
     steps = (*inputs, *body, *output_steps)
+    if elide_fills:
+        steps = _without(steps, dead_fills(steps, builder.overwrites))
+        prepare_steps = list(_without(prepare_steps, dead_fills(prepare_steps, builder.overwrites)))
     return Plan(
         entry=entry,
         level=level,
@@ -281,6 +285,11 @@ class _PlanBuilder:
     steps: list[Step] = field(default_factory=list[Step])
     read: set[int] = field(default_factory=set[int])
     written: set[int] = field(default_factory=set[int])
+    overwrites: dict[tuple[str, tuple[Arg, ...]], frozenset[int]] = field(
+        default_factory=dict[tuple[str, tuple[Arg, ...]], frozenset[int]]
+    )
+    """Per call (kernel function, arguments): the storages its launches overwrite whole
+    without reading them (`KernelArg.covers`, bound at offset 0 to all of the storage)."""
     phase: str = "body"
     """The phase of the steps `call` records (`prepare` while it runs `@ENTRY_prepare`)."""
 
@@ -408,6 +417,7 @@ class _PlanBuilder:
                 assert not isinstance(value, _Handle)
                 scalar = c_scalar(value, arg.c_type, info.name, arg.name, str(arg.type))
                 args.append(ValueArg(arg.c_type, scalar))
+        self.overwrites[(info.name, tuple(args))] = self.overwritten(info, values)
         for launch in info.launches:
             self.steps.append(
                 Launch(
@@ -419,6 +429,20 @@ class _PlanBuilder:
                     launch.local_size or work_group_shape(launch.global_size),
                 )
             )
+
+    def overwritten(self, info: KernelInfo, values: list[_Value]) -> frozenset[int]:
+        """The storages a call of `info` on `values` writes whole and does not read: bound
+        once, at offset 0, to a parameter the kernel covers and never reads, whose flat
+        shape is the whole storage."""
+        views = [v for v in values if isinstance(v, _View)]
+        found: set[int] = set()
+        for arg, value in zip(info.args, values, strict=True):
+            if not isinstance(value, _View) or not arg.covers or arg.read or value.offset:
+                continue
+            alone = sum(1 for v in views if v.storage == value.storage) == 1
+            if alone and prod(arg.physical_shape) == self.storages[value.storage].elements:
+                found.add(value.storage)
+        return frozenset(found)
 
     def check_arguments(self, info: KernelInfo, values: list[_Value]) -> None:
         seen: list[tuple[KernelArg, _View]] = []
@@ -554,6 +578,45 @@ class _PlanBuilder:
         if info is None:
             raise PlanError(f"the boundary function @{function} was not compiled")
         self.launch_all(info, [_View(src), _View(dst)], phase)
+
+
+def dead_fills(
+    steps: Sequence[Step], overwrites: Mapping[tuple[str, tuple[Arg, ...]], frozenset[int]]
+) -> set[int]:
+    """The positions in `steps` of the fills nothing can observe: the next step that
+    touches the filled storage is a launch of a call that overwrites all of it without
+    reading it (`overwrites`, by kernel function and arguments). A fill followed by any
+    other use, or by none, is kept."""
+    dead: set[int] = set()
+    pending: dict[int, int] = {}
+    for position, step in enumerate(steps):
+        full = frozenset[int]()
+        if isinstance(step, Launch):
+            full = overwrites.get((step.function, step.args), full)
+        for storage in _touched(step):
+            fill = pending.pop(storage, None)
+            if fill is not None and storage in full:
+                dead.add(fill)
+        if isinstance(step, Fill):
+            pending[step.storage] = position
+    return dead
+
+
+def _touched(step: Step) -> list[int]:
+    """The storages a step reads or writes (an allocation touches none)."""
+    match step:
+        case Launch():
+            return [a.storage for a in step.args if isinstance(a, StorageArg)]
+        case CopyBufferToImage() | CopyImageToBuffer():
+            return [step.src, step.dst]
+        case Allocate():
+            return []
+        case _:
+            return [step.storage]
+
+
+def _without(steps: Sequence[Step], positions: set[int]) -> tuple[Step, ...]:
+    return tuple(s for k, s in enumerate(steps) if k not in positions)
 
 
 def _element(dtype: np.dtype[Any]) -> str:

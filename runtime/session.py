@@ -59,6 +59,9 @@ class Session:
                     "inputs can be bound as parameters"
                 )
         self.bound = {name: caller_value(plan.param(name), v) for name, v in given.items()}
+        self._params = {p.name: p for p in plan.params}
+        self._inputs = tuple(p for p in plan.inputs if p.name not in self.bound)
+        self._input_names = frozenset(p.name for p in self._inputs)
         self.prepared: RunResult | None = None
         if plan.prepare:
             self.prepared = self.runner.run(plan.prepare, self.bound)
@@ -73,24 +76,27 @@ class Session:
     @property
     def inputs(self) -> tuple[PlanParam, ...]:
         """The parameters a run takes: the plan's inputs that are not bound."""
-        return tuple(p for p in self.plan.inputs if p.name not in self.bound)
+        return self._inputs
 
     def run(self, inputs: Mapping[str, Any], profile: bool = True) -> RunResult:
         """One run of the plan's steps on `inputs` (by parameter name); the outputs are in
         `RunResult.outputs`, the launches' times in `times` (`pending` without
         `profile`)."""
         plan = self.plan
-        _refuse_unknown(plan, inputs, "inputs")
-        for name in inputs:
-            if name in self.bound:
-                raise DiagnosticException(
-                    f"@{plan.entry}: %{name} is bound as a parameter; it is not an input of "
-                    "a run"
-                )
-        missing = [p.name for p in self.inputs if p.name not in inputs]
-        if missing:
+        if len(inputs) != len(self._inputs) or not self._input_names.issuperset(inputs):
+            _refuse_unknown(plan, inputs, "inputs")
+            for name in inputs:
+                if name in self.bound:
+                    raise DiagnosticException(
+                        f"@{plan.entry}: %{name} is bound as a parameter; it is not an input "
+                        "of a run"
+                    )
+            missing = [p.name for p in self._inputs if p.name not in inputs]
             raise DiagnosticException(f"@{plan.entry}: no value for the inputs {listed_names(missing)}")
-        values = {**self.bound, **{n: caller_value(plan.param(n), v) for n, v in inputs.items()}}
+        values = dict(self.bound)
+        params = self._params
+        for name, value in inputs.items():
+            values[name] = caller_value(params[name], value)
         result = self.runner.run(plan.steps, values, self._resident, profile)
         self._resident = frozenset(self.bound)
         return result

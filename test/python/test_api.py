@@ -63,9 +63,9 @@ def uploads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[int, ...]]]:
     seen: list[tuple[int, ...]] = []
     original = DeviceStorage.upload
 
-    def counting(self: DeviceStorage, physical: np.ndarray) -> None:
+    def counting(self: DeviceStorage, physical: np.ndarray, wait: bool = True) -> None:
         seen.append(self.physical_shape)
-        original(self, physical)
+        original(self, physical, wait)
 
     monkeypatch.setattr(DeviceStorage, "upload", counting)
     yield seen
