@@ -50,6 +50,8 @@ class Row:
     unprepared_launches: int | str = "-"
     iree_ms: float | str = "-"
     error: float | str = "-"
+    image_wall_ms: float | str = "-"
+    image_device_ms: float | str = "-"
 
 
 def measure(path: Path, timeout: float, pairs: int) -> Row:
@@ -70,6 +72,9 @@ def measure(path: Path, timeout: float, pairs: int) -> Row:
         row.launches, row.prepare_launches = model.launches, model.prepare_launches
         row.wall_ms, row.device_ms = timing.wall_ms, timing.device_ms
         row.outside_us = (timing.wall_ms - timing.device_ms) * 1e3 / max(1, timing.launches)
+        images = physlayout.compile(str(path), params=params, texture_storage="image")
+        image_timing = images.time({first: x}, repeat=repeat, warmup=3)
+        row.image_wall_ms, row.image_device_ms = image_timing.wall_ms, image_timing.device_ms
         plain = physlayout.compile(str(path), params=params, prepare=False)
         row.unprepared_launches = plain.launches
         row.unprepared_wall_ms = plain.time({first: x}, repeat=repeat, warmup=3).wall_ms
@@ -125,12 +130,14 @@ def section(rows: Sequence[Row], models: Path) -> list[str]:
         "",
         f"Models: {models.name}/. Default compile (`physlayout.compile`, parameters bound and "
         "prepared once); medians of repeated calls after 3 warm-up calls. `outside` is (wall - "
-        "device) per launch: Python, pyopencl and the copies of inputs and results.",
+        "device) per launch: Python, pyopencl and the copies of inputs and results. The "
+        "default holds textures as `auto` chooses for this device (buffers of the same "
+        "texels on a CPU device); `images` forces `texture_storage=\"image\"`.",
         "",
         "| model | launches | prepare launches | wall ms | device ms | outside us/launch | "
-        "wall ms, not prepared (launches) | IREE llvm-cpu ms | wall / IREE | device / IREE | "
-        "max rel. error |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "wall ms, not prepared (launches) | images: wall ms, device ms | IREE llvm-cpu ms | "
+        "wall / IREE | device / IREE | max rel. error |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         ratio = device_ratio = "-"
@@ -142,7 +149,8 @@ def section(rows: Sequence[Row], models: Path) -> list[str]:
         lines.append(
             f"| {r.model} | {r.launches} | {r.prepare_launches} | {_cell(r.wall_ms)} | "
             f"{_cell(r.device_ms)} | {_cell(r.outside_us, 0)} | {_cell(r.unprepared_wall_ms)} "
-            f"({r.unprepared_launches}) | {_cell(r.iree_ms)} | {ratio} | {device_ratio} | {error} |"
+            f"({r.unprepared_launches}) | {_cell(r.image_wall_ms)}, {_cell(r.image_device_ms)} | "
+            f"{_cell(r.iree_ms)} | {ratio} | {device_ratio} | {error} |"
         )
     return lines
 

@@ -139,10 +139,10 @@ def _model_values(text: str, runtime: OpenCLRuntime) -> list[np.ndarray]:
     artifact = compile_artifact(parse_module(text), "main", runtime.limits)
     session = Session(artifact, runtime, {})
     rng = np.random.default_rng(0)
-    inputs = {
-        p.name: rng.uniform(-1, 1, p.shape).astype(p.dtype)
-        for p in artifact.plan.params
-        if p.direction != "out"
+    given = [p for p in artifact.plan.params if p.direction != "out"]
+    inputs = {  # parameters positive: batch-norm variances (torch-mlir asserts on them)
+        p.name: rng.uniform(-1 if k == 0 else 0.1, 1, p.shape).astype(p.dtype)
+        for k, p in enumerate(given)
     }
     result = session.run(inputs, False)
     return [result.outputs[name] for name in sorted(result.outputs)]
