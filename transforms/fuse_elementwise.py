@@ -30,13 +30,7 @@ What it rewrites (in the functions' top-level blocks):
   channel), which costs less than the launch and the store of a tensor; any read pattern
   is exact (the producer's inputs exist before the kernel). A producer that a group can
   take as an epilogue has been taken by then.
-- `RecomputeInReaders` (last, when no rule above applies): such a cheap producer read by
-  several generics or groups (or through a view one of them reads through) is computed by
-  EVERY reader where it reads it, reductions included (LayerNorm's f64 ``extf(x)``, read by
-  the mean's sum and the centred difference), so its kernel and its tensor go; if one
-  reader cannot (it is a `func.return`, a copy, or its group would not be one kernel), it
-  is stored for all. A reduction, a gather or a costly body is never recomputed.
-- `ReadRelayoutInRoot` (after the rule above): a `layout.crop`, or a `layout.transform`
+- `ReadRelayoutInRoot` (after the rules above): a `layout.crop`, or a `layout.transform`
   that only relabels elements (a bijection of its box that does not raise the rank: a
   blocked layout back to NCHW, a permutation of texels and lanes such as ShuffleNet's
   channel shuffle), or a crop of one, read by one generic only (alone, or in a group: a
@@ -47,10 +41,14 @@ What it rewrites (in the functions' top-level blocks):
   view is never stored, and the reader's own result keeps its layout. A reader whose loops
   could then no longer be read off its maps, or a group that would no longer be one
   kernel, keeps the view.
-- `FuseRelayoutChain` (last): ``crop(T(x))`` with ``T`` a bijection read only by the crop
+- `FuseRelayoutChain`: ``crop(T(x))`` with ``T`` a bijection read only by the crop
   becomes one group whose copy generic reads ``x`` at ``T^-1(i + start)``: one
   data-movement kernel instead of two (the other half of a shuffled split, stored straight
   into the next concat by `legalize-layout`; a conv's padded channels back to NCHW).
+- `RecomputeInReaders` (last, with groups as prologues, when no other rule applies): such
+  a cheap producer read by several generics or groups (or through a view) is computed by
+  EVERY reader where it reads it, reductions included (LayerNorm's f64 ``extf(x)``), so its
+  kernel goes; else it is stored for all (`fuse_prologues`).
 
 Legality is PROVEN on the merged group (`fusion_plan.plan_group`, the same check
 `legalize-layout` makes): at most one generic with reduction loops (the root) and every value
@@ -546,9 +544,12 @@ class InlineProducerIntoRoot(RewritePattern):
     nor launched."""
 
     remarks: Remarks
+    groups: bool = False
+    """Take groups too (a late phase: views read once are read through first)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, GenericOp | FusedOp) or not _top_level(op) or len(op.results) != 1:
+        kinds = GenericOp | FusedOp if self.groups else GenericOp
+        if not isinstance(op, kinds) or not _top_level(op) or len(op.results) != 1:
             return
         reader = _sole_reader(op.results[0])
         if reader is None or not has_reductions(reader[1]):
@@ -583,8 +584,7 @@ class RecomputeInReaders(RewritePattern):
     recompute it, `FuseIntoProducer._recomputed`); else it is stored for all of them."""
 
     remarks: Remarks
-    refused: set[SSAValue] = field(default_factory=set[SSAValue])
-    """The producers already refused (one remark each, though the rule runs again)."""
+    refused: set[SSAValue] = field(default_factory=set[SSAValue])  # one remark each
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, GenericOp | FusedOp) or not _top_level(op) or len(op.results) != 1:
@@ -605,9 +605,7 @@ class RecomputeInReaders(RewritePattern):
                 discard(new)
             if len(users) > 1 and value not in self.refused:
                 self.refused.add(value)
-                self.remarks.extend(
-                    value, None, f"recomputed by its {len(users)} readers: {problem}"
-                )
+                self.remarks.extend(value, None, f"recomputed by its {len(users)} readers: {problem}")
             return
         views = [user for user in users if isinstance(user, TransformOp | CropOp)]
         for old, new in made:
@@ -652,6 +650,10 @@ class RecomputeInReaders(RewritePattern):
 def _kernel_problem(new: GenericOp | FusedOp, old: Operation) -> str | None:
     """Why `new` (replacing `old`) would not be one kernel storing `old`'s result (None: it
     would); a generic is checked as the group of it alone."""
+    try:
+        new.verify()  # a root's loops must still be read off its maps
+    except VerifyException as error:
+        return str(error)
     if isinstance(new, FusedOp):
         return _group_problem(new, old.results[0])
     builder = GroupBuilder()
@@ -971,9 +973,9 @@ class FuseElementwisePass(PhyslayoutPass):
         grouping.rewrite_module(op)
         # The rules that follow the grouping make groups and views the grouping may take
         # further (a pad read by a new copy group): repeat until nothing changes, so that a
-        # second run of the pass changes nothing. Recomputing in several readers comes
-        # last, once no rule for one reader applies: a view read once is read through, a
-        # prologue read once is inlined, before their producers gain readers.
+        # second run of the pass changes nothing. Groups as prologues and recomputing in
+        # several readers come last, once no other rule applies: a view read once is read
+        # through, a generic read once is inlined, before producers gain readers.
         while True:
             changed = RootedWalker(
                 InlineProducerIntoRoot(remarks), apply_recursively=False
@@ -986,7 +988,10 @@ class FuseElementwisePass(PhyslayoutPass):
             ).rewrite_module(op)
             if not changed:
                 changed = RootedWalker(
-                    RecomputeInReaders(remarks), apply_recursively=False
+                    GreedyRewritePatternApplier(
+                        [InlineProducerIntoRoot(remarks, groups=True), RecomputeInReaders(remarks)]
+                    ),
+                    apply_recursively=False,
                 ).rewrite_module(op)
             if not changed:
                 break
