@@ -22,8 +22,8 @@ What it rewrites (in the functions' top-level blocks):
 - `InlineProducerIntoRoot` (after the rules above): a generic left unfused (or a group
   without reductions, as one generic: `fuse_prologues.collapsed`) whose only user is a
   reduction root (a conv, a matmul, a pool, a mean, alone or in its group) and whose body
-  is a cheap prologue (at most two of add, sub, mul, neg, max, min, besides conversions:
-  `fuse_prologues.prologue_problem`) is computed by the root where it reads it
+  is a cheap prologue (at most two of add, sub, mul, neg, max, min, besides conversions;
+  any for a root reading each element once: `prologue_problem`) is computed by the root
   (`generic_inlining`): squeeze-excite's ``x * s`` into the projection conv, a relu of an
   argument into the 3x3 conv that reads it, LayerNorm's centred square into the variance's
   sum. The root repeats those ops per read (the reads of a window or of every output
@@ -554,11 +554,11 @@ class InlineProducerIntoRoot(RewritePattern):
         reader = _sole_reader(op.results[0])
         if reader is None or not has_reductions(reader[1]):
             return
-        user = reader[0]
+        user, root, index = reader
         prologue = op if isinstance(op, GenericOp) else collapsed(op)
         if prologue is None:
             return
-        problem = prologue_problem(prologue)
+        problem = prologue_problem(prologue, root.indexing_maps.data[index].data)
         replacement = None if problem else computing_reads(user, op.results[0], prologue)
         if prologue is not op:
             discard(prologue)

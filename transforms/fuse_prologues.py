@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.dialects.tensor import EmptyOp
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 
 from physlayout.dialects.layout_fused import FusedOp, YieldOp
 from physlayout.transforms.generic_inlining import inlined, producer_body_ops, producer_problem
@@ -51,11 +52,17 @@ extf(s))``; torch's f64 LayerNorm statistics: ``extf(x) - mean``); the root conv
 it loads anyway, so they do not count to the limit."""
 
 
-def prologue_problem(producer: GenericOp) -> str | None:
-    """Why `producer` should not be recomputed by the root that reads it (None: cheap)."""
+def prologue_problem(producer: GenericOp, read: AffineMap | None = None) -> str | None:
+    """Why `producer` should not be computed by the root that reads it (None: it may). A
+    root that reads each element once at `read` (every loop once, bare: a mean pool over
+    it) repeats nothing, so any body qualifies but a gather's (`tensor.extract`);
+    otherwise only a cheap one does (repeated per read)."""
     problem = producer_problem(producer)
     if problem is not None:
         return problem
+    if read is not None and _reads_each_once(read, producer.res[0].type):
+        extract = "tensor.extract" in producer_body_ops(producer)
+        return "its body gathers (tensor.extract)" if extract else None
     ops = [name for name in producer_body_ops(producer) if name not in PROLOGUE_CONVERSIONS]
     costly = [name for name in ops if name not in CHEAP_PROLOGUE_OPS]
     if costly:
@@ -63,6 +70,21 @@ def prologue_problem(producer: GenericOp) -> str | None:
     if len(ops) > CHEAP_PROLOGUE_LIMIT:
         return f"its body has {len(ops)} ops, which the root would repeat per read"
     return None
+
+
+def _reads_each_once(read: AffineMap, produced: Attribute) -> bool:
+    """Whether a root reading a tensor of type `produced` at `read` reads each element at
+    one point of its loops: every loop once, bare, and else only 0 on axes of extent 1."""
+    if not isinstance(produced, TensorType) or read.num_symbols:
+        return False
+    shape = produced.get_shape()
+    dims: list[int] = []
+    for expr, extent in zip(read.results, shape, strict=True):
+        if isinstance(expr, AffineDimExpr):
+            dims.append(expr.position)
+        elif not (isinstance(expr, AffineConstantExpr) and expr.value == 0 and extent == 1):
+            return False
+    return sorted(dims) == list(range(read.num_dims))
 
 
 def discard(op: Operation) -> None:

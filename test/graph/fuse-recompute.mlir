@@ -237,3 +237,56 @@ func.func @reduction_two_readers(%x: tensor<3x5xf32>) -> (tensor<3x5xf32>, tenso
   } -> tensor<3x5xf32>
   func.return %a, %b : tensor<3x5xf32>, tensor<3x5xf32>
 }
+
+// COMPUTED BY THE ROOT THAT READS IT ONCE: an exp (no cheap prologue) read by a row sum at
+// a permutation of all its loops: each element is read once, so the sum computes it where
+// it reads it and nothing is repeated (MLP-Mixer's last LayerNorm read by the mean pool).
+// CHECK-LABEL: func.func @costly_read_once
+// CHECK:         layout.fused ins(%x : tensor<3x5xf32>) -> tensor<3xf32> {
+// CHECK:           ^{{.*}}(%[[U:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT:        %[[E:.*]] = math.exp %[[U]] : f32
+// CHECK-NEXT:        arith.addf %[[E]], %[[ACC]] : f32
+// CHECK-NOT:     linalg.generic
+// CHECK:         func.return
+func.func @costly_read_once(%x: tensor<3x5xf32>) -> tensor<3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x5xf32>
+  %a = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = #par2} ins(%x : tensor<3x5xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = math.exp %u : f32
+    linalg.yield %r : f32
+  } -> tensor<3x5xf32>
+  %er = tensor.empty() : tensor<3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #row], iterator_types = #red2} ins(%a : tensor<3x5xf32>) outs(%f : tensor<3xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.addf %u, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<3xf32>
+  func.return %s : tensor<3xf32>
+}
+
+// The same through a unit axis (a keepdim batch of 1 read at 0): still each element once.
+// CHECK-LABEL: func.func @costly_read_once_unit_axis
+// CHECK:         layout.fused ins(%x : tensor<1x3x5xf32>) -> tensor<3xf32> {
+// CHECK:           affine_map<(d0, d1) -> (0, d0, d1)>
+// CHECK:           math.exp
+// CHECK-NOT:     linalg.generic
+// CHECK:         func.return
+func.func @costly_read_once_unit_axis(%x: tensor<1x3x5xf32>) -> tensor<3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x3x5xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<1x3x5xf32>) outs(%e : tensor<1x3x5xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = math.exp %u : f32
+    linalg.yield %r : f32
+  } -> tensor<1x3x5xf32>
+  %er = tensor.empty() : tensor<3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (0, i, j)>, #row], iterator_types = #red2} ins(%a : tensor<1x3x5xf32>) outs(%f : tensor<3xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.addf %u, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<3xf32>
+  func.return %s : tensor<3xf32>
+}
