@@ -19,17 +19,18 @@ What it rewrites (in the functions' top-level blocks):
   never stored. Any read pattern is legal here (a 3x3 window reads neighbours of the pad,
   but the pad is a function of a tensor that exists before the kernel runs).
 
-- `InlineProducerIntoRoot` (after the rules above): a generic left unfused whose only user
-  is a reduction root (a conv, a matmul, a pool, alone or in its group) and whose body is a
-  cheap prologue (at most two of add, sub, mul, neg, max, min, besides f16/f32 conversions:
-  `prologue_problem`) is
-  computed by the root where it reads it (`generic_inlining`): squeeze-excite's ``x * s``
-  into the projection conv, a relu of an argument into the 3x3 conv that reads it. The
-  root repeats those ops per read (the reads of a window or of every output channel), which
-  costs less than the launch and the store of a tensor; any read pattern is exact (the
-  producer's inputs exist before the kernel). A producer that a group can take as an
-  epilogue has been taken by then.
-- `ReadRelayoutInRoot` (after the rule above): a `layout.crop`, or a `layout.transform`
+- `InlineProducerIntoRoot` (after the rules above): a generic left unfused (or a group
+  without reductions, as one generic: `fuse_prologues.collapsed`) whose only user is a
+  reduction root (a conv, a matmul, a pool, a mean, alone or in its group) and whose body
+  is a cheap prologue (at most two of add, sub, mul, neg, max, min, besides conversions;
+  any for a root reading each element once: `prologue_problem`) is computed by the root
+  (`generic_inlining`): squeeze-excite's ``x * s`` into the projection conv, a relu of an
+  argument into the 3x3 conv that reads it, LayerNorm's centred square into the variance's
+  sum. The root repeats those ops per read (the reads of a window or of every output
+  channel), which costs less than the launch and the store of a tensor; any read pattern
+  is exact (the producer's inputs exist before the kernel). A producer that a group can
+  take as an epilogue has been taken by then.
+- `ReadRelayoutInRoot` (after the rules above): a `layout.crop`, or a `layout.transform`
   that only relabels elements (a bijection of its box that does not raise the rank: a
   blocked layout back to NCHW, a permutation of texels and lanes such as ShuffleNet's
   channel shuffle), or a crop of one, read by one generic only (alone, or in a group: a
@@ -40,10 +41,14 @@ What it rewrites (in the functions' top-level blocks):
   view is never stored, and the reader's own result keeps its layout. A reader whose loops
   could then no longer be read off its maps, or a group that would no longer be one
   kernel, keeps the view.
-- `FuseRelayoutChain` (last): ``crop(T(x))`` with ``T`` a bijection read only by the crop
+- `FuseRelayoutChain`: ``crop(T(x))`` with ``T`` a bijection read only by the crop
   becomes one group whose copy generic reads ``x`` at ``T^-1(i + start)``: one
   data-movement kernel instead of two (the other half of a shuffled split, stored straight
   into the next concat by `legalize-layout`; a conv's padded channels back to NCHW).
+- `RecomputeInReaders` (last, with groups as prologues, when no other rule applies): such
+  a cheap producer read by several generics or groups (or through a view) is computed by
+  EVERY reader where it reads it, reductions included (LayerNorm's f64 ``extf(x)``), so its
+  kernel goes; else it is stored for all (`fuse_prologues`).
 
 Legality is PROVEN on the merged group (`fusion_plan.plan_group`, the same check
 `legalize-layout` makes): at most one generic with reduction loops (the root) and every value
@@ -53,7 +58,8 @@ computed, after the root's reductions are complete. Fusion is refused (with a re
 ``remarks=true``) when:
 
 - the producer's result has uses outside the consumer (it is needed whole: fusing would
-  compute it once per consumer, or store it anyway);
+  compute it once per consumer, or store it anyway), unless it is cheap and every reader
+  recomputes it (`RecomputeInReaders`, above; a remark says why not);
 - the consumer reads a neighbourhood of it (a 3x3 convolution, a pool: reduction loops), a
   broadcast of it, or a transposed copy of it (its read map differs from its output map);
 - the group would hold two reductions, a multi-output generic, or a stage that reads its
@@ -78,7 +84,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, tensor
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.linalg.abstract_ops import NamedOperation
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
@@ -96,29 +102,31 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
-from physlayout.dialects.layout import is_texture_scope
 from physlayout.dialects.layout_fused import FusedOp, YieldOp
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, element_type
 from physlayout.dialects.layout_scopes import SCOPE_ATTR, CopyOp, producer_scope
 from physlayout.dialects.linalg_generic import generalized
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
-from physlayout.transforms.annotate_texture_scope import unvectorizable_body_op
 from physlayout.transforms.diagnostics import emit_remark
 from physlayout.transforms.flow_plan import loop_names
 from physlayout.transforms.flow_through_windows import bijection_inverse
+from physlayout.transforms.fuse_prologues import (
+    collapsed,
+    computing_reads,
+    discard,
+    prologue_problem,
+)
 from physlayout.transforms.fusion_plan import (
-    GroupPlan,
-    generic_maps,
     has_reductions,
+    is_gather,
     merge_problem,
     plan_group,
     root_problem,
     splat_init,
-    stage_loops,
+    store_problem,
 )
-from physlayout.transforms.generic_inlining import inlined, producer_body_ops, producer_problem
-from physlayout.transforms.legalize_kernels import texel_lane_loop
+from physlayout.transforms.generic_inlining import producer_problem
 from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.rooted_walker import RootedWalker
 
@@ -324,27 +332,6 @@ def absorbable_start(op: GenericOp) -> Operation | None:
     return owner
 
 
-def is_gather(op: GenericOp) -> bool:
-    """Whether `op` is a gather a consumer may recompute: parallel loops only, one output
-    whose initial value it does not read, and a body that yields one `tensor.extract` of a
-    tensor defined outside it (at indices computed from `linalg.index` and index operands:
-    torch-mlir's nearest upsampling and the corners of a bilinear one)."""
-    if len(op.outputs) != 1 or has_reductions(op):
-        return False
-    body = op.body.blocks[0]
-    if body.args[len(op.inputs)].uses:
-        return False
-    terminator = body.last_op
-    if terminator is None or len(terminator.operands) != 1:
-        return False
-    extract = terminator.operands[0].owner
-    if not isinstance(extract, tensor.ExtractOp) or extract.parent_block() is not body:
-        return False
-    owner = extract.tensor.owner
-    parent = owner.parent_op() if isinstance(owner, Block) else owner
-    return parent is None or not op.is_ancestor(parent)
-
-
 def _erase_dead(op: Operation, rewriter: PatternRewriter) -> None:
     """Erase `op` if nothing uses it, then the init producers it was the last user of."""
     if op.parent is None or any(r.uses for r in op.results):
@@ -360,35 +347,7 @@ def _group_problem(fused: FusedOp, result: SSAValue) -> str | None:
     """Why `fused` (replacing the op whose result is `result`) is not one kernel: its
     `plan_group` problem, or its store into `result`'s scope (`_store_problem`)."""
     plan = plan_group(fused)
-    return plan if isinstance(plan, str) else _store_problem(plan, producer_scope(result))
-
-
-def _store_problem(plan: GroupPlan, scope: str) -> str | None:
-    if not is_texture_scope(scope):
-        return None
-    lane = texel_lane_loop(plan.root)
-    if lane is None:
-        return (
-            f"would store whole texels of its {scope} result from no texel lane loop of the "
-            f"root {_name(plan.root.res[0])}"
-        )
-    root_maps = generic_maps(plan.root)
-    assert root_maps is not None  # the plan proved them quasi-affine
-    root_out = root_maps[-1].final_indices
-    for generic in (plan.root, *plan.stages):
-        loop = lane if generic is plan.root else _stage_lane(generic, root_out, f"d{lane}")
-        problem = unvectorizable_body_op(generic, loop)
-        if problem is not None:
-            return f"would store whole texels of its {scope} result, but {problem}"
-    return None
-
-
-def _stage_lane(stage: GenericOp, root_out: Sequence[Expr], lane: str) -> int | None:
-    """The loop of `stage` that runs as the root's texel lane loop `lane` (`stage_loops`)."""
-    for name, expr in stage_loops(stage, root_out).items():
-        if isinstance(expr, Dim) and expr.name == lane:
-            return int(name[1:])
-    return None
+    return plan if isinstance(plan, str) else store_problem(plan, producer_scope(result))
 
 
 @dataclass
@@ -574,65 +533,134 @@ class SplitSharedStart(RewritePattern):
         )
 
 
-CHEAP_PROLOGUE_OPS = frozenset(
-    {"arith.addf", "arith.subf", "arith.mulf", "arith.negf", "arith.maximumf", "arith.minimumf"}
-)
-"""The ops a root may repeat per read of a producer's element (one ALU op beside the
-multiply-add it feeds), at most `CHEAP_PROLOGUE_LIMIT` of them."""
-CHEAP_PROLOGUE_LIMIT = 2
-PROLOGUE_CONVERSIONS = frozenset({"arith.extf", "arith.truncf"})
-"""Precision conversions a prologue may hold besides (f16 storage: ``truncf(extf(x) *
-extf(s))``); the root converts what it loads anyway, so they do not count to the limit."""
-
-
-def prologue_problem(producer: GenericOp) -> str | None:
-    """Why `producer` should not be recomputed by the root that reads it (None: cheap)."""
-    problem = producer_problem(producer)
-    if problem is not None:
-        return problem
-    ops = [name for name in producer_body_ops(producer) if name not in PROLOGUE_CONVERSIONS]
-    costly = [name for name in ops if name not in CHEAP_PROLOGUE_OPS]
-    if costly:
-        return f"its body has '{costly[0]}', which the root would repeat per read"
-    if len(ops) > CHEAP_PROLOGUE_LIMIT:
-        return f"its body has {len(ops)} ops, which the root would repeat per read"
-    return None
-
-
 @dataclass
 class InlineProducerIntoRoot(RewritePattern):
-    """A generic left unfused, whose one user is a reduction root (a conv, a matmul, a
-    pool; alone or the root of a group) -> computed by that root where it reads it
-    (`generic_inlining`: squeeze-excite's ``x * scale`` into the projection conv), when its
-    body is a cheap prologue (`prologue_problem`). The root repeats those ops per read (a
-    1x1 conv per output texel), so the tensor is never stored nor launched."""
+    """A generic left unfused (or a group without reductions, `collapsed`), whose one user
+    is a reduction root (a conv, a matmul, a pool, a mean; alone or the root of a group) ->
+    computed by that root where it reads it (`fuse_prologues.computing_reads`:
+    squeeze-excite's ``x * scale`` into the projection conv, LayerNorm's centred square into
+    the variance's sum), when its body is a cheap prologue (`prologue_problem`). The root
+    repeats those ops per read (a 1x1 conv per output texel), so the tensor is never stored
+    nor launched."""
 
     remarks: Remarks
+    groups: bool = False
+    """Take groups too (a late phase: views read once are read through first)."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
-        if not _top_level(op) or len(op.results) != 1:
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        kinds = GenericOp | FusedOp if self.groups else GenericOp
+        if not isinstance(op, kinds) or not _top_level(op) or len(op.results) != 1:
             return
         reader = _sole_reader(op.results[0])
         if reader is None or not has_reductions(reader[1]):
             return
         user, root, index = reader
-        problem = prologue_problem(op)
-        if problem is not None:
-            self.remarks.extend(
-                op.results[0],
-                user,
-                f"computed by the root reading it: {problem}",
-            )
+        prologue = op if isinstance(op, GenericOp) else collapsed(op)
+        if prologue is None:
             return
-        if isinstance(user, GenericOp):
-            replacement = inlined(op, user, index)
-        else:
-            replacement = _group_with_prologue(user, op, root)
-            if replacement is None:
-                return
+        problem = prologue_problem(prologue, root.indexing_maps.data[index].data)
+        replacement = None if problem else computing_reads(user, op.results[0], prologue)
+        if prologue is not op:
+            discard(prologue)
+        if problem is not None:
+            self.remarks.extend(op.results[0], user, f"computed by the root reading it: {problem}")
+            return
+        if replacement is None or _kernel_problem(replacement, user) is not None:
+            if replacement is not None:
+                discard(replacement)
+            return
         rewriter.replace(user, replacement)
         _erase_dead(op, rewriter)
+
+
+@dataclass
+class RecomputeInReaders(RewritePattern):
+    """A cheap producer (`prologue_problem`: a parallel generic, or a group without
+    reductions that `collapsed` makes one generic) left a kernel of its own, whose readers
+    are all generics or groups (directly, or through a view `ReadRelayoutInRoot` reads
+    through) -> computed by each reader where it reads it (`computing_reads`), a reduction
+    included: LayerNorm's f64 ``extf(x)``, read by the mean and by the centred square. Only
+    when EVERY reader takes it, so its kernel and its tensor go (as a gather's readers
+    recompute it, `FuseIntoProducer._recomputed`); else it is stored for all of them."""
+
+    remarks: Remarks
+    refused: set[SSAValue] = field(default_factory=set[SSAValue])  # one remark each
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, GenericOp | FusedOp) or not _top_level(op) or len(op.results) != 1:
+            return
+        value = op.results[0]
+        users = list(dict.fromkeys(use.operation for use in value.uses))
+        prologue = op if isinstance(op, GenericOp) else collapsed(op)
+        if not users or prologue is None or producer_problem(prologue) is not None:
+            if prologue is not None and prologue is not op:
+                discard(prologue)
+            return
+        made: list[tuple[Operation, Operation]] = []
+        problem = prologue_problem(prologue) or self._rebuild(value, users, prologue, made)
+        if prologue is not op:
+            discard(prologue)
+        if problem is not None:
+            for _, new in made:
+                discard(new)
+            if len(users) > 1 and value not in self.refused:
+                self.refused.add(value)
+                self.remarks.extend(value, None, f"recomputed by its {len(users)} readers: {problem}")
+            return
+        views = [user for user in users if isinstance(user, TransformOp | CropOp)]
+        for old, new in made:
+            rewriter.replace(old, new)
+        for view in views:
+            _erase_view(view, rewriter)
+        _erase_dead(op, rewriter)
+
+    @staticmethod
+    def _rebuild(
+        value: SSAValue,
+        users: Sequence[Operation],
+        prologue: GenericOp,
+        made: list[tuple[Operation, Operation]],
+    ) -> str | None:
+        """Add to `made` each reader of `value` and its replacement computing `prologue`;
+        why one reader cannot (None: all can)."""
+        for user in users:
+            if isinstance(user, TransformOp | CropOp) and _top_level(user):
+                view = relayout_view(user)
+                if view is None or view[0] is not value:
+                    return f"it is read through '{user.name}', which is not a relabelling view"
+                for reader in dict.fromkeys(use.operation for use in user.results[0].uses):
+                    through = _read_through(user, reader)
+                    if through is None:
+                        return f"a reader of its view {_name(user.results[0])} reads it otherwise"
+                    new = computing_reads(through, value, prologue)
+                    discard(through)
+                    if new is None or _kernel_problem(new, reader) is not None:
+                        return f"{_name(reader.results[0])} would not be one kernel"
+                    made.append((reader, new))
+                continue
+            if not isinstance(user, GenericOp | FusedOp) or not _top_level(user):
+                return f"it is used by '{user.name}'"
+            new = computing_reads(user, value, prologue)
+            if new is None or _kernel_problem(new, user) is not None:
+                return f"{_name(user.results[0])} would not be one kernel"
+            made.append((user, new))
+        return None
+
+
+def _kernel_problem(new: GenericOp | FusedOp, old: Operation) -> str | None:
+    """Why `new` (replacing `old`) would not be one kernel storing `old`'s result (None: it
+    would); a generic is checked as the group of it alone."""
+    try:
+        new.verify()  # a root's loops must still be read off its maps
+    except VerifyException as error:
+        return str(error)
+    if isinstance(new, FusedOp):
+        return _group_problem(new, old.results[0])
+    builder = GroupBuilder()
+    fused = builder.finish(builder.clone(new, {}), new)
+    problem = _group_problem(fused, old.results[0])
+    discard(fused)
+    return problem
 
 
 class ReadRelayoutInRoot(RewritePattern):
@@ -642,25 +670,33 @@ class ReadRelayoutInRoot(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TransformOp | CropOp, rewriter: PatternRewriter) -> None:
-        if not _top_level(op):
+        if not _top_level(op) or relayout_view(op) is None:
             return
-        view = relayout_view(op)
-        if view is None:
-            return
-        source, read = view
         reader = _sole_reader(op.results[0])
         if reader is None:
             return
-        user, root, index = reader
-        amap = root.indexing_maps.data[index].data
-        names = loop_names(amap.num_dims)
-        exprs = read(IndexMap.from_affine_map(amap, names).final_indices)
-        new_map = IndexMap(tuple(names), tuple(exprs)).to_affine_map()
-        replacement = _reading_source(user, op.results[0], index, source, new_map)
+        replacement = _read_through(op, reader[0])
         if replacement is None:
             return
-        rewriter.replace(user, replacement)
+        rewriter.replace(reader[0], replacement)
         _erase_view(op, rewriter)
+
+
+def _read_through(view: TransformOp | CropOp, user: Operation) -> GenericOp | FusedOp | None:
+    """`user` (detached new op), whose root reads the relayout `view` once, reading the
+    view's source at the composed map instead (`relayout_view`, `_reading_source`)."""
+    found = relayout_view(view)
+    if found is None or not isinstance(user, GenericOp | FusedOp) or not _top_level(user):
+        return None
+    source, read = found
+    root, index = _root_read(user, view.results[0])
+    if root is None:
+        return None
+    amap = root.indexing_maps.data[index].data
+    names = loop_names(amap.num_dims)
+    exprs = read(IndexMap.from_affine_map(amap, names).final_indices)
+    new_map = IndexMap(tuple(names), tuple(exprs)).to_affine_map()
+    return _reading_source(user, view.results[0], index, source, new_map)
 
 
 def relayout_view(op: TransformOp | CropOp) -> tuple[SSAValue, Callable[[Sequence[Expr]], list[Expr]]] | None:
@@ -866,8 +902,8 @@ def _root_read(user: Operation, value: SSAValue) -> tuple[GenericOp | None, int]
     """The generic of `user` (itself, or the one op of its group) that reads `value` as
     input, and at which input (None: read otherwise, or by several ops)."""
     if isinstance(user, GenericOp):
-        inputs = list(user.inputs)
-        return (user, inputs.index(value)) if value in inputs else (None, 0)
+        reads = [k for k, v in enumerate(user.operands) if v is value]
+        return (user, reads[0]) if len(reads) == 1 and reads[0] < len(user.inputs) else (None, 0)
     assert isinstance(user, FusedOp)
     arg = user.block.args[list(user.inputs).index(value)]
     uses = list(arg.uses)
@@ -877,38 +913,6 @@ def _root_read(user: Operation, value: SSAValue) -> tuple[GenericOp | None, int]
     if uses[0].index >= len(reader.inputs):
         return None, 0
     return reader, uses[0].index
-
-
-def _group_with_prologue(group: FusedOp, producer: GenericOp, root: GenericOp) -> FusedOp | None:
-    """`group` whose `root` computes `producer` in its body (reading its inputs as new group
-    inputs), or None when the new group would not be legal."""
-    builder = GroupBuilder()
-    value = producer.results[0]
-    tensors = [v for v in producer.inputs if isinstance(v.type, TensorType)]
-    for outer in group.inputs:  # the producer's inputs where its value was, in order
-        for read in tensors if outer is value else (outer,):
-            builder.outer(read)
-    result = builder.clone(group, {})
-    arg = builder.args.pop(value)
-    assert isinstance(arg, BlockArgument)
-    (use,) = arg.uses
-    clone = use.operation
-    assert isinstance(clone, GenericOp) and clone.name == root.name
-    reads = [builder.outer(v) if isinstance(v.type, TensorType) else v for v in producer.inputs]
-    new_root = inlined(producer, clone, use.index, reads)
-    builder.block.insert_op_before(new_root, clone)
-    if result is clone.results[0]:
-        result = new_root.results[0]
-    clone.results[0].replace_all_uses_with(new_root.results[0])
-    builder.block.erase_op(clone)
-    builder.inputs.remove(value)
-    builder.block.erase_arg(arg)
-    fused = builder.finish(result, group)
-    if _group_problem(fused, group.result) is not None:
-        fused.erase()
-        return None
-    fused.result.name_hint = group.result.name_hint
-    return fused
 
 
 class GeneralizeNamedOp(RewritePattern):
@@ -969,7 +973,9 @@ class FuseElementwisePass(PhyslayoutPass):
         grouping.rewrite_module(op)
         # The rules that follow the grouping make groups and views the grouping may take
         # further (a pad read by a new copy group): repeat until nothing changes, so that a
-        # second run of the pass changes nothing.
+        # second run of the pass changes nothing. Groups as prologues and recomputing in
+        # several readers come last, once no other rule applies: a view read once is read
+        # through, a generic read once is inlined, before producers gain readers.
         while True:
             changed = RootedWalker(
                 InlineProducerIntoRoot(remarks), apply_recursively=False
@@ -980,6 +986,13 @@ class FuseElementwisePass(PhyslayoutPass):
             changed |= RootedWalker(
                 FuseRelayoutChain(), apply_recursively=False
             ).rewrite_module(op)
+            if not changed:
+                changed = RootedWalker(
+                    GreedyRewritePatternApplier(
+                        [InlineProducerIntoRoot(remarks, groups=True), RecomputeInReaders(remarks)]
+                    ),
+                    apply_recursively=False,
+                ).rewrite_module(op)
             if not changed:
                 break
             grouping.rewrite_module(op)

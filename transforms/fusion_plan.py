@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, TensorType
 from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.dialects.tensor import EmptyOp
@@ -45,6 +45,7 @@ from physlayout.dialects.layout_graph import PadOp, static_shape
 from physlayout.dialects.layout_scopes import producer_scope
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
+from physlayout.transforms.annotate_texture_scope import unvectorizable_body_op
 from physlayout.transforms.flow_plan import loop_extents, loop_names
 from physlayout.transforms.legalize_kernels import texel_lane_loop
 
@@ -305,3 +306,55 @@ def stage_loops(stage: GenericOp, root_out: Sequence[Expr]) -> dict[str, Expr]:
     assert maps is not None
     out = maps[-1].final_indices
     return {e.name: root_out[t] for t, e in enumerate(out) if isinstance(e, Dim)}
+
+
+def is_gather(op: GenericOp) -> bool:
+    """Whether `op` is a gather a consumer may recompute: parallel loops only, one output
+    whose initial value it does not read, and a body that yields one `tensor.extract` of a
+    tensor defined outside it (at indices computed from `linalg.index` and index operands:
+    torch-mlir's nearest upsampling and the corners of a bilinear one)."""
+    if len(op.outputs) != 1 or has_reductions(op):
+        return False
+    body = op.body.blocks[0]
+    if body.args[len(op.inputs)].uses:
+        return False
+    terminator = body.last_op
+    if terminator is None or len(terminator.operands) != 1:
+        return False
+    extract = terminator.operands[0].owner
+    if not isinstance(extract, tensor.ExtractOp) or extract.parent_block() is not body:
+        return False
+    owner = extract.tensor.owner
+    parent = owner.parent_op() if isinstance(owner, Block) else owner
+    return parent is None or not op.is_ancestor(parent)
+
+
+def store_problem(plan: GroupPlan, scope: str) -> str | None:
+    """Why the group `plan` cannot store its result in `scope` (None: it can): a texture
+    result is stored as whole texels, so the root needs a texel lane loop and every generic
+    of the group a body `vectorize-texels` can run on the lanes of one texel."""
+    if not is_texture_scope(scope):
+        return None
+    lane = texel_lane_loop(plan.root)
+    if lane is None:
+        return (
+            f"would store whole texels of its {scope} result from no texel lane loop of the "
+            f"root {_name(plan.root.res[0])}"
+        )
+    root_maps = generic_maps(plan.root)
+    assert root_maps is not None  # the plan proved them quasi-affine
+    root_out = root_maps[-1].final_indices
+    for generic in (plan.root, *plan.stages):
+        loop = lane if generic is plan.root else _stage_lane(generic, root_out, f"d{lane}")
+        problem = unvectorizable_body_op(generic, loop)
+        if problem is not None:
+            return f"would store whole texels of its {scope} result, but {problem}"
+    return None
+
+
+def _stage_lane(stage: GenericOp, root_out: Sequence[Expr], lane: str) -> int | None:
+    """The loop of `stage` that runs as the root's texel lane loop `lane` (`stage_loops`)."""
+    for name, expr in stage_loops(stage, root_out).items():
+        if isinstance(expr, Dim) and expr.name == lane:
+            return int(name[1:])
+    return None

@@ -105,16 +105,20 @@ def producer_reads(producer: GenericOp, consumer_read: AffineMap) -> list[Affine
 def inlined(
     producer: GenericOp,
     consumer: GenericOp,
-    index: int,
+    index: int | Sequence[int],
     producer_inputs: Sequence[SSAValue] | None = None,
 ) -> GenericOp:
     """`consumer` with input `index` (`producer`'s value, `producer_problem` None)
     replaced by `producer`'s inputs (read as `producer_inputs` when given: the same values
     seen from inside a group) at composed maps, its body running the producer's ops first.
-    An input the consumer already reads at the same map is read once. The new op carries
-    the consumer's attributes; the caller replaces the consumer with it."""
+    Several indices (all read at the same map: ``x * x``) share one copy of the producer's
+    ops. An input the consumer already reads at the same map is read once. The new op
+    carries the consumer's attributes; the caller replaces the consumer with it."""
+    indices = {index} if isinstance(index, int) else set(index)
     consumer_maps = [m.data for m in consumer.indexing_maps.data]
-    producer_maps = producer_reads(producer, consumer_maps[index])
+    first = min(indices)
+    assert all(consumer_maps[k] == consumer_maps[first] for k in indices)
+    producer_maps = producer_reads(producer, consumer_maps[first])
     sources = list(producer_inputs if producer_inputs is not None else producer.inputs)
     consumer_args = consumer.body.block.args
     producer_args = producer.body.block.args
@@ -136,9 +140,10 @@ def inlined(
     consumer_slot: dict[int, int] = {}
     producer_slot: dict[int, int] = {}
     for k, value in enumerate(consumer.inputs):
-        if k == index:
+        if k == first:
             for j, (source, amap) in enumerate(zip(sources, producer_maps, strict=True)):
                 producer_slot[j] = read(source, amap, producer_args[j].type)
+        if k in indices:
             continue
         consumer_slot[k] = read(value, consumer_maps[k], consumer_args[k].type)
     outputs = len(consumer.outputs)
@@ -157,7 +162,8 @@ def inlined(
         block.add_op(op.clone(value_mapper=mapper))
     assert produced is not None
     mapper = {consumer_args[k]: block.args[slot] for k, slot in consumer_slot.items()}
-    mapper[consumer_args[index]] = produced
+    for k in indices:
+        mapper[consumer_args[k]] = produced
     for o in range(outputs):
         mapper[consumer_args[len(consumer.inputs) + o]] = block.args[len(inputs) + o]
     for op in consumer.body.block.ops:

@@ -63,13 +63,23 @@ def test_model_matches_pytorch(runtime: object, folder: Path, name: str) -> None
     assert report.layout_launches <= bound
 
 
+F16_EXTRA_LAUNCHES = {"transformer_encoder_layer": 1}
+"""Launches an f16 model runs beyond its f32 one, none a cast: the transformer's all-masked
+check of its softmax zero-fills a 4x8x8 tensor that merge-sibling-kernels merges with a
+3-D sibling in f32, while in f16 its siblings run 1x4x8x8 grids (a 4-D launch cannot take
+a 3-D one). Both precisions had 27 launches before fuse-elementwise recomputed cheap
+producers in their readers (now 19 in f32, 20 in f16); f32 then lost the in-projection's
+bias add, an epilogue of the matmul in f16 already."""
+
+
 @pytest.mark.parametrize(
     "name", ["bottleneck", "transformer_encoder_layer", "autoencoder_transpose"]
 )
 def test_model_in_f16_is_close_to_pytorch(runtime: object, name: str) -> None:
     """`--precision f16`: to-mixed-precision (f16 storage, f32 accumulation) before the
     graph pipeline; PyTorch's f32 output within 2e-2 of its max (the issue's bound), in at
-    most the launches of the f32 model (the pass adds no cast kernel)."""
+    most the launches of the f32 model (the pass adds no cast kernel; `F16_EXTRA_LAUNCHES`
+    excepted)."""
     text = (SHIPPED / f"{name}.mlir").read_text()
     with np.load(SHIPPED / f"{name}.expected.npz") as archive:
         expected = {k: archive[k] for k in archive.files}
@@ -81,7 +91,7 @@ def test_model_in_f16_is_close_to_pytorch(runtime: object, name: str) -> None:
     f32 = run_model(
         name, text, load_inputs(SHIPPED, name), expected, runtime,  # type: ignore[arg-type]
     )  # fmt: skip
-    assert report.launches <= f32.launches
+    assert report.launches <= f32.launches + F16_EXTRA_LAUNCHES.get(name, 0)
 
 
 def test_every_shipped_model_is_complete() -> None:
