@@ -47,7 +47,7 @@ from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.transforms.annotate_texture_scope import unvectorizable_body_op
 from physlayout.transforms.flow_plan import loop_extents, loop_names
-from physlayout.transforms.legalize_kernels import texel_lane_loop
+from physlayout.transforms.legalize_kernels import scalar_attr, texel_lane_loop
 
 
 def generic_maps(op: GenericOp) -> list[IndexMap] | None:
@@ -159,6 +159,19 @@ def splat_init(op: Operation) -> bool:
         value = op.value
         return isinstance(value, DenseIntOrFPElementsAttr) and _is_splat(value)
     return False
+
+
+def splat_scalar(op: arith.ConstantOp) -> FloatAttr | IntegerAttr:
+    """The element of a splat dense tensor constant (`splat_init`), as a scalar attribute
+    of the tensor's element type."""
+    value = op.value
+    assert isinstance(value, DenseIntOrFPElementsAttr) and isinstance(op.result.type, TensorType)
+    from physlayout.semantics.graph_evaluator import dense_array  # numpy: when used
+
+    element = op.result.type.get_element_type()
+    scalar = scalar_attr(dense_array(value, op.result.type).reshape(-1)[0], element)
+    assert isinstance(scalar, FloatAttr | IntegerAttr)
+    return scalar
 
 
 def _is_splat(value: DenseIntOrFPElementsAttr) -> bool:

@@ -15,6 +15,9 @@ repeats its blocks):
 - ``layout.transform``: a copy over the source box into a destination parameter whose type
   carries the transform as a PENDING layout (``!layout.buffer<SRC x T, transform = M,
   pad_value = V, scope = S>``): `apply-layout` rewrites the stores and fills the padding;
+  none when the producer of its source stores through that pending layout itself
+  (`relayout_stores.direct_relayouts`: a bijection read alone, e.g. the NCHW result of a
+  model's last convolution);
 - ``tensor.insert_slice`` (static offsets, sizes and strides): the source copied into its
   window of the destination's storage (element ``i`` to ``offset + i * stride``: the strided
   insert of a transposed convolution spreads its input into zeros), updated in place when
@@ -25,6 +28,8 @@ repeats its blocks):
 - ``arith.constant`` of a dense tensor: a kernel that stores the constant (a fill loop for a
   splat, else one store per element or per texel);
 - ``tensor.empty``: storage only (its contents are undefined);
+- a generic, group or layout rewrite whose results nothing reads: no kernel (these ops
+  only compute their tensors);
 - scalar ops outside bodies are cloned into the host; a body's uses of outer values become
   kernel constants (for `arith.constant`) or scalar kernel parameters.
 
@@ -103,11 +108,11 @@ from physlayout.dialects.linalg_generic import generalized
 from physlayout.indexing import proofs
 from physlayout.indexing.bridges import isl as bridge
 from physlayout.indexing.index_map import IndexMap
-from physlayout.indexing.quasi_affine import Const, Dim, Expr
+from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.naming import FreshNames
 from physlayout.transforms.equal_kernels import kernel_key
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
-from physlayout.transforms.fusion_plan import generic_maps, plan_group, stage_loops
+from physlayout.transforms.fusion_plan import generic_maps, plan_group, splat_scalar, stage_loops
 from physlayout.transforms.legalize_kernels import (
     Epilogue,
     FusedStage,
@@ -124,10 +129,10 @@ from physlayout.transforms.legalize_kernels import (
     generic_key,
     insert_kernel,
     pad_kernel,
-    scalar_attr,
     texel_lane_loop,
 )
 from physlayout.transforms.pass_options import PhyslayoutPass
+from physlayout.transforms.relayout_stores import direct_relayouts, preserves_row_major_order
 from physlayout.transforms.rooted_walker import RootedWalker
 from physlayout.transforms.value_bounds import ValueBounds
 
@@ -212,6 +217,9 @@ class HostBuilder:
     )
     """Group results stored straight into the window of the insert that reads them
     (`direct_inserts`)."""
+    relayouts: dict[SSAValue, TransformOp] = field(default_factory=dict[SSAValue, TransformOp])
+    """Values stored straight through the layout of the transform reading them
+    (`relayout_stores.direct_relayouts`): that transform launches nothing."""
     views: set[SSAValue] = field(default_factory=set[SSAValue])
     """Values whose storage another value also declares (`_reshape_view`)."""
     bounds: ValueBounds = field(default_factory=ValueBounds)
@@ -243,6 +251,7 @@ class HostBuilder:
                 self._arg(buffer_type(value.type, GLOBAL, terminator), f"result{j}")
             )
         self.direct = direct_inserts(entry)
+        self.relayouts = direct_relayouts(entry)
         for op in entry.ops:
             if op is terminator:
                 break
@@ -282,6 +291,8 @@ class HostBuilder:
         problem = scope_problem(op)
         if problem is not None:
             raise PassFailedException(f"legalize-layout: {problem}")
+        if isinstance(op, _PURE) and not any(r.uses for r in op.results):
+            return  # it only computes tensors, and nothing reads them: no kernel
         match op:
             case GenericOp():
                 self.generic(op)
@@ -404,19 +415,13 @@ class HostBuilder:
         shape = _shape(op.input)
         if not shape:
             raise fail(op, "of a rank-0 tensor cannot be legalized")
+        if self.relayouts.get(op.input) is op and op.result in self.storage:
+            return  # its producer stored it through the pending layout (`relayout_stores`)
         source = self._input(op.input, op)
         if self._reshape_view(op):
             return
         storage = self._storage_of_result(op.result, op)
-        pad = op.pad_value if op.pads() else None
-        pending = BufferType(
-            shape,
-            _element(op.input),
-            [IndexMapAttr.from_map(op.map)],
-            scope=storage.scope,
-            pad_value=pad,
-        )
-        view = self._declare(self._handle(storage), pending, op.result.name_hint)
+        view = self._pending_view(op, storage)
         sequential = is_texture_scope(storage.scope)
         self._call_copy_kernel(
             self._name(op, "transform"), source, view, shape, sequential=sequential
@@ -434,9 +439,9 @@ class HostBuilder:
         outputs: list[GenericOutput] = []
         parallel_points = prod(loops.extents[m] for m in loops.parallel)
         for k, (init, result) in enumerate(zip(op.outputs, op.res, strict=True)):
-            target = self._result(result, op)
-            reads = bool(body.args[count + k].uses)
             covers = parallel_points == prod(_shape(result))
+            target = self._relayout_target(result, covers) or self._result(result, op)
+            reads = bool(body.args[count + k].uses)
             from_empty = isinstance(init.owner, EmptyOp)
             if covers or from_empty:
                 source = self._input(init, op) if reads else None
@@ -478,13 +483,15 @@ class HostBuilder:
             inputs.append(self._input(outer.get(value, value), op))
         init = root.outputs[0]
         reads = bool(root.body.blocks[0].args[len(root.inputs)].uses)
-        target, offset = self._target(op.result, op)
+        covers = prod(loops.extents[m] for m in loops.parallel) == prod(_shape(op.result))
+        relayout = self._relayout_target(op.result, covers)
+        target, offset = (relayout, ()) if relayout else self._target(op.result, op)
         start: Attribute | SSAValue | None = None
         source: SSAValue | None = None
         if isinstance(plan.start, FillOp):
             start = plan.start.inputs[0]
         elif isinstance(plan.start, arith.ConstantOp):
-            start = _splat_scalar(plan.start)
+            start = splat_scalar(plan.start)
         elif reads and not isinstance(init.owner, EmptyOp):
             source = self._input(outer.get(init, init), op)
         if _is_texture(target):
@@ -495,6 +502,25 @@ class HostBuilder:
         output = GenericOutput(source, target, start, offset)
         request = GenericRequest(root, loops, inputs, [output], epilogue, padded, self.bounds)
         self._call_generic(self._name(op, "fused"), request)
+
+    def _pending_view(self, op: TransformOp, storage: Storage) -> SSAValue:
+        """A second declaration of `storage` (the result of `op`) over the source shape,
+        carrying `op`'s map (and pad value) as a pending layout for `apply-layout`."""
+        pad = op.pad_value if op.pads() else None
+        pending = BufferType(
+            _shape(op.input), _element(op.input), [IndexMapAttr.from_map(op.map)],
+            scope=storage.scope, pad_value=pad,
+        )  # fmt: skip
+        return self._declare(self._handle(storage), pending, op.result.name_hint)
+
+    def _relayout_target(self, result: SSAValue, covers: bool) -> SSAValue | None:
+        """The pending-layout view `result` is stored through (`relayout_stores`), when its
+        producer's parallel points cover it (`covers`); else None (the transform copies)."""
+        transform = self.relayouts.get(result)
+        if transform is None or not covers:
+            self.relayouts.pop(result, None)
+            return None
+        return self._pending_view(transform, self._storage_of_result(transform.result, transform))
 
     def _reshape_view(self, op: TransformOp) -> bool:
         """A transform that keeps the row-major order of the elements (a reshape: torch-mlir's
@@ -766,30 +792,6 @@ def copy_key(
     )
 
 
-def preserves_row_major_order(
-    imap: IndexMap, shape: tuple[int, ...], result_shape: tuple[int, ...]
-) -> bool:
-    """Whether `imap` sends every index of the box `shape` to the index of `result_shape`
-    at the same row-major position (a reshape: the buffers hold the same bytes), proven
-    (isl) on the box."""
-    if prod(shape) != prod(result_shape) or not shape or not result_shape:
-        return False
-
-    def linear(exprs: Sequence[Expr], extents: Sequence[int]) -> Expr:
-        total: Expr = Const(0)
-        for expr, extent in zip(exprs, extents, strict=True):
-            total = total * extent + expr
-        return total
-
-    names = imap.initial_indices
-    source = IndexMap(names, (linear([Dim(n) for n in names], shape),))
-    moved = IndexMap(names, (linear(imap.final_indices, result_shape),))
-    try:
-        return source.is_equivalent_to(moved, shape)
-    except ValueError:
-        return False
-
-
 def direct_inserts(block: Block) -> dict[SSAValue, tensor.InsertSliceOp]:
     """The group results of `block` that can be stored straight into the window of the
     `tensor.insert_slice` reading them (destination passing: a concat's parts written by
@@ -860,15 +862,6 @@ def _insert_chain(op: tensor.InsertSliceOp) -> list[tensor.InsertSliceOp] | None
     return chain
 
 
-def _splat_scalar(op: arith.ConstantOp) -> Attribute:
-    """The element of a splat dense tensor constant, as a scalar attribute."""
-    value = op.value
-    assert isinstance(value, DenseIntOrFPElementsAttr)
-    from physlayout.semantics.graph_evaluator import dense_array  # numpy: when used
-
-    return scalar_attr(dense_array(value, op.result.type).reshape(-1)[0], _element(op.result))
-
-
 def _pad_scalar(value: Attribute, element: Attribute) -> Attribute:
     """A pad value as a scalar of the padded tensor's `element` type."""
     if isinstance(value, FloatAttr) and isinstance(element, AnyFloat):
@@ -876,6 +869,10 @@ def _pad_scalar(value: Attribute, element: Attribute) -> Attribute:
     if isinstance(value, IntegerAttr) and isinstance(element, IntegerType | IndexType):
         return IntegerAttr(value.value.data, element)
     return value
+
+
+_PURE = (GenericOp, FusedOp, TransformOp, PadOp, CropOp, CopyOp)
+"""Graph ops that only compute their tensor results (no kernel when nothing reads them)."""
 
 
 def _is_texture(buffer: SSAValue) -> bool:

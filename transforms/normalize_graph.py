@@ -11,6 +11,9 @@ What it rewrites:
   `linalg.generic` form (layout transforms then flow through them);
 - ``tensor.concat dim(d) %a, %b, ...`` -> ``tensor.empty`` and one ``tensor.insert_slice``
   per operand at its offset along ``d`` (upstream's decomposition of concat);
+- a `linalg.generic` input that is a splat dense tensor `arith.constant` (the rank-0
+  ``dense<6.0> : tensor<f32>`` of torch-mlir's relu6) -> the scalar constant in the body,
+  the input dropped: no kernel stores the constant tensor on every call;
 - ``select(cmpf ugt %x, %c), %x, %c`` in a body (torch-mlir's relu) -> ``maximumf %x, %c``
   when ``%c`` is a constant neither NaN nor -0.0 (bit-exact then), so that the relu runs on
   whole texels;
@@ -74,6 +77,7 @@ from physlayout.dialects.layout_check import CheckOp
 from physlayout.dialects.layout_graph import static_shape
 from physlayout.dialects.linalg_generic import generalized
 from physlayout.dialects.linalg_named import DepthwiseConv2DNchwChwOp
+from physlayout.transforms.fusion_plan import splat_init, splat_scalar
 from physlayout.transforms.generic_inlining import (
     inline_problem,
     inlined,
@@ -224,6 +228,51 @@ class InlineSharedInputProducer(RewritePattern):
                 return
 
 
+class SplatInputAsScalar(RewritePattern):
+    """A `linalg.generic` input that is a splat dense tensor `arith.constant` (torch-mlir's
+    ``dense<6.0> : tensor<f32>`` of a relu6's clamp, read at ``()``) -> that input dropped
+    and its block argument replaced by the scalar constant at the top of the body. Every
+    point read the same element, so every point computes the same value; the tensor is
+    no longer stored by a kernel of its own on every call. The constant is erased when no
+    other op reads it. An output (an init) is left alone: `fuse-elementwise` absorbs a
+    splat accumulator start."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
+        splats = [
+            k for k, value in enumerate(op.inputs)
+            if isinstance(value.owner, arith.ConstantOp) and splat_init(value.owner)
+        ]  # fmt: skip
+        if not splats:
+            return
+        body = op.detach_region(op.body)
+        block = body.blocks[0]
+        for k in reversed(splats):
+            constant = op.inputs[k].owner
+            assert isinstance(constant, arith.ConstantOp)
+            scalar = arith.ConstantOp(splat_scalar(constant))
+            assert block.first_op is not None  # a body ends in linalg.yield
+            block.insert_op_before(scalar, block.first_op)
+            block.args[k].replace_all_uses_with(scalar.result)
+            block.erase_arg(block.args[k])
+        kept = [k for k in range(len(op.inputs)) if k not in splats]
+        maps = [op.indexing_maps.data[k] for k in kept]
+        maps += op.indexing_maps.data[len(op.inputs) :]
+        generic = GenericOp(
+            [op.inputs[k] for k in kept], op.outputs, body, maps, op.iterator_types,
+            op.result_types,
+        )  # fmt: skip
+        generic.attributes.update(op.attributes)
+        for old, new in zip(op.results, generic.results, strict=True):
+            new.name_hint = old.name_hint
+        constants = {op.inputs[k].owner for k in splats}
+        rewriter.replace(op, generic)
+        for constant in constants:
+            assert isinstance(constant, arith.ConstantOp)
+            if not constant.result.uses:
+                rewriter.erase(constant)
+
+
 class DecomposeConcat(RewritePattern):
     """``tensor.concat`` -> ``tensor.empty`` + one ``tensor.insert_slice`` per operand."""
 
@@ -353,6 +402,7 @@ class NormalizeGraphPass(PhyslayoutPass):
                     OutlineBodyAssert(),
                     GeneralizeBroadcast(),
                     DecomposeConcat(),
+                    SplatInputAsScalar(),
                     SelectOfUgtToMaximumf(),
                     GeneralizeWindowOp(),
                     UnitResultAxesAsLoops(),

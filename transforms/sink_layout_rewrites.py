@@ -45,10 +45,11 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func, tensor
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import AffineMapAttr, ModuleOp, TensorType
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp
 from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -57,7 +58,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from physlayout.dialects.layout_graph import TransformOp, element_type, static_shape
+from physlayout.dialects.layout_graph import CropOp, TransformOp, element_type, static_shape
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim
 from physlayout.transforms.block_order import precedes
@@ -160,13 +161,7 @@ class SinkTransformBelowElementwise(RewritePattern):
                 return
 
     def _sinkable(self, op: GenericOp) -> bool:
-        kinds = {str(t.data) for t in op.iterator_types.data}
-        return (
-            kinds == {"parallel"}
-            and len(op.res) == 1
-            and FROZEN not in op.attributes
-            and not any(isinstance(inner, IndexOp) for inner in op.body.walk())
-        )
+        return _elementwise(op)
 
     def _sink(self, op: GenericOp, transform: TransformOp, rewriter: PatternRewriter) -> bool:
         inverse = bijective_inverse(transform)
@@ -218,6 +213,76 @@ class SinkTransformBelowElementwise(RewritePattern):
         if not transform.result.uses:
             rewriter.erase(transform)
         return True
+
+
+class SinkCropBelowElementwise(RewritePattern):
+    """``G(crop(y))`` -> ``crop(G'(y))`` for an elementwise generic ``G`` whose one tensor
+    input of rank 1 or more is the crop, read at the identity (its other inputs rank-0,
+    read at ``()``), written at the identity from a `tensor.empty`, where ``G'`` is ``G``
+    over ``y``'s box and the crop is read only by ``G``: a model's sigmoid after the crop of
+    its padded channels runs in the layout of the convolution before it (and joins its
+    kernel, once the transform back to NCHW sinks below it in turn). Taken only when ``y``
+    is a transform that sinks (`bijective_inverse`) or the one-use result of a generic, so
+    ``G'`` has a producer to join. Values: every element the crop keeps is ``G`` of the same
+    element of ``y``; ``G'`` also computes the elements cropped away (no promise about
+    them: the new crop carries no `cropped_value`)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
+        if not isinstance(op.parent_op(), func.FuncOp) or not _elementwise(op):
+            return
+        maps = generic_maps(op)
+        if maps is None or not _is_identity(maps[-1]):
+            return
+        if not isinstance(op.outputs[0].owner, EmptyOp):
+            return
+        shaped = [k for k, v in enumerate(op.inputs) if static_shape(v)]
+        if len(shaped) != 1 or not _is_identity(maps[shaped[0]]):
+            return
+        crop = op.inputs[shaped[0]].owner
+        if not isinstance(crop, CropOp) or not crop.result.has_one_use():
+            return
+        source = crop.input.owner
+        joins = isinstance(source, TransformOp) and bijective_inverse(source) is not None
+        if not (joins or (isinstance(source, GenericOp) and crop.input.has_one_use())):
+            return
+        element, shape = element_type(op.res[0]), static_shape(crop.input)
+        if element is None or shape is None:
+            return
+        empty = EmptyOp([], TensorType(element, shape))
+        operands = list(op.inputs)
+        operands[shaped[0]] = crop.input
+        identity = AffineMapAttr(AffineMap.identity(len(shape)))
+        new_maps = [
+            identity if k == shaped[0] else op.indexing_maps.data[k] for k in range(len(operands))
+        ]
+        wide = GenericOp(
+            operands, [empty.tensor], op.detach_region(op.body), [*new_maps, identity],
+            op.iterator_types, [empty.tensor.type],
+        )  # fmt: skip
+        wide.attributes.update(op.attributes)
+        wide.res[0].name_hint = op.res[0].name_hint
+        back = _crop_like(wide.res[0], crop)
+        back.result.name_hint = op.res[0].name_hint
+        rewriter.replace(op, [empty, wide, back])
+        rewriter.erase(crop)
+
+
+def _crop_like(value: SSAValue, crop: CropOp) -> CropOp:
+    """The crop of `value` to `crop`'s box (no `cropped_value` promise)."""
+    return CropOp(value, crop.get_start(), crop.get_sizes())
+
+
+def _elementwise(op: GenericOp) -> bool:
+    """Whether `op` has only parallel loops, one result, is not frozen and reads no
+    `linalg.index`."""
+    kinds = {str(t.data) for t in op.iterator_types.data}
+    return (
+        kinds == {"parallel"}
+        and len(op.res) == 1
+        and FROZEN not in op.attributes
+        and not any(isinstance(inner, IndexOp) for inner in op.body.walk())
+    )
 
 
 class SinkTransformBelowInsertSlice(RewritePattern):
@@ -373,6 +438,7 @@ class SinkLayoutRewritesPass(PhyslayoutPass):
                 [
                     SinkTransformBelowElementwise(ParameterValues(names, self.prepared)),
                     SinkTransformBelowInsertSlice(),
+                    SinkCropBelowElementwise(),
                 ]
             ),
             apply_recursively=True,
@@ -380,6 +446,7 @@ class SinkLayoutRewritesPass(PhyslayoutPass):
 
 
 __all__ = [
+    "SinkCropBelowElementwise",
     "SinkLayoutRewritesPass",
     "SinkTransformBelowElementwise",
     "SinkTransformBelowInsertSlice",

@@ -9,9 +9,34 @@
 // CHECK-NEXT:    %[[N:.*]] = layout.decl_buffer %[[P]] : !layout.ptr<f32> -> !layout.buffer<2x3x5xf32>
 // CHECK-NEXT:    func.call @collapse_generic_n(%[[X]], %[[N]])
 // CHECK-NEXT:    %[[V:.*]] = layout.decl_buffer %[[P]] : !layout.ptr<f32> -> !layout.buffer<6x5xf32>
-// CHECK-NEXT:    func.call @collapse_copy_v(%[[V]], %[[R]])
+// CHECK-NEXT:    func.call @collapse_generic_y(%[[V]], %[[R]])
 // CHECK-NEXT:    func.return
 func.func @collapse(%x: tensor<2x3x5xf32>) -> tensor<6x5xf32> {
+  %e = tensor.empty() : tensor<2x3x5xf32>
+  %n = linalg.generic {indexing_maps = [affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (a, b, c)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<2x3x5xf32>) outs(%e : tensor<2x3x5xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.negf %u : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x5xf32>
+  %v = layout.transform %n {index_map = #layout.index_map<(a, b, c) -> (a * 3 + b, c)>} : tensor<2x3x5xf32> -> tensor<6x5xf32>
+  %e2 = tensor.empty() : tensor<6x5xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]} ins(%v : tensor<6x5xf32>) outs(%e2 : tensor<6x5xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.negf %u : f32
+    linalg.yield %r : f32
+  } -> tensor<6x5xf32>
+  func.return %y : tensor<6x5xf32>
+}
+
+// A returned reshape: a view would need a copy into the out-parameter, so the producer
+// stores the result through the reshape instead (relayout_stores), no kernel of its own.
+// CHECK-LABEL: func.func @collapse_returned(
+// CHECK-SAME:      %[[X:[^:]*]]: !layout.buffer<2x3x5xf32>, %[[R:[^:]*]]: !layout.buffer<6x5xf32>)
+// CHECK-NEXT:    %[[P:.*]] = layout.data %[[R]]
+// CHECK-NEXT:    %[[V:.*]] = layout.decl_buffer %[[P]] : !layout.ptr<f32> -> !layout.buffer<2x3x5xf32, transform = #layout.index_map<(a, b, c) -> (a * 3 + b, c)>>
+// CHECK-NEXT:    func.call @collapse_returned_generic_n(%[[X]], %[[V]])
+// CHECK-NEXT:    func.return
+func.func @collapse_returned(%x: tensor<2x3x5xf32>) -> tensor<6x5xf32> {
   %e = tensor.empty() : tensor<2x3x5xf32>
   %n = linalg.generic {indexing_maps = [affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (a, b, c)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<2x3x5xf32>) outs(%e : tensor<2x3x5xf32>) {
   ^bb0(%u: f32, %o: f32):

@@ -265,3 +265,53 @@ func.func @sigmoid_transposed(%x: tensor<3x3xf32>) -> tensor<3x3xf32> {
   } -> tensor<3x3xf32>
   func.return %m : tensor<3x3xf32>
 }
+
+// torch-mlir's relu6 on 5 channels: the clamp bounds are rank-0 splat tensor constants read
+// at (); each becomes a scalar constant in the body and the tensors are erased.
+// CHECK-LABEL: func.func @relu6_splat_bounds
+// CHECK-NOT:     dense<
+// CHECK:         %[[LOW:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], {{.*}} ins(%x : tensor<1x5x3x1xf32>) outs(%{{.*}} : tensor<1x5x3x1xf32>) {
+// CHECK-NEXT:    ^{{.*}}(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[GT:.*]] = arith.cmpf ogt, %[[IN]], %[[ZERO]] : f32
+// CHECK-NEXT:      %{{.*}} = arith.select %[[GT]], %[[IN]], %[[ZERO]] : f32
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], {{.*}} ins(%[[LOW]] : tensor<1x5x3x1xf32>)
+// CHECK-NEXT:    ^{{.*}}(%[[IN2:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[SIX:.*]] = arith.constant 6.000000e+00 : f32
+// CHECK-NEXT:      %{{.*}} = arith.cmpf olt, %[[SIX]], %[[IN2]] : f32
+func.func @relu6_splat_bounds(%x: tensor<1x5x3x1xf32>) -> tensor<1x5x3x1xf32> {
+  %six = arith.constant dense<6.000000e+00> : tensor<f32>
+  %zero = arith.constant dense<0.000000e+00> : tensor<f32>
+  %e = tensor.empty() : tensor<1x5x3x1xf32>
+  %0 = linalg.generic {indexing_maps = [#id4, affine_map<(d0, d1, d2, d3) -> ()>, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %zero : tensor<1x5x3x1xf32>, tensor<f32>) outs(%e : tensor<1x5x3x1xf32>) {
+  ^bb0(%in: f32, %z: f32, %out: f32):
+    %c = arith.cmpf ogt, %in, %z : f32
+    %s = arith.select %c, %in, %z : f32
+    linalg.yield %s : f32
+  } -> tensor<1x5x3x1xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> ()>, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%six, %0 : tensor<f32>, tensor<1x5x3x1xf32>) outs(%e : tensor<1x5x3x1xf32>) {
+  ^bb0(%b: f32, %in: f32, %out: f32):
+    %c = arith.cmpf olt, %b, %in : f32
+    %s = arith.select %c, %b, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<1x5x3x1xf32>
+  func.return %1 : tensor<1x5x3x1xf32>
+}
+
+// Not rewritten: a constant that is not a splat (per-channel bounds), and a splat read as
+// the output's initial value (an accumulator start, fuse-elementwise's to absorb).
+// CHECK-LABEL: func.func @non_splat_input_and_splat_init_stay
+// CHECK:         %[[BOUNDS:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<3xf32>
+// CHECK:         %[[INIT:.*]] = arith.constant dense<5.000000e-01> : tensor<1x3x2x2xf32>
+// CHECK:         linalg.generic {{.*}} ins(%x, %[[BOUNDS]] : tensor<1x3x2x2xf32>, tensor<3xf32>) outs(%[[INIT]] : tensor<1x3x2x2xf32>)
+func.func @non_splat_input_and_splat_init_stay(%x: tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32> {
+  %bounds = arith.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %init = arith.constant dense<0.5> : tensor<1x3x2x2xf32>
+  %0 = linalg.generic {indexing_maps = [#id4, affine_map<(d0, d1, d2, d3) -> (d1)>, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %bounds : tensor<1x3x2x2xf32>, tensor<3xf32>) outs(%init : tensor<1x3x2x2xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %m = arith.minimumf %in, %b : f32
+    %a = arith.addf %m, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<1x3x2x2xf32>
+  func.return %0 : tensor<1x3x2x2xf32>
+}

@@ -1,8 +1,9 @@
 // The declared pipeline on the RFC example: the graph's layout rewrites are cancelled down
 // to the boundary (x and the weights in, the result out), every activation lives in a
 // texture, the weights in global.texture-weight, and no copy is needed. fuse-elementwise
-// makes conv1 + relu one kernel and each conv's fill its accumulator's start (6 kernels);
-// with fuse=false each graph op is a kernel (9).
+// makes conv1 + relu one kernel and each conv's fill its accumulator's start, and conv2
+// stores the NCHW result itself through the boundary relayout (relayout_stores: 5 kernels);
+// with fuse=false each graph op is a kernel but the relayout conv2 stores through (8).
 // RUN: xdsl-opt %S/../../examples/rfc_conv_relu_conv.mlir -p physlayout-adreno | filecheck %s
 // RUN: xdsl-opt %S/../../examples/rfc_conv_relu_conv.mlir -p 'physlayout-adreno{fuse=false}' | filecheck %s --check-prefix=UNFUSED
 // RUN: xdsl-opt %S/../../examples/rfc_conv_relu_conv.mlir -p physlayout-adreno -t opencl | filecheck %s --check-prefix=OPENCL
@@ -17,9 +18,9 @@
 // CHECK-NOT:     func.call @main_generic
 // CHECK:         func.call @main_fused_relu(
 // CHECK:         func.call @main_transform_w2(%[[W2]],
-// CHECK:         func.call @main_fused_conv2(
 // CHECK:         %[[P:.*]] = layout.data %[[OUT]]
-// CHECK:         func.call @main_transform_conv2(%{{.*}}, %{{.*}})
+// CHECK-NEXT:    %[[V:.*]] = layout.decl_buffer %[[P]] : !layout.ptr<f32> -> !layout.buffer<2x32x52x52xf32>
+// CHECK-NEXT:    func.call @main_fused_conv2(%{{.*}}, %{{.*}}, %[[V]])
 // CHECK-NEXT:    func.return
 // CHECK-NOT:     func.call
 
@@ -32,7 +33,6 @@
 // UNFUSED:         func.call @main_transform_w2(
 // UNFUSED:         func.call @main_generic_init2(
 // UNFUSED:         func.call @main_generic_conv2(
-// UNFUSED:         func.call @main_transform_conv2(%{{.*}}, %{{.*}})
 // UNFUSED-NEXT:    func.return
 
 // OPENCL: __kernel void main_transform_x(__global const float* src, __write_only image2d_t dst)
@@ -45,6 +45,10 @@
 // OPENCL: float4 r = ({{.*}}) ? {{.*}};
 // OPENCL: write_imagef(relu, (int2)({{.*}}), r);
 // OPENCL-NOT: __kernel void main_generic_relu
-// OPENCL: __kernel void main_transform_conv2(__read_only image2d_t src, __global float* dst)
+// OPENCL: __kernel void main_fused_conv2(
+// OPENCL-NEXT: __read_only image2d_t relu,
+// OPENCL-NEXT: __read_only image2d_t w2,
+// OPENCL-NEXT: __global float* conv2)
+// OPENCL-NOT: __kernel void main_transform_conv2
 
 // MIXED: func.func @main_fused_relu(%{{.*}}: !layout.buffer<2x16x56x56x4xf32, scope = "global.texture">, %{{.*}}: !layout.buffer<8x64x3x3x4xf32>,

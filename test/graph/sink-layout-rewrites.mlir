@@ -204,3 +204,80 @@ func.func @residual_other_layout(%y1: tensor<1x2x1x1x4xf32>, %y2: tensor<1x2x1x1
   } -> tensor<1x8x1x1xf32>
   func.return %s : tensor<1x8x1x1xf32>
 }
+
+// A sigmoid after the crop of a padded channel (3 of 4) of a relayout to NCHW: the crop
+// sinks below the sigmoid, then the relayout does, so the sigmoid runs on the blocked
+// tensor (and fuses into the convolution that makes it); the crop of the NCHW result comes
+// last.
+// CHECK-LABEL: func.func @sigmoid_after_crop
+// CHECK-SAME:      (%[[X:.*]]: tensor<1x1x3x2x4xf32>)
+// CHECK:         %[[S:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<1x1x3x2x4xf32>)
+// CHECK:           math.exp
+// CHECK:         %[[T:.*]] = layout.transform %[[S]] {{.*}} : tensor<1x1x3x2x4xf32> -> tensor<1x4x3x2xf32>
+// CHECK-NEXT:    %[[C:.*]] = layout.crop %[[T]] {start = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 3, 3, 2>} : tensor<1x4x3x2xf32> -> tensor<1x3x3x2xf32>
+// CHECK-NEXT:    func.return %[[C]]
+func.func @sigmoid_after_crop(%x: tensor<1x1x3x2x4xf32>) -> tensor<1x3x3x2xf32> {
+  %one = arith.constant 1.0 : f32
+  %t = layout.transform %x {index_map = #layout.index_map<(n, c, h, w, l) -> (n, c * 4 + l, h, w)>} : tensor<1x1x3x2x4xf32> -> tensor<1x4x3x2xf32>
+  %c = layout.crop %t {start = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 3, 3, 2>} : tensor<1x4x3x2xf32> -> tensor<1x3x3x2xf32>
+  %e = tensor.empty() : tensor<1x3x3x2xf32>
+  %s = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%c : tensor<1x3x3x2xf32>) outs(%e : tensor<1x3x3x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    %x1 = math.exp %n : f32
+    %d = arith.addf %x1, %one : f32
+    %r = arith.divf %one, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<1x3x3x2xf32>
+  func.return %s : tensor<1x3x3x2xf32>
+}
+
+// Left alone: the crop is read twice (it would be computed twice), and a crop whose
+// source no producer could take the op into (an argument).
+// CHECK-LABEL: func.func @crop_read_twice_or_of_an_argument
+// CHECK:         %[[C:.*]] = layout.crop %{{.*}} : tensor<1x4x3x2xf32> -> tensor<1x3x3x2xf32>
+// CHECK:         linalg.generic {{.*}} ins(%[[C]] : tensor<1x3x3x2xf32>)
+// CHECK:         %[[D:.*]] = layout.crop %y {{.*}} : tensor<1x4x3x2xf32> -> tensor<1x3x3x2xf32>
+// CHECK:         linalg.generic {{.*}} ins(%[[D]] : tensor<1x3x3x2xf32>)
+func.func @crop_read_twice_or_of_an_argument(%x: tensor<1x1x3x2x4xf32>, %y: tensor<1x4x3x2xf32>) -> (tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>) {
+  %t = layout.transform %x {index_map = #layout.index_map<(n, c, h, w, l) -> (n, c * 4 + l, h, w)>} : tensor<1x1x3x2x4xf32> -> tensor<1x4x3x2xf32>
+  %c = layout.crop %t {start = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 3, 3, 2>} : tensor<1x4x3x2xf32> -> tensor<1x3x3x2xf32>
+  %e = tensor.empty() : tensor<1x3x3x2xf32>
+  %s = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%c : tensor<1x3x3x2xf32>) outs(%e : tensor<1x3x3x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<1x3x3x2xf32>
+  %d = layout.crop %y {start = array<i64: 0, 1, 0, 0>, sizes = array<i64: 1, 3, 3, 2>} : tensor<1x4x3x2xf32> -> tensor<1x3x3x2xf32>
+  %u = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%d : tensor<1x3x3x2xf32>) outs(%e : tensor<1x3x3x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<1x3x3x2xf32>
+  func.return %s, %c, %u : tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>
+}
+
+// A crop of channels 1..3 of 5 (a prime count) of a generic's one-use result: the negation
+// runs on all 5 channels, the crop (same window) comes after it.
+// CHECK-LABEL: func.func @neg_after_offset_crop
+// CHECK:         %[[A:.*]] = linalg.generic {{.*}} ins(%x : tensor<1x5x3x1xf32>)
+// CHECK:         %[[N:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<1x5x3x1xf32>) outs(%{{.*}} : tensor<1x5x3x1xf32>)
+// CHECK:         } -> tensor<1x5x3x1xf32>
+// CHECK-NEXT:    %[[C:.*]] = layout.crop %[[N]] {start = array<i64: 0, 1, 0, 0>, sizes = array<i64: 1, 3, 3, 1>} : tensor<1x5x3x1xf32> -> tensor<1x3x3x1xf32>
+// CHECK-NEXT:    func.return %[[C]]
+func.func @neg_after_offset_crop(%x: tensor<1x5x3x1xf32>) -> tensor<1x3x3x1xf32> {
+  %e5 = tensor.empty() : tensor<1x5x3x1xf32>
+  %a = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%x : tensor<1x5x3x1xf32>) outs(%e5 : tensor<1x5x3x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<1x5x3x1xf32>
+  %c = layout.crop %a {start = array<i64: 0, 1, 0, 0>, sizes = array<i64: 1, 3, 3, 1>} : tensor<1x5x3x1xf32> -> tensor<1x3x3x1xf32>
+  %e = tensor.empty() : tensor<1x3x3x1xf32>
+  %n = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = #par4} ins(%c : tensor<1x3x3x1xf32>) outs(%e : tensor<1x3x3x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.negf %in : f32
+    linalg.yield %r : f32
+  } -> tensor<1x3x3x1xf32>
+  func.return %n : tensor<1x3x3x1xf32>
+}

@@ -76,3 +76,16 @@ def test_planted_bug_in_the_undo_check_is_caught(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(sink_layout_rewrites, "_undone", any_bijection)
     with pytest.raises(AssertionError, match="Mismatched elements"):
         compare_before_after(LIT.read_text(), [SinkLayoutRewritesPass("b")], seed=4)
+
+
+def test_planted_bug_in_the_sunk_crop_window_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a sunk crop that keeps the sizes but starts at the origin, @neg_after_offset_crop
+    returns channels 0..2 instead of 1..3."""
+    from physlayout.dialects.layout_graph import CropOp
+
+    def at_origin(value: object, crop: CropOp) -> CropOp:
+        return CropOp(value, (0,) * len(crop.get_start()), crop.get_sizes())  # pyright: ignore[reportArgumentType]
+
+    monkeypatch.setattr(sink_layout_rewrites, "_crop_like", at_origin)
+    with pytest.raises(AssertionError, match="Mismatched elements"):
+        compare_before_after(LIT.read_text(), [SinkLayoutRewritesPass("b")], seed=4)
