@@ -4,6 +4,7 @@ sub-command's errors (`reported`: never a traceback) and a thread with a deep st
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import threading
@@ -97,3 +98,13 @@ def run_with_deep_stack(body: Callable[[], int]) -> int:
         threading.stack_size(old_size)
         sys.setrecursionlimit(old_limit)
     return status[0]
+
+
+def add_texture_storage(parser: argparse.ArgumentParser, auto: str) -> None:
+    """`--texture-storage image|buffer|auto` (default auto, which holds textures as buffers
+    `auto` describes); `OpenCLRuntime.texture_storage` takes the value."""
+    parser.add_argument(
+        "--texture-storage", choices=("image", "buffer", "auto"), default="auto",
+        help="hold texture-scoped buffers as images (image2d_t), as __global arrays of the "
+        f"same texels (buffer), or (auto, default) as buffers {auto}, as images otherwise",
+    )  # fmt: skip

@@ -21,7 +21,7 @@ from typing import Any
 
 from xdsl.utils.exceptions import DiagnosticException
 
-from physlayout.cli.common import reported
+from physlayout.cli.common import add_texture_storage, reported
 from physlayout.cli.run import (
     GRAPH_PIPELINE,
     _compare,  # pyright: ignore[reportPrivateUsage]
@@ -76,12 +76,7 @@ def add_compile_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
         "(and build the kernels there as a check); its tuned schedules (the tuning cache) "
         "are used",
     )  # fmt: skip
-    compile_.add_argument(
-        "--texture-storage", choices=("image", "buffer", "auto"), default="auto",
-        help="hold texture-scoped buffers as images (image2d_t), as __global arrays of the "
-        "same texels (buffer), or (auto, default) as buffers when --device is a CPU device, "
-        "as images otherwise",
-    )  # fmt: skip
+    add_texture_storage(compile_, "when --device is a CPU device")
     compile_.add_argument("--max-image-width", type=int, default=None,
                           help=f"target image width limit in texels (default {DEFAULT_IMAGE_LIMIT})")  # fmt: skip
     compile_.add_argument("--max-image-height", type=int, default=None,

@@ -24,7 +24,7 @@ from xdsl.utils.exceptions import (
 )
 
 from physlayout.api import GRAPH_PIPELINE, default_pipeline
-from physlayout.cli.common import reported
+from physlayout.cli.common import add_texture_storage, reported
 from physlayout.located import entry_function, parse_located
 from physlayout.universe import make_context
 
@@ -86,12 +86,7 @@ def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "--device", default=None,
         help="PLATFORM[:INDEX] (default: $PHYSLAYOUT_OPENCL_DEVICE, else a GPU, else PoCL)",
     )
-    run.add_argument(
-        "--texture-storage", choices=("image", "buffer", "auto"), default="auto",
-        help="hold texture-scoped buffers as images (image2d_t), as __global arrays of the "
-        "same texels (buffer), or (auto, default) as buffers on a CPU device, whose driver "
-        "emulates image reads in software, as images elsewhere",
-    )  # fmt: skip
+    add_texture_storage(run, "on a CPU device, whose driver emulates image reads in software")
     run.add_argument("--print-opencl", action="store_true", help="print the generated OpenCL C")
     run.add_argument(
         "--remarks", action="store_true",

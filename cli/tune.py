@@ -12,7 +12,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from physlayout.cli.common import reported
+from physlayout.cli.common import add_texture_storage, reported
 from physlayout.cli.run import GRAPH_PIPELINE, add_precision_options, default_pipeline
 from physlayout.located import entry_function, parse_located
 from physlayout.runtime.tuning_cache import DEFAULT_BUDGET
@@ -52,11 +52,7 @@ def add_tune_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         help="PLATFORM[:INDEX] (default: $PHYSLAYOUT_OPENCL_DEVICE, else a GPU, else PoCL)",
     )
-    tune.add_argument(
-        "--texture-storage", choices=("image", "buffer", "auto"), default="auto",
-        help="time the kernels with textures held as `run` holds them (default auto: "
-        "buffers on a CPU device, images elsewhere)",
-    )  # fmt: skip
+    add_texture_storage(tune, "on a CPU device (time the kernels as `run` holds them)")
     tune.add_argument(
         "--pipeline",
         default=None,

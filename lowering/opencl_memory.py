@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from xdsl.dialects.builtin import Float16Type, IndexType, VectorType, i1
 from xdsl.ir import Attribute, BlockArgument, SSAValue
 
@@ -28,6 +30,20 @@ def trace_buffer(buffer: SSAValue, where: str) -> tuple[BlockArgument, int]:
         "are not supported; allocate in the host function)",
     )
 
+
+
+class TexelAccess(NamedTuple):
+    """One texture access's texel (`MemoryWriter.texel`)."""
+
+    coord: str
+    """`(int2)(x, y)`, or the texel's index in a texture held as a buffer."""
+    lane: Expr
+    x: Expr
+    row: Expr
+    inside: bool = True
+    """Proven inside the image (buffers only; an image's sampler needs no proof)."""
+    width: int = 0
+    height: int = 0
 
 
 class MemoryWriter(KernelWriter):
@@ -105,52 +121,48 @@ class MemoryWriter(KernelWriter):
         lane = simplify(Mod(col, TEXEL_LANES), bounds)
         return x, simplify(row, bounds), lane
 
-    def texel(self, op: LoadOp | StoreOp, accessed: BufferType) -> tuple[str, Expr]:
-        """`(int2)(x, y)` of the accessed texel (its element index `y * width + x` when
-        textures are buffers), and the lane expression."""
+    def texel(
+        self, op: LoadOp | StoreOp, buffer: BufferArg, accessed: BufferType
+    ) -> TexelAccess:
+        """The accessed texel: `(int2)(x, y)` (its element index `y * width + x` when
+        textures are buffers), the lane expression, and (buffers) whether it is proven
+        inside the image."""
         x, row, lane = self.texel_exprs(op, accessed)
-        if self.texture_buffers:
-            width = self.image_of(op)[1]
-            return self.index(simplify(row * width + x, self.analysis.bounds)), lane
-        return f"(int2)({self.index(x)}, {self.index(row)})", lane
-
-    def image_of(self, op: LoadOp | StoreOp) -> tuple[int, int]:
-        """(height, width) in texels of the texture `op` reaches (`access_target` checked
-        the access)."""
-        rows, cols = self.buffers[trace_buffer(op.buffer, self.at(op))[0]].flat_shape
-        return rows, cols // TEXEL_LANES
-
-    def texel_inside(self, op: LoadOp | StoreOp, accessed: BufferType) -> str | None:
-        """None when the accessed texel is proven inside its image, else the C condition
-        that it is (`(uint)x < width && (uint)y < height`)."""
-        x, row, _ = self.texel_exprs(op, accessed)
-        height, width = self.image_of(op)
+        if not self.texture_buffers:
+            return TexelAccess(f"(int2)({self.index(x)}, {self.index(row)})", lane, x, row)
+        height, width = buffer.flat_shape[0], buffer.flat_shape[1] // TEXEL_LANES
         bounds = self.analysis.bounds
         (x_low, x_high), (y_low, y_high) = interval_of(x, bounds), interval_of(row, bounds)
-        if (
+        inside = (
             x_low is not None and x_low >= 0 and x_high is not None and x_high < width
             and y_low is not None and y_low >= 0 and y_high is not None and y_high < height
-        ):  # fmt: skip
-            return None
-        return f"(uint)({self.index(x)}) < {width}u && (uint)({self.index(row)}) < {height}u"
+        )  # fmt: skip
+        coord = self.index(simplify(row * width + x, bounds))
+        return TexelAccess(coord, lane, x, row, inside, width, height)
+
+    def outside_check(self, texel: TexelAccess) -> str:
+        """The C condition that a texel not proven inside its image is inside."""
+        return (
+            f"(uint)({self.index(texel.x)}) < {texel.width}u && "
+            f"(uint)({self.index(texel.row)}) < {texel.height}u"
+        )
 
     def texel_read(
-        self, op: LoadOp, buffer: BufferArg, accessed: BufferType, coord: str, half: bool
+        self, buffer: BufferArg, accessed: BufferType, texel: TexelAccess, half: bool
     ) -> str:
-        """The C expression reading the texel at `coord` (`texel`'s; `half`: half
-        arithmetic): `read_imagef`/`read_imageh` of the image, or the buffer's texel
-        (`vload_half4` of f16 storage, `vload4` of halves), zero outside the image (see
-        `texture_buffers`)."""
+        """The C expression reading `texel` (`half`: half arithmetic): `read_imagef`/
+        `read_imageh` of the image, or the buffer's texel (`vload_half4` of f16 storage,
+        `vload4` of halves), zero outside the image (see `texture_buffers`)."""
+        coord = texel.coord
         if not self.texture_buffers:
             return f"read_image{'h' if half else 'f'}({buffer.name}, px_sampler, {coord})"
         storage_half = isinstance(accessed.element_type, Float16Type)
-        if self.texel_inside(op, accessed) is not None:
-            x, row, _ = self.texel_exprs(op, accessed)
+        if not texel.inside:
             helper = "px_texel_h" if half else "px_texel_half" if storage_half else "px_texel"
             self.helpers.add(helper)
-            height, width = self.image_of(op)
             return (
-                f"{helper}({buffer.name}, {self.index(x)}, {self.index(row)}, {width}, {height})"
+                f"{helper}({buffer.name}, {self.index(texel.x)}, {self.index(texel.row)}, "
+                f"{texel.width}, {texel.height})"
             )
         if half:
             return f"vload4({coord}, {buffer.name})"
@@ -201,9 +213,10 @@ class MemoryWriter(KernelWriter):
             else:
                 self.declare(op.result, f"vload{lanes}(0, {buffer.name} + {index})", where)
             return
-        coord, lane = self.texel(op, accessed)
+        texel = self.texel(op, buffer, accessed)
+        coord, lane = texel.coord, texel.lane
         half = half and self.fp16  # HALF_FLOAT images read as float4 without half arithmetic
-        read = self.texel_read(op, buffer, accessed, coord, half)
+        read = self.texel_read(buffer, accessed, texel, half)
         cached = self.texels.get((buffer.name, coord))
         if lanes == TEXEL_LANES:
             if lane != Const(0):
@@ -289,7 +302,8 @@ class MemoryWriter(KernelWriter):
             else:
                 self.line(f"vstore{lanes}({value}, 0, {buffer.name} + {index});")
             return
-        coord, lane = self.texel(op, accessed)
+        texel = self.texel(op, buffer, accessed)
+        coord, lane = texel.coord, texel.lane
         if lanes != TEXEL_LANES:
             hint = (
                 "vectorize-texels, which ran, vectorizes only a loop `0 to 4 step 1` over the "
@@ -322,5 +336,4 @@ class MemoryWriter(KernelWriter):
             write = f"vstore_half4_rte({value}, {coord}, {buffer.name});"
         else:
             write = f"{buffer.name}[{coord}] = {value};"
-        inside = self.texel_inside(op, accessed)
-        self.line(write if inside is None else f"if ({inside}) {write}")
+        self.line(write if texel.inside else f"if ({self.outside_check(texel)}) {write}")

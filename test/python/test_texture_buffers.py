@@ -23,8 +23,7 @@ from fuzz.models import models
 from hypothesis import HealthCheck, given, settings
 
 import physlayout
-from physlayout.indexing.quasi_affine import Expr
-from physlayout.lowering.opencl_memory import MemoryWriter
+from physlayout.lowering.opencl_memory import MemoryWriter, TexelAccess
 from physlayout.runtime.device import OpenCLRuntime, OpenCLRuntimeError
 from physlayout.runtime.host import execute
 from physlayout.runtime.opencl import compile_module
@@ -166,13 +165,11 @@ def test_a_transposed_texel_index_is_caught(
     expected = _model_values(text, runtime)
     original = MemoryWriter.texel
 
-    def transposed(self: MemoryWriter, op: Any, accessed: Any) -> tuple[str, Expr]:
-        coord, lane = original(self, op, accessed)
+    def transposed(self: MemoryWriter, op: Any, buffer: Any, accessed: Any) -> TexelAccess:
+        texel = original(self, op, buffer, accessed)
         if self.texture_buffers:
-            x, row, _ = self.texel_exprs(op, accessed)
-            height = self.image_of(op)[0]
-            coord = self.index(x * height + row)
-        return coord, lane
+            texel = texel._replace(coord=self.index(texel.x * texel.height + texel.row))
+        return texel
 
     monkeypatch.setattr(MemoryWriter, "texel", transposed)
     planted = _model_values(text, buffers)
