@@ -112,8 +112,9 @@ class CompiledModel:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Run once on the inputs (by position in `inputs` order, or by name); the result,
-        or a tuple of the results when the function has several."""
-        result = self.run(self.bind(args, kwargs))
+        or a tuple of the results when the function has several. The launches' profiling
+        events are not read: `last_run.resolve()` reads them when wanted."""
+        result = self.run(self.bind(args, kwargs), profile=False)
         outputs = tuple(result.outputs[p.name] for p in self.outputs)
         return outputs[0] if len(outputs) == 1 else outputs
 
@@ -132,7 +133,8 @@ class CompiledModel:
         return values
 
     def run(self, inputs: Mapping[str, Any], profile: bool = True) -> RunResult:
-        """One call on `inputs` by name; the whole `RunResult` (outputs and times)."""
+        """One call on `inputs` by name; the whole `RunResult` (outputs and times; with
+        `profile` off the times wait in `RunResult.pending` until `resolve`)."""
         if not isinstance(inputs, Mapping):
             raise DiagnosticException(
                 f"@{self.plan.entry}: run takes the inputs by name (a dict), got "

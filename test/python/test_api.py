@@ -218,6 +218,18 @@ def test_timing_fields(model: physlayout.CompiledModel, arrays: dict[str, Any]) 
     assert model.time(x=arrays["x"], repeat=1, warmup=0).runs == 1
 
 
+def test_call_leaves_profiling_events_unread(
+    model: physlayout.CompiledModel, arrays: dict[str, Any]
+) -> None:
+    """Calling the model reads no profiling events (each read is a driver call per launch);
+    the launches wait in `last_run.pending`, and `resolve` gives their times."""
+    model(arrays["x"])
+    last = model.last_run
+    assert last is not None and last.times == [] and len(last.pending) == model.launches
+    assert len(last.resolve().times) == model.launches and last.pending == []
+    assert all(t.seconds > 0 for t in last.times)
+
+
 def test_run_refuses_inputs_not_by_name(
     model: physlayout.CompiledModel, arrays: dict[str, Any]
 ) -> None:
