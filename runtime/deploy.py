@@ -107,6 +107,7 @@ def compile_artifact(
         "physical_io": physical_io,
         "precision": precision,
         "texture_storage": limits.texture_storage,
+        "fp_contract": limits.fp_contract,
     }
     plan = build_plan(
         lowered,
