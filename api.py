@@ -208,7 +208,7 @@ def compile(
     "image" holds texture-scoped tensors in images, "buffer" in `__global` arrays of the same
     texels; "auto" (default) in buffers on a CPU device only, whose driver emulates image
     reads in software (`OpenCLRuntime.texture_storage`). `fp_contract` contracts each f32
-    multiply whose only use is an add into one `fma` (`OpenCLRuntime.fp_contract`: faster,
+    vector multiply whose only use is an add into one `fma` (`OpenCLRuntime.fp_contract`: faster,
     within about 1e-5 of the evaluator instead of bit-exact; tuned schedules are kept per
     setting)."""
     from physlayout.located import entry_function, parse_located

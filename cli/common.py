@@ -115,7 +115,7 @@ def add_fp_contract(parser: argparse.ArgumentParser) -> None:
     becomes one `fma`, `contract-fma`)."""
     parser.add_argument(
         "--fp-contract", action="store_true",
-        help="contract each f32 multiply whose only use is an add into one fma (one rounding "
+        help="contract each f32 vector multiply whose only use is an add into one fma (one rounding "
         "instead of two: faster on devices with FMA units, results within about 1e-5 of the "
         "evaluator instead of bit-exact; default off)",
     )  # fmt: skip

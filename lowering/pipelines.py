@@ -252,9 +252,9 @@ class PhyslayoutOpenCLPass(BufferPipeline):
     Options:
         rewrite-loops (bool, true): `apply-layout` re-iterates loop nests in physical order.
         remarks (bool, false): `apply-layout` says which nests it re-iterates, and why not.
-        fp-contract (bool, false): `contract-fma` fuses each f32 multiply whose only use is
-            an add into one `math.fma` (faster; no longer bit-exact with the evaluator on
-            the uncontracted IR).
+        fp-contract (bool, false): `contract-fma` fuses each f32 vector multiply whose only
+            use is an add into one `math.fma` (faster; no longer bit-exact with the
+            evaluator on the uncontracted IR).
     """
 
     name = "physlayout-opencl"
@@ -341,8 +341,8 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             (`SIG=TILE[/WORKGROUP][/uN];...`; `physlayout run` and `compile` give the tuning
             cache's for the device, docs/schedules.md), applied before the heuristic.
         fp-contract (bool, false): `contract-fma` after `apply-schedules` fuses each f32
-            multiply whose only use is an add into one `math.fma` (`physlayout run` and
-            `compile` give `--fp-contract`; not bit-exact with the uncontracted IR).
+            vector multiply whose only use is an add into one `math.fma` (`physlayout run`
+            and `compile` give `--fp-contract`; not bit-exact with the uncontracted IR).
     """
 
     name = "physlayout-adreno"

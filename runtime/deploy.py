@@ -107,8 +107,9 @@ def compile_artifact(
         "physical_io": physical_io,
         "precision": precision,
         "texture_storage": limits.texture_storage,
-        "fp_contract": limits.fp_contract,
     }
+    if limits.fp_contract:  # recorded only when on: default artifacts keep their ids
+        options["fp_contract"] = True
     plan = build_plan(
         lowered,
         entry,

@@ -89,7 +89,7 @@ class DeviceLimits:
     `OpenCLRuntime` gives `CPU_BUFFER_REGISTERS` to a CPU device holding textures as
     buffers, whose kernels are plain SIMD code."""
     fp_contract: bool = False
-    """Contract each multiply feeding only an add into one `fma` (`contract-fma`,
+    """Contract each f32 vector multiply feeding only an add into one `fma` (`contract-fma`,
     `OpenCLRuntime.fp_contract`): faster, no longer bit-exact with the uncontracted IR."""
 
     def image_limits(self) -> ImageLimits:
@@ -194,8 +194,8 @@ class OpenCLRuntime:
     "auto": buffers on a CPU device (its OpenCL driver reads images through software
     samplers; the same texels in a buffer are plain vector loads), images elsewhere."""
     fp_contract: bool = False
-    """Contract `a * b + c` into `fma(a, b, c)` (one rounding instead of two) where a
-    multiply's only use is an add (`DeviceLimits.fp_contract`, the pipelines'
+    """Contract `a * b + c` into `fma(a, b, c)` (one rounding instead of two) where an f32
+    vector multiply's only use is an add (`DeviceLimits.fp_contract`, the pipelines'
     `fp-contract` option, `transforms/contract_fma.py`). Off by default: the kernels then
     round every multiply and add as the numpy evaluator does, bit-exact."""
     _programs: dict[str, Any] = field(default_factory=dict[str, Any])

@@ -5,15 +5,19 @@ Rewrites
     %p = arith.mulf %a, %b : T
     %s = arith.addf %p, %c : T        (or `arith.addf %c, %p`)
 
-where `%p` has no other use and `T` is f32 or a vector of f32, into
+where `%p` has no other use and `T` is a vector of f32 (with `scalars=true`, also f32),
+into
 
     %s = math.fma %a, %b, %c : T
 
-(`-t opencl` writes `fma(a, b, c)`). When both operands of the add are such products,
+(`-t opencl` writes `fma(a, b, c)`). Scalars are left alone by default: on PoCL's CPU
+device a scalar `fma` ran at a third of the speed of its multiply and add (the RFC
+example's second conv, whose accumulators are scalars: 2.1-2.5 against 7.9-8.2 GMAC/s),
+while a `float4` one is faster than its two ops (14.8-16.1 against 9.9-13.1). When both operands of the add are such products,
 the first one is contracted (the second stays a multiply, rounded): the order of the
 additions is never changed, only the rounding of one product per add is dropped.
 
-Refuses (leaves as they are): a multiply with other uses (its rounded product is needed
+Refuses (leaves as they are): f32 scalars unless `scalars`, a multiply with other uses (its rounded product is needed
 there anyway), other element types (f16 stored in `half` is computed in float with an
 explicit rounding after each op, which an `fma` would change; f64 is rare in kernels), an
 add or a multiply with fast-math flags (their meaning for a fused op is not defined here),
@@ -47,9 +51,10 @@ from xdsl.pattern_rewriter import (
 from physlayout.transforms.pass_options import PhyslayoutPass
 
 
-def _is_f32(kind: Attribute) -> bool:
-    element = kind.get_element_type() if isinstance(kind, VectorType) else kind
-    return isinstance(element, Float32Type)
+def _is_f32(kind: Attribute, scalars: bool) -> bool:
+    if isinstance(kind, VectorType):
+        return isinstance(kind.get_element_type(), Float32Type)
+    return scalars and isinstance(kind, Float32Type)
 
 
 def _plain(op: arith.AddfOp | arith.MulfOp) -> bool:
@@ -65,13 +70,16 @@ def _single_use_product(value: SSAValue) -> arith.MulfOp | None:
     return owner if value.has_one_use() else None
 
 
+@dataclass
 class ContractMulAdd(RewritePattern):
-    """`addf(mulf(a, b), c)` or `addf(c, mulf(a, b))` of f32 values, the product used only
-    there: `math.fma(a, b, c)`."""
+    """`addf(mulf(a, b), c)` or `addf(c, mulf(a, b))` of f32 vectors (and scalars, with
+    `scalars`), the product used only there: `math.fma(a, b, c)`."""
+
+    scalars: bool = False
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.AddfOp, rewriter: PatternRewriter) -> None:
-        if not _is_f32(op.result.type) or not _plain(op):
+        if not _is_f32(op.result.type, self.scalars) or not _plain(op):
             return
         for product, addend in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
             mul = _single_use_product(product)
@@ -84,14 +92,21 @@ class ContractMulAdd(RewritePattern):
 
 @dataclass(frozen=True)
 class ContractFmaPass(PhyslayoutPass):
-    """Contract each f32 multiply whose only use is an add into a `math.fma` with it (see
-    the module docstring)."""
+    """Contract each f32 vector multiply whose only use is an add into a `math.fma` with
+    it (see the module docstring).
+
+    Options:
+        scalars (bool, false): contract f32 scalars too.
+    """
 
     name = "contract-fma"
+
+    scalars: bool = False
+    """Contract f32 scalars too (slower on PoCL's CPU device)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         self.apply_and_report(ctx, op)
 
     def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
-        walker = PatternRewriteWalker(ContractMulAdd(), apply_recursively=False)
+        walker = PatternRewriteWalker(ContractMulAdd(self.scalars), apply_recursively=False)
         return walker.rewrite_module(op)

@@ -57,7 +57,7 @@ RTOL = 1e-5
 
 def contracted(module: ModuleOp) -> ModuleOp:
     copy = module.clone()
-    ContractFmaPass().apply(make_context(), copy)
+    ContractFmaPass(scalars=True).apply(make_context(), copy)
     return copy
 
 

@@ -1,9 +1,17 @@
-// RUN: xdsl-opt %s -p contract-fma | filecheck %s
-// RUN: xdsl-opt %s -p contract-fma,contract-fma | filecheck %s
+// RUN: xdsl-opt %s -p 'contract-fma{scalars=true}' | filecheck %s
+// RUN: xdsl-opt %s -p 'contract-fma{scalars=true},contract-fma{scalars=true}' | filecheck %s
+// RUN: xdsl-opt %s -p contract-fma | filecheck %s --check-prefix=VECTORS
 
-// contract-fma: an f32 multiply whose only use is an add becomes one math.fma with it
-// (either operand order); a product used twice, f16 values, fast-math flags and
-// subtractions are left alone.
+// contract-fma: an f32 vector multiply whose only use is an add becomes one math.fma with
+// it (either operand order), and with scalars=true an f32 scalar one too; a product used
+// twice, f16 values, fast-math flags and subtractions are left alone.
+
+// VECTORS-LABEL: func.func @scalar
+// VECTORS-NOT:     math.fma
+// VECTORS-LABEL: func.func @two_products
+// VECTORS:         math.fma
+// VECTORS-LABEL: func.func @left_alone
+// VECTORS-NOT:     math.fma
 
 // CHECK-LABEL: func.func @scalar
 // CHECK-SAME:    (%[[A:[a-z0-9_]+]]: f32, %[[B:[a-z0-9_]+]]: f32, %[[C:[a-z0-9_]+]]: f32)
