@@ -20,9 +20,10 @@ compiler (`apply-schedules{schedules}`) is the table of the entries of that devi
 driver and build and of this format; the others stay in the file, unused: an entry of
 another device or driver (foreign), of another texture storage or contraction (an entry
 without `texture_storage`, written before it was recorded, counts as another) or of
-another format (stale) is ignored with one note line on stderr per kind. A file that is not such JSON (corrupt, or another program's) is ignored
-with a note, never a crash; `tune` then writes a new one. Writes go to a temporary file in
-the same directory, renamed over the file (a reader sees the old file or the new one).
+another format (stale) is ignored with one note line on stderr per kind. A file that is
+not such JSON (corrupt, or another program's) is ignored with a note, never a crash; `tune`
+then writes a new one. Writes go to a temporary file in the same directory, renamed over
+the file (a reader sees the old file or the new one).
 """
 
 from __future__ import annotations

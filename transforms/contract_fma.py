@@ -13,15 +13,16 @@ into
 (`-t opencl` writes `fma(a, b, c)`). Scalars are left alone by default: on PoCL's CPU
 device a scalar `fma` ran at a third of the speed of its multiply and add (the RFC
 example's second conv, whose accumulators are scalars: 2.1-2.5 against 7.9-8.2 GMAC/s),
-while a `float4` one is faster than its two ops (14.8-16.1 against 9.9-13.1). When both operands of the add are such products,
-the first one is contracted (the second stays a multiply, rounded): the order of the
-additions is never changed, only the rounding of one product per add is dropped.
+while a `float4` one is faster than its two ops (14.8-16.1 against 9.9-13.1). When both
+operands of the add are such products, the first one is contracted (the second stays a
+multiply, rounded): the order of the additions is never changed, only the rounding of one
+product per add is dropped.
 
-Refuses (leaves as they are): f32 scalars unless `scalars`, a multiply with other uses (its rounded product is needed
-there anyway), other element types (f16 stored in `half` is computed in float with an
-explicit rounding after each op, which an `fma` would change; f64 is rare in kernels), an
-add or a multiply with fast-math flags (their meaning for a fused op is not defined here),
-subtractions.
+Refuses (leaves as they are): f32 scalars unless `scalars`, a multiply with other uses (its
+rounded product is needed there anyway), other element types (f16 stored in `half` is
+computed in float with an explicit rounding after each op, which an `fma` would change; f64
+is rare in kernels), an add or a multiply with fast-math flags (their meaning for a fused
+op is not defined here), subtractions.
 
 Semantics: `math.fma` rounds once (OpenCL's `fma` is correctly rounded, and so is the
 evaluator's `math.fma` up to its double rounding through f64), so the result of the

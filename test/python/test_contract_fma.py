@@ -250,3 +250,29 @@ def test_an_entry_of_the_other_texture_storage_is_ignored_with_a_note(
     cache.write_text(json.dumps(data))
     assert launches(tuning_cache=cache) == heuristic
     assert "textures as unrecorded" in capsys.readouterr().err
+
+
+# The command line -----------------------------------------------------------------------------
+
+
+def test_cli_fp_contract(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`run --fp-contract --check` prints fma kernels that pass at the default rtol 1e-5;
+    `compile --fp-contract` records it in the plan; running that artifact refuses the flag
+    (it runs as compiled)."""
+    from test_deploy import physlayout as command
+
+    source = tmp_path / "conv_relu_conv.mlir"
+    source.write_text(CONV_RELU_CONV)
+    code, out, err = command("run", str(source), "--random-inputs", "--check", "--fp-contract",
+                             "--texture-storage", "buffer", "--print-opencl",
+                             "--tuning-cache", str(tmp_path / "none.json"), capsys=capsys)  # fmt: skip
+    assert code == 0, err
+    assert "fma(" in out and "check: passed (rtol 1e-05" in out
+    code, out, err = command("compile", str(source), "-o", str(tmp_path / "out"), "--fp-contract",
+                             "--no-cache", capsys=capsys)  # fmt: skip
+    assert code == 0, err
+    plan = json.loads((tmp_path / "out" / "plan.json").read_text())
+    assert plan["options"]["fp_contract"] is True
+    assert "fma(" in (tmp_path / "out" / "kernels.cl").read_text()
+    code, _, err = command("run", str(tmp_path / "out"), "--fp-contract", capsys=capsys)
+    assert code == 1 and "--fp-contract" in err and "runs as compiled" in err
