@@ -62,11 +62,12 @@ a GPU's register file."""
 
 CPU_BUFFER_REGISTERS = 32
 """The register budget on a CPU device that holds textures as buffers
-(`texture-storage=buffer`, what `auto` picks there): its kernels keep each `float4`
+(`texture-storage=buffer`, what `auto` picks there): its kernels would keep each `float4`
 accumulator in one of the 16 SIMD registers of x86-64 (AVX2), so eight accumulators leave
-room for the operands; larger tiles spill every accumulator on every multiply-add (the RFC
-example's first conv: the 32-accumulator tile 1x2x2x8 ran at 7-9 GMAC/s on PoCL, the
-8-accumulator 1x1x2x4 at 15-25, bench/RESULTS.md)."""
+room for the operands; more do not fit (the RFC example's first conv on PoCL: the
+32-accumulator tile 1x2x2x8 ran at 7-9 GMAC/s, the 8-accumulator 1x1x2x4 at 15-25 on a
+quiet machine, bench/RESULTS.md). Measured on that conv; some smaller convs were faster
+with larger tiles, which `physlayout tune` also times (`runtime/tuner.py`)."""
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ fused op multiplying the wrong operands) must fail the same check.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -48,6 +49,7 @@ from physlayout.transforms.schedule_heuristic import (
     CPU_BUFFER_REGISTERS,
     DeviceModel,
     default_schedule,
+    ranked_tiles,
     reduction_profile,
 )
 from physlayout.universe import make_context
@@ -200,6 +202,27 @@ def test_the_smaller_budget_keeps_schedules_exact() -> None:
     inputs = host_inputs(module, 0)
     for e, g in zip(evaluate(module, inputs), evaluate(tiled, inputs), strict=True):
         assert np.array_equal(e, g, equal_nan=True)
+
+
+def test_the_tuner_also_times_the_default_budget_tile() -> None:
+    """With the CPU budget for buffers the tuner's third candidate is the heuristic's tile
+    at the default budget (the first optional one: kernels the small budget misjudges get
+    it back); with the default budget there is no such extra candidate."""
+    from physlayout.runtime.tuner import candidates
+
+    module = lowered(RFC_EXAMPLE.read_text())
+    (conv1,) = [op for op in module.ops
+                if isinstance(op, func.FuncOp) and op.sym_name.data == "main_fused_relu"]  # fmt: skip
+    loop = kernel_loop(conv1)
+    assert loop is not None
+    small = DeviceModel(registers=CPU_BUFFER_REGISTERS)
+    roomy = default_schedule(loop, DeviceModel())
+    assert roomy is not None and roomy.tile != (default_schedule(loop, small) or roomy).tile
+    timed = list(itertools.islice(candidates(conv1, small, lambda: roomy), 3))
+    assert timed[2].tile == roomy.tile
+    timed = list(itertools.islice(candidates(conv1, DeviceModel(), lambda: roomy), 3))
+    wider = DeviceModel(registers=2 * DeviceModel().registers)
+    assert timed[2].tile == ranked_tiles(loop, wider, items_per_unit=1)[0]
 
 
 # The tuning cache's build key ---------------------------------------------------------------------
