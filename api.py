@@ -191,6 +191,7 @@ def compile(
     tune: bool = False,
     tune_budget: float | None = None,
     texture_storage: str = "auto",
+    fp_contract: bool = False,
 ) -> CompiledModel:
     """Compile function `entry` (default: @main, else the one function no other calls) of
     `source` (MLIR text, the path of an .mlir file, or a parsed module) for the OpenCL
@@ -208,7 +209,10 @@ def compile(
     seconds, default about a minute), the results written to that cache. `texture_storage`
     "image" holds texture-scoped tensors in images, "buffer" in `__global` arrays of the same
     texels; "auto" (default) in buffers on a CPU device only, whose driver emulates image
-    reads in software (`OpenCLRuntime.texture_storage`)."""
+    reads in software (`OpenCLRuntime.texture_storage`). `fp_contract` contracts each f32
+    vector multiply whose only use is an add into one `fma` (`OpenCLRuntime.fp_contract`: faster,
+    within about 1e-5 of the evaluator instead of bit-exact; tuned schedules are kept per
+    setting)."""
     from physlayout.located import entry_function, parse_located
     from physlayout.runtime.compile_cache import cached_compile
     from physlayout.runtime.device import OpenCLRuntime
@@ -223,7 +227,9 @@ def compile(
         text, name = module_text(source), "<module>"
     else:
         text, name = _text(source)
-    runtime = OpenCLRuntime(device, program_cache=cache, texture_storage=texture_storage)
+    runtime = OpenCLRuntime(
+        device, program_cache=cache, texture_storage=texture_storage, fp_contract=fp_contract
+    )
     spec = pipeline or default_pipeline(prepare)
     path = None if tuning_cache is True else tuning_cache
     if tune:

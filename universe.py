@@ -80,6 +80,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "lift-transform-params": ("transforms.lift_transform_params", "LiftTransformParamsPass"),
     "legalize-layout": ("transforms.legalize_layout", "LegalizeLayoutPass"),
     "apply-schedules": ("transforms.apply_schedules", "ApplySchedulesPass"),
+    "contract-fma": ("transforms.contract_fma", "ContractFmaPass"),
     "physlayout-buffers": ("lowering.pipelines", "PhyslayoutBuffersPass"),
     "physlayout-opencl": ("lowering.pipelines", "PhyslayoutOpenCLPass"),
     "physlayout-memref": ("lowering.pipelines", "PhyslayoutMemrefPass"),

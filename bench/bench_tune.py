@@ -9,7 +9,10 @@ budget).
 Models: `examples/rfc_conv_relu_conv.mlir` (conv1: 107.5M multiply-adds),
 `examples/models/bottleneck.mlir` and the shared `squeezenet1_1`. Kernels: those the tuner
 tunes with at least `MIN_MACS` multiply-adds per launch. The tuning cache is a temporary
-file (the user's is not touched).
+file (the user's is not touched). Textures are held as `physlayout tune` holds them by
+default (`auto`: buffers on a CPU device); each model is tuned twice, as compiled by
+default (bit-exact) and with contracted multiply-adds (`fp_contract`: `fma`, within 1e-5;
+the tuning cache keeps the two apart).
 
 Results go to a section of bench/RESULTS.md. Usage: `python bench/bench_tune.py [--device
 SPEC] [--budget SECONDS] [--only NAMES] [--no-write]`.
@@ -45,7 +48,8 @@ DEFAULT_BUDGET = 45.0
 
 def run(device_spec: str | None, only: list[str], budget: float) -> list[str]:
     warnings.filterwarnings("ignore")
-    runtime = OpenCLRuntime(device_spec)
+    runtime = OpenCLRuntime(device_spec, texture_storage="auto")
+    contracting = OpenCLRuntime(device_spec, texture_storage="auto", fp_contract=True)
     peak = measure_peaks(runtime).gmacs
     rows: list[str] = []
     times: list[str] = []
@@ -60,6 +64,10 @@ def run(device_spec: str | None, only: list[str], budget: float) -> list[str]:
         started = time.perf_counter()
         report = tune_model(source, "main", runtime, pipeline=PIPELINE, budget=budget, cache=cache)
         total = time.perf_counter() - started
+        fused = tune_model(
+            source, "main", contracting, pipeline=PIPELINE, budget=budget, cache=cache
+        )
+        fused_best = {k.case.signature: k for k in fused.kernels}
         before = sum(k.unscheduled_seconds * k.case.launches for k in report.kernels)
         heuristic = sum(k.heuristic_seconds * k.case.launches for k in report.kernels)
         after = sum(k.best_seconds * k.case.launches for k in report.kernels)
@@ -76,16 +84,21 @@ def run(device_spec: str | None, only: list[str], budget: float) -> list[str]:
             def rate(seconds: float, macs: int = macs) -> str:
                 return f"{seconds * 1e3:.3f} ms, {macs / seconds / 1e9:.2f}"
 
+            other = fused_best.get(k.case.signature)
+            contracted = (
+                f"{schedule_text(other.best)}: {rate(other.best_seconds)}" if other else "-"
+            )
             rows.append(
                 f"| {name} | {k.case.name} | {k.case.launches} | {macs / 1e6:.2f} | "
                 f"{rate(k.unscheduled_seconds)} | {schedule_text(k.heuristic)}: "
                 f"{rate(k.heuristic_seconds)} | {schedule_text(k.best)}: {rate(k.best_seconds)} | "
                 f"{k.unscheduled_seconds / k.best_seconds:.1f}x | "
-                f"{macs / k.best_seconds / 1e9 / peak:.0%} | {k.timed} |"
+                f"{macs / k.best_seconds / 1e9 / peak:.0%} | {k.timed} | {contracted} |"
             )
         print(f"{name}: {total:.0f} s", flush=True)
     return [
-        f"Device: {runtime.describe()}, driver {runtime.device.driver_version}. {machine()}",
+        f"Device: {runtime.describe()}, driver {runtime.device.driver_version}, textures as "
+        f"{runtime.limits.texture_storage}s (`auto`). {machine()}",
         "",
         f"Measured f32 FMA peak (runtime/profile.py): {peak:.1f} GMAC/s. Tuning budget "
         f"{budget:g} s per model (`physlayout tune --budget`), pipeline {PIPELINE}.",
@@ -93,11 +106,12 @@ def run(device_spec: str | None, only: list[str], budget: float) -> list[str]:
         "Per distinct conv (at least 50k multiply-adds per launch), each kernel alone, median "
         "of 5 launches (profiling events), all three timed in the same tuning run. Schedules "
         "as the tuning cache writes them: `TILE/WORKGROUP[/uUNROLL]` per axis of the "
-        "kernel's loop (batch, channel blocks, rows, columns).",
+        "kernel's loop (batch, channel blocks, rows, columns). `contracted`: the model tuned "
+        "again with `fp_contract` (its best schedule and time).",
         "",
         "| model | kernel | launches | MMAC | unscheduled: ms, GMAC/s | heuristic | tuned | "
-        "tuned vs unscheduled | tuned of peak | candidates timed |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "tuned vs unscheduled | tuned of peak | candidates timed | contracted, tuned |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
         *rows,
         "",
         "Tuning time per model (tuning: the candidates; total: with the pipeline up to "

@@ -21,7 +21,7 @@ from typing import Any
 
 from xdsl.utils.exceptions import DiagnosticException
 
-from physlayout.cli.common import add_texture_storage, reported
+from physlayout.cli.common import add_fp_contract, add_texture_storage, reported
 from physlayout.cli.run import (
     GRAPH_PIPELINE,
     _compare,  # pyright: ignore[reportPrivateUsage]
@@ -77,6 +77,7 @@ def add_compile_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
         "are used",
     )  # fmt: skip
     add_texture_storage(compile_, "when --device is a CPU device")
+    add_fp_contract(compile_)
     compile_.add_argument("--max-image-width", type=int, default=None,
                           help=f"target image width limit in texels (default {DEFAULT_IMAGE_LIMIT})")  # fmt: skip
     compile_.add_argument("--max-image-height", type=int, default=None,
@@ -115,7 +116,8 @@ def _compile(args: argparse.Namespace) -> int:
     # --tune tunes on a device: --device's, else the default one (whose limits then apply)
     runtime = (
         OpenCLRuntime(
-            args.device, program_cache=not args.no_cache, texture_storage=args.texture_storage
+            args.device, program_cache=not args.no_cache, texture_storage=args.texture_storage,
+            fp_contract=args.fp_contract,
         )
         if args.device is not None or args.tune else None
     )  # fmt: skip
@@ -136,6 +138,7 @@ def _compile(args: argparse.Namespace) -> int:
             base.texture_storage if runtime is not None or args.texture_storage == "auto"
             else args.texture_storage
         ),
+        fp_contract=args.fp_contract,
     )
     pipeline = args.pipeline or default_pipeline(not args.no_prepare)
     schedules = ""
@@ -180,9 +183,10 @@ def run_artifact_command(args: argparse.Namespace) -> int:
     from physlayout.runtime.session import Session, listed_names
 
     if (args.pipeline is not None or args.remarks or args.precision != "f32" or args.no_prepare
-            or args.no_cache or args.tune or args.tuning_cache is not None):
+            or args.no_cache or args.tune or args.tuning_cache is not None or args.fp_contract):
         flag = (
             "--pipeline" if args.pipeline is not None
+            else "--fp-contract" if args.fp_contract
             else "--remarks" if args.remarks
             else "--no-prepare" if args.no_prepare
             else "--no-cache" if args.no_cache

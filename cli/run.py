@@ -24,7 +24,7 @@ from xdsl.utils.exceptions import (
 )
 
 from physlayout.api import GRAPH_PIPELINE, default_pipeline
-from physlayout.cli.common import add_texture_storage, reported
+from physlayout.cli.common import add_fp_contract, add_texture_storage, reported
 from physlayout.located import entry_function, parse_located
 from physlayout.universe import make_context
 
@@ -87,6 +87,7 @@ def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="PLATFORM[:INDEX] (default: $PHYSLAYOUT_OPENCL_DEVICE, else a GPU, else PoCL)",
     )
     add_texture_storage(run, "on a CPU device, whose driver emulates image reads in software")
+    add_fp_contract(run)
     run.add_argument("--print-opencl", action="store_true", help="print the generated OpenCL C")
     run.add_argument(
         "--remarks", action="store_true",
@@ -215,7 +216,9 @@ def _run_checked(args: argparse.Namespace) -> int:
             "is buffer-level, which always runs the physlayout-opencl pipeline (apply other "
             "passes first with physlayout-opt)"
         )
-    runtime = OpenCLRuntime(args.device, texture_storage=args.texture_storage)
+    runtime = OpenCLRuntime(
+        args.device, texture_storage=args.texture_storage, fp_contract=args.fp_contract
+    )
     compiled = compile_module(source, runtime, remarks=args.remarks)
     if args.print_opencl:
         print(compiled.program.source)
@@ -287,8 +290,9 @@ def _run_graph(args: argparse.Namespace, source: ModuleOp, text: str) -> int:
               file=sys.stderr)  # fmt: skip
     inputs = _inputs(entry, names, given, args.seed, arrays)
     runtime = OpenCLRuntime(
-        args.device, program_cache=not args.no_cache, texture_storage=args.texture_storage
-    )
+        args.device, program_cache=not args.no_cache, texture_storage=args.texture_storage,
+        fp_contract=args.fp_contract,
+    )  # fmt: skip
     pipeline = args.pipeline or default_pipeline(not args.no_prepare)
     from physlayout.cli.tune import schedules_for
 

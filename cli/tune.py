@@ -12,7 +12,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from physlayout.cli.common import add_texture_storage, reported
+from physlayout.cli.common import add_fp_contract, add_texture_storage, reported
 from physlayout.cli.run import GRAPH_PIPELINE, add_precision_options, default_pipeline
 from physlayout.located import entry_function, parse_located
 from physlayout.runtime.tuning_cache import DEFAULT_BUDGET
@@ -53,6 +53,7 @@ def add_tune_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="PLATFORM[:INDEX] (default: $PHYSLAYOUT_OPENCL_DEVICE, else a GPU, else PoCL)",
     )
     add_texture_storage(tune, "on a CPU device (time the kernels as `run` holds them)")
+    add_fp_contract(tune)
     tune.add_argument(
         "--pipeline",
         default=None,
@@ -118,7 +119,9 @@ def _tune(args: argparse.Namespace) -> int:
         text = stream.read()
     source = parse_located(text, args.file)
     entry = entry_function(source, args.entry).sym_name.data
-    runtime = OpenCLRuntime(args.device, texture_storage=args.texture_storage)
+    runtime = OpenCLRuntime(
+        args.device, texture_storage=args.texture_storage, fp_contract=args.fp_contract
+    )
     print(f"device: {runtime.describe()}, driver {runtime.device.driver_version}")
     report = tune_model(
         source, entry, runtime, pipeline=args.pipeline or default_pipeline(not args.no_prepare),

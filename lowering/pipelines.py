@@ -2,13 +2,14 @@
 
     physlayout-buffers{rewrite-loops remarks}
         apply-layout{rewrite-loops remarks}, flatten-buffers
-    physlayout-opencl{rewrite-loops remarks}          (then `-t opencl`)
-        physlayout-buffers, vectorize-texels
+    physlayout-opencl{rewrite-loops remarks fp-contract}          (then `-t opencl`)
+        physlayout-buffers, vectorize-texels, contract-fma (when fp-contract)
     physlayout-memref{rewrite-loops remarks affine-loops}   (then mlir-opt / mlir-runner)
         physlayout-buffers, lower-layout{affine-loops}
     physlayout-adreno{desired-layouts allow-padding max-image-width max-image-height
                       weights-in-global fuse transposed-conv lift-params params remarks verify-each
-                      schedule compute-units max-work-group-size registers schedules}
+                      schedule compute-units max-work-group-size registers schedules
+                      fp-contract}
                                                        (graph level, then `-t opencl`)
         normalize-graph, fold-affine-params{params} (when lift-params),
         raise-layout-rewrites, fold-layout-rewrites, convert-layout{desired-layouts allow-padding},
@@ -18,7 +19,7 @@
         fuse-elementwise{remarks} (when fuse), legalize-layout, merge-sibling-kernels (when fuse),
         physlayout-buffers{rewrite-loops=true remarks}, vectorize-texels,
         apply-schedules{schedules default=schedule compute-units max-work-group-size registers},
-        dce
+        contract-fma (when fp-contract), dce
 
 Each is a registered `ModulePass` (`xdsl-opt -p 'physlayout-memref{rewrite-loops=false}'`)
 whose options reach the passes that take them; from Python, `passes()` lists its passes and
@@ -54,6 +55,7 @@ from physlayout.lowering.raise_layout_rewrites import RaiseLayoutRewritesPass
 from physlayout.transforms.annotate_texture_scope import AnnotateTextureScopePass
 from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.apply_schedules import ApplySchedulesPass
+from physlayout.transforms.contract_fma import ContractFmaPass
 from physlayout.transforms.convert_layout import DEFAULT_LAYOUTS, ConvertLayoutPass
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
@@ -250,12 +252,19 @@ class PhyslayoutOpenCLPass(BufferPipeline):
     Options:
         rewrite-loops (bool, true): `apply-layout` re-iterates loop nests in physical order.
         remarks (bool, false): `apply-layout` says which nests it re-iterates, and why not.
+        fp-contract (bool, false): `contract-fma` fuses each f32 vector multiply whose only
+            use is an add into one `math.fma` (faster; no longer bit-exact with the
+            evaluator on the uncontracted IR).
     """
 
     name = "physlayout-opencl"
 
+    fp_contract: bool = False
+    """Run `contract-fma` after `vectorize-texels`."""
+
     def passes(self) -> tuple[ModulePass, ...]:
-        return (*self.buffer_passes(), VectorizeTexelsPass(), DeadCodeElimination())
+        contract = (ContractFmaPass(),) if self.fp_contract else ()
+        return (*self.buffer_passes(), VectorizeTexelsPass(), *contract, DeadCodeElimination())
 
 
 @dataclass(frozen=True)
@@ -331,6 +340,9 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
         schedules (str, ""): `apply-schedules`' given schedules by kernel signature
             (`SIG=TILE[/WORKGROUP][/uN];...`; `physlayout run` and `compile` give the tuning
             cache's for the device, docs/schedules.md), applied before the heuristic.
+        fp-contract (bool, false): `contract-fma` after `apply-schedules` fuses each f32
+            vector multiply whose only use is an add into one `math.fma` (`physlayout run`
+            and `compile` give `--fp-contract`; not bit-exact with the uncontracted IR).
     """
 
     name = "physlayout-adreno"
@@ -368,6 +380,8 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
     """`apply-schedules{registers}`."""
     schedules: str = ""
     """`apply-schedules{schedules}`: given schedules by kernel signature (the tuner's)."""
+    fp_contract: bool = False
+    """Run `contract-fma` after `apply-schedules`."""
 
     def verifies_each_pass(self) -> bool:
         return self.verify_each
@@ -401,6 +415,7 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
                 max_work_group_size=self.max_work_group_size,
                 registers=self.registers,
             ),
+            *((ContractFmaPass(),) if self.fp_contract else ()),
             DeadCodeElimination(),
         )
 

@@ -108,6 +108,8 @@ def compile_artifact(
         "precision": precision,
         "texture_storage": limits.texture_storage,
     }
+    if limits.fp_contract:  # recorded only when on: default artifacts keep their ids
+        options["fp_contract"] = True
     plan = build_plan(
         lowered,
         entry,

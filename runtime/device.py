@@ -83,6 +83,14 @@ class DeviceLimits:
     """How kernels hold texture-scoped buffers on this device: "image" (`image2d_t`, the
     texture path) or "buffer" (`__global` arrays of the same texels, for devices whose
     image reads are emulated in software: `OpenCLRuntime.texture_storage`)."""
+    registers: int | None = None
+    """The register budget `apply-schedules`' heuristic plans one work-item's accumulators
+    in (32-bit values; None: the pipeline's default, `schedule_heuristic.REGISTERS`):
+    `OpenCLRuntime` gives `CPU_BUFFER_REGISTERS` to a CPU device holding textures as
+    buffers, whose kernels are plain SIMD code."""
+    fp_contract: bool = False
+    """Contract each f32 vector multiply feeding only an add into one `fma` (`contract-fma`,
+    `OpenCLRuntime.fp_contract`): faster, no longer bit-exact with the uncontracted IR."""
 
     def image_limits(self) -> ImageLimits:
         """The device's 2-D image limits (0 x 0 without image support)."""
@@ -185,9 +193,16 @@ class OpenCLRuntime:
     """How textures are held (`DeviceLimits.texture_storage`): "image", "buffer", or
     "auto": buffers on a CPU device (its OpenCL driver reads images through software
     samplers; the same texels in a buffer are plain vector loads), images elsewhere."""
+    fp_contract: bool = False
+    """Contract `a * b + c` into `fma(a, b, c)` (one rounding instead of two) where an f32
+    vector multiply's only use is an add (`DeviceLimits.fp_contract`, the pipelines'
+    `fp-contract` option, `transforms/contract_fma.py`). Off by default: the kernels then
+    round every multiply and add as the numpy evaluator does, bit-exact."""
     _programs: dict[str, Any] = field(default_factory=dict[str, Any])
 
     def __post_init__(self) -> None:
+        from physlayout.transforms.schedule_heuristic import CPU_BUFFER_REGISTERS
+
         cl = pyopencl_module()
         if self.device is None:
             self.device = select_device(self.spec)
@@ -197,6 +212,7 @@ class OpenCLRuntime:
         )
         device = self.device
         extensions = device.extensions.split()
+        storage = self._texture_storage()
         self.limits = DeviceLimits(
             bool(device.image_support),
             int(device.image2d_max_width),
@@ -205,15 +221,19 @@ class OpenCLRuntime:
             "cl_khr_fp64" in extensions,
             int(device.max_compute_units),
             int(device.max_work_group_size),
-            self._texture_storage(),
+            storage,
+            CPU_BUFFER_REGISTERS if storage == "buffer" and self._is_cpu() else None,
+            self.fp_contract,
         )
+
+    def _is_cpu(self) -> bool:
+        return bool(int(self.device.type) & pyopencl_module().device_type.CPU)
 
     def _texture_storage(self) -> str:
         from physlayout.lowering.opencl_kernels import TEXTURE_STORAGES
 
         if self.texture_storage == "auto":
-            cpu = bool(int(self.device.type) & pyopencl_module().device_type.CPU)
-            return "buffer" if cpu else "image"
+            return "buffer" if self._is_cpu() else "image"
         if self.texture_storage not in TEXTURE_STORAGES:
             raise OpenCLRuntimeError(
                 f"texture storage must be image, buffer or auto, got '{self.texture_storage}'"

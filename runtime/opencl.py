@@ -51,6 +51,7 @@ from physlayout.lowering.opencl import OpenCLProgram, generate_opencl
 from physlayout.lowering.pipelines import PhyslayoutOpenCLPass, verify_after
 from physlayout.runtime.device import DeviceLimits, OpenCLRuntime, OpenCLRuntimeError
 from physlayout.semantics.evaluator_values import EvaluationError, dtype_of
+from physlayout.transforms.contract_fma import ContractFmaPass
 from physlayout.transforms.pass_options import pipeline_passes
 from physlayout.universe import get_all_passes, make_context
 
@@ -147,7 +148,9 @@ def device_pipeline(
     `physlayout-adreno`, `annotate-texture-scope`, `verify-buffers`), whether it has
     cl_khr_fp64 to every pass that takes `fp64`, and its compute units and largest
     work-group to every pass that takes `compute-units`/`max-work-group-size`
-    (`apply-schedules`), and the given `schedules` (a table by kernel signature,
+    (`apply-schedules`), its register budget (`DeviceLimits.registers`, where it has one)
+    to every pass that takes `registers`, whether to contract multiply-adds
+    (`DeviceLimits.fp_contract`) to every pass that takes `fp-contract`, and the given `schedules` (a table by kernel signature,
     `transforms/given_schedules.py`: the tuning cache's) to every pass that takes
     `schedules`, where `spec` does not give them. Raises a
     DiagnosticException naming `spec` when it does not parse. Without `verify_each` nothing
@@ -160,7 +163,10 @@ def device_pipeline(
         "fp64": (limits.fp64,),
         "compute_units": (limits.compute_units,),
         "max_work_group_size": (limits.max_work_group_size,),
+        "fp_contract": (limits.fp_contract,),
     }
+    if limits.registers is not None:
+        device["registers"] = (limits.registers,)
     if not verify_each:
         device["verify_each"] = (False,)
     if schedules:
@@ -254,7 +260,9 @@ def lower_module(
     whenever the device has cl_khr_fp16, else f16 is storage only, computed in float;
     `lowered_already`: `module` is the output of a pipeline that ends with
     `physlayout-opencl`, such as `physlayout-adreno`, so it is not run again: the pipeline
-    is idempotent, a second run would only repeat its work)."""
+    is idempotent, a second run would only repeat its work). With `limits.fp_contract` the
+    kernels' multiply-adds are contracted (`contract-fma`) in either case: a kernel
+    scheduled alone after the pipeline (the tuner's candidates) is contracted too."""
     source = parse_module(module) if isinstance(module, str) else module
     lowered = source.clone()
     stages: list[tuple[str, str]] = []
@@ -264,7 +272,11 @@ def lower_module(
             stages.append((previous.name, module_text(module)))
 
     if not lowered_already:
-        PhyslayoutOpenCLPass(remarks=remarks).pipeline(keep).apply(make_context(), lowered)
+        PhyslayoutOpenCLPass(remarks=remarks, fp_contract=limits.fp_contract).pipeline(
+            keep
+        ).apply(make_context(), lowered)
+    elif limits.fp_contract:  # idempotent: a no-op after a pipeline that contracted already
+        ContractFmaPass().apply(make_context(), lowered)
     images = limits.texture_storage == "image"
     if images and not limits.image_support and _has_textures(lowered):
         raise OpenCLRuntimeError(f"{device} has no image support")

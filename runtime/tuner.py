@@ -20,7 +20,10 @@ note (a safety net: `apply-schedules` keeps values bit-exact). Then `REPEATS` la
 the candidate's time is their median device time (OpenCL profiling events).
 
 Candidates (`candidates`): the unscheduled kernel and the heuristic's schedule, always
-timed; then the heuristic's best-ranked tiles (with a register budget twice the
+timed; then, where the device's register budget is below the default (a CPU device
+holding textures as buffers, `CPU_BUFFER_REGISTERS`), the heuristic's schedule at the
+default budget (`REGISTERS`: smaller tiles are faster for some kernels, not for all); then
+the heuristic's best-ranked tiles (with a register budget twice the
 heuristic's, and one work-item per compute unit enough) with its work-group rule; then, around the fastest so far, other work-group
 sizes (64 and 16 work-items, and the runtime's choice) and unrolling of small loops (4 and
 9 iterations), all within the device's limits.
@@ -69,6 +72,7 @@ from physlayout.runtime.tuning_cache import (
 from physlayout.transforms.apply_schedules import ApplySchedulesPass, kernel_loop
 from physlayout.transforms.given_schedules import kernel_signature, schedule_text
 from physlayout.transforms.schedule_heuristic import (
+    REGISTERS,
     DeviceModel,
     default_schedule,
     default_workgroup,
@@ -210,6 +214,9 @@ def candidates(
     trips = trip_counts(ranges)
     yield unscheduled(kernel)
     yield default_schedule(loop, device) or unscheduled(kernel)
+    if device.registers < REGISTERS:  # a CPU's budget for buffers: the default one's choice
+        roomy = dataclasses.replace(device, registers=REGISTERS)
+        yield default_schedule(loop, roomy) or unscheduled(kernel)
     wider = dataclasses.replace(device, registers=device.registers * 2)
     for tile in ranked_tiles(loop, wider, items_per_unit=1)[: RANKED + 1]:
         yield ScheduleAttr.of(tile, default_workgroup(trips, tile, device))

@@ -6,18 +6,24 @@ commands' `--tuning-cache FILE` chooses another):
 
     {"format": "physlayout-tuning-cache", "version": 1,
      "entries": [{"device": "cpu-haswell-...", "driver": "6.0+debian", "version": 1,
+                  "texture_storage": "buffer", "fp_contract": false,
                   "signature": "3f0c...", "schedule": "1x2x1x4/1x1x4x16",
                   "seconds": 0.00031, "kernel": "main_fused_3", ...}, ...]}
 
-An entry is keyed by the device's name, its driver version and the kernel signature
+An entry is keyed by the device's name, its driver version, how the kernels were built
+(`texture_storage`: image or buffer, `DeviceLimits.texture_storage`, and `fp_contract`:
+whether multiply-adds were contracted, `DeviceLimits.fp_contract`: the fastest schedule of
+the same kernel differs between them) and the kernel signature
 (`transforms/given_schedules.kernel_signature`); `version` is the schedule format it was
 written under (`given_schedules.SCHEDULE_FORMAT`). What `schedules_for(device)` gives the
-compiler (`apply-schedules{schedules}`) is the table of the entries of that device and
-driver and of this format; the others stay in the file, unused: an entry of another
-device or driver (foreign) or of another format (stale) is ignored with one note line on
-stderr per kind. A file that is not such JSON (corrupt, or another program's) is ignored
-with a note, never a crash; `tune` then writes a new one. Writes go to a temporary file in
-the same directory, renamed over the file (a reader sees the old file or the new one).
+compiler (`apply-schedules{schedules}`) is the table of the entries of that device,
+driver and build and of this format; the others stay in the file, unused: an entry of
+another device or driver (foreign), of another texture storage or contraction (an entry
+without `texture_storage`, written before it was recorded, counts as another) or of
+another format (stale) is ignored with one note line on stderr per kind. A file that is
+not such JSON (corrupt, or another program's) is ignored with a note, never a crash; `tune`
+then writes a new one. Writes go to a temporary file in the same directory, renamed over
+the file (a reader sees the old file or the new one).
 """
 
 from __future__ import annotations
@@ -61,23 +67,49 @@ def tuning_cache_path() -> Path:
 
 @dataclass(frozen=True)
 class DeviceKey:
-    """What a tuned schedule is valid for: the device's name and its driver's version."""
+    """What a tuned schedule is valid for: the device's name, its driver's version, and
+    how the kernels are built there (texture storage, contraction)."""
 
     device: str
     driver: str
+    texture_storage: str = "image"
+    """`DeviceLimits.texture_storage`: "image" or "buffer"."""
+    fp_contract: bool = False
+    """`DeviceLimits.fp_contract`."""
 
     @staticmethod
     def of(runtime: Any) -> DeviceKey:
-        """The key of an `OpenCLRuntime`'s device."""
+        """The key of an `OpenCLRuntime`'s device and build settings."""
         device = runtime.device
         return DeviceKey(
             f"{device.name.strip()} ({device.platform.name.strip()})",
             str(device.driver_version).strip(),
+            runtime.limits.texture_storage,
+            runtime.limits.fp_contract,
         )
 
     def describe(self) -> str:
         """`NAME, driver VERSION`, for notes."""
         return f"{self.device}, driver {self.driver}"
+
+    def build(self) -> str:
+        """`textures as STORAGE, fp-contract on|off`, for notes."""
+        return build_text(self.texture_storage, self.fp_contract)
+
+    def owns(self, entry: Mapping[str, Any]) -> bool:
+        """Whether `entry` is of this device and driver."""
+        return entry["device"] == self.device and entry["driver"] == self.driver
+
+    def builds_like(self, entry: Mapping[str, Any]) -> bool:
+        """Whether `entry` was tuned with this texture storage and contraction."""
+        return (entry.get("texture_storage") == self.texture_storage
+                and bool(entry.get("fp_contract", False)) == self.fp_contract)  # fmt: skip
+
+
+def build_text(texture_storage: Any, fp_contract: Any) -> str:
+    """How an entry's kernels were built, for notes."""
+    storage = "unrecorded" if texture_storage is None else texture_storage
+    return f"textures as {storage}, fp-contract {'on' if fp_contract else 'off'}"
 
 
 @dataclass(frozen=True)
@@ -127,10 +159,13 @@ class TuningCache:
         stream = notes if notes is not None else sys.stderr
         found: dict[str, TunedKernel] = {}
         foreign: list[dict[str, Any]] = []
+        other_build: list[dict[str, Any]] = []
         stale: list[dict[str, Any]] = []
         for entry in self.entries:
-            if entry["device"] != key.device or entry["driver"] != key.driver:
+            if not key.owns(entry):
                 foreign.append(entry)
+            elif not key.builds_like(entry):
+                other_build.append(entry)
             elif entry["version"] != SCHEDULE_FORMAT:
                 stale.append(entry)
             else:
@@ -141,6 +176,15 @@ class TuningCache:
                 f"note: tuning cache {self.path}: ignoring {len(foreign)} entr"
                 f"{'y' if len(foreign) == 1 else 'ies'} of other devices or drivers (e.g. "
                 f"{other['device']}, driver {other['driver']}; this is {key.describe()})",
+                file=stream,
+            )
+        if other_build:
+            other = other_build[0]
+            print(
+                f"note: tuning cache {self.path}: ignoring {len(other_build)} entr"
+                f"{'y' if len(other_build) == 1 else 'ies'} tuned with other build settings "
+                f"(e.g. {build_text(other.get('texture_storage'), other.get('fp_contract'))}; "
+                f"this is {key.build()}: `physlayout tune` with these settings)",
                 file=stream,
             )
         if stale:
@@ -158,20 +202,21 @@ class TuningCache:
         return schedule_table_text({sig: t.schedule for sig, t in tuned.items()})
 
     def update(self, key: DeviceKey, tuned: Mapping[str, TunedKernel]) -> None:
-        """Replace the entries of device `key` for the signatures of `tuned` (stale ones
-        included) by `tuned`'s; the others stay."""
+        """Replace the entries of device `key` (and its build settings) for the signatures
+        of `tuned` (stale ones included) by `tuned`'s; the others stay."""
         kept = [
             e
             for e in self.entries
-            if not (e["device"] == key.device and e["driver"] == key.driver
-                    and e["signature"] in tuned)
-        ]  # fmt: skip
+            if not (key.owns(e) and key.builds_like(e) and e["signature"] in tuned)
+        ]
         for signature in sorted(tuned):
             one = tuned[signature]
             kept.append({
                 "device": key.device,
                 "driver": key.driver,
                 "version": SCHEDULE_FORMAT,
+                "texture_storage": key.texture_storage,
+                "fp_contract": key.fp_contract,
                 "signature": signature,
                 "schedule": schedule_text(one.schedule),
                 "seconds": one.seconds,

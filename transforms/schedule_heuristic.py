@@ -56,6 +56,19 @@ WINDOW = 4
 ITEMS_PER_UNIT = 32
 """The fewest work-items per compute unit a default tile leaves."""
 
+REGISTERS = 128
+"""The default register budget of one work-item (32-bit values for a tile's accumulators):
+a GPU's register file."""
+
+CPU_BUFFER_REGISTERS = 32
+"""The register budget on a CPU device that holds textures as buffers
+(`texture-storage=buffer`, what `auto` picks there): its kernels would keep each `float4`
+accumulator in one of the 16 SIMD registers of x86-64 (AVX2), so eight accumulators leave
+room for the operands; more do not fit (the RFC example's first conv on PoCL: the
+32-accumulator tile 1x2x2x8 ran at 7-9 GMAC/s, the 8-accumulator 1x1x2x4 at 15-25 on a
+quiet machine, bench/RESULTS.md). Measured on that conv; some smaller convs were faster
+with larger tiles, which `physlayout tune` also times (`runtime/tuner.py`)."""
+
 
 @dataclass(frozen=True)
 class DeviceModel:
@@ -63,7 +76,7 @@ class DeviceModel:
 
     compute_units: int = 2
     max_work_group_size: int = 256
-    registers: int = 128
+    registers: int = REGISTERS
     """32-bit registers one work-item may hold its accumulators in."""
 
 

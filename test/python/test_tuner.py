@@ -60,7 +60,8 @@ PIPELINE = "physlayout-adreno{lift-params=true}"
 
 @pytest.fixture(scope="module")
 def runtime() -> OpenCLRuntime:
-    return OpenCLRuntime()
+    # as `physlayout.compile` holds textures (auto): the tuning cache keys entries by storage
+    return OpenCLRuntime(texture_storage="auto")
 
 
 @pytest.fixture
