@@ -270,8 +270,28 @@ def _round_half_away(a: Array) -> Array:
 
 
 def _power_int(a: Array, n: Array) -> Array:
-    """`math.fpowi`: the float `a` to the integer power `n`, in `a`'s type."""
-    return np.power(a, np.asarray(n).astype(a.dtype))
+    """`math.fpowi`: the float `a` to the integer power `n`, in `a`'s type, computed as
+    upstream MLIR lowers it (`convert-math-to-funcs`), every multiply rounded to the type:
+    ``1`` for ``n = 0``; else binary exponentiation of ``|n|`` (``result *= b`` for each set
+    bit from the lowest, ``b *= b`` between them; the most negative ``n`` takes the largest
+    positive power and one more ``* a``), and ``1 / result`` for a negative ``n``."""
+    base, power = np.broadcast_arrays(np.asarray(a), np.asarray(n))
+    kind = base.dtype
+    lowest = np.iinfo(power.dtype).min if power.dtype.kind == "i" else None
+    is_min = power == lowest if lowest is not None else np.zeros(power.shape, bool)
+    left = np.where(is_min, -(lowest + 1) if lowest is not None else 0, np.abs(power))
+    left = left.astype(np.uint64)
+    result = np.ones(base.shape, kind)
+    square = base.astype(kind, copy=True)
+    with np.errstate(all="ignore"):
+        while True:
+            result = np.where((left & np.uint64(1)) != 0, result * square, result).astype(kind)
+            left = left >> np.uint64(1)
+            if not left.any():
+                break
+            square = (square * square).astype(kind)
+        result = np.where(is_min, result * base, result).astype(kind)
+        return np.where(power < 0, np.asarray(1, kind) / result, result).astype(kind)
 
 
 def _rsqrt(a: Array) -> Array:

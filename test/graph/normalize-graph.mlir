@@ -315,3 +315,56 @@ func.func @non_splat_input_and_splat_init_stay(%x: tensor<1x3x2x2xf32>) -> tenso
   } -> tensor<1x3x2x2xf32>
   func.return %0 : tensor<1x3x2x2xf32>
 }
+
+// math.fpowi with a constant exponent: the multiplies of upstream's binary exponentiation
+// (13 = 0b1101: x * x^4 * x^8), 1 / x^2 for -2, the constant 1 for 0, x itself for 1.
+// An exponent that is not a constant, or above 64 in magnitude, stays an fpowi.
+// CHECK-LABEL: func.func @fpowi_constant_powers
+// CHECK:         ^bb0(%in: f32, %k: i64, %out: f32):
+// CHECK-NEXT:      %[[X2:.*]] = arith.mulf %in, %in : f32
+// CHECK-NEXT:      %[[P3:.*]] = arith.mulf %in, %[[X2]] : f32
+// CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:      %[[Y2:.*]] = arith.mulf %in, %in : f32
+// CHECK-NEXT:      %[[M2:.*]] = arith.divf %[[ONE]], %[[Y2]] : f32
+// CHECK-NEXT:      %[[Z2:.*]] = arith.mulf %in, %in : f32
+// CHECK-NEXT:      %[[Z4:.*]] = arith.mulf %[[Z2]], %[[Z2]] : f32
+// CHECK-NEXT:      %[[Z5:.*]] = arith.mulf %in, %[[Z4]] : f32
+// CHECK-NEXT:      %[[Z8:.*]] = arith.mulf %[[Z4]], %[[Z4]] : f32
+// CHECK-NEXT:      %[[P13:.*]] = arith.mulf %[[Z5]], %[[Z8]] : f32
+// CHECK-NEXT:      %[[P0:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:      %[[PK:.*]] = math.fpowi %in, %k : f32, i64
+// CHECK-NEXT:      %[[P65:.*]] = math.fpowi %in, %c65 : f32, i64
+// CHECK-NEXT:      %[[S1:.*]] = arith.addf %[[P3]], %[[M2]] : f32
+// CHECK-NEXT:      %[[S2:.*]] = arith.addf %[[S1]], %[[P13]] : f32
+// CHECK-NEXT:      %[[S3:.*]] = arith.addf %[[S2]], %[[P0]] : f32
+// CHECK-NEXT:      %[[S4:.*]] = arith.addf %[[S3]], %in : f32
+// CHECK-NEXT:      %[[S5:.*]] = arith.addf %[[S4]], %[[PK]] : f32
+// CHECK-NEXT:      %[[S6:.*]] = arith.addf %[[S5]], %[[P65]] : f32
+// CHECK-NEXT:      linalg.yield %[[S6]] : f32
+func.func @fpowi_constant_powers(%x: tensor<2x3xf32>, %n: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %c3 = arith.constant 3 : i64
+  %cm2 = arith.constant -2 : i64
+  %c13 = arith.constant 13 : i64
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %c65 = arith.constant 65 : i64
+  %e = tensor.empty() : tensor<2x3xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %n : tensor<2x3xf32>, tensor<2x3xi64>) outs(%e : tensor<2x3xf32>) {
+  ^bb0(%in: f32, %k: i64, %out: f32):
+    %p3 = math.fpowi %in, %c3 : f32, i64
+    %pm2 = math.fpowi %in, %cm2 : f32, i64
+    %p13 = math.fpowi %in, %c13 : f32, i64
+    %p0 = math.fpowi %in, %c0 : f32, i64
+    %p1 = math.fpowi %in, %c1 : f32, i64
+    %pk = math.fpowi %in, %k : f32, i64
+    %p65 = math.fpowi %in, %c65 : f32, i64
+    %s1 = arith.addf %p3, %pm2 : f32
+    %s2 = arith.addf %s1, %p13 : f32
+    %s3 = arith.addf %s2, %p0 : f32
+    %s4 = arith.addf %s3, %p1 : f32
+    %s5 = arith.addf %s4, %pk : f32
+    %s6 = arith.addf %s5, %p65 : f32
+    linalg.yield %s6 : f32
+  } -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
