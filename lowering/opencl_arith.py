@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import Float64Type, VectorType
+from xdsl.dialects.builtin import Float32Type, Float64Type, VectorType
 from xdsl.ir import Attribute, Operation
 
 from physlayout.lowering.opencl_c import (
@@ -25,7 +25,7 @@ class ArithWriter(KernelWriter):
     def emit_pure(self, op: Operation) -> None:
         """Declare the C value of `op`, a pure op without regions and with one result: an index op
         as its quasi-affine expression, `arith.floordivsi`/`ceildivsi` through the `px_` helpers
-        (their `_long` forms for 64-bit integers),
+        (their `_long` forms for 64-bit integers), `math.erf` in float through `px_erfN`,
         `affine.min`/`max`, `vector.extract`/`insert`/`reduction`, else the C operator or builtin of
         `opencl_c.op_expression`. Raises a located `DiagnosticException` for anything else (ops with
         regions, side effects or several results, vector selects and comparisons). In the
@@ -55,6 +55,12 @@ class ArithWriter(KernelWriter):
             operands = ", ".join(texts)
             self.declare(result, f"{helper}({operands})", where)
             return
+        if op.name == "math.erf" and self.float_erf(result.type):
+            width = result.type.get_shape()[0] if isinstance(result.type, VectorType) else ""
+            helper = f"px_erf{width}"
+            self.helpers.add(helper)
+            self.declare(result, self.half_value(op, f"{helper}({self.expr(op.operands[0])})"), where)
+            return
         if op.name in ("affine.min", "affine.max"):
             self.declare(result, self.affine_bound(op, op.name == "affine.min"), where)
             return
@@ -71,6 +77,12 @@ class ArithWriter(KernelWriter):
         if text is None:
             raise fail(where, "operation is not supported by the OpenCL target")
         self.declare(result, self.half_value(op, text), where)
+
+    def float_erf(self, kind: Attribute) -> bool:
+        """Whether an erf of type `kind` is computed in `float` (f32, and f16 where it is
+        storage only): then `px_erfN` computes it, not the device's slow `erf`."""
+        element = kind.get_element_type() if isinstance(kind, VectorType) else kind
+        return isinstance(element, Float32Type) or (is_f16(element) and not self.fp16)
 
     def half_value(self, op: Operation, text: str) -> str:
         """`text`, the C value of `op`'s result, rounded to half where f16 is storage only and

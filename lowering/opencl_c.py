@@ -65,6 +65,51 @@ def _half_rte_helper(width: str) -> str:
     )
 
 
+_ERF_NEAR = (
+    0.12837916612625122, -0.376125693321228, 0.11282607913017273, -0.026796305552124977,
+    0.005038737785071135, -0.0006235155742615461,
+)
+"""erf(x) = x + x * P(x^2) for |x| < 0.875: P's coefficients from the constant term (a
+weighted least-squares fit of erf(x)/x - 1 at Chebyshev nodes, rounded to float)."""
+_ERF_FAR = (
+    0.00034773274092003703, 0.5577563643455505, 0.05099499970674515, -0.5061267018318176,
+    0.576555073261261, -0.35534781217575073, 0.12146361917257309, -0.018059713765978813,
+)
+"""erf(x) = 1 - exp(-x^2) * R(1/x) for 0.875 <= x < 4 (erfc(x) exp(x^2) fitted the same
+way); from 4 on, erf(x) rounds to 1 in float."""
+
+
+def _horner(coefficients: tuple[float, ...], t: str, v: str) -> str:
+    """C statements evaluating the polynomial of `coefficients` (constant term first) at `t`
+    into the declared variable `v`, one rounding per operation (FP_CONTRACT is off)."""
+    lines = [f"  {v} = {coefficients[-1]!r}f;"]
+    lines += [f"  {v} = {v} * {t} + {c!r}f;" for c in reversed(coefficients[:-1])]
+    return "\n".join(lines) + "\n"
+
+
+def _erf_helper(width: str) -> str:
+    """`floatN px_erfN(floatN x)`: erf in float, within 2 ulp of the correctly rounded value
+    on PoCL (test/python/test_opencl_erf.py), branch-free so that it vectorizes: the
+    device's `erf` ran at 50 ns per element on PoCL, 45x its `exp`. Odd (the sign, -0 too,
+    copied from `x`), 1 for |x| >= 4 and infinities, NaN for NaN."""
+    t, i = f"float{width}", f"int{width}" if width else "int"
+    return (
+        f"static inline {t} px_erf{width}({t} x) {{\n"
+        f"  {t} a = fabs(x);\n"
+        f"  {t} t = a * a;\n"
+        f"  {t} p, r;\n"
+        + _horner(_ERF_NEAR, "t", "p")
+        + f"  {t} near = a + a * p;\n"
+        f"  {t} s = 1.0f / a;\n"
+        + _horner(_ERF_FAR, "s", "r")
+        + f"  {t} far = 1.0f - exp(-t) * r;\n"
+        f"  {t} y = select(far, near, ({i})(a < 0.875f));\n"
+        f"  y = select(y, ({t})(1.0f), ({i})(a >= 4.0f));\n"
+        "  return copysign(y, x);\n"
+        "}"
+    )
+
+
 HELPERS: dict[str, str] = {
     "px_floordiv": (
         "static inline int px_floordiv(int a, int b) {\n"
@@ -107,6 +152,7 @@ HELPERS: dict[str, str] = {
         "}"
     ),
     **{f"px_half_rte{n}": _half_rte_helper(n) for n in ("", "2", "3", "4", "8", "16")},
+    **{f"px_erf{n}": _erf_helper(n) for n in ("", "2", "3", "4", "8", "16")},
     # textures stored as buffers (`texture-storage=buffer`): a texel read that the kernel
     # cannot prove inside the image reads (0, 0, 0, 0), as CLK_ADDRESS_CLAMP's border does
     "px_texel": (
