@@ -254,9 +254,10 @@ def lower_module(
     whenever the device has cl_khr_fp16, else f16 is storage only, computed in float;
     `lowered_already`: `module` is the output of a pipeline that ends with
     `physlayout-opencl`, such as `physlayout-adreno`, so it is not run again: the pipeline
-    is idempotent, a second run would only repeat its work)."""
+    is idempotent, a second run would only repeat its work; the result's `source` and
+    `lowered` are then the same module, not a copy: nothing here changes it)."""
     source = parse_module(module) if isinstance(module, str) else module
-    lowered = source.clone()
+    lowered = source if lowered_already else source.clone()
     stages: list[tuple[str, str]] = []
 
     def keep(previous: ModulePass | None, module: ModuleOp, _next: ModulePass | None) -> None:
