@@ -117,9 +117,10 @@ def test_a_compile_cache_hit_loads_no_compiler(tmp_path: Path) -> None:
         "import os, sys\n"
         f"os.environ['PHYSLAYOUT_CACHE_DIR'] = {str(tmp_path / 'cache')!r}\n"
         "from physlayout.cli import main\n"
-        f"sys.argv = ['physlayout', 'compile', {str(model)!r}, '-o', {str(tmp_path / 'out')!r}]\n"
+        # with arguments: `main()` would end the process at once (`exit_without_teardown`)
+        f"args = ['compile', {str(model)!r}, '-o', {str(tmp_path / 'out')!r}]\n"
         "try:\n"
-        "    main()\n"
+        "    main(args)\n"
         "except SystemExit as exited:\n"
         "    assert not exited.code, exited.code\n"
     )
@@ -146,10 +147,9 @@ def test_a_cold_compile_loads_neither_opencl_nor_the_opt_driver(tmp_path: Path) 
     code = (
         "import sys\n"
         "from physlayout.cli import main\n"
-        f"sys.argv = ['physlayout', 'compile', {str(model)!r}, '-o', {str(tmp_path / 'out')!r},"
-        " '--no-cache']\n"
+        f"args = ['compile', {str(model)!r}, '-o', {str(tmp_path / 'out')!r}, '--no-cache']\n"
         "try:\n"
-        "    main()\n"
+        "    main(args)\n"
         "except SystemExit as exited:\n"
         "    assert not exited.code, exited.code\n"
     )
