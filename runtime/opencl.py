@@ -38,7 +38,6 @@ from xdsl.dialects.builtin import ModuleOp, VectorType
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
-from xdsl.universe import Universe
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
     PassFailedException,
@@ -52,7 +51,7 @@ from physlayout.lowering.pipelines import PhyslayoutOpenCLPass, verify_after
 from physlayout.runtime.device import DeviceLimits, OpenCLRuntime, OpenCLRuntimeError
 from physlayout.semantics.evaluator_values import EvaluationError, dtype_of
 from physlayout.transforms.pass_options import pipeline_passes
-from physlayout.universe import get_all_passes, make_context
+from physlayout.universe import get_all_passes, make_context, multiverse
 
 # Layouts of parameters --------------------------------------------------------------------
 
@@ -165,7 +164,7 @@ def device_pipeline(
         device["verify_each"] = (False,)
     if schedules:
         device["schedules"] = (schedules,)
-    available = Universe.get_multiverse().all_passes | get_all_passes()
+    available = multiverse().all_passes | get_all_passes()
     try:
         passes = pipeline_passes(available, spec, device)
     except (Exception, ArgSpecParseError) as err:  # ArgSpecParseError is a BaseException
