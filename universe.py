@@ -11,6 +11,7 @@ upstream's custom syntax).
 """
 
 from collections.abc import Callable
+from functools import cache
 from importlib import import_module
 
 from xdsl.context import Context
@@ -111,10 +112,18 @@ UNIVERSE = Universe(
 )
 
 
+@cache
+def multiverse() -> Universe:
+    """`Universe.get_multiverse()` (every installed `xdsl.universe` entry point merged), read
+    once per process: xDSL reads the entry points of every installed distribution at each
+    call (about 10 ms), and a compile asked for it four times."""
+    return Universe.get_multiverse()
+
+
 def make_context(allow_unregistered: bool = False) -> Context:
     """A context with every dialect stock `xdsl-opt` knows, physlayout's `layout` included
     (dialects load lazily, on first use)."""
     ctx = Context(allow_unregistered=allow_unregistered)
-    for name, factory in Universe.get_multiverse().all_dialects.items():
+    for name, factory in multiverse().all_dialects.items():
         ctx.register_dialect(name, factory)
     return ctx

@@ -5,11 +5,12 @@ sub-command's errors (`reported`: never a traceback) and a thread with a deep st
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from xdsl.utils.exceptions import (
     DiagnosticException,
@@ -57,6 +58,20 @@ def output_closed() -> int:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     return 0
+
+
+def exit_without_teardown(status: int) -> NoReturn:
+    """End the process now with exit status `status`, after flushing standard output and
+    error, without the interpreter's teardown (`os._exit`): no module is torn down, no
+    object freed one by one, no `atexit` handler runs. For a command whose process ends
+    with it, once everything it writes is closed: tearing down a compiler's objects (xDSL's
+    classes, the IR of a model) took 0.4 to 0.9 s wall after `physlayout compile` had
+    finished (issue 43), longer than some whole compiles of `iree-compile`. (mypy's
+    `hard_exit` does the same for the same reason.)"""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a reader gone, a closed stream
+            stream.flush()
+    os._exit(status)
 
 
 def reported(body: Callable[[], int]) -> int:

@@ -17,7 +17,7 @@ from xdsl.utils.exceptions import (
 
 if TYPE_CHECKING:
     pass
-from physlayout.cli.common import run_with_deep_stack, versions_text
+from physlayout.cli.common import exit_without_teardown, run_with_deep_stack, versions_text
 from physlayout.located import LocatedVerifyError, report_text, unexpected_error_text
 
 USAGE_TEXT = """physlayout: buffer physical layouts (index maps, axis separators, memory scopes) for MLIR,
@@ -42,7 +42,10 @@ EXAMPLES_TEXT = """examples:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of `physlayout` (sub-commands: `demo`, `run`, `compile`, `tune`, `viz`,
-    `passes`)."""
+    `passes`). Exits with the command's status (`SystemExit`). Called without `argv` (the
+    `physlayout` program: the process is the command), `compile` ends the process at once
+    when it is done (`exit_without_teardown`), unless it used an OpenCL device (`--device`,
+    `--tune`), whose objects pyopencl releases at exit."""
     parser = argparse.ArgumentParser(
         prog="physlayout",
         description=USAGE_TEXT,
@@ -95,7 +98,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     elif args.command == "run":
         sys.exit(run_with_deep_stack(lambda: run_command(args)))
     elif args.command == "compile":
-        sys.exit(run_with_deep_stack(lambda: compile_command(args)))
+        status = run_with_deep_stack(lambda: compile_command(args))
+        if argv is None and "pyopencl" not in sys.modules:  # the process is this command
+            exit_without_teardown(status)
+        sys.exit(status)
     elif args.command == "tune":
         sys.exit(run_with_deep_stack(lambda: tune_command(args)))
     elif args.command == "viz":

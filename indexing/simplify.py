@@ -633,11 +633,24 @@ def simplify(expr: Expr, bounds: Bounds | None = None) -> Expr:
     if bounds is None:
         return _simplify_cached(expr, ())
     # only the bounds of `expr`'s dimensions matter (and are checked): a kernel writer's
-    # bounds name every leaf of its kernel, a simplified index a few of them
-    used = {name: bounds[name] for name in expr.dims() if name in bounds}
-    check_bounds(used)
-    key = tuple(sorted((name, (int(lo), int(hi))) for name, (lo, hi) in used.items()))
-    return _simplify_cached(expr, key)
+    # bounds name every leaf of its kernel, a simplified index a few of them. A pair of
+    # Python ints in order is taken as it is; anything else goes through `check_bounds`
+    # (which raises for malformed bounds, in the same order). This is the cost of a call
+    # that the memo answers, the most common kind (a kernel writer's thousands).
+    key: list[tuple[str, tuple[int, int]]] = []
+    for name in expr.dims():
+        if name not in bounds:
+            continue
+        bound = bounds[name]
+        if not (
+            type(bound) is tuple and len(bound) == 2 and type(bound[0]) is int
+            and type(bound[1]) is int and bound[0] <= bound[1]
+        ):  # fmt: skip
+            check_bounds({name: bound})
+            bound = (int(bound[0]), int(bound[1]))
+        key.append((name, bound))
+    key.sort()
+    return _simplify_cached(expr, tuple(key))
 
 
 @lru_cache(maxsize=8192)

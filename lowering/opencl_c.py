@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 
 import numpy as np
 from xdsl.dialects import vector
@@ -312,7 +313,18 @@ def is_unsigned_capable(type_: Attribute) -> bool:
 def float_literal(value: float, type_: Attribute, f16: str = "half") -> str:
     """An exact C literal of `value` in `type_` (f32 values get the `f` suffix; f16 values
     are an f32 literal, cast to `half` when `f16` is `half`: exact, an f16 value is an f32
-    value)."""
+    value). Memoized by the value's exact text (`repr`, which tells -0.0 from 0.0, as the
+    float itself as a key would not): an unrolled kernel spells its constants again in
+    every copy."""
+    return _float_literal(repr(float(value)), type_, f16)
+
+
+@lru_cache(maxsize=8192)
+def _float_literal(text: str, type_: Attribute, f16: str) -> str:
+    return _spell_float(float(text), type_, f16)
+
+
+def _spell_float(value: float, type_: Attribute, f16: str = "half") -> str:
     if isinstance(type_, Float16Type):
         literal = float_literal(value, Float32Type())
         return f"((half){literal})" if f16 == "half" else literal

@@ -38,7 +38,6 @@ from xdsl.dialects.builtin import ModuleOp, VectorType
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
-from xdsl.universe import Universe
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
     PassFailedException,
@@ -53,7 +52,7 @@ from physlayout.runtime.device import DeviceLimits, OpenCLRuntime, OpenCLRuntime
 from physlayout.semantics.evaluator_values import EvaluationError, dtype_of
 from physlayout.transforms.contract_fma import ContractFmaPass
 from physlayout.transforms.pass_options import pipeline_passes
-from physlayout.universe import get_all_passes, make_context
+from physlayout.universe import get_all_passes, make_context, multiverse
 
 # Layouts of parameters --------------------------------------------------------------------
 
@@ -171,7 +170,7 @@ def device_pipeline(
         device["verify_each"] = (False,)
     if schedules:
         device["schedules"] = (schedules,)
-    available = Universe.get_multiverse().all_passes | get_all_passes()
+    available = multiverse().all_passes | get_all_passes()
     try:
         passes = pipeline_passes(available, spec, device)
     except (Exception, ArgSpecParseError) as err:  # ArgSpecParseError is a BaseException
@@ -260,11 +259,13 @@ def lower_module(
     whenever the device has cl_khr_fp16, else f16 is storage only, computed in float;
     `lowered_already`: `module` is the output of a pipeline that ends with
     `physlayout-opencl`, such as `physlayout-adreno`, so it is not run again: the pipeline
-    is idempotent, a second run would only repeat its work). With `limits.fp_contract` the
-    kernels' multiply-adds are contracted (`contract-fma`) in either case: a kernel
-    scheduled alone after the pipeline (the tuner's candidates) is contracted too."""
+    is idempotent, a second run would only repeat its work; the result's `source` and
+    `lowered` are then the same module, not a copy: nothing here changes it). With
+    `limits.fp_contract` the kernels' multiply-adds are contracted (`contract-fma`) in
+    either case, on a copy: a kernel scheduled alone after the pipeline (the tuner's
+    candidates) is contracted too."""
     source = parse_module(module) if isinstance(module, str) else module
-    lowered = source.clone()
+    lowered = source if lowered_already and not limits.fp_contract else source.clone()
     stages: list[tuple[str, str]] = []
 
     def keep(previous: ModulePass | None, module: ModuleOp, _next: ModulePass | None) -> None:

@@ -184,3 +184,24 @@ def test_f64_refused_without_cl_khr_fp64(
     err = capsys.readouterr().err
     assert err.startswith("error: opencl: @twice: parameter %a: type f64 needs the OpenCL "
                           "extension cl_khr_fp64"), err
+
+
+def test_float_literals_are_memoized_by_exact_value() -> None:
+    """`float_literal` memoizes by the value's exact text (issue 43: unrolled kernels spell
+    the same constants again and again): 0.0 and -0.0 (equal as floats, and as dict keys)
+    keep their own literals whichever comes first, NaN and the infinities too, in every
+    type; each answer is the unmemoized spelling."""
+    from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type
+
+    from physlayout.lowering.opencl_c import _spell_float, float_literal  # pyright: ignore[reportPrivateUsage]
+
+    values = [0.0, -0.0, 0.0, float("nan"), float("inf"), -float("inf"), 1e-45, 0.1, -2.5,
+              float(np.float32(1 / 3)), 1 / 3, 65504.0]  # fmt: skip
+    for type_ in (Float32Type(), Float16Type(), Float64Type()):
+        for f16 in ("half", "float"):
+            for value in [*values, *reversed(values)]:
+                assert float_literal(value, type_, f16) == _spell_float(value, type_, f16)
+    assert float_literal(-0.0, Float32Type()) == "(-0.0f)"
+    assert float_literal(0.0, Float32Type()) == "0.0f"
+    assert float_literal(-0.0, Float64Type()) == "(-0.0)"
+    assert float_literal(np.float32(0.5), Float32Type()) == "0.5f"  # type: ignore[arg-type]

@@ -209,6 +209,10 @@ def test_a_module_lowered_by_the_graph_pipeline_is_not_lowered_again() -> None:
     assert once.stages == [] and [n for n, _ in again.stages] == names(
         PhyslayoutOpenCLPass().passes()
     )
+    # nothing runs on it, so it is not copied (issue 43: a clone of the whole lowered
+    # module per compile); writing the OpenCL C leaves it as it was
+    assert once.lowered is module and once.source is module
+    assert str(module) == str(again.lowered)
 
 
 @pytest.mark.parametrize("physical_io", [False, True])
@@ -238,6 +242,33 @@ def test_compile_artifact_does_not_lower_the_graph_pipelines_output_again(
     assert runs == ["physlayout-opencl"]  # the whole module lowered again, as before
     assert once.kernels == again.kernels
     assert dumps(once.plan) == dumps(again.plan)
+
+
+def test_a_compile_reads_the_installed_universes_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`compile_artifact` (its pipeline, contexts and pass lookups) reads xDSL's entry
+    points once (`physlayout.universe.multiverse`; issue 43: each read scans every installed
+    distribution, and a compile asked four times), and a second compile not at all."""
+    import physlayout.runtime.deploy as deploy
+    from physlayout.universe import multiverse
+
+    reads: list[int] = []
+    original = Universe.get_multiverse
+
+    def counted() -> Universe:
+        reads.append(1)
+        return original()
+
+    monkeypatch.setattr(Universe, "get_multiverse", staticmethod(counted))
+    multiverse.cache_clear()
+    try:
+        source_text = (ROOT / "examples" / "rfc_conv_relu_conv.mlir").read_text()
+        limits = DeviceLimits(True, 16384, 16384, False, True)
+        first = deploy.compile_artifact(parse_module(source_text), "main", limits)
+        assert len(reads) == 1
+        again = deploy.compile_artifact(parse_module(source_text), "main", limits)
+        assert len(reads) == 1 and again.kernels == first.kernels
+    finally:
+        multiverse.cache_clear()
 
 
 def test_verify_each_false_skips_only_the_verifications(monkeypatch: pytest.MonkeyPatch) -> None:

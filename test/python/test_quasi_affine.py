@@ -235,6 +235,24 @@ def test_expr_range_errors() -> None:
         expr_range(i, {"i": (0,)})  # type: ignore[dict-item]
 
 
+def test_simplify_checks_the_bounds_it_reads() -> None:
+    """`simplify` validates the bounds of the expression's dimensions only, whatever their
+    kind: Python ints (its fast path), numpy integers and lists are accepted and give the
+    same memo entry; bools, empty and malformed pairs are refused (ValueError)."""
+    expr = (i * 4 + j) // 4
+    assert simplify(expr, {"i": (0, 3), "j": (0, 3), "k": (5, 1)}) == i
+    assert simplify(expr, {"i": (np.int64(0), np.int64(3)), "j": [0, 3]}) == i  # type: ignore[dict-item]
+    assert simplify(j // 4, {"j": (0, 5)}) == j // 4
+    with pytest.raises(ValueError, match="bounds of 'j' are empty"):
+        simplify(expr, {"i": (0, 3), "j": (3, 0)})
+    with pytest.raises(ValueError, match="must be a pair of integers"):
+        simplify(expr, {"i": (0, 3), "j": (False, True)})
+    with pytest.raises(ValueError, match="must be a pair of integers"):
+        simplify(expr, {"j": (0, 1, 2)})  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match="must be a pair of integers"):
+        simplify(expr, {"j": None})  # type: ignore[dict-item]
+
+
 # Simplification ---------------------------------------------------------------------------
 
 BOX = {"i": (0, 3), "j": (0, 3), "k": (0, 7), "c": (0, 127), "n": (0, 15), "e": (0, 63)}

@@ -117,9 +117,10 @@ def test_a_compile_cache_hit_loads_no_compiler(tmp_path: Path) -> None:
         "import os, sys\n"
         f"os.environ['PHYSLAYOUT_CACHE_DIR'] = {str(tmp_path / 'cache')!r}\n"
         "from physlayout.cli import main\n"
-        f"sys.argv = ['physlayout', 'compile', {str(model)!r}, '-o', {str(tmp_path / 'out')!r}]\n"
+        # with arguments: `main()` would end the process at once (`exit_without_teardown`)
+        f"args = ['compile', {str(model)!r}, '-o', {str(tmp_path / 'out')!r}]\n"
         "try:\n"
-        "    main()\n"
+        "    main(args)\n"
         "except SystemExit as exited:\n"
         "    assert not exited.code, exited.code\n"
     )
@@ -135,3 +136,28 @@ def test_a_compile_cache_hit_loads_no_compiler(tmp_path: Path) -> None:
     assert [m for m in second if m not in allowed and not m.startswith(("numpy", "physlayout.runtime"))] == []
     compiler = ("physlayout.runtime.opencl", "physlayout.runtime.plan_builder", "physlayout.runtime.deploy")
     assert [m for m in second if m.startswith(compiler)] == []
+
+
+def test_a_cold_compile_loads_neither_opencl_nor_the_opt_driver(tmp_path: Path) -> None:
+    """A first `physlayout compile` (no --device: nothing runs) imports neither pyopencl
+    nor `physlayout-opt`'s driver (`physlayout.cli.opt` and xDSL's `xdsl_opt_main` under
+    it), which `physlayout.cli` loads only for `opt_main` (issue 43: start-up is part of
+    every cold compile); `physlayout-opt` still finds them there."""
+    model = EXAMPLES / "models" / "bottleneck.mlir"
+    code = (
+        "import sys\n"
+        "from physlayout.cli import main\n"
+        f"args = ['compile', {str(model)!r}, '-o', {str(tmp_path / 'out')!r}, '--no-cache']\n"
+        "try:\n"
+        "    main(args)\n"
+        "except SystemExit as exited:\n"
+        "    assert not exited.code, exited.code\n"
+    )
+    loaded = _modules_after(code)
+    assert "physlayout.transforms.legalize_layout" in loaded  # it did compile
+    unwanted = ("pyopencl", "physlayout.cli.opt", "xdsl.xdsl_opt_main")
+    assert [m for m in loaded if m.startswith(unwanted)] == []
+    from_cli = _modules_after(
+        "import physlayout.cli as cli\nassert cli.PhyslayoutOptMain.__name__ == 'PhyslayoutOptMain'"
+    )
+    assert "physlayout.cli.opt" in from_cli
