@@ -62,6 +62,7 @@ from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.transforms.equal_kernels import regions_key
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
+from physlayout.transforms.relayout_stores import CroppedStore
 from physlayout.transforms.value_bounds import ValueBounds
 
 """Lanes of a texel."""
@@ -391,6 +392,9 @@ class GenericOutput:
     offset: tuple[int, ...] = ()
     """Added to every stored index (a window of `result`, e.g. a concat's part); `init`,
     a separate buffer, is read at the unshifted index."""
+    cropped: CroppedStore | None = None
+    """Store through a transform and a crop into `result`, the crop's storage (a guarded
+    store, `relayout_stores.CroppedStore`); `init` is read at the unmoved index."""
 
 
 @dataclass(frozen=True)
@@ -590,7 +594,11 @@ def generic_kernel(
     )  # fmt: skip
     if request.epilogue is not None:
         final = [request.epilogue.emit(kernel, point, emitter, final[0], external, request.bounds)]
-    for (target, indices), value in zip(stores, final, strict=True):
+    for k, ((target, indices), value) in enumerate(zip(stores, final, strict=True)):
+        cropped = outputs[k].cropped
+        if cropped is not None:
+            cropped.store(value, target, loops.maps[count + k], emitter)
+            continue
         _insert(StoreOp(value, target, indices), point)
     return kernel.finish(), kernel.host_values
 
@@ -655,7 +663,9 @@ def generic_key(request: GenericRequest, outer: OuterKey, hosts: HostNumbers) ->
                 return None
             start = ("outer", start)
         init = None if output.init is None else hosts.number(output.init)
-        output_keys.append((init, hosts.number(output.result), start, output.offset))
+        output_keys.append(
+            (init, hosts.number(output.result), start, output.offset, output.cropped)
+        )
     epilogue_key = None if epilogue is None else _epilogue_key(epilogue, outer, hosts)
     if epilogue is not None and epilogue_key is None:
         return None
