@@ -395,6 +395,10 @@ class GenericOutput:
     cropped: CroppedStore | None = None
     """Store through a transform and a crop into `result`, the crop's storage (a guarded
     store, `relayout_stores.CroppedStore`); `init` is read at the unmoved index."""
+    at: tuple[Expr, ...] = ()
+    """The stored element over the loops, when not the output map's (a group whose result
+    has another rank than its root's: `fusion_plan.result_exprs`); `init` is read at the
+    output map's."""
 
 
 @dataclass(frozen=True)
@@ -570,14 +574,15 @@ def generic_kernel(
     for k, (init, result) in enumerate(zip(inits, results, strict=True)):
         exprs = loops.maps[count + k]
         indices = _indices(kernel, exprs, emitter)
+        stored = outputs[k].at or exprs
         if outputs[k].offset:
             if outputs[k].init is outputs[k].result:
                 raise PassFailedException(
                     "legalize-layout: an output updated in place has no window"
                 )
-            stores.append((result, _indices(kernel, _moved(exprs, outputs[k].offset), emitter)))
+            stores.append((result, _indices(kernel, _moved(stored, outputs[k].offset), emitter)))
         else:
-            stores.append((result, indices))
+            stores.append((result, _indices(kernel, stored, emitter) if outputs[k].at else indices))
         start = outputs[k].start
         if isinstance(start, SSAValue):
             accumulators.append(external(start, kernel))
@@ -597,7 +602,7 @@ def generic_kernel(
     for k, ((target, indices), value) in enumerate(zip(stores, final, strict=True)):
         cropped = outputs[k].cropped
         if cropped is not None:
-            cropped.store(value, target, loops.maps[count + k], emitter)
+            cropped.store(value, target, outputs[k].at or loops.maps[count + k], emitter)
             continue
         _insert(StoreOp(value, target, indices), point)
     return kernel.finish(), kernel.host_values
@@ -664,7 +669,7 @@ def generic_key(request: GenericRequest, outer: OuterKey, hosts: HostNumbers) ->
             start = ("outer", start)
         init = None if output.init is None else hosts.number(output.init)
         output_keys.append(
-            (init, hosts.number(output.result), start, output.offset, output.cropped)
+            (init, hosts.number(output.result), start, output.offset, output.cropped, output.at)
         )
     epilogue_key = None if epilogue is None else _epilogue_key(epilogue, outer, hosts)
     if epilogue is not None and epilogue_key is None:

@@ -110,7 +110,7 @@ from physlayout.indexing.bridges import isl as bridge
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.naming import FreshNames
-from physlayout.transforms import relayout_stores
+from physlayout.transforms import fusion_plan, relayout_stores
 from physlayout.transforms.equal_kernels import kernel_key
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
 from physlayout.transforms.fusion_plan import generic_maps, plan_group, splat_scalar, stage_loops
@@ -223,8 +223,7 @@ class HostBuilder:
     (`relayout_stores.direct_relayouts`): that transform launches nothing."""
     cropped: dict[SSAValue, CropOp] = field(default_factory=dict[SSAValue, CropOp])
     stored_through: set[Operation | Block] = field(default_factory=set[Operation | Block])
-    """`cropped`: the crop alone reading such a transform (`direct_cropped_relayouts`);
-    `stored_through`: transforms and crops their producers stored (they launch nothing)."""
+    """Crops alone reading such transforms; transforms and crops their producers stored."""
     views: set[SSAValue] = field(default_factory=set[SSAValue])
     """Values whose storage another value also declares (`_reshape_view`)."""
     bounds: ValueBounds = field(default_factory=ValueBounds)
@@ -505,9 +504,10 @@ class HostBuilder:
         if _is_texture(target):
             loops = replace(loops, lane=texel_lane_loop(root))
         root_out = loops.maps[-1]
-        stages = tuple(self._stage(stage, root_out, outer, op) for stage in plan.stages)
+        stages = tuple(self._stage(stage, root, root_out, outer, op) for stage in plan.stages)
         epilogue = Epilogue(root.res[0], stages, op.yielded())
-        output = GenericOutput(source, target, start, offset, self._crop_store(op.result))
+        at = fusion_plan.result_exprs(op, root, root_out)  # at another rank than the root's
+        output = GenericOutput(source, target, start, offset, self._crop_store(op.result), at)
         request = GenericRequest(root, loops, inputs, [output], epilogue, padded, self.bounds)
         self._call_generic(self._name(op, "fused"), request)
 
@@ -537,9 +537,7 @@ class HostBuilder:
     def _crop_store(self, result: SSAValue) -> relayout_stores.CroppedStore | None:
         """How `result` is stored through its crop (`_relayout_target` chose to), or None."""
         crop = self.cropped.get(result)
-        if crop is None or crop not in self.stored_through:
-            return None
-        return relayout_stores.cropped_store(crop)
+        return relayout_stores.cropped_store(crop) if crop in self.stored_through else None
 
     def _reshape_view(self, op: TransformOp) -> bool:
         """A transform that keeps the row-major order of the elements (a reshape: torch-mlir's
@@ -584,13 +582,14 @@ class HostBuilder:
     def _stage(
         self,
         stage: GenericOp,
+        root: GenericOp,
         root_out: tuple[Expr, ...],
         outer: dict[SSAValue, SSAValue],
         op: FusedOp,
     ) -> FusedStage:
         maps = generic_maps(stage)
         assert maps is not None
-        by_loop = stage_loops(stage, root_out)
+        by_loop = stage_loops(stage, root, root_out)
         names = loop_names(len(stage.iterator_types.data))
         sources: list[StageInput] = []
         for value, imap in zip(stage.inputs, maps[: len(stage.inputs)], strict=True):

@@ -169,8 +169,11 @@ def direct_cropped_relayouts(block: Block) -> dict[SSAValue, CropOp]:
     return direct
 
 
-def cropped_store(crop: CropOp) -> CroppedStore:
-    """How the producer of the transform `crop` reads stores into `crop`'s storage."""
+def cropped_store(crop: CropOp | None) -> CroppedStore | None:
+    """How the producer of the transform `crop` reads stores into `crop`'s storage (None
+    for no crop)."""
+    if crop is None:
+        return None
     transform = crop.input.owner
     assert isinstance(transform, TransformOp)
     return CroppedStore(transform.map, tuple(crop.get_start()), tuple(crop.get_sizes()))
