@@ -98,6 +98,7 @@ from physlayout.transforms.flow_through_windows import (
     FlowTransformThroughInsertSlice,
     FlowTransformThroughPad,
     MergeEqualTransforms,
+    ReadGathersThroughBlockedForm,
 )
 from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.rooted_walker import RootedWalker
@@ -168,6 +169,7 @@ def flow_layout_rewrites(
                 FlowTransformThroughCrop(),
                 CropThroughBlockedForm(),
                 MergeEqualTransforms(),
+                ReadGathersThroughBlockedForm(),
             ]
         )
     ).rewrite_module(module)

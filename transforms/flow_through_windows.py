@@ -31,6 +31,14 @@ result moves to their operands and can cancel against the previous conv's transf
   `sink-layout-rewrites` then moves ``T^-1`` below the concat (no transform of ``x`` is
   added; the crop reads the blocked tensor instead).
 
+- ``tensor.extract x[i]`` (a gather: an upsample reading a feature map) where ``x`` also
+  has a blocked form ``T(x)`` (a bijection of ``x``'s box onto ``T(x)``'s, in the same block)
+  and every other use of ``x`` is such a gather, proven inside ``x`` ->
+  ``tensor.extract T(x)[M(i)]`` (``T`` moved up to just after ``x``'s producer so that it
+  dominates every gather): ``T`` is then ``x``'s only use and flows on into ``x``'s
+  producer, which then writes the blocked form directly (FPN's top-down sums, read both by
+  the next level's upsample and, blocked, by their 3x3 output conv).
+
 Equal transforms of one value are merged first (`MergeEqualTransforms`), so a value with
 several consumers that want the same layout flows too.
 
@@ -50,9 +58,11 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import InsertPoint
 
 from physlayout.dialects.layout_graph import CropOp, PadOp, TransformOp, static_shape
+from physlayout.indexing.bridges.arith import ExprEmitter
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr, FloorDiv, Mod
 from physlayout.transforms.block_order import precedes
+from physlayout.transforms.value_bounds import extract_proven_inside
 
 __all__ = [
     "CropThroughBlockedForm",
@@ -60,6 +70,7 @@ __all__ = [
     "FlowTransformThroughInsertSlice",
     "FlowTransformThroughPad",
     "MergeEqualTransforms",
+    "ReadGathersThroughBlockedForm",
     "bijection_inverse",
 ]
 
@@ -82,6 +93,63 @@ class MergeEqualTransforms(RewritePattern):
             if same and other.pad_value == op.pad_value and other.result.type == op.result.type:
                 rewriter.replace(op, [], [other.result])
                 return
+
+
+class ReadGathersThroughBlockedForm(RewritePattern):
+    """``T(x)`` with ``x`` otherwise read only by gathers ``tensor.extract x[i]`` ->
+    ``tensor.extract T(x)[M(i)]`` (module docstring): ``T`` pads nothing and maps ``x``'s
+    box onto its result's one to one (`bijection_inverse`), so ``T(x)[M(i)]`` is ``x[i]``
+    for every ``i`` in the box, and every gather's indices are proven inside it. Refused:
+    ``x`` a block argument (its layout is the caller's), a transform in another block, any
+    other use of ``x``."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TransformOp, rewriter: PatternRewriter) -> None:
+        producer = op.input.owner
+        if not isinstance(producer, Operation) or producer.parent_block() is not op.parent_block():
+            return
+        gathers = [use.operation for use in op.input.uses if use.operation is not op]
+        if not gathers or bijection_inverse(op) is None:
+            return
+        if not all(_proven_gather(g, op.input) for g in gathers):
+            return
+        blocked = op.result
+        if not all(precedes(op, _ancestor_in(g, op)) for g in gathers):
+            moved = op.clone()
+            rewriter.insert(moved, InsertPoint.after(producer))
+            rewriter.replace(op, [], [moved.result])
+            blocked = moved.result
+        imap = op.map
+        names = imap.initial_indices
+        box = {n: (0, e - 1) for n, e in zip(names, op.input_shape(), strict=True)}
+        for gather in gathers:
+            assert isinstance(gather, tensor.ExtractOp)
+            values = dict(zip(names, gather.indices, strict=True))
+            emitter = ExprEmitter(InsertPoint.before(gather), values, box)
+            indices = [emitter.emit(e) for e in imap.final_indices]
+            rewriter.replace(gather, tensor.ExtractOp(blocked, indices, gather.result.type))
+
+
+def _proven_gather(user: Operation, value: SSAValue) -> bool:
+    """Whether `user` is a `tensor.extract` of `value` (as its tensor, not an index) whose
+    indices are proven inside `value`'s box."""
+    if not isinstance(user, tensor.ExtractOp) or user.tensor is not value:
+        return False
+    if any(index is value for index in user.indices):
+        return False
+    return extract_proven_inside(user)
+
+
+def _ancestor_in(op: Operation, sibling: Operation) -> Operation:
+    """The ancestor of `op` (or `op` itself) in `sibling`'s block (`op` is nested in it: an
+    operand of `op` is defined in that block)."""
+    block = sibling.parent_block()
+    current = op
+    while current.parent_block() is not block:
+        parent = current.parent_op()
+        assert parent is not None, "a use of a value lies inside the value's block"
+        current = parent
+    return current
 
 
 def _renamed(imap: IndexMap) -> tuple[Expr, ...]:

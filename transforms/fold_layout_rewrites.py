@@ -101,7 +101,7 @@ from physlayout.indexing.simplify import simplify
 from physlayout.transforms.diagnostics import require_options
 from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.rooted_walker import RootedWalker
-from physlayout.transforms.value_bounds import ValueBounds
+from physlayout.transforms.value_bounds import extract_proven_inside
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
 
 LayoutRewrite = TransformOp | PadOp | CropOp
@@ -405,21 +405,6 @@ class FoldRewriteOfEmpty(RewritePattern):
         rewriter.replace(op, EmptyOp([], op.result.type))
 
 
-def _proven_inside(op: tensor.ExtractOp) -> bool:
-    """Whether every index of `op` is proven inside its tensor (`ValueBounds`). The reads
-    through a rewrite are done only then: the index arithmetic they add is then exact in
-    any width, and the kernel's 32-bit index math needs no clamp of an unknown value."""
-    shape = static_shape(op.tensor)
-    if shape is None:
-        return False
-    bounds = ValueBounds()
-    for index, extent in zip(op.indices, shape, strict=True):
-        found = bounds.of(index)
-        if found is None or found[0] < 0 or found[1] > extent - 1:
-            return False
-    return True
-
-
 class ReadGatherThroughTransform(RewritePattern):
     """``tensor.extract T(x)[i]`` (a gather, e.g. an upsample reading a tensor that
     convert-layout moved to NCHW4c and back) -> ``tensor.extract x[M^-1(i)]``, where ``M``
@@ -433,7 +418,7 @@ class ReadGatherThroughTransform(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tensor.ExtractOp, rewriter: PatternRewriter) -> None:
         source = op.tensor.owner
-        if not isinstance(source, TransformOp) or source.pads() or not _proven_inside(op):
+        if not isinstance(source, TransformOp) or source.pads() or not extract_proven_inside(op):
             return
         shape = source.input_shape()
         if not shape:
@@ -459,7 +444,7 @@ class ReadGatherThroughCrop(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tensor.ExtractOp, rewriter: PatternRewriter) -> None:
         crop = op.tensor.owner
-        if not isinstance(crop, CropOp) or not _proven_inside(op):
+        if not isinstance(crop, CropOp) or not extract_proven_inside(op):
             return
         start = crop.get_start()
         names = [f"i{k}" for k in range(len(start))]

@@ -26,12 +26,21 @@ other generic of the group (a *stage*) runs its body once, on the same element `
 Because every internal edge joins two iterations that write the same element, the stages'
 loops are functions of the root's parallel loops: stage loop ``s`` is ``O_R[t]``, where the
 stage's output map puts ``s`` at position ``t`` and ``O_R`` is the root's output map.
+
+Elements are matched with their dimensions of extent 1 dropped (`squeezed`): a stage may
+write ``1x64x32`` from a root's ``64x32`` (the residual add after an MLP-Mixer matmul, its
+batch dimension restored), reading the root at ``(d1, d2)`` while it writes ``(d0, d1, d2)``
+with ``d0`` of extent 1; stage loops at unit positions are 0, the others take the root's
+non-unit output indices in order, and the group stores its result at the yielded generic's
+output map over the root's loops (`result_exprs`). Such a rank change is refused for a
+texture result (its texel lane is the last dimension of both).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, TensorType
@@ -44,10 +53,12 @@ from physlayout.dialects.layout_fused import FusedOp, YieldOp
 from physlayout.dialects.layout_graph import PadOp, static_shape
 from physlayout.dialects.layout_scopes import producer_scope
 from physlayout.indexing.index_map import IndexMap
-from physlayout.indexing.quasi_affine import Dim, Expr
+from physlayout.indexing.quasi_affine import Const, Dim, Expr
 from physlayout.transforms.annotate_texture_scope import unvectorizable_body_op
 from physlayout.transforms.flow_plan import loop_extents, loop_names
 from physlayout.transforms.legalize_kernels import scalar_attr, texel_lane_loop
+
+_T = TypeVar("_T")
 
 
 def generic_maps(op: GenericOp) -> list[IndexMap] | None:
@@ -127,15 +138,26 @@ def aligned_read_problem(user: Operation, index: int) -> str | None:
         return f"is read{at} by a consumer that {problem}"
     assert maps is not None
     read, written = maps[index].final_indices, maps[-1].final_indices
-    if _unit_loops_at_zero(user, maps, read) != _unit_loops_at_zero(user, maps, written):
+    shape, result = static_shape(user.operands[index]), static_shape(user.res[0])
+    if shape is None or result is None:
+        return "has a dynamic shape"
+    at, to = _unit_loops_at_zero(user, maps, read), _unit_loops_at_zero(user, maps, written)
+    if squeezed(at, shape) != squeezed(to, result):
         return (
             f"is read at {_map_text(read)} by a consumer that writes {_map_text(written)}: "
             "not the element the producer writes there (a neighbour, broadcast or "
             "transposed read)"
         )
-    if static_shape(user.operands[index]) != static_shape(user.res[0]):
+    if squeezed(shape, shape) != squeezed(result, result):
         return "has another shape than its consumer's result"
+    if shape != result and is_texture_scope(producer_scope(user.res[0])):
+        return "has another rank than its consumer's texture result (texel lanes differ)"
     return None
+
+
+def squeezed(items: Sequence[_T], shape: Sequence[int]) -> tuple[_T, ...]:
+    """`items` (one per dimension of `shape`) without those of the dimensions of extent 1."""
+    return tuple(item for item, extent in zip(items, shape, strict=True) if extent != 1)
 
 
 def _unit_loops_at_zero(
@@ -312,13 +334,35 @@ def _is_scalar(op: Operation) -> bool:
     return not op.regions and all(not isinstance(v.type, TensorType) for v in values)
 
 
-def stage_loops(stage: GenericOp, root_out: Sequence[Expr]) -> dict[str, Expr]:
-    """Each loop of `stage` as an expression of the root's loops: the loop at position
-    ``t`` of the stage's output map is the root's output index ``t``."""
+def stage_loops(stage: GenericOp, root: GenericOp, root_out: Sequence[Expr]) -> dict[str, Expr]:
+    """Each loop of `stage` as an expression of the loops of `root` (whose output map is
+    `root_out`): the loop at the ``k``-th position of the stage's output map whose extent
+    is not 1 is the root's ``k``-th such output index; a loop at a position of extent 1 is
+    0 (module docstring; with equal shapes: the root's output index at the same position)."""
     maps = generic_maps(stage)
-    assert maps is not None
+    shape, root_shape = static_shape(stage.res[0]), static_shape(root.res[0])
+    assert maps is not None and shape is not None and root_shape is not None
     out = maps[-1].final_indices
-    return {e.name: root_out[t] for t, e in enumerate(out) if isinstance(e, Dim)}
+    if shape == root_shape:
+        return {e.name: root_out[t] for t, e in enumerate(out) if isinstance(e, Dim)}
+    loops: dict[str, Expr] = {e.name: Const(0) for e in out if isinstance(e, Dim)}
+    kept = zip(squeezed(out, shape), squeezed(root_out, root_shape), strict=True)
+    loops.update((e.name, index) for e, index in kept if isinstance(e, Dim))
+    return loops
+
+
+def result_exprs(op: FusedOp, root: GenericOp, root_out: Sequence[Expr]) -> tuple[Expr, ...]:
+    """The element of group `op`'s result that the root's parallel point computes, over
+    the root's loops, when it is not `root_out` (a result of another rank; else ()): the
+    yielded generic's output map through `stage_loops`."""
+    yielded = op.yielded().owner
+    if yielded is root or not isinstance(yielded, GenericOp):
+        return ()
+    maps = generic_maps(yielded)
+    assert maps is not None
+    by_loop = stage_loops(yielded, root, root_out)
+    exprs = tuple(e.substitute(by_loop) for e in maps[-1].final_indices)
+    return () if exprs == tuple(root_out) else exprs
 
 
 def is_gather(op: GenericOp) -> bool:
@@ -358,16 +402,18 @@ def store_problem(plan: GroupPlan, scope: str) -> str | None:
     assert root_maps is not None  # the plan proved them quasi-affine
     root_out = root_maps[-1].final_indices
     for generic in (plan.root, *plan.stages):
-        loop = lane if generic is plan.root else _stage_lane(generic, root_out, f"d{lane}")
+        loop = lane if generic is plan.root else _stage_lane(generic, plan.root, root_out, lane)
         problem = unvectorizable_body_op(generic, loop)
         if problem is not None:
             return f"would store whole texels of its {scope} result, but {problem}"
     return None
 
 
-def _stage_lane(stage: GenericOp, root_out: Sequence[Expr], lane: str) -> int | None:
+def _stage_lane(
+    stage: GenericOp, root: GenericOp, root_out: Sequence[Expr], lane: int
+) -> int | None:
     """The loop of `stage` that runs as the root's texel lane loop `lane` (`stage_loops`)."""
-    for name, expr in stage_loops(stage, root_out).items():
-        if isinstance(expr, Dim) and expr.name == lane:
+    for name, expr in stage_loops(stage, root, root_out).items():
+        if isinstance(expr, Dim) and expr.name == f"d{lane}":
             return int(name[1:])
     return None

@@ -62,6 +62,7 @@ from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.transforms.equal_kernels import regions_key
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
+from physlayout.transforms.relayout_stores import CroppedStore
 from physlayout.transforms.value_bounds import ValueBounds
 
 """Lanes of a texel."""
@@ -391,6 +392,13 @@ class GenericOutput:
     offset: tuple[int, ...] = ()
     """Added to every stored index (a window of `result`, e.g. a concat's part); `init`,
     a separate buffer, is read at the unshifted index."""
+    cropped: CroppedStore | None = None
+    """Store through a transform and a crop into `result`, the crop's storage (a guarded
+    store, `relayout_stores.CroppedStore`); `init` is read at the unmoved index."""
+    at: tuple[Expr, ...] = ()
+    """The stored element over the loops, when not the output map's (a group whose result
+    has another rank than its root's: `fusion_plan.result_exprs`); `init` is read at the
+    output map's."""
 
 
 @dataclass(frozen=True)
@@ -566,14 +574,15 @@ def generic_kernel(
     for k, (init, result) in enumerate(zip(inits, results, strict=True)):
         exprs = loops.maps[count + k]
         indices = _indices(kernel, exprs, emitter)
+        stored = outputs[k].at or exprs
         if outputs[k].offset:
             if outputs[k].init is outputs[k].result:
                 raise PassFailedException(
                     "legalize-layout: an output updated in place has no window"
                 )
-            stores.append((result, _indices(kernel, _moved(exprs, outputs[k].offset), emitter)))
+            stores.append((result, _indices(kernel, _moved(stored, outputs[k].offset), emitter)))
         else:
-            stores.append((result, indices))
+            stores.append((result, _indices(kernel, stored, emitter) if outputs[k].at else indices))
         start = outputs[k].start
         if isinstance(start, SSAValue):
             accumulators.append(external(start, kernel))
@@ -590,7 +599,11 @@ def generic_kernel(
     )  # fmt: skip
     if request.epilogue is not None:
         final = [request.epilogue.emit(kernel, point, emitter, final[0], external, request.bounds)]
-    for (target, indices), value in zip(stores, final, strict=True):
+    for k, ((target, indices), value) in enumerate(zip(stores, final, strict=True)):
+        cropped = outputs[k].cropped
+        if cropped is not None:
+            cropped.store(value, target, outputs[k].at or loops.maps[count + k], emitter)
+            continue
         _insert(StoreOp(value, target, indices), point)
     return kernel.finish(), kernel.host_values
 
@@ -655,7 +668,9 @@ def generic_key(request: GenericRequest, outer: OuterKey, hosts: HostNumbers) ->
                 return None
             start = ("outer", start)
         init = None if output.init is None else hosts.number(output.init)
-        output_keys.append((init, hosts.number(output.result), start, output.offset))
+        output_keys.append(
+            (init, hosts.number(output.result), start, output.offset, output.cropped, output.at)
+        )
     epilogue_key = None if epilogue is None else _epilogue_key(epilogue, outer, hosts)
     if epilogue is not None and epilogue_key is None:
         return None

@@ -17,7 +17,7 @@ repeats its blocks):
   pad_value = V, scope = S>``): `apply-layout` rewrites the stores and fills the padding;
   none when the producer of its source stores through that pending layout itself
   (`relayout_stores.direct_relayouts`: a bijection read alone, e.g. the NCHW result of a
-  model's last convolution);
+  model's last convolution; also into the window of a crop alone reading it, guarded);
 - ``tensor.insert_slice`` (static offsets, sizes and strides): the source copied into its
   window of the destination's storage (element ``i`` to ``offset + i * stride``: the strided
   insert of a transposed convolution spreads its input into zeros), updated in place when
@@ -110,6 +110,7 @@ from physlayout.indexing.bridges import isl as bridge
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.naming import FreshNames
+from physlayout.transforms import fusion_plan, relayout_stores
 from physlayout.transforms.equal_kernels import kernel_key
 from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
 from physlayout.transforms.fusion_plan import generic_maps, plan_group, splat_scalar, stage_loops
@@ -220,6 +221,9 @@ class HostBuilder:
     relayouts: dict[SSAValue, TransformOp] = field(default_factory=dict[SSAValue, TransformOp])
     """Values stored straight through the layout of the transform reading them
     (`relayout_stores.direct_relayouts`): that transform launches nothing."""
+    cropped: dict[SSAValue, CropOp] = field(default_factory=dict[SSAValue, CropOp])
+    stored_through: set[Operation | Block] = field(default_factory=set[Operation | Block])
+    """Crops alone reading such transforms; transforms and crops their producers stored."""
     views: set[SSAValue] = field(default_factory=set[SSAValue])
     """Values whose storage another value also declares (`_reshape_view`)."""
     bounds: ValueBounds = field(default_factory=ValueBounds)
@@ -252,6 +256,7 @@ class HostBuilder:
             )
         self.direct = direct_inserts(entry)
         self.relayouts = direct_relayouts(entry)
+        self.cropped = relayout_stores.direct_cropped_relayouts(entry)
         for op in entry.ops:
             if op is terminator:
                 break
@@ -291,8 +296,10 @@ class HostBuilder:
         problem = scope_problem(op)
         if problem is not None:
             raise PassFailedException(f"legalize-layout: {problem}")
-        if isinstance(op, _PURE) and not any(r.uses for r in op.results):
-            return  # it only computes tensors, and nothing reads them: no kernel
+        if op in self.stored_through or (
+            isinstance(op, _PURE) and not any(r.uses for r in op.results)
+        ):
+            return  # nothing reads it, or its producer stored it (`relayout_stores`): no kernel
         match op:
             case GenericOp():
                 self.generic(op)
@@ -445,7 +452,7 @@ class HostBuilder:
             from_empty = isinstance(init.owner, EmptyOp)
             if covers or from_empty:
                 source = self._input(init, op) if reads else None
-                outputs.append(GenericOutput(source, target))
+                outputs.append(GenericOutput(source, target, cropped=self._crop_store(result)))
                 continue
             self._call_copy(op, self._input(init, op), target, result)
             outputs.append(GenericOutput(target if reads else None, target))
@@ -497,9 +504,10 @@ class HostBuilder:
         if _is_texture(target):
             loops = replace(loops, lane=texel_lane_loop(root))
         root_out = loops.maps[-1]
-        stages = tuple(self._stage(stage, root_out, outer, op) for stage in plan.stages)
+        stages = tuple(self._stage(stage, root, root_out, outer, op) for stage in plan.stages)
         epilogue = Epilogue(root.res[0], stages, op.yielded())
-        output = GenericOutput(source, target, start, offset)
+        at = fusion_plan.result_exprs(op, root, root_out)  # at another rank than the root's
+        output = GenericOutput(source, target, start, offset, self._crop_store(op.result), at)
         request = GenericRequest(root, loops, inputs, [output], epilogue, padded, self.bounds)
         self._call_generic(self._name(op, "fused"), request)
 
@@ -516,11 +524,20 @@ class HostBuilder:
     def _relayout_target(self, result: SSAValue, covers: bool) -> SSAValue | None:
         """The pending-layout view `result` is stored through (`relayout_stores`), when its
         producer's parallel points cover it (`covers`); else None (the transform copies)."""
+        crop = self.cropped.get(result)
+        if covers and crop is not None and crop.result not in self.direct:
+            self.stored_through.update((crop.input.owner, crop))
+            return self._result(crop.result, crop)  # through the crop too (`_crop_store`)
         transform = self.relayouts.get(result)
         if transform is None or not covers:
             self.relayouts.pop(result, None)
             return None
         return self._pending_view(transform, self._storage_of_result(transform.result, transform))
+
+    def _crop_store(self, result: SSAValue) -> relayout_stores.CroppedStore | None:
+        """How `result` is stored through its crop (`_relayout_target` chose to), or None."""
+        crop = self.cropped.get(result)
+        return relayout_stores.cropped_store(crop) if crop in self.stored_through else None
 
     def _reshape_view(self, op: TransformOp) -> bool:
         """A transform that keeps the row-major order of the elements (a reshape: torch-mlir's
@@ -565,13 +582,14 @@ class HostBuilder:
     def _stage(
         self,
         stage: GenericOp,
+        root: GenericOp,
         root_out: tuple[Expr, ...],
         outer: dict[SSAValue, SSAValue],
         op: FusedOp,
     ) -> FusedStage:
         maps = generic_maps(stage)
         assert maps is not None
-        by_loop = stage_loops(stage, root_out)
+        by_loop = stage_loops(stage, root, root_out)
         names = loop_names(len(stage.iterator_types.data))
         sources: list[StageInput] = []
         for value, imap in zip(stage.inputs, maps[: len(stage.inputs)], strict=True):

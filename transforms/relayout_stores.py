@@ -20,27 +20,48 @@ the producer's kernel; nothing is read from the transform's storage while the pr
 writes it (it is fresh storage, or an out-parameter, distinct from every input).
 `legalize-layout` checks at the producer that its parallel points cover its whole result
 (else it keeps the copy kernel).
+
+Cropped relayouts (`direct_cropped_relayouts`): the transform's result is read by one
+`layout.crop` alone (a model's result: NCHW4c back to NCHW, then the padded channels cropped
+away). The producer stores element ``i`` at ``M(i) - start`` of the crop's storage, and only
+where that lies inside the crop's window (`CroppedStore`: a guarded store; the cropped
+elements are never stored). The same conditions hold (a bijection onto the transform's box,
+read by the crop alone, a non-texture crop result), so every element of the window is
+written by exactly one point of the producer, and nothing else reads the uncropped tensor;
+neither the transform nor the crop launches a kernel.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from math import prod
 
-from xdsl.dialects import func
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import Block, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 
-from physlayout.dialects.layout import is_texture_scope
+from physlayout.dialects.layout import StoreOp, is_texture_scope
 from physlayout.dialects.layout_fused import FusedOp
-from physlayout.dialects.layout_graph import TransformOp
+from physlayout.dialects.layout_graph import CropOp, TransformOp
 from physlayout.dialects.layout_scopes import GLOBAL, producer_scope
+from physlayout.indexing.bridges.arith import ExprEmitter
+from physlayout.indexing.expr_range import expr_range
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Const, Dim, Expr
 from physlayout.transforms.flow_through_windows import bijection_inverse
 
-__all__ = ["direct_relayouts", "preserves_row_major_order", "relayout_problem"]
+__all__ = [
+    "CroppedStore",
+    "cropped_relayout_problem",
+    "cropped_store",
+    "direct_cropped_relayouts",
+    "direct_relayouts",
+    "preserves_row_major_order",
+    "relayout_problem",
+]
 
 
 def preserves_row_major_order(
@@ -106,3 +127,94 @@ def direct_relayouts(block: Block) -> dict[SSAValue, TransformOp]:
             assert isinstance(use.operation, TransformOp)
             direct[value] = use.operation
     return direct
+
+
+def cropped_relayout_problem(value: SSAValue) -> str | None:
+    """Why the producer of `value` cannot store it through the transform that reads it and
+    the crop that alone reads the transform's result (module docstring), or None."""
+    producer = value.owner
+    if not isinstance(producer, GenericOp | FusedOp) or len(producer.results) != 1:
+        return "its producer is not a one-result linalg.generic or layout.fused group"
+    uses = list(value.uses)
+    if len(uses) != 1 or not isinstance(uses[0].operation, TransformOp):
+        return "it is not read by one layout.transform alone"
+    transform = uses[0].operation
+    readers = list(transform.result.uses)
+    if len(readers) != 1 or not isinstance(readers[0].operation, CropOp):
+        return "the transform's result is not read by one layout.crop alone"
+    if not isinstance(value.type, TensorType) or not transform.input_shape():
+        return "it is not a tensor of rank 1 or more"
+    scope = producer_scope(readers[0].operation.result)
+    if is_texture_scope(scope):
+        return f"the crop's result lives in {scope} (a guarded store splits texels)"
+    if bijection_inverse(transform) is None:
+        return "the transform is not a bijection of its box (it pads or is not onto)"
+    return None
+
+
+def direct_cropped_relayouts(block: Block) -> dict[SSAValue, CropOp]:
+    """The values of `block` whose producers can store them straight into the window of the
+    crop that reads their transform (`cropped_relayout_problem` is None): that crop, by
+    value."""
+    direct: dict[SSAValue, CropOp] = {}
+    for op in block.ops:
+        if not isinstance(op, GenericOp | FusedOp) or len(op.results) != 1:
+            continue
+        value = op.results[0]
+        if cropped_relayout_problem(value) is None:
+            (use,) = value.uses
+            (read,) = use.operation.results[0].uses
+            assert isinstance(read.operation, CropOp)
+            direct[value] = read.operation
+    return direct
+
+
+def cropped_store(crop: CropOp | None) -> CroppedStore | None:
+    """How the producer of the transform `crop` reads stores into `crop`'s storage (None
+    for no crop)."""
+    if crop is None:
+        return None
+    transform = crop.input.owner
+    assert isinstance(transform, TransformOp)
+    return CroppedStore(transform.map, tuple(crop.get_start()), tuple(crop.get_sizes()))
+
+
+@dataclass(frozen=True)
+class CroppedStore:
+    """A store of element ``i`` of a producer's result at ``map(i) - start`` of a crop's
+    storage (extents `sizes`), done only where that index lies inside it (module
+    docstring)."""
+
+    map: IndexMap
+    start: tuple[int, ...]
+    sizes: tuple[int, ...]
+
+    def store(
+        self, value: SSAValue, target: SSAValue, exprs: Sequence[Expr], emitter: ExprEmitter
+    ) -> None:
+        """Emit the store of `value` (element `exprs` of the result, over the kernel's loop
+        variables bounded by `emitter.bounds`) at the emitter's insertion point, inside an
+        `scf.if` on the window's bounds where an index may leave them (`expr_range`)."""
+        mapped = self.map.map_exprs(exprs, emitter.bounds)
+        moved = [e - k if k else e for e, k in zip(mapped, self.start, strict=True)]
+        indices = [emitter.emit(e) for e in moved]
+        point = emitter.insert_point
+        inside: SSAValue | None = None
+        for expr, index, size in zip(moved, indices, self.sizes, strict=True):
+            low, high = expr_range(expr, emitter.bounds)
+            checks = [(0, "sge")] if low < 0 else []
+            checks += [(size, "slt")] if high >= size else []
+            for bound, predicate in checks:
+                check = arith.CmpiOp(index, emitter.constant(bound), predicate)
+                Rewriter.insert_op(check, point)
+                inside = check.result if inside is None else _and(inside, check.result, point)
+        store: Operation = StoreOp(value, target, indices)
+        if inside is not None:
+            store = scf.IfOp(inside, [], [store, scf.YieldOp()])
+        Rewriter.insert_op(store, point)
+
+
+def _and(first: SSAValue, second: SSAValue, point: InsertPoint) -> SSAValue:
+    both = arith.AndIOp(first, second)
+    Rewriter.insert_op(both, point)
+    return both.result

@@ -60,7 +60,7 @@ from physlayout.dialects.layout_fused import FusedOp
 from physlayout.dialects.layout_graph import TransformOp, static_shape
 from physlayout.dialects.layout_scopes import CopyOp
 from physlayout.indexing.index_map import IndexMap
-from physlayout.transforms.flow_layout_rewrites import loop_extents, loop_names
+from physlayout.transforms.flow_plan import loop_extents, loop_names
 
 Bounds = tuple[float, float] | tuple[int, int]
 """An inclusive interval of a value."""
@@ -267,6 +267,22 @@ class ValueBounds:
         if isinstance(operand.type, ShapedType):
             return self.tensor_bounds(operand)
         return self.of(operand)
+
+
+def extract_proven_inside(op: tensor.ExtractOp) -> bool:
+    """Whether every index of the gather `op` is proven inside its tensor's static box
+    (`ValueBounds`). Reads moved through a layout rewrite are done only then: the index
+    arithmetic they add is then exact in any width, and the kernel's 32-bit index math
+    needs no clamp of an unknown value."""
+    shape = static_shape(op.tensor)
+    if shape is None:
+        return False
+    bounds = ValueBounds()
+    for index, extent in zip(op.indices, shape, strict=True):
+        found = bounds.of(index)
+        if found is None or found[0] < 0 or found[1] > extent - 1:
+            return False
+    return True
 
 
 def _all_finite(array: object) -> bool:

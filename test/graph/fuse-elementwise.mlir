@@ -794,3 +794,81 @@ func.func @pad_into_new_copy(%x: tensor<1xf32>) -> (tensor<3x4xf32>, tensor<3x4x
   %v4 = layout.pad %v3 {low = array<i64: 2, 2>, high = array<i64: 0, 1>, pad_value = -1.0 : f32} : tensor<1x1xf32> -> tensor<3x4xf32>
   func.return %v4, %v4 : tensor<3x4xf32>, tensor<3x4xf32>
 }
+
+// An MLP-Mixer channel MLP's last matmul (64x32 there, 5x3 here) and the residual add that
+// restores the batch dimension (writes 1x5x3, reads the matmul at (d1, d2), d0 of extent
+// 1): the same element with the unit dimension dropped, so the add is the matmul's
+// epilogue (one group, its result 1x5x3).
+// CHECK-LABEL: func.func @matmul_then_batched_residual
+// CHECK:         %[[G:.*]] = layout.fused ins(
+// CHECK-SAME:      -> tensor<1x5x3xf32>
+// CHECK:           linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:           linalg.generic {{.*}}ins(%{{.*}}, %{{.*}} : tensor<5x3xf32>, tensor<1x5x3xf32>)
+// CHECK:         func.return %[[G]] : tensor<1x5x3xf32>
+func.func @matmul_then_batched_residual(%a: tensor<5x7xf32>, %b: tensor<7x3xf32>, %r: tensor<1x5x3xf32>) -> tensor<1x5x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<5x3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<5x3xf32>) -> tensor<5x3xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<5x7xf32>, tensor<7x3xf32>) outs(%f : tensor<5x3xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %p, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<5x3xf32>
+  %e3 = tensor.empty() : tensor<1x5x3xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%m, %r : tensor<5x3xf32>, tensor<1x5x3xf32>) outs(%e3 : tensor<1x5x3xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<1x5x3xf32>
+  func.return %t : tensor<1x5x3xf32>
+}
+
+// REFUSED: the same rank change, but reading the matmul transposed (the unit dimension
+// dropped, (d2, d1) is not (d1, d2)).
+// CHECK-LABEL: func.func @matmul_then_transposed_batched_read
+// CHECK:         %[[M:.*]] = layout.fused ins(%{{.*}}, %{{.*}} : tensor<3x7xf32>, tensor<7x3xf32>) -> tensor<3x3xf32>
+// CHECK:         %[[T:.*]] = linalg.generic {{.*}}ins(%[[M]] : tensor<3x3xf32>)
+// CHECK:         func.return %[[T]]
+// REMARK: remark: fuse-elementwise: %m is not fused into %t: %m is read at (d2, d1) by a consumer that writes (d0, d1, d2)
+func.func @matmul_then_transposed_batched_read(%a: tensor<3x7xf32>, %b: tensor<7x3xf32>) -> tensor<1x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3x3xf32>) -> tensor<3x3xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<3x7xf32>, tensor<7x3xf32>) outs(%f : tensor<3x3xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %p, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<3x3xf32>
+  %e3 = tensor.empty() : tensor<1x3x3xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%m : tensor<3x3xf32>) outs(%e3 : tensor<1x3x3xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.negf %x : f32
+    linalg.yield %s : f32
+  } -> tensor<1x3x3xf32>
+  func.return %t : tensor<1x3x3xf32>
+}
+
+// REFUSED: a rank change into a texture result (the texel lane is the last dimension of
+// both tensors, but a texture group stores whole texels from its root's lane loop).
+// CHECK-LABEL: func.func @rank_change_into_texture
+// CHECK:         %[[M:.*]] = linalg.generic
+// CHECK:         %[[T:.*]] = linalg.generic {{.*}}ins(%[[M]] : tensor<2x8x4xf32>)
+// CHECK:         func.return %[[T]]
+// REMARK: remark: fuse-elementwise: %m is not fused into %t: %m has another rank than its consumer's texture result
+func.func @rank_change_into_texture(%a: tensor<2x8x4xf32>) -> tensor<1x2x8x4xf32> {
+  %e = tensor.empty() : tensor<2x8x4xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(i, j, l) -> (i, j, l)>, affine_map<(i, j, l) -> (i, j, l)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%a : tensor<2x8x4xf32>) outs(%e : tensor<2x8x4xf32>) attrs = {layout.scope = "global.texture"} {
+  ^bb0(%x: f32, %o: f32):
+    %s = math.exp %x : f32
+    linalg.yield %s : f32
+  } -> tensor<2x8x4xf32>
+  %e4 = tensor.empty() : tensor<1x2x8x4xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%m : tensor<2x8x4xf32>) outs(%e4 : tensor<1x2x8x4xf32>) attrs = {layout.scope = "global.texture"} {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.negf %x : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x8x4xf32>
+  func.return %t : tensor<1x2x8x4xf32>
+}

@@ -72,6 +72,55 @@ func.func @conv_bias_to_nchw(%x: tensor<1x2x5x3x4xf32>, %w: tensor<1x8x1x1x4xf32
   func.return %t, %y : tensor<1x4x5x3xf32>, tensor<1x4x5x3xf32>
 }
 
+// A texture result read by its relayout to NCHW whose padded channel a crop drops (a
+// model's 3-channel result): the relu stores straight into result0 at (n, c * 4 + l, h, w),
+// inside an `scf.if` on c * 4 + l < 3 (c spans one block: the channel is the lane l);
+// neither the transform nor the crop has a kernel. (legalize-layout alone takes windows
+// that start inside the tensor too: test/python/test_relayout_stores.py.)
+// CHECK-LABEL: func.func @relu_to_cropped_nchw_generic_r(
+// CHECK-SAME:      %{{[^:]*}}: !layout.buffer<1x1x3x5x4xf32>, %[[DST:[^:]*]]: !layout.buffer<1x3x3x5xf32>)
+// CHECK:         scf.parallel (%{{.*}}, %{{.*}}, %[[H:.*]], %[[W:.*]], %[[L:.*]]) =
+// CHECK:           %[[IN:.*]] = arith.cmpi slt, %[[L]], %{{.*}} : index
+// CHECK-NEXT:      scf.if %[[IN]] {
+// CHECK-NEXT:        layout.store %{{.*}}, %[[DST]][%{{.*}}, %[[L]], %[[H]], %[[W]]] : !layout.buffer<1x3x3x5xf32>, f32
+// CHECK-NEXT:      }
+// CHECK-NOT:     func.func @relu_to_cropped_nchw_transform
+// CHECK-NOT:     func.func @relu_to_cropped_nchw_crop
+// CHECK-LABEL: func.func @relu_to_cropped_nchw(
+// CHECK-SAME:      %[[X:[^:]*]]: !layout.buffer<1x1x3x5x4xf32>, %[[R0:[^:]*]]: !layout.buffer<1x3x3x5xf32>)
+// CHECK-NEXT:    func.call @relu_to_cropped_nchw_generic_r(%[[X]], %[[R0]])
+// CHECK-NEXT:    func.return
+func.func @relu_to_cropped_nchw(%x: tensor<1x1x3x5x4xf32>) -> tensor<1x3x3x5xf32> {
+  %e = tensor.empty() : tensor<1x1x3x5x4xf32>
+  %r = linalg.generic {indexing_maps = [#id5, #id5], iterator_types = #par5} ins(%x : tensor<1x1x3x5x4xf32>) outs(%e : tensor<1x1x3x5x4xf32>) attrs = {layout.scope = "global.texture"} {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %m = arith.maximumf %a, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<1x1x3x5x4xf32>
+  %t = layout.transform %r {index_map = #layout.index_map<(n, c, h, w, l) -> (n, c * 4 + l, h, w)>} : tensor<1x1x3x5x4xf32> -> tensor<1x4x3x5xf32>
+  %c = layout.crop %t {start = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 3, 3, 5>} : tensor<1x4x3x5xf32> -> tensor<1x3x3x5xf32>
+  func.return %c : tensor<1x3x3x5xf32>
+}
+
+// Refused: the uncropped NCHW tensor is returned too, so it is stored whole (through the
+// transform, as above) and the crop copies its window.
+// CHECK-LABEL: func.func @uncropped_returned_keeps_the_crop(
+// CHECK:         func.call @uncropped_returned_keeps_the_crop_generic_r(
+// CHECK-NEXT:    func.call @uncropped_returned_keeps_the_crop_crop_c(
+func.func @uncropped_returned_keeps_the_crop(%x: tensor<1x1x3x5x4xf32>) -> (tensor<1x4x3x5xf32>, tensor<1x3x3x5xf32>) {
+  %e = tensor.empty() : tensor<1x1x3x5x4xf32>
+  %r = linalg.generic {indexing_maps = [#id5, #id5], iterator_types = #par5} ins(%x : tensor<1x1x3x5x4xf32>) outs(%e : tensor<1x1x3x5x4xf32>) attrs = {layout.scope = "global.texture"} {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %m = arith.maximumf %a, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<1x1x3x5x4xf32>
+  %t = layout.transform %r {index_map = #layout.index_map<(n, c, h, w, l) -> (n, c * 4 + l, h, w)>} : tensor<1x1x3x5x4xf32> -> tensor<1x4x3x5xf32>
+  %c = layout.crop %t {start = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 3, 3, 5>} : tensor<1x4x3x5xf32> -> tensor<1x3x3x5xf32>
+  func.return %t, %c : tensor<1x4x3x5xf32>, tensor<1x3x3x5xf32>
+}
+
 // Refused: the transform pads (5 channels into two blocks of 4): the padding would never
 // be written, so the copy kernel stays (it fills the pad value).
 // CHECK-LABEL: func.func @padding_transform_keeps_its_kernel(

@@ -11,7 +11,11 @@
 // CHECK: conv_bias_conv_generic_c1
 // CHECK: %result0 {{.*}} shape [1, 8, 2, 2] {{.*}} OK
 // CHECK-NEXT: check: passed
-// PADDED: conv_bias_conv_padded_crop_out
+// The last conv's 6 channels: it stores them through the NCHW relayout and the crop of the
+// padded channels itself (relayout_stores.CroppedStore), no crop kernel.
+// PADDED: @conv_bias_conv_padded: 10 launch(es)
+// PADDED: conv_bias_conv_padded_generic_c2
+// PADDED-NOT: conv_bias_conv_padded_crop_out
 // PADDED: %result0 {{.*}} shape [1, 6, 2, 2] {{.*}} OK
 // PADDED-NEXT: check: passed
 

@@ -107,17 +107,18 @@ channels, odd extents): both pads are read through their padding by the kernels.
 
 def test_pads_read_through_padding_match_unfused() -> None:
     """The pads join their readers (no pad kernel is left) and the kernels compute what the
-    graph evaluator does, bit for bit, on the graph and after every buffer stage. Four
-    kernels fewer: the two pads and the two fills (the conv's 5 channels back from the
-    blocked layout, a transform then a crop of its padded channels, are one copy either
-    way: fused, one copy group; unfused, the conv stores through the transform)."""
+    graph evaluator does, bit for bit, on the graph and after every buffer stage. Three
+    kernels fewer: the two pads and the two fills, less one: the pool's 5 channels back from
+    the blocked layout, a transform then a crop of its padded channels, are one copy group
+    fused, and no kernel unfused (the pool stores through the transform and the crop,
+    `relayout_stores.CroppedStore`)."""
     compare_before_after(PADDED, graph_passes(fuse=True), seed=6)
     legalized = check_legalized(PADDED, graph_passes(fuse=True), seed=6)
     kernels = [f.sym_name.data for f in legalized.ops if isinstance(f, func.FuncOp)]
     assert not [k for k in kernels if "_pad" in k], kernels
     assert count_ops(legalized, "func.call") == count_ops(
         apply(parse(PADDED), [*graph_passes(fuse=False), LegalizeLayoutPass()]), "func.call"
-    ) - 4
+    ) - 3
 
 
 def _fire(squeeze: int, expand: int) -> str:

@@ -155,8 +155,8 @@ def test_planted_gather_from_the_wrong_loop_is_caught(monkeypatch: pytest.Monkey
     values by the same check."""
     real = legalize_layout.stage_loops
 
-    def swapped(stage: object, root_out: object) -> dict[str, object]:
-        loops = dict(real(stage, root_out))  # type: ignore[arg-type]
+    def swapped(stage: object, root: object, root_out: object) -> dict[str, object]:
+        loops = dict(real(stage, root, root_out))  # type: ignore[arg-type]
         loops["d2"], loops["d3"] = loops["d3"], loops["d2"]
         return loops
 

@@ -35,10 +35,11 @@ results; test_gathers.py runs it pass by pass) takes 20 s end to end here, so it
 the larger models in `make models`."""
 
 
-INTERIOR_LAYOUT_KERNELS = {"fpn_tiny": 1}
-"""Layout kernels inside the graph that these models still launch: one of fpn_tiny's
-upsampled maps is still transformed to NCHW4c for the add that follows.
-(autoencoder_transpose's transposed convolution no longer spreads its input into zeros in
+INTERIOR_LAYOUT_KERNELS: dict[str, int] = {}
+"""Layout kernels inside the graph that these models still launch (none now: fpn_tiny's
+upsampled sums are written in NCHW4c by their producers, the next level's upsample reading
+that blocked form, `flow-layout-rewrites`' `ReadGathersThroughBlockedForm`;
+autoencoder_transpose's transposed convolution no longer spreads its input into zeros in
 NCHW: `fuse-transposed-conv` reads the NCHW4c input; its one layout kernel beyond the
 boundary is the phase split of its weight, a parameter's.)"""
 

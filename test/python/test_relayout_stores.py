@@ -3,10 +3,12 @@ function of test/graph/legalize-relayout-stores.mlir, and generated ones over sh
 extents of 1, primes, 3- and 5-channel tensors, compute the graph evaluator's values in
 their legalized host (after each buffer pass), with the transform's copy kernel gone; a
 planted bug (a padding transform taken as a bijection) must fail on values. Also the
+stores through a relayout and the crop of its window (guarded), with their planted bug. Also the
 splat constant inputs of normalize-graph (`SplatInputAsScalar`) on a relu6."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,10 +20,10 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import f32
 
 from physlayout.dialects.layout import BufferType, IndexMapAttr
-from physlayout.dialects.layout_graph import TransformOp
+from physlayout.dialects.layout_graph import CropOp, TransformOp
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim
-from physlayout.transforms import legalize_layout, normalize_graph
+from physlayout.transforms import legalize_layout, normalize_graph, relayout_stores
 from physlayout.transforms.fuse_elementwise import FuseElementwisePass
 from physlayout.transforms.legalize_layout import LegalizeLayoutPass
 from physlayout.transforms.normalize_graph import NormalizeGraphPass
@@ -123,6 +125,70 @@ def test_planted_bug_store_in_the_producers_layout_fails_on_values(
         return self._declare(self._handle(storage), plain, None)  # pyright: ignore[reportPrivateUsage, reportArgumentType]
 
     monkeypatch.setattr(legalize_layout.HostBuilder, "_pending_view", forgetful)
+    assert _calls(text, []) == {"main": ["main_generic_r"]}
+    with pytest.raises(AssertionError, match="Mismatched elements"):
+        check_legalized(text)
+
+
+def _relu_then_cropped_nchw(
+    n: int, blocks: int, h: int, w: int, start: tuple[int, ...], sizes: tuple[int, ...]
+) -> str:
+    """A relu over NCHW4c, relayouted to NCHW and cropped to the window `start`/`sizes`."""
+    text = _relu_then_relayout(
+        (n, blocks, h, w, 4), "(n, c, h, w, l) -> (n, c * 4 + l, h, w)", (n, 4 * blocks, h, w)
+    )
+    out = "x".join(map(str, sizes))
+    full = f"{n}x{4 * blocks}x{h}x{w}"
+    crop = (
+        f"  %c = layout.crop %t {{start = array<i64: {', '.join(map(str, start))}>, sizes = "
+        f"array<i64: {', '.join(map(str, sizes))}>}} : tensor<{full}xf32> -> tensor<{out}xf32>\n"
+        f"  func.return %c : tensor<{out}xf32>"
+    )
+    text = text.replace(f"  func.return %t : tensor<{full}xf32>", crop)
+    return text.replace(f") -> tensor<{full}xf32> {{", f") -> tensor<{out}xf32> {{", 1)
+
+
+@st.composite
+def _windows(draw: st.DrawFn) -> tuple[int, int, int, int, tuple[int, ...], tuple[int, ...]]:
+    """A batch, channel blocks, extents (1 and primes among them) and a window inside."""
+    n, blocks = draw(st.sampled_from([1, 2])), draw(st.sampled_from([1, 2]))
+    h, w = draw(EXTENTS), draw(EXTENTS)
+    start: list[int] = []
+    sizes: list[int] = []
+    for extent in (n, 4 * blocks, h, w):
+        lo = draw(st.integers(0, extent - 1))
+        start.append(lo)
+        sizes.append(draw(st.integers(1, extent - lo)))
+    return n, blocks, h, w, tuple(start), tuple(sizes)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=_windows())
+def test_generated_cropped_relayouts_store_directly_with_the_same_values(
+    case: tuple[int, int, int, int, tuple[int, ...], tuple[int, ...]],
+) -> None:
+    """NCHW4c back to NCHW, then any window (the 3 or 5 channels of a padded tensor, rows
+    and columns starting inside): the relu stores the window itself (guarded), no
+    transform or crop kernel, the graph evaluator's values."""
+    text = _relu_then_cropped_nchw(*case)
+    assert _calls(text, []) == {"main": ["main_generic_r"]}
+    check_legalized(text)
+
+
+def test_planted_bug_cropped_store_ignoring_the_start_fails_on_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A planted bug: the cropped store forgets the window's start (stores channel c at c,
+    not c - 1; the guard keeps it in bounds). The values show it."""
+    text = _relu_then_cropped_nchw(1, 2, 3, 2, (0, 1, 0, 0), (1, 5, 3, 2))
+    check_legalized(text)
+
+    def forgetful(crop: CropOp) -> relayout_stores.CroppedStore:
+        store = original(crop)
+        return replace(store, start=tuple(0 for _ in store.start))
+
+    original = relayout_stores.cropped_store
+    monkeypatch.setattr(relayout_stores, "cropped_store", forgetful)
     assert _calls(text, []) == {"main": ["main_generic_r"]}
     with pytest.raises(AssertionError, match="Mismatched elements"):
         check_legalized(text)
