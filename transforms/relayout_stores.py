@@ -41,7 +41,6 @@ from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Block, Operation, SSAValue
-from xdsl.rewriter import InsertPoint, Rewriter
 
 from physlayout.dialects.layout import StoreOp, is_texture_scope
 from physlayout.dialects.layout_fused import FusedOp
@@ -198,7 +197,6 @@ class CroppedStore:
         mapped = self.map.map_exprs(exprs, emitter.bounds)
         moved = [e - k if k else e for e, k in zip(mapped, self.start, strict=True)]
         indices = [emitter.emit(e) for e in moved]
-        point = emitter.insert_point
         inside: SSAValue | None = None
         for expr, index, size in zip(moved, indices, self.sizes, strict=True):
             low, high = expr_range(expr, emitter.bounds)
@@ -206,15 +204,15 @@ class CroppedStore:
             checks += [(size, "slt")] if high >= size else []
             for bound, predicate in checks:
                 check = arith.CmpiOp(index, emitter.constant(bound), predicate)
-                Rewriter.insert_op(check, point)
-                inside = check.result if inside is None else _and(inside, check.result, point)
+                emitter.insert(check)
+                inside = check.result if inside is None else _and(inside, check.result, emitter)
         store: Operation = StoreOp(value, target, indices)
         if inside is not None:
             store = scf.IfOp(inside, [], [store, scf.YieldOp()])
-        Rewriter.insert_op(store, point)
+        emitter.insert(store)
 
 
-def _and(first: SSAValue, second: SSAValue, point: InsertPoint) -> SSAValue:
+def _and(first: SSAValue, second: SSAValue, emitter: ExprEmitter) -> SSAValue:
     both = arith.AndIOp(first, second)
-    Rewriter.insert_op(both, point)
+    emitter.insert(both)
     return both.result

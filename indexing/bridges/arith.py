@@ -251,8 +251,12 @@ class ExprEmitter:
             self._memo[expr] = cached
         return cached
 
-    def _insert(self, op: Operation) -> SSAValue:
+    def insert(self, op: Operation) -> None:
+        """Insert `op` (built by the caller from emitted values) at the insertion point."""
         Rewriter.insert_op(op, self.insert_point)
+
+    def _insert(self, op: Operation) -> SSAValue:
+        self.insert(op)
         return op.results[0]
 
     def constant(self, value: int) -> SSAValue:
