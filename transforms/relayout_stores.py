@@ -87,16 +87,24 @@ def preserves_row_major_order(
         return False
 
 
-def relayout_problem(value: SSAValue) -> str | None:
-    """Why the producer of `value` cannot store it through the layout of the transform that
-    reads it (module docstring), or None when it can."""
+def _only_transform_reader(value: SSAValue) -> TransformOp | str:
+    """The `layout.transform` that alone reads `value`, the one result of a generic or
+    fused group; else why not."""
     producer = value.owner
     if not isinstance(producer, GenericOp | FusedOp) or len(producer.results) != 1:
         return "its producer is not a one-result linalg.generic or layout.fused group"
     uses = list(value.uses)
     if len(uses) != 1 or not isinstance(uses[0].operation, TransformOp):
         return "it is not read by one layout.transform alone"
-    transform = uses[0].operation
+    return uses[0].operation
+
+
+def relayout_problem(value: SSAValue) -> str | None:
+    """Why the producer of `value` cannot store it through the layout of the transform that
+    reads it (module docstring), or None when it can."""
+    transform = _only_transform_reader(value)
+    if isinstance(transform, str):
+        return transform
     if not isinstance(value.type, TensorType) or not transform.input_shape():
         return "it is not a tensor of rank 1 or more"
     scope = producer_scope(transform.result)
@@ -131,13 +139,9 @@ def direct_relayouts(block: Block) -> dict[SSAValue, TransformOp]:
 def cropped_relayout_problem(value: SSAValue) -> str | None:
     """Why the producer of `value` cannot store it through the transform that reads it and
     the crop that alone reads the transform's result (module docstring), or None."""
-    producer = value.owner
-    if not isinstance(producer, GenericOp | FusedOp) or len(producer.results) != 1:
-        return "its producer is not a one-result linalg.generic or layout.fused group"
-    uses = list(value.uses)
-    if len(uses) != 1 or not isinstance(uses[0].operation, TransformOp):
-        return "it is not read by one layout.transform alone"
-    transform = uses[0].operation
+    transform = _only_transform_reader(value)
+    if isinstance(transform, str):
+        return transform
     readers = list(transform.result.uses)
     if len(readers) != 1 or not isinstance(readers[0].operation, CropOp):
         return "the transform's result is not read by one layout.crop alone"
