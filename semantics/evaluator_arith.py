@@ -277,10 +277,9 @@ def _power_int(a: Array, n: Array) -> Array:
     positive power and one more ``* a``), and ``1 / result`` for a negative ``n``."""
     base, power = np.broadcast_arrays(np.asarray(a), np.asarray(n))
     kind = base.dtype
-    lowest = np.iinfo(power.dtype).min if power.dtype.kind == "i" else None
-    is_min = power == lowest if lowest is not None else np.zeros(power.shape, bool)
-    left = np.where(is_min, -(lowest + 1) if lowest is not None else 0, np.abs(power))
-    left = left.astype(np.uint64)
+    limits = np.iinfo(power.dtype)
+    is_min = power == limits.min if limits.min < 0 else np.zeros(power.shape, bool)
+    left = np.where(is_min, limits.max, np.abs(power)).astype(np.uint64)
     result = np.ones(base.shape, kind)
     square = base.astype(kind, copy=True)
     with np.errstate(all="ignore"):

@@ -175,8 +175,7 @@ class ExpandConstantFPowI(RewritePattern):
         kind = op.result.type
         if abs(power) > MAX_EXPANDED_POWER or not isinstance(kind, AnyFloat):
             return  # vectors do not occur in graph bodies
-        one = arith.ConstantOp(FloatAttr(1.0, kind))
-        made: list[Operation] = [one]
+        made: list[Operation] = []
         result: SSAValue | None = None
         base: SSAValue = op.lhs
         left = abs(power)
@@ -191,13 +190,14 @@ class ExpandConstantFPowI(RewritePattern):
             if left:
                 made.append(square := arith.MulfOp(base, base))
                 base = square.result
-        if result is None:
+        if result is None:  # n = 0
+            made.append(one := arith.ConstantOp(FloatAttr(1.0, kind)))
             result = one.result
         elif power < 0:
-            made.append(inverse := arith.DivfOp(one.result, result))
+            one = arith.ConstantOp(FloatAttr(1.0, kind))
+            inverse = arith.DivfOp(one.result, result)
+            made = [one, *made, inverse]
             result = inverse.result
-        if result is not one.result and not one.result.uses:
-            made.remove(one)
         rewriter.replace(op, made, [result])
 
 
