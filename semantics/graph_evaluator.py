@@ -124,6 +124,7 @@ from physlayout.semantics.graph_upstream import (
     insert_slice,
     pack,
     pad,
+    padded,
     reshape,
     transpose,
     unpack,
@@ -592,8 +593,7 @@ def apply_rewrite(op: TransformOp | PadOp | CropOp, x: Array) -> Array:
             except ValueError as err:
                 raise EvaluationError(f"'layout.transform': {err}") from None
         case PadOp():
-            widths = list(zip(op.get_low(), op.get_high(), strict=True))
-            return np.pad(x, widths, constant_values=_scalar_of(op.pad_value))
+            return padded(x, op.get_low(), op.get_high(), _scalar_of(op.pad_value))
         case CropOp():
             return np.array(x[_window(op)])
 

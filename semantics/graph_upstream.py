@@ -25,6 +25,7 @@ Everything else raises `EvaluationError`, as does a dynamic shape, tile or index
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from xdsl.dialects import tensor
@@ -107,7 +108,15 @@ def pad(op: Operation, args: Sequence[Array], outer: Callable[[SSAValue], Array 
     assert isinstance(op, tensor.PadOp)
     low = _static(op, tuple(op.static_low.get_values()), "pad widths")
     high = _static(op, tuple(op.static_high.get_values()), "pad widths")
-    return np.pad(args[0], list(zip(low, high, strict=True)), constant_values=pad_scalar(op, outer))
+    return padded(args[0], low, high, pad_scalar(op, outer))
+
+
+def padded(x: Array, low: Sequence[int], high: Sequence[int], value: Any) -> Array:
+    """`x` with `low`/`high` elements of `value` added before/after each dimension (a new
+    array). A rank-0 `x` has nothing to pad: its copy (`np.pad` refuses a 0-d array)."""
+    if x.ndim == 0:
+        return np.array(x)
+    return np.pad(x, list(zip(low, high, strict=True)), constant_values=value)
 
 
 def pad_scalar(

@@ -195,3 +195,33 @@ def test_evaluator_rejects_bad_arguments() -> None:
     module = parse(CONV)
     with pytest.raises(EvaluationError, match="must be a int32 array of shape"):
         run_graph(module, "rewrites", [np.arange(5, dtype=np.int32)])
+
+
+RANK0_PAD = """
+func.func @g(%x: tensor<6xf32>) -> tensor<1xf32> {
+  %v1 = layout.crop %x {start = array<i64: 4>, sizes = array<i64: 1>} : tensor<6xf32> -> tensor<1xf32>
+  %v2 = layout.pad %v1 {low = array<i64: 0>, high = array<i64: 0>, pad_value = 0.0 : f32} : tensor<1xf32> -> tensor<1xf32>
+  %v3 = arith.constant dense<0.0> : tensor<1xf32>
+  %v4 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%v2 : tensor<1xf32>) outs(%v3 : tensor<1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %a, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1xf32>
+  %v5 = layout.transform %v4 {index_map = #layout.index_map<(i) -> (0 - i)>, pad_value = 0.0 : f32} : tensor<1xf32> -> tensor<1xf32>
+  %v6 = layout.transform %v5 {index_map = #layout.index_map<(i) -> (i)>} : tensor<1xf32> -> tensor<1xf32>
+  func.return %v6 : tensor<1xf32>
+}
+"""
+
+
+def test_rank0_pad_after_flow_keeps_the_value() -> None:
+    """A fuzz find: flow-layout-rewrites moves the extent-1 relayout up, leaving a `layout.pad`
+    of a rank-0 tensor (nothing to pad), which the evaluator must run as the identity
+    (numpy's pad refuses 0-d arrays)."""
+    after = apply(parse(RANK0_PAD), [FlowLayoutRewritesPass()])
+    assert "tensor<f32> -> tensor<f32>" in str(after)  # the rank-0 pad is really there
+    x = np.array([-1.0, 2.0, -3.0, 4.0, 5.5, -6.0], np.float32)
+    want = run_graph(parse(RANK0_PAD), "g", [x])[0]
+    np.testing.assert_array_equal(want, [5.5])
+    np.testing.assert_array_equal(run_graph(after, "g", [x])[0], want)
