@@ -8,8 +8,8 @@
         physlayout-buffers, lower-layout{affine-loops}
     physlayout-adreno{desired-layouts allow-padding max-image-width max-image-height
                       weights-in-global fuse transposed-conv lift-params params remarks verify-each
-                      schedule compute-units max-work-group-size registers schedules
-                      fp-contract}
+                      schedule compute-units max-work-group-size registers vector-items
+                      schedules fp-contract}
                                                        (graph level, then `-t opencl`)
         normalize-graph, fold-affine-params{params} (when lift-params),
         raise-layout-rewrites, fold-layout-rewrites, convert-layout{desired-layouts allow-padding},
@@ -18,7 +18,8 @@
         lift-params), annotate-texture-scope{max-image-* weights-in-global remarks}, realize-scopes,
         fuse-elementwise{remarks} (when fuse), legalize-layout, merge-sibling-kernels (when fuse),
         physlayout-buffers{rewrite-loops=true remarks}, vectorize-texels,
-        apply-schedules{schedules default=schedule compute-units max-work-group-size registers},
+        apply-schedules{schedules default=schedule compute-units max-work-group-size registers
+                        vector-items},
         contract-fma (when fp-contract), dce
 
 Each is a registered `ModulePass` (`xdsl-opt -p 'physlayout-memref{rewrite-loops=false}'`)
@@ -337,6 +338,9 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             (`physlayout run` and `compile` give the device's).
         registers (int, 128): the heuristic's register budget per work-item (32-bit values
             for a tile's accumulators).
+        vector-items (bool, false): the heuristic plans for a driver that runs neighbouring
+            work-items as SIMD lanes (a CPU device holding textures as buffers; `physlayout
+            run` and `compile` give it there).
         schedules (str, ""): `apply-schedules`' given schedules by kernel signature
             (`SIG=TILE[/WORKGROUP][/uN];...`; `physlayout run` and `compile` give the tuning
             cache's for the device, docs/schedules.md), applied before the heuristic.
@@ -378,6 +382,8 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
     """`apply-schedules{max-work-group-size}`."""
     registers: int = 128
     """`apply-schedules{registers}`."""
+    vector_items: bool = False
+    """`apply-schedules{vector-items}`."""
     schedules: str = ""
     """`apply-schedules{schedules}`: given schedules by kernel signature (the tuner's)."""
     fp_contract: bool = False
@@ -414,6 +420,7 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
                 compute_units=self.compute_units,
                 max_work_group_size=self.max_work_group_size,
                 registers=self.registers,
+                vector_items=self.vector_items,
             ),
             *((ContractFmaPass(),) if self.fp_contract else ()),
             DeadCodeElimination(),

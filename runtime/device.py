@@ -91,6 +91,10 @@ class DeviceLimits:
     fp_contract: bool = False
     """Contract each f32 vector multiply feeding only an add into one `fma` (`contract-fma`,
     `OpenCLRuntime.fp_contract`): faster, no longer bit-exact with the uncontracted IR."""
+    vector_items: bool = False
+    """The driver runs neighbouring work-items as SIMD lanes (a CPU device: PoCL
+    vectorizes its work-groups): `apply-schedules`' heuristic then leaves the work-item
+    axis of dimension 0 untiled (`DeviceModel.vector_items`)."""
 
     def image_limits(self) -> ImageLimits:
         """The device's 2-D image limits (0 x 0 without image support)."""
@@ -224,6 +228,7 @@ class OpenCLRuntime:
             storage,
             CPU_BUFFER_REGISTERS if storage == "buffer" and self._is_cpu() else None,
             self.fp_contract,
+            storage == "buffer" and self._is_cpu(),
         )
 
     def _is_cpu(self) -> bool:

@@ -39,7 +39,7 @@ With `schedules=TABLE` (`transforms/given_schedules.py`: schedules by kernel sig
 `physlayout tune` keeps), a kernel without a schedule whose signature the table lists first
 gets the listed schedule. With `default=true`, a kernel without a schedule then gets the heuristic's
 (`schedule_heuristic.default_schedule`, from the loop's shape and the device options
-`compute-units`, `max-work-group-size`, `registers`); kernels it does not pay to tile keep
+`compute-units`, `max-work-group-size`, `registers`, `vector-items`); kernels it does not pay to tile keep
 no schedule.
 
 Refused with a diagnostic (a schedule the kernel cannot take): no or several top-level
@@ -422,6 +422,10 @@ class ApplySchedulesPass(PhyslayoutPass):
         max-work-group-size (int, 256): the device's largest work-group.
         registers (int, 128): the register budget of one work-item, in 32-bit values (the
             heuristic keeps a tile's accumulators within it).
+        vector-items (bool, false): the driver runs neighbouring work-items as SIMD lanes
+            (a CPU device): for kernels with float4 accumulators the heuristic leaves the
+            work-item axis of dimension 0 untiled and weighs loads by whether they vary
+            along it.
     """
 
     name = "apply-schedules"
@@ -436,6 +440,8 @@ class ApplySchedulesPass(PhyslayoutPass):
     """The device's largest work-group (work-items)."""
     registers: int = 128
     """Register budget per work-item, in 32-bit values."""
+    vector_items: bool = False
+    """The driver vectorizes work-items along dimension 0."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         self.apply_and_report(ctx, op)
@@ -450,7 +456,9 @@ class ApplySchedulesPass(PhyslayoutPass):
             walker = PatternRewriteWalker(AttachGivenSchedule(table), apply_recursively=False)
             changed = walker.rewrite_module(op)
         if self.default:
-            device = DeviceModel(self.compute_units, self.max_work_group_size, self.registers)
+            device = DeviceModel(
+                self.compute_units, self.max_work_group_size, self.registers, self.vector_items
+            )
             walker = PatternRewriteWalker(ChooseDefaultSchedule(device), apply_recursively=False)
             changed = walker.rewrite_module(op) or changed
         walker = PatternRewriteWalker(ApplyKernelSchedule(), apply_recursively=False)

@@ -20,6 +20,17 @@ device's register budget and that leaves at least 32 work-items per compute unit
 to the smaller tile. The work-group is `work_group_shape` of the tiled work-item counts of
 the axes `-t opencl` maps to work-item indices (the innermost three with more than one),
 within the device's limit and leaving one group per compute unit at least.
+
+With `vector_items` (a CPU driver that runs neighbouring work-items along dimension 0 as
+SIMD lanes), a kernel whose reductions carry `float4` accumulators leaves that work-item
+axis untiled (the lanes' reads stay contiguous) and weighs each load as `apply-schedules`
+issues it, once per tile offset along the axes it depends on: `VARYING_LOAD_COST` when it
+varies along that axis (a transpose of the lanes' texels), `BROADCAST_COST` when it does not
+(one read for all lanes). A conv then takes 8 output channel blocks x 1 pixel.
+
+Indices are sampled through `maxsi`/`minsi` clamps (a fused zero pad); any other index the
+quasi-affine analysis cannot read (one computed from a loaded value) differs wherever the
+loop variables it is computed from do.
 """
 
 from __future__ import annotations
@@ -30,7 +41,7 @@ from dataclasses import dataclass
 from math import prod
 
 import numpy as np
-from xdsl.dialects import scf
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
@@ -48,6 +59,15 @@ TILE_SIZES = (1, 2, 4, 8)
 
 LOAD_COST = 2
 """What one load costs, in multiply-adds, to the heuristic."""
+
+VARYING_LOAD_COST = 8
+"""What one load that varies along the vectorized work-item axis costs, in multiply-adds,
+where work-items are SIMD lanes (`DeviceModel.vector_items`): each lane's texel is read
+and the texels transposed into the lanes of the vectors the multiply-adds use."""
+
+BROADCAST_COST = 0.25
+"""What one load uniform across the vectorized work-items costs there: one read and a
+broadcast, shared by every lane of the vector."""
 
 WINDOW = 4
 """Iterations of each loop around a load that the heuristic samples (the lanes of a texel
@@ -78,6 +98,11 @@ class DeviceModel:
     max_work_group_size: int = 256
     registers: int = REGISTERS
     """32-bit registers one work-item may hold its accumulators in."""
+    vector_items: bool = False
+    """The driver runs neighbouring work-items along dimension 0 as the lanes of one SIMD
+    vector (PoCL's CPU device): a load that varies along that axis becomes a gather or a
+    transpose of the work-items' texels, one that does not is a single broadcast (see
+    `ranked_tiles`)."""
 
 
 def work_group_shape(global_size: Sequence[int], limit: int = WORK_GROUP_TARGET) -> tuple[int, ...]:
@@ -129,6 +154,14 @@ class ReductionLoad:
         inside = np.all(self.offsets < np.array([tile[k] for k in self.axes]), axis=1)
         return len(np.unique(self.keys[inside]))
 
+    def issued(self, tile: Sequence[int]) -> int:
+        """Loads one `tile` issues for the samples: `apply-schedules` clones the load once
+        per tile offset along the axes it depends on, whatever addresses repeat (the taps of
+        a window, a clamped border)."""
+        if not self.axes:
+            return self.window
+        return int(np.all(self.offsets < np.array([tile[k] for k in self.axes]), axis=1).sum())
+
 
 def _trips(op: scf.ForOp) -> tuple[int, int, int] | None:
     lower, upper, step = (const_evaluate_operand(v) for v in (op.lb, op.ub, op.step))
@@ -155,17 +188,19 @@ def _sample(loop: scf.ParallelOp, load: LoadOp, analysis: IndexAnalysis) -> Redu
     for k, arg in enumerate(loop.body.block.args):
         ranges[arg] = (0, max(TILE_SIZES), 1)
         axes.append(k)
-    exprs = [analysis.expr_of(v) for v in load.indices]
-    used = {analysis.leaves[n] for e in exprs for n in e.dims()}
-    varying = [v for v in ranges if v in used]
+    reached = set[SSAValue]().union(*(_loop_values_reached(v, ranges) for v in load.indices))
+    varying = [v for v in ranges if v in reached]
     grids = np.meshgrid(
         *(np.arange(ranges[v][1]) * ranges[v][2] + ranges[v][0] for v in varying), indexing="ij"
     )
-    env: dict[str, np.ndarray | int] = {n: 0 for e in exprs for n in e.dims()}
-    for value, grid in zip(varying, grids, strict=True):
-        env[analysis.names[value]] = grid.reshape(-1)
     size = grids[0].size if grids else 1
-    columns = [np.broadcast_to(np.asarray(e.evaluate(env), dtype=np.int64), (size,)) for e in exprs]
+    known: dict[SSAValue, np.ndarray | int] = {
+        value: grid.reshape(-1) for value, grid in zip(varying, grids, strict=True)
+    }
+    columns = [
+        np.broadcast_to(np.asarray(_index_value(v, analysis, known, ranges), np.int64), (size,))
+        for v in load.indices
+    ]
     buffer = load.buffer.type
     if columns and isinstance(buffer, BufferType) and is_texture_scope(buffer.get_scope()):
         columns[-1] = columns[-1] // TEXEL_LANES
@@ -182,6 +217,62 @@ def _sample(loop: scf.ParallelOp, load: LoadOp, analysis: IndexAnalysis) -> Redu
     )
     window = size // prod(max(TILE_SIZES) for _ in dep_axes)
     return ReductionLoad(dep_axes, offsets, keys, window)
+
+
+def _loop_values_reached(
+    value: SSAValue, ranges: dict[SSAValue, tuple[int, int, int]]
+) -> set[SSAValue]:
+    """The loop variables among `ranges` that `value` is computed from."""
+    found: set[SSAValue] = set()
+    seen: set[SSAValue] = set()
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        if current in ranges:
+            found.add(current)
+        elif isinstance(current.owner, Operation):
+            stack.extend(current.owner.operands)
+    return found
+
+
+def _index_value(
+    value: SSAValue,
+    analysis: IndexAnalysis,
+    known: dict[SSAValue, np.ndarray | int],
+    ranges: dict[SSAValue, tuple[int, int, int]],
+) -> np.ndarray | int:
+    """`value` over the sampled loop variables (`known` holds their grids and the values
+    evaluated so far): its quasi-affine expression, a `minsi`/`maxsi` clamp (a padded
+    read's index) evaluated, any other opaque index (a gathered one) a code that differs
+    wherever the loop variables it is computed from do (0 when none)."""
+    done = known.get(value)
+    if done is not None:
+        return done
+    expr = analysis.expr_of(value)
+    env: dict[str, np.ndarray | int] = {}
+    for name in expr.dims():
+        leaf = analysis.leaves[name]
+        if leaf is not value:
+            env[name] = _index_value(leaf, analysis, known, ranges)
+            continue
+        owner = leaf.owner
+        if isinstance(owner, arith.MinSIOp | arith.MaxSIOp):
+            lhs = _index_value(owner.lhs, analysis, known, ranges)
+            rhs = _index_value(owner.rhs, analysis, known, ranges)
+            pick = np.minimum if isinstance(owner, arith.MinSIOp) else np.maximum
+            env[name] = pick(lhs, rhs)
+            continue
+        code: np.ndarray | int = 0
+        for loop_value in _loop_values_reached(leaf, ranges):
+            grid = known.get(loop_value, 0)
+            code = code * 1_000_003 + grid
+        env[name] = code
+    result = expr.evaluate(env)
+    known[value] = result
+    return result
 
 
 def reduction_profile(loop: scf.ParallelOp) -> tuple[list[ReductionLoad], int, int] | None:
@@ -250,6 +341,10 @@ def ranked_tiles(
     if 0 in trips:
         return []
     options = [sorted({t for t in TILE_SIZES if t < n} | {min(n, max(TILE_SIZES))}) for n in trips]
+    inner = max((k for k, n in enumerate(trips) if n > 1), default=-1)
+    vectorized = device.vector_items and lanes >= TEXEL_LANES and inner >= 0
+    if vectorized:
+        options[inner] = [1]
     ranked: list[tuple[float, int, tuple[int, ...]]] = []
     for tile in itertools.product(*options):
         size = prod(tile)
@@ -258,9 +353,15 @@ def ranked_tiles(
         items = prod(-(-n // t) for n, t in zip(trips, tile, strict=True))
         if size > 1 and items < device.compute_units * items_per_unit:
             continue
-        per_element = sum(load.distinct(tile) for load in loads) / size
+        if vectorized:
+            loads_cost = sum(
+                load.issued(tile) * (VARYING_LOAD_COST if inner in load.axes else BROADCAST_COST)
+                for load in loads
+            )
+        else:
+            loads_cost = LOAD_COST * sum(load.distinct(tile) for load in loads)
         waste = prod(-(-n // t) * t / n for n, t in zip(trips, tile, strict=True))
-        cost = (LOAD_COST * per_element + work) * waste
+        cost = (loads_cost / size + work) * waste
         ranked.append((cost, size, tile))
     return [tile for _, _, tile in sorted(ranked)]
 
