@@ -191,7 +191,9 @@ def run(device_spec: str | None, only: list[str], per_model: int) -> list[str]:
     limits = runtime.limits
     device = DeviceModel(limits.compute_units, limits.max_work_group_size)
     budget = buffers.limits.registers or device.registers
-    buffer_device = DeviceModel(limits.compute_units, limits.max_work_group_size, budget)
+    buffer_device = DeviceModel(
+        limits.compute_units, limits.max_work_group_size, budget, buffers.limits.vector_items
+    )
     peaks = {
         "float8 fma": peak_gmacs(runtime, "float8", "fma(A, b, c)"),
         "float4 fma": peak_gmacs(runtime, "float4", "fma(A, b, c)"),
@@ -252,7 +254,8 @@ def run(device_spec: str | None, only: list[str], per_model: int) -> list[str]:
         "(`texture-storage=buffer`: the same texels, plain vector loads instead of the "
         f"driver's software image reads); `buffers`: the heuristic's tile for the register "
         f"budget of a CPU device holding buffers ({budget} 32-bit lanes: the default of "
-        "`auto` here); `contracted`: that tile with `fp_contract` (`fma`, within 1e-5).",
+        "`auto` here), and `vector-items` where the device runs work-items as SIMD lanes "
+        f"({'on' if buffers.limits.vector_items else 'off'} here); `contracted`: that tile with `fp_contract` (`fma`, within 1e-5).",
         "",
         "| model | kernel | work-items (loop axes) | MMAC | image tile | old: ms, GMAC/s | "
         "default: ms, GMAC/s | speed-up | build | buffers, 128: ms, GMAC/s | buffer tile | "
