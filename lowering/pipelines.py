@@ -9,7 +9,7 @@
     physlayout-adreno{desired-layouts allow-padding max-image-width max-image-height
                       weights-in-global fuse transposed-conv lift-params params remarks verify-each
                       schedule compute-units max-work-group-size registers schedules
-                      fp-contract}
+                      fp-contract vector-width}
                                                        (graph level, then `-t opencl`)
         normalize-graph, fold-affine-params{params} (when lift-params),
         raise-layout-rewrites, fold-layout-rewrites, convert-layout{desired-layouts allow-padding},
@@ -17,7 +17,7 @@
         fold-layout-rewrites, lift-transform-params{params} (when
         lift-params), annotate-texture-scope{max-image-* weights-in-global remarks}, realize-scopes,
         fuse-elementwise{remarks} (when fuse), legalize-layout, merge-sibling-kernels (when fuse),
-        physlayout-buffers{rewrite-loops=true remarks}, vectorize-texels,
+        physlayout-buffers{rewrite-loops=true remarks}, vectorize-texels{vector-width},
         apply-schedules{schedules default=schedule compute-units max-work-group-size registers},
         contract-fma (when fp-contract), dce
 
@@ -343,6 +343,9 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
         fp-contract (bool, false): `contract-fma` after `apply-schedules` fuses each f32
             vector multiply whose only use is an add into one `math.fma` (`physlayout run`
             and `compile` give `--fp-contract`; not bit-exact with the uncontracted IR).
+        vector-width (int, 4): `vectorize-texels{vector-width}`: the lanes of a block of
+            output columns of a kernel reducing over plain buffers (`physlayout run` and
+            `compile` give the device's preferred float vector width on a CPU device).
     """
 
     name = "physlayout-adreno"
@@ -382,6 +385,8 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
     """`apply-schedules{schedules}`: given schedules by kernel signature (the tuner's)."""
     fp_contract: bool = False
     """Run `contract-fma` after `apply-schedules`."""
+    vector_width: int = 4
+    """`vectorize-texels{vector-width}`."""
 
     def verifies_each_pass(self) -> bool:
         return self.verify_each
@@ -407,7 +412,7 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             LegalizeLayoutPass(),
             *((MergeSiblingKernelsPass(),) if self.fuse else ()),
             *PhyslayoutOpenCLPass(rewrite_loops=True, remarks=self.remarks).buffer_passes(),
-            VectorizeTexelsPass(),
+            VectorizeTexelsPass(self.vector_width),
             ApplySchedulesPass(
                 schedules=self.schedules,
                 default=self.schedule,

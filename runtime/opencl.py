@@ -148,7 +148,8 @@ def device_pipeline(
     cl_khr_fp64 to every pass that takes `fp64`, and its compute units and largest
     work-group to every pass that takes `compute-units`/`max-work-group-size`
     (`apply-schedules`), its register budget (`DeviceLimits.registers`, where it has one)
-    to every pass that takes `registers`, whether to contract multiply-adds
+    to every pass that takes `registers`, its vector width (`DeviceLimits.vector_width`,
+    where it has one) to every pass that takes `vector-width`, whether to contract multiply-adds
     (`DeviceLimits.fp_contract`) to every pass that takes `fp-contract`, and the given `schedules` (a table by kernel signature,
     `transforms/given_schedules.py`: the tuning cache's) to every pass that takes
     `schedules`, where `spec` does not give them. Raises a
@@ -166,6 +167,8 @@ def device_pipeline(
     }
     if limits.registers is not None:
         device["registers"] = (limits.registers,)
+    if limits.vector_width is not None:
+        device["vector_width"] = (limits.vector_width,)
     if not verify_each:
         device["verify_each"] = (False,)
     if schedules:
