@@ -18,7 +18,8 @@
         lift-params), annotate-texture-scope{max-image-* weights-in-global remarks}, realize-scopes,
         fuse-elementwise{remarks} (when fuse), legalize-layout, merge-sibling-kernels (when fuse),
         physlayout-buffers{rewrite-loops=true remarks}, vectorize-texels{vector-width},
-        apply-schedules{schedules default=schedule compute-units max-work-group-size registers},
+        apply-schedules{schedules default=schedule compute-units max-work-group-size registers
+                        vector-width},
         contract-fma (when fp-contract), dce
 
 Each is a registered `ModulePass` (`xdsl-opt -p 'physlayout-memref{rewrite-loops=false}'`)
@@ -344,8 +345,9 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             vector multiply whose only use is an add into one `math.fma` (`physlayout run`
             and `compile` give `--fp-contract`; not bit-exact with the uncontracted IR).
         vector-width (int, 4): `vectorize-texels{vector-width}`: the lanes of a block of
-            output columns of a kernel reducing over plain buffers (`physlayout run` and
-            `compile` give the device's preferred float vector width on a CPU device).
+            output columns of a kernel reducing over plain buffers, and `apply-schedules`'
+            SIMD register width (`physlayout run` and `compile` give the device's preferred
+            float vector width on a CPU device).
     """
 
     name = "physlayout-adreno"
@@ -386,7 +388,7 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
     fp_contract: bool = False
     """Run `contract-fma` after `apply-schedules`."""
     vector_width: int = 4
-    """`vectorize-texels{vector-width}`."""
+    """`vectorize-texels{vector-width}`, `apply-schedules{vector-width}`."""
 
     def verifies_each_pass(self) -> bool:
         return self.verify_each
@@ -419,6 +421,7 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
                 compute_units=self.compute_units,
                 max_work_group_size=self.max_work_group_size,
                 registers=self.registers,
+                vector_width=self.vector_width,
             ),
             *((ContractFmaPass(),) if self.fp_contract else ()),
             DeadCodeElimination(),

@@ -128,7 +128,10 @@ def unscheduled_module(
     for one in passes[: passes.index(schedules)]:
         one.apply(ctx, module)
     device = DeviceModel(
-        schedules.compute_units, schedules.max_work_group_size, schedules.registers
+        schedules.compute_units,
+        schedules.max_work_group_size,
+        schedules.registers,
+        schedules.vector_width,
     )
     return module, device
 

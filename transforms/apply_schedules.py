@@ -422,6 +422,8 @@ class ApplySchedulesPass(PhyslayoutPass):
         max-work-group-size (int, 256): the device's largest work-group.
         registers (int, 128): the register budget of one work-item, in 32-bit values (the
             heuristic keeps a tile's accumulators within it).
+        vector-width (int, 4): lanes of one SIMD register of the device (above 4, a
+            vector accumulator of at most that many lanes counts as four 32-bit values).
     """
 
     name = "apply-schedules"
@@ -436,6 +438,8 @@ class ApplySchedulesPass(PhyslayoutPass):
     """The device's largest work-group (work-items)."""
     registers: int = 128
     """Register budget per work-item, in 32-bit values."""
+    vector_width: int = 4
+    """Lanes of one SIMD register."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         self.apply_and_report(ctx, op)
@@ -450,7 +454,9 @@ class ApplySchedulesPass(PhyslayoutPass):
             walker = PatternRewriteWalker(AttachGivenSchedule(table), apply_recursively=False)
             changed = walker.rewrite_module(op)
         if self.default:
-            device = DeviceModel(self.compute_units, self.max_work_group_size, self.registers)
+            device = DeviceModel(
+                self.compute_units, self.max_work_group_size, self.registers, self.vector_width
+            )
             walker = PatternRewriteWalker(ChooseDefaultSchedule(device), apply_recursively=False)
             changed = walker.rewrite_module(op) or changed
         walker = PatternRewriteWalker(ApplyKernelSchedule(), apply_recursively=False)

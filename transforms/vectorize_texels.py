@@ -294,7 +294,9 @@ class SplitContiguousLaneDimension(RewritePattern):
     columns per reduction step, one vector accumulator per `lanes` outputs;
     `apply-schedules` then tiles the blocks in registers). Only where every access in the
     reduction that depends on the lane is a contiguous load (a transposed read would gather
-    one scalar per lane and step); the split loop is dropped otherwise."""
+    one scalar per lane and step); otherwise blocks of half as many lanes are tried, down
+    to four (a texture in the kernel is read by texels of four), and the loop is left
+    alone when none fits."""
 
     lanes: int = TEXEL_LANES
 
@@ -304,27 +306,34 @@ class SplitContiguousLaneDimension(RewritePattern):
             isinstance(inner, scf.ForOp) and inner.iter_args for inner in op.walk()
         ):
             return
-        split = _split_lane_dimension(op, self.lanes)
-        if split is None:
-            return
-        lane_loop = split.lane_loop
-        plan = LaneLoopPlan.of(lane_loop, self.lanes)
-        reduced = (
-            []
-            if plan is None
-            else [
-                access
-                for access in plan.accesses.values()
-                if access.kind != "invariant" and _in_reduction(access.op, lane_loop)
-            ]
-        )
-        gathered = any(
-            access.kind != "contiguous" or not isinstance(access.op, LoadOp) for access in reduced
-        )
-        if plan is None or not reduced or gathered:
-            split.erase()
-            return
-        _replace_by_split(op, split, plan, rewriter)
+        lanes = self.lanes
+        while lanes >= TEXEL_LANES:
+            split = _split_lane_dimension(op, lanes)
+            plan = None if split is None else _column_plan(split.lane_loop, lanes)
+            if split is not None and plan is not None:
+                _replace_by_split(op, split, plan, rewriter)
+                return
+            if split is not None:
+                split.erase()
+            lanes //= 2  # narrower blocks: a texture's texels, or fewer columns
+
+
+def _column_plan(lane_loop: scf.ParallelOp, lanes: int) -> LaneLoopPlan | None:
+    """The plan of the lane loop of a split reduction kernel when its reduction reads the
+    lane's columns contiguously (every lane-dependent access in it a contiguous load, one
+    at least), else None."""
+    plan = LaneLoopPlan.of(lane_loop, lanes)
+    if plan is None:
+        return None
+    reduced = [
+        access
+        for access in plan.accesses.values()
+        if access.kind != "invariant" and _in_reduction(access.op, lane_loop)
+    ]
+    gathered = any(
+        access.kind != "contiguous" or not isinstance(access.op, LoadOp) for access in reduced
+    )
+    return plan if reduced and not gathered else None
 
 
 @dataclass(frozen=True)
@@ -336,7 +345,8 @@ class VectorizeTexelsPass(PhyslayoutPass):
     Options:
         vector-width (int, 4): the lanes of a block of output columns
             (`SplitContiguousLaneDimension`): the device's preferred float vector width
-            (8 on an AVX2 CPU, whose registers hold eight floats; textures keep four).
+            (8 on an AVX2 CPU, whose registers hold eight floats; textures keep four). A
+            power of two; below 4, output columns are not split.
     """
 
     name = "vectorize-texels"
