@@ -49,6 +49,20 @@ global buffer): the split nest replaces it, vectorized, so each iteration reads 
 texel instead of each lane reading its own. Nests without such a texture access keep that
 dimension (it stays an OpenCL work-item dimension).
 
+Output columns of a reduction kernel (a matmul's, `SplitContiguousLaneDimension`): the
+top-level `scf.parallel` of a kernel holding a reduction (`scf.for` with `iter_args`),
+whose innermost dimension runs `0 to W * B step 1` (`W` the `vector-width` option), is
+rewritten into the other dimensions and one of `0 to B` around a lane loop of `W` lanes
+whose body computes the old iteration `W * b + %l`, and that lane loop is vectorized by the
+rules above with `vector<W x T>` values (texture accesses refused unless `W` is 4), when
+every access inside the reduction that depends on the lane is a contiguous load (one at
+least): each step then loads a block of B's row once and keeps one vector accumulator.
+A split whose plan is refused (a transposed read in the reduction, a texture at `W` > 4,
+...) is tried with `W / 2` lanes down to 4, and the loop is left unchanged after that; so
+are extents that no such `W` divides. Exact for the same reason as a lane loop: the
+iterations of the `scf.parallel` are independent and every lane computes its own output's
+operations in their order.
+
 Index arithmetic that depends on `%l` may only feed load/store indices and masked-if
 conditions; the new indices are emitted from the quasi-affine expressions with `%l = 0`
 (or `%l = k` for gathers and per-lane conditions).
@@ -80,7 +94,8 @@ Structure: `lane_loop_plan` decides (`LaneLoopPlan`, read-only), `lane_vectorize
 (`LaneVectorizer`), `remainder_texels` versions (`VersionRemainderTexels`); this module
 holds the vectorizing patterns (`VectorizeLaneLoop` for `scf.for`,
 `VectorizeParallelLaneLoop` for `scf.parallel`, `SplitTexelLaneDimension` for the innermost
-dimension of a larger `scf.parallel`) and the pass: one walk that versions, then
+dimension of a larger `scf.parallel`, `SplitContiguousLaneDimension` for a reduction
+kernel's output columns) and the pass: one walk that versions, then
 one that vectorizes, each over the loops present when it starts, innermost and last first,
 every change through the walker's `PatternRewriter`.
 """
