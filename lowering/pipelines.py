@@ -9,7 +9,7 @@
     physlayout-adreno{desired-layouts allow-padding max-image-width max-image-height
                       weights-in-global fuse transposed-conv lift-params params remarks verify-each
                       schedule compute-units max-work-group-size registers vector-items
-                      schedules fp-contract}
+                      schedules fp-contract vector-width}
                                                        (graph level, then `-t opencl`)
         normalize-graph, fold-affine-params{params} (when lift-params),
         raise-layout-rewrites, fold-layout-rewrites, convert-layout{desired-layouts allow-padding},
@@ -17,9 +17,9 @@
         fold-layout-rewrites, lift-transform-params{params} (when
         lift-params), annotate-texture-scope{max-image-* weights-in-global remarks}, realize-scopes,
         fuse-elementwise{remarks} (when fuse), legalize-layout, merge-sibling-kernels (when fuse),
-        physlayout-buffers{rewrite-loops=true remarks}, vectorize-texels,
+        physlayout-buffers{rewrite-loops=true remarks}, vectorize-texels{vector-width},
         apply-schedules{schedules default=schedule compute-units max-work-group-size registers
-                        vector-items},
+                        vector-items vector-width},
         contract-fma (when fp-contract), dce
 
 Each is a registered `ModulePass` (`xdsl-opt -p 'physlayout-memref{rewrite-loops=false}'`)
@@ -347,6 +347,10 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
         fp-contract (bool, false): `contract-fma` after `apply-schedules` fuses each f32
             vector multiply whose only use is an add into one `math.fma` (`physlayout run`
             and `compile` give `--fp-contract`; not bit-exact with the uncontracted IR).
+        vector-width (int, 4): `vectorize-texels{vector-width}`: the lanes of a block of
+            output columns of a kernel reducing over plain buffers, and `apply-schedules`'
+            SIMD register width (`physlayout run` and `compile` give the device's preferred
+            float vector width on a CPU device).
     """
 
     name = "physlayout-adreno"
@@ -388,6 +392,8 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
     """`apply-schedules{schedules}`: given schedules by kernel signature (the tuner's)."""
     fp_contract: bool = False
     """Run `contract-fma` after `apply-schedules`."""
+    vector_width: int = 4
+    """`vectorize-texels{vector-width}`, `apply-schedules{vector-width}`."""
 
     def verifies_each_pass(self) -> bool:
         return self.verify_each
@@ -413,7 +419,7 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
             LegalizeLayoutPass(),
             *((MergeSiblingKernelsPass(),) if self.fuse else ()),
             *PhyslayoutOpenCLPass(rewrite_loops=True, remarks=self.remarks).buffer_passes(),
-            VectorizeTexelsPass(),
+            VectorizeTexelsPass(self.vector_width),
             ApplySchedulesPass(
                 schedules=self.schedules,
                 default=self.schedule,
@@ -421,6 +427,7 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
                 max_work_group_size=self.max_work_group_size,
                 registers=self.registers,
                 vector_items=self.vector_items,
+                vector_width=self.vector_width,
             ),
             *((ContractFmaPass(),) if self.fp_contract else ()),
             DeadCodeElimination(),

@@ -95,6 +95,12 @@ class DeviceLimits:
     """The driver runs neighbouring work-items as SIMD lanes (a CPU device: PoCL
     vectorizes its work-groups): `apply-schedules`' heuristic then leaves the work-item
     axis of dimension 0 untiled (`DeviceModel.vector_items`)."""
+    vector_width: int | None = None
+    """The lanes of the vectors `vectorize-texels` computes a block of output columns of a
+    plain-buffer reduction kernel in (a matmul's; None: the pipeline's default, four):
+    `OpenCLRuntime` gives a CPU device its preferred float vector width (8 with AVX2: a
+    `float4` fills half of a register there, and PoCL's `exp`/`tanh` of a `float8` cost
+    what those of a `float4` do)."""
 
     def image_limits(self) -> ImageLimits:
         """The device's 2-D image limits (0 x 0 without image support)."""
@@ -229,7 +235,15 @@ class OpenCLRuntime:
             CPU_BUFFER_REGISTERS if storage == "buffer" and self._is_cpu() else None,
             self.fp_contract,
             storage == "buffer" and self._is_cpu(),
+            self._cpu_vector_width(),
         )
+
+    def _cpu_vector_width(self) -> int | None:
+        """A CPU device's preferred float vector width (a power of two, 4 to 16), else None."""
+        if not self._is_cpu():
+            return None
+        preferred = int(self.device.preferred_vector_width_float)
+        return next((w for w in (16, 8, 4) if w <= preferred), 4)
 
     def _is_cpu(self) -> bool:
         return bool(int(self.device.type) & pyopencl_module().device_type.CPU)

@@ -149,7 +149,8 @@ def device_pipeline(
     work-group to every pass that takes `compute-units`/`max-work-group-size`
     (`apply-schedules`), its register budget (`DeviceLimits.registers`, where it has one)
     to every pass that takes `registers`, `vector-items` where the device vectorizes its
-    work-items (`DeviceLimits.vector_items`), whether to contract multiply-adds
+    work-items (`DeviceLimits.vector_items`), its vector width (`DeviceLimits.vector_width`,
+    where it has one) to every pass that takes `vector-width`, whether to contract multiply-adds
     (`DeviceLimits.fp_contract`) to every pass that takes `fp-contract`, and the given `schedules` (a table by kernel signature,
     `transforms/given_schedules.py`: the tuning cache's) to every pass that takes
     `schedules`, where `spec` does not give them. Raises a
@@ -169,6 +170,8 @@ def device_pipeline(
         device["registers"] = (limits.registers,)
     if limits.vector_items:
         device["vector_items"] = (True,)
+    if limits.vector_width is not None:
+        device["vector_width"] = (limits.vector_width,)
     if not verify_each:
         device["verify_each"] = (False,)
     if schedules:

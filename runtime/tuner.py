@@ -132,6 +132,7 @@ def unscheduled_module(
         schedules.max_work_group_size,
         schedules.registers,
         schedules.vector_items,
+        schedules.vector_width,
     )
     return module, device
 

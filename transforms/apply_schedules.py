@@ -426,6 +426,8 @@ class ApplySchedulesPass(PhyslayoutPass):
             (a CPU device): for kernels with float4 accumulators the heuristic leaves the
             work-item axis of dimension 0 untiled and weighs loads by whether they vary
             along it.
+        vector-width (int, 4): lanes of one SIMD register of the device (above 4, a
+            vector accumulator of at most that many lanes counts as four 32-bit values).
     """
 
     name = "apply-schedules"
@@ -442,6 +444,8 @@ class ApplySchedulesPass(PhyslayoutPass):
     """Register budget per work-item, in 32-bit values."""
     vector_items: bool = False
     """The driver vectorizes work-items along dimension 0."""
+    vector_width: int = 4
+    """Lanes of one SIMD register."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         self.apply_and_report(ctx, op)
@@ -457,7 +461,11 @@ class ApplySchedulesPass(PhyslayoutPass):
             changed = walker.rewrite_module(op)
         if self.default:
             device = DeviceModel(
-                self.compute_units, self.max_work_group_size, self.registers, self.vector_items
+                self.compute_units,
+                self.max_work_group_size,
+                self.registers,
+                self.vector_items,
+                self.vector_width,
             )
             walker = PatternRewriteWalker(ChooseDefaultSchedule(device), apply_recursively=False)
             changed = walker.rewrite_module(op) or changed

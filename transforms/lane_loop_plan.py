@@ -142,8 +142,8 @@ LaneLoop = scf.ForOp | scf.ParallelOp
 """The loops a plan is made for: `scf.for` and one-dimensional `scf.parallel`."""
 
 
-def _is_lane_loop(loop: LaneLoop) -> bool:
-    """`scf.for %l = 0 to 4 step 1` without `iter_args`, or the one-dimensional
+def _is_lane_loop(loop: LaneLoop, lanes: int = TEXEL_LANES) -> bool:
+    """`scf.for %l = 0 to LANES step 1` without `iter_args`, or the one-dimensional
     `scf.parallel` of the same range without reductions."""
     if isinstance(loop, scf.ParallelOp):
         if len(loop.lowerBound) != 1 or loop.initVals or loop.res:
@@ -156,7 +156,7 @@ def _is_lane_loop(loop: LaneLoop) -> bool:
         if loop.iter_args:
             return False
         bounds = (loop.lb, loop.ub, loop.step)
-    return [const_evaluate_operand(b) for b in bounds] == [0, TEXEL_LANES, 1]
+    return [const_evaluate_operand(b) for b in bounds] == [0, lanes, 1]
 
 
 def _walk_ops(block: Block) -> Iterator[Operation]:
@@ -206,13 +206,19 @@ class LaneLoopPlan:
     masked: dict[Operation, MaskedIf] = field(default_factory=dict[Operation, MaskedIf])
     branch_of: scf.IfOp | None = None
     """While checking a branch of a masked if: that if."""
+    lanes: int = TEXEL_LANES
+    """The loop's iterations, the width of its vectors: the four lanes of a texel, or
+    (`vectorize-texels{vector-width}`) a wider block of a plain buffer's row, whose plan
+    then refuses texture accesses."""
 
     @staticmethod
-    def of(loop: LaneLoop) -> LaneLoopPlan | None:
-        """The plan of `loop`, or None when it is not a lane loop or breaks a rule."""
-        if not _is_lane_loop(loop):
+    def of(loop: LaneLoop, lanes: int = TEXEL_LANES) -> LaneLoopPlan | None:
+        """The plan of `loop` (a loop of `lanes` iterations), or None when it is not a lane
+        loop or breaks a rule."""
+        if not _is_lane_loop(loop, lanes):
             return None
-        plan = LaneLoopPlan(loop, loop.body.block.args[0], IndexAnalysis(see_floor_mods=True))
+        analysis = IndexAnalysis(see_floor_mods=True)
+        plan = LaneLoopPlan(loop, loop.body.block.args[0], analysis, lanes=lanes)
         try:
             plan._find_varying()
             plan._check_ops(loop.body.block)
@@ -445,6 +451,8 @@ class LaneLoopPlan:
             exprs, kind = self._pinned(op, exprs), "contiguous"
         if isinstance(op, StoreOp) and kind != "contiguous":
             raise _Refused
+        if buffer_type.get_scope().is_texture and kind != "invariant" and self.lanes != TEXEL_LANES:
+            raise _Refused  # a texture is accessed by texels of four lanes
         if (
             kind == "contiguous"
             and buffer_type.get_scope().is_texture
@@ -494,7 +502,7 @@ class LaneLoopPlan:
         where = self._lanes_where(op.cond)
         if where is None or then:
             return where
-        return frozenset(range(TEXEL_LANES)) - where
+        return frozenset(range(self.lanes)) - where
 
     def _lanes_where(self, value: SSAValue) -> frozenset[int] | None:
         """The lanes where the mask `value` holds, when it is a constant per lane (None:
@@ -507,7 +515,7 @@ class LaneLoopPlan:
             if compare is None:
                 return None
             lanes: set[int] = set()
-            for k in range(TEXEL_LANES):
+            for k in range(self.lanes):
                 lhs, rhs = (
                     simplify(
                         self.analysis.expr_of(o).substitute({self.lane_name: Const(k)}),

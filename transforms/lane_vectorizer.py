@@ -24,7 +24,6 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
-from physlayout.dialects.buffer_layout import TEXEL_LANES
 from physlayout.dialects.layout import LoadOp, StoreOp
 from physlayout.indexing.bridges.arith import ExprEmitter
 from physlayout.indexing.quasi_affine import Const, Expr
@@ -92,7 +91,7 @@ class LaneVectorizer:
         if value in self.vectors:
             return self.vectors[value]
         return self._insert(
-            vector.BroadcastOp(self.scalar(value), VectorType(value.type, [TEXEL_LANES])), point
+            vector.BroadcastOp(self.scalar(value), VectorType(value.type, [self.plan.lanes])), point
         )
 
     def _insert(self, op: Operation, point: InsertPoint) -> SSAValue:
@@ -120,20 +119,20 @@ class LaneVectorizer:
     def conditions(self, value: SSAValue, point: InsertPoint) -> list[SSAValue]:
         """The `i1` value `value` for each lane (a mask op evaluated lane by lane)."""
         if value not in self.plan.varying:
-            return [self.scalar(value)] * TEXEL_LANES
+            return [self.scalar(value)] * self.plan.lanes
         if value in self.lane_conditions:
             return self.lane_conditions[value]
         op = value.owner
         assert isinstance(op, Operation)
         lanes: list[SSAValue] = []
         if isinstance(op, arith.CmpfOp):  # a lane-wise compare of data
-            for lane in range(TEXEL_LANES):
+            for lane in range(self.plan.lanes):
                 lhs, rhs = (self.lane_of(o, lane, point) for o in op.operands)
                 compare = arith.CmpfOp(lhs, rhs, op.predicate.value.data, op.fastmath)
                 lanes.append(self._insert(compare, point))
         elif isinstance(op, arith.CmpiOp):
             exprs = [self.plan.analysis.expr_of(o) for o in op.operands]
-            for lane in range(TEXEL_LANES):
+            for lane in range(self.plan.lanes):
                 lhs, rhs = self.at_lane(exprs, lane, point)
                 lanes.append(self._insert(arith.CmpiOp(lhs, rhs, op.predicate.value.data), point))
         else:
@@ -151,12 +150,12 @@ class LaneVectorizer:
         return self._insert(vector.ExtractOp(vector_value, [lane], value.type), point)
 
     def pack(self, lanes: Iterable[SSAValue], point: InsertPoint) -> SSAValue:
-        """A vector of the `TEXEL_LANES` values `lanes` yields (a broadcast of lane 0, then
+        """A vector of the `plan.lanes` values `lanes` yields (a broadcast of lane 0, then
         inserts; each lane is inserted as soon as it is produced)."""
         packed: SSAValue | None = None
         for lane, element in enumerate(lanes):
             if packed is None:
-                vector_type = VectorType(element.type, [TEXEL_LANES])
+                vector_type = VectorType(element.type, [self.plan.lanes])
                 packed = self._insert(vector.BroadcastOp(element, vector_type), point)
             else:
                 packed = self._insert(vector.InsertOp(element, packed, [lane]), point)
@@ -220,7 +219,7 @@ class LaneVectorizer:
             result = op.results[0]
             new = type(op).create(
                 operands=[self.vector(o, point) for o in op.operands],
-                result_types=[VectorType(result.type, [TEXEL_LANES])],
+                result_types=[VectorType(result.type, [self.plan.lanes])],
                 properties=dict(op.properties),
                 attributes=dict(op.attributes),
             )
@@ -252,7 +251,7 @@ class LaneVectorizer:
             load.result.name_hint = op.result.name_hint
             self.mapper[op.result] = self._insert(load, point)
             return
-        vector_type = VectorType(op.result.type, [TEXEL_LANES])
+        vector_type = VectorType(op.result.type, [self.plan.lanes])
         if access.kind == "contiguous":
             load = LoadOp(buffer, self.indices(access, 0, point), vector_type)
             load.result.name_hint = op.result.name_hint
@@ -260,7 +259,7 @@ class LaneVectorizer:
             return
         elements = (
             self._insert(LoadOp(buffer, self.indices(access, lane, point)), point)
-            for lane in range(TEXEL_LANES)
+            for lane in range(self.plan.lanes)
         )
         self.vectors[op.result] = self.pack(elements, point)
 
@@ -282,7 +281,7 @@ class LaneVectorizer:
         uniform = branch.uniform
         if uniform is not None and access.kind == "contiguous":
             self.vectors[result] = self._load_if(
-                access, 0, uniform, branch.then, point, TEXEL_LANES
+                access, 0, uniform, branch.then, point, self.plan.lanes
             )
             return
         if access.kind != "invariant":
@@ -290,7 +289,7 @@ class LaneVectorizer:
                 self._load_if(access, lane, branch.conditions[lane], branch.then, point)
                 if branch.may_take(lane)
                 else self._insert(_zero(result.type), point)
-                for lane in range(TEXEL_LANES)
+                for lane in range(self.plan.lanes)
             )
             self.vectors[result] = self.pack(elements, point)
             return
@@ -365,7 +364,7 @@ class LaneVectorizer:
         at `point`: one branch for all lanes, its lane-varying results as vectors."""
         varying = [result in self.plan.varying for result in op.results]
         types = [
-            VectorType(r.type, [TEXEL_LANES]) if vec else r.type
+            VectorType(r.type, [self.plan.lanes]) if vec else r.type
             for r, vec in zip(op.results, varying, strict=True)
         ]
         regions: list[Region] = []

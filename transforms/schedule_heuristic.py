@@ -15,7 +15,9 @@ whole extent, when smaller), the rule picks the cheapest
 
     (2 * loads per element + multiply-adds per element) * (computed / needed iterations)
 
-whose accumulators (`prod(T)` times the 32-bit lanes the reduction carries) fit the
+whose accumulators (`prod(T)` times the 32-bit lanes the reduction carries; on a device
+whose SIMD registers are wider than four lanes, `DeviceModel.vector_width`, a vector of up
+to that many lanes counts as four: it takes one register as a `float4` does) fit the
 device's register budget and that leaves at least 32 work-items per compute unit; ties go
 to the smaller tile. The work-group is `work_group_shape` of the tiled work-item counts of
 the axes `-t opencl` maps to work-item indices (the innermost three with more than one),
@@ -103,6 +105,10 @@ class DeviceModel:
     vector (PoCL's CPU device): a load that varies along that axis becomes a gather or a
     transpose of the work-items' texels, one that does not is a single broadcast (see
     `ranked_tiles`)."""
+    vector_width: int = TEXEL_LANES
+    """Lanes of one SIMD register (`vectorize-texels{vector-width}`): a vector accumulator
+    of at most that many lanes counts as a `vector<4>` one (it takes one register, as a
+    `float4` does on a device of four lanes)."""
 
 
 def work_group_shape(global_size: Sequence[int], limit: int = WORK_GROUP_TARGET) -> tuple[int, ...]:
@@ -275,16 +281,19 @@ def _index_value(
     return result
 
 
-def reduction_profile(loop: scf.ParallelOp) -> tuple[list[ReductionLoad], int, int] | None:
+def reduction_profile(
+    loop: scf.ParallelOp, width: int = TEXEL_LANES
+) -> tuple[list[ReductionLoad], int, int] | None:
     """The loads inside `loop`'s reduction loops (sampled), the innermost iterations per
     sampled window (the work one output element does per window) and the 32-bit lanes the
-    reductions carry; None without reductions or with loops of unknown trip counts."""
+    reductions carry (a vector of at most `width` lanes, one SIMD register, as four);
+    None without reductions or with loops of unknown trip counts."""
     analysis = IndexAnalysis()
     loads: list[ReductionLoad] = []
     lanes = 0
     for op in loop.body.block.walk():
         if isinstance(op, scf.ForOp) and op.iter_args and op.parent_op() is loop:
-            lanes += sum(_lanes(v) for v in op.iter_args)
+            lanes += sum(_lanes(v, width) for v in op.iter_args)
         if not isinstance(op, LoadOp) or not _in_reduction(op, loop):
             continue
         sampled = _sample(loop, op, analysis)
@@ -305,9 +314,29 @@ def _in_reduction(op: Operation, loop: scf.ParallelOp) -> bool:
     return False
 
 
-def _lanes(value: SSAValue) -> int:
+def _lanes(value: SSAValue, width: int = TEXEL_LANES) -> int:
     kind = value.type
-    return prod(kind.get_shape()) if isinstance(kind, VectorType) else 1
+    if not isinstance(kind, VectorType):
+        return 1
+    lanes = prod(kind.get_shape())
+    if width > TEXEL_LANES:  # whole registers of `width` lanes, each counted as a float4
+        return -(-lanes // width) * TEXEL_LANES
+    return lanes
+
+
+def _texel_accumulators(loop: scf.ParallelOp) -> bool:
+    """Whether every value `loop`'s reductions carry is a texel (`vector<4>`): a kernel
+    `vectorize-texels` gave texel accumulators (a conv's output channel block), not wider
+    column blocks (a matmul's) or scalars."""
+    carried = [
+        v.type
+        for op in loop.body.block.ops
+        if isinstance(op, scf.ForOp)
+        for v in op.iter_args
+    ]
+    return bool(carried) and all(
+        isinstance(t, VectorType) and t.get_shape() == (TEXEL_LANES,) for t in carried
+    )
 
 
 def default_schedule(loop: scf.ParallelOp, device: DeviceModel) -> ScheduleAttr | None:
@@ -331,7 +360,7 @@ def ranked_tiles(
     kernel has no reduction worth tiling. The first is the default (unless it is all 1);
     the tuner (`runtime/tuner.py`) times the next ones too."""
     ranges = loop_ranges(loop)
-    profile = reduction_profile(loop)
+    profile = reduction_profile(loop, device.vector_width)
     if ranges is None or profile is None or loop.initVals:
         return []
     loads, work, lanes = profile
@@ -342,7 +371,7 @@ def ranked_tiles(
         return []
     options = [sorted({t for t in TILE_SIZES if t < n} | {min(n, max(TILE_SIZES))}) for n in trips]
     inner = max((k for k, n in enumerate(trips) if n > 1), default=-1)
-    vectorized = device.vector_items and lanes >= TEXEL_LANES and inner >= 0
+    vectorized = device.vector_items and inner >= 0 and _texel_accumulators(loop)
     if vectorized:
         options[inner] = [1]
     ranked: list[tuple[float, int, tuple[int, ...]]] = []
