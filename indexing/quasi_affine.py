@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import re
 import sys
-from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, cast
@@ -130,7 +129,7 @@ def _divisor_of(op: str, lhs: ExprLike, rhs: ExprLike) -> int:
 
 
 @dataclass(frozen=True)
-class Expr(ABC):
+class Expr:
     """Base class of quasi-affine expressions.
 
     Expressions are immutable and hashable; ``==`` compares structure (``i + j`` and
@@ -138,16 +137,21 @@ class Expr(ABC):
     Python operators build expressions from expressions and ints: ``+``, ``-``, ``*`` (one
     side must be constant), ``//`` (floordiv) and ``%`` (mod) by positive constants, and
     unary ``-``. When both operands are `Const`, operators fold them into a `Const`.
+
+    A plain class, not an `abc.ABC`: `isinstance` against an ABC goes through
+    `ABCMeta.__instancecheck__` (a Python-level call, about 4x a plain class's check), and
+    the kernel writer and `simplify` test node classes hundreds of thousands of times per
+    model. The abstract methods raise `NotImplementedError`; only the node classes below
+    derive from it.
     """
 
     # Make numpy defer to our reflected operators (``np.int64(2) * Dim("i")``).
     __array_ufunc__: ClassVar[None] = None
 
-    @abstractmethod
     def dims(self) -> frozenset[str]:
         """The set of dimension names that occur in the expression."""
+        raise NotImplementedError
 
-    @abstractmethod
     def evaluate(self, env: Mapping[str, IndexValue]) -> IndexValue:
         """Evaluate with floor semantics.
 
@@ -158,14 +162,15 @@ class Expr(ABC):
         Raises:
             ValueError: a dimension has no value in `env`, or a value is not an integer.
         """
+        raise NotImplementedError
 
-    @abstractmethod
     def substitute(self, mapping: Mapping[str, ExprLike]) -> Expr:
         """Replace dimensions by expressions (dimensions not in `mapping` are kept).
 
         The result is built with the Python operators, so constants are folded where both
         operands are constants; it is not otherwise simplified.
         """
+        raise NotImplementedError
 
     def __str__(self) -> str:
         return _format(self, _SUM)
@@ -388,8 +393,8 @@ class Mod(DivLike):
 
 
 _NODES = frozenset({Dim, Const, Add, Mul, FloorDiv, CeilDiv, Mod})
-"""The expression classes: their instances are expressions without `isinstance` (an ABC
-check, slow enough to show in the cost of building expressions)."""
+"""The expression classes: their instances are expressions without an `isinstance` call
+(building expressions checks every operand)."""
 
 
 def _is_expr(value: object) -> bool:
