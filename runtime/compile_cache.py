@@ -35,7 +35,6 @@ import sys
 import tempfile
 from collections.abc import Callable
 from functools import cache
-from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,6 +59,8 @@ SKIPPED = frozenset({"test", "bench", "build", "__pycache__"})
 def code_fingerprint() -> str:
     """A hash of physlayout's own Python files (tests and benchmarks left out) and of xDSL's
     version: what the artifacts of this installation depend on."""
+    from importlib.metadata import version  # only with the cache (not for --no-cache)
+
     root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256(f"xdsl {version('xdsl')}\n".encode())
     files: list[Path] = []
