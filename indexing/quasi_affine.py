@@ -27,7 +27,7 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, TypeVar, cast
 
 if TYPE_CHECKING:
     import numpy as np
@@ -37,6 +37,8 @@ IndexValue: TypeAlias = "int | np.ndarray"
 
 ExprLike: TypeAlias = "Expr | int"
 """Anything that `as_expr` accepts."""
+
+_T = TypeVar("_T")
 
 Bounds: TypeAlias = Mapping[str, tuple[int, int]]
 """Inclusive ``(min, max)`` bounds per dimension name."""
@@ -175,6 +177,10 @@ class Expr:
     def __str__(self) -> str:
         return _format(self, _SUM)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # pickled without the memos `_remember` keeps (a str's hash differs between processes)
+        return {k: v for k, v in self.__dict__.items() if k not in _MEMOS}
+
     # Arithmetic -----------------------------------------------------------------------
 
     def __add__(self, other: ExprLike) -> Expr:
@@ -287,8 +293,13 @@ class Add(Expr):
     def __post_init__(self) -> None:
         _check_operands(self, self.lhs, self.rhs)
 
+    def __hash__(self) -> int:
+        found = self.__dict__.get("_hash")
+        return found if found is not None else _remember(self, "_hash", hash((self.lhs, self.rhs)))
+
     def dims(self) -> frozenset[str]:
-        return self.lhs.dims() | self.rhs.dims()
+        found = self.__dict__.get("_dims")
+        return found if found is not None else _remember(self, "_dims", self.lhs.dims() | self.rhs.dims())
 
     def evaluate(self, env: Mapping[str, IndexValue]) -> IndexValue:
         return self.lhs.evaluate(env) + self.rhs.evaluate(env)
@@ -325,8 +336,13 @@ class Mul(Expr):
         if rhs_value is not None:
             object.__setattr__(self, "rhs", Const(rhs_value))
 
+    def __hash__(self) -> int:
+        found = self.__dict__.get("_hash")
+        return found if found is not None else _remember(self, "_hash", hash((self.lhs, self.rhs)))
+
     def dims(self) -> frozenset[str]:
-        return self.lhs.dims() | self.rhs.dims()
+        found = self.__dict__.get("_dims")
+        return found if found is not None else _remember(self, "_dims", self.lhs.dims() | self.rhs.dims())
 
     def evaluate(self, env: Mapping[str, IndexValue]) -> IndexValue:
         return self.lhs.evaluate(env) * self.rhs.evaluate(env)
@@ -349,6 +365,10 @@ class DivLike(Expr):
             raise ValueError(f"operand of {self.keyword} must be an expression, got {self.lhs!r}")
         object.__setattr__(self, "divisor", _check_divisor(self.divisor))
 
+    def __hash__(self) -> int:
+        found = self.__dict__.get("_hash")
+        return found if found is not None else _remember(self, "_hash", hash((self.lhs, self.divisor)))
+
     def dims(self) -> frozenset[str]:
         return self.lhs.dims()
 
@@ -358,6 +378,7 @@ class FloorDiv(DivLike):
     """``lhs floordiv divisor``: floor(lhs / divisor), divisor > 0."""
 
     keyword: ClassVar[str] = "floordiv"
+    __hash__ = DivLike.__hash__
 
     def evaluate(self, env: Mapping[str, IndexValue]) -> IndexValue:
         return self.lhs.evaluate(env) // self.divisor
@@ -371,6 +392,7 @@ class CeilDiv(DivLike):
     """``lhs ceildiv divisor``: ceil(lhs / divisor), divisor > 0."""
 
     keyword: ClassVar[str] = "ceildiv"
+    __hash__ = DivLike.__hash__
 
     def evaluate(self, env: Mapping[str, IndexValue]) -> IndexValue:
         return -((-self.lhs.evaluate(env)) // self.divisor)
@@ -384,6 +406,7 @@ class Mod(DivLike):
     """``lhs mod divisor``: the remainder of floor division, in ``[0, divisor)``."""
 
     keyword: ClassVar[str] = "mod"
+    __hash__ = DivLike.__hash__
 
     def evaluate(self, env: Mapping[str, IndexValue]) -> IndexValue:
         return self.lhs.evaluate(env) % self.divisor
@@ -399,6 +422,19 @@ _NODES = frozenset({Dim, Const, Add, Mul, FloorDiv, CeilDiv, Mod})
 
 def _is_expr(value: object) -> bool:
     return type(value) in _NODES or isinstance(value, Expr)
+
+
+_MEMOS = frozenset({"_hash", "_dims"})
+"""What a compound node remembers of itself (`_remember`): its hash and its dimensions.
+Expressions are immutable trees that the kernel writer and `simplify` hash (memo keys) and
+ask for their dimensions many times each; computed again, both walk the whole tree."""
+
+
+def _remember(node: Expr, name: str, value: _T) -> _T:
+    """Keep `value` as `node`'s memo `name` (one of `_MEMOS`; not a field: equality,
+    `repr` and pickling ignore it) and return it."""
+    object.__setattr__(node, name, value)
+    return value
 
 
 def _check_operands(node: Expr, lhs: object, rhs: object) -> None:
