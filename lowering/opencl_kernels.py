@@ -254,6 +254,9 @@ class KernelWriter:
     simplified result. The copies of an unrolled body ask for the same index with the same
     loop values many times (in the autoencoder 7,226 questions, 911 distinct); a leaf's
     bounds are fixed when it is named, so an answer never changes."""
+    pure_checked: set[Operation] = field(default_factory=set[Operation])
+    """The pure ops `ArithWriter.write_pure` has checked (what the target refuses depends on
+    the op alone; an unrolled body's copies write the same ops again)."""
     defined_in: dict[Block, list[SSAValue]] = field(default_factory=dict[Block, list[SSAValue]])
     """The values defined inside each unrolled loop body, for its copies to forget their
     C names (`ControlFlowWriter.emit_copy`), listed once per body."""
@@ -367,12 +370,14 @@ class KernelWriter:
         return name
 
     def expr(self, value: SSAValue) -> str:
-        """The C expression of an SSA value (constants inline, others by name)."""
+        """The C expression of an SSA value (constants inline, others by name; a constant
+        never has a C name, so the names are looked up first, the common case)."""
+        name = self.c_names.get(value)
+        if name is not None:
+            return name
         owner = value.owner
         if isinstance(owner, arith.ConstantOp):
             return constant_literal(owner.value, value.type, self.at(owner), self.f16)
-        if value in self.c_names:
-            return self.c_names[value]
         raise fail(self.where, f"internal: value {value} used before it was emitted")
 
     def leaf_names(self, expr: Expr) -> dict[str, str]:
