@@ -68,8 +68,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             "IR and all the OpenCL C.",
         )
         demo.add_argument(
-            "--verbose", action="store_true", help="print each stage's IR and all generated OpenCL C"
-        )
+            "--verbose", action="store_true",
+            help="print each stage's IR and all generated OpenCL C",
+        )  # fmt: skip
     if invoked in (None, "run"):
         from physlayout.cli.run import add_run_parser
 

@@ -295,11 +295,15 @@ class Add(Expr):
 
     def __hash__(self) -> int:
         found = self.__dict__.get("_hash")
-        return found if found is not None else _remember(self, "_hash", hash((self.lhs, self.rhs)))
+        if found is None:
+            found = _remember(self, "_hash", hash((self.lhs, self.rhs)))
+        return found
 
     def dims(self) -> frozenset[str]:
         found = self.__dict__.get("_dims")
-        return found if found is not None else _remember(self, "_dims", self.lhs.dims() | self.rhs.dims())
+        if found is None:
+            found = _remember(self, "_dims", self.lhs.dims() | self.rhs.dims())
+        return found
 
     def evaluate(self, env: Mapping[str, IndexValue]) -> IndexValue:
         return self.lhs.evaluate(env) + self.rhs.evaluate(env)
@@ -338,11 +342,15 @@ class Mul(Expr):
 
     def __hash__(self) -> int:
         found = self.__dict__.get("_hash")
-        return found if found is not None else _remember(self, "_hash", hash((self.lhs, self.rhs)))
+        if found is None:
+            found = _remember(self, "_hash", hash((self.lhs, self.rhs)))
+        return found
 
     def dims(self) -> frozenset[str]:
         found = self.__dict__.get("_dims")
-        return found if found is not None else _remember(self, "_dims", self.lhs.dims() | self.rhs.dims())
+        if found is None:
+            found = _remember(self, "_dims", self.lhs.dims() | self.rhs.dims())
+        return found
 
     def evaluate(self, env: Mapping[str, IndexValue]) -> IndexValue:
         return self.lhs.evaluate(env) * self.rhs.evaluate(env)
@@ -367,7 +375,9 @@ class DivLike(Expr):
 
     def __hash__(self) -> int:
         found = self.__dict__.get("_hash")
-        return found if found is not None else _remember(self, "_hash", hash((self.lhs, self.divisor)))
+        if found is None:
+            found = _remember(self, "_hash", hash((self.lhs, self.divisor)))
+        return found
 
     def dims(self) -> frozenset[str]:
         return self.lhs.dims()

@@ -72,7 +72,8 @@ class ArithWriter(KernelWriter):
                 self.refuse_storage_only(op, where)
             if isinstance(op, arith.SelectOp) and isinstance(op.cond.type, VectorType):
                 raise fail(where, "selects with a vector condition are not supported")
-            if op.name in ("arith.cmpi", "arith.cmpf") and isinstance(op.operands[0].type, VectorType):
+            compares = op.name in ("arith.cmpi", "arith.cmpf")
+            if compares and isinstance(op.operands[0].type, VectorType):
                 raise fail(where, "vector comparisons are not supported")
             self.pure_checked.add(op)
         text = op_expression(op, [self.expr(v) for v in op.operands], where, self.f16)

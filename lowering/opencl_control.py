@@ -122,7 +122,7 @@ class ControlFlowWriter(KernelWriter):
                 for inner in op.walk()
                 for defined_value in (
                     *inner.results,
-                    *(arg for region in inner.regions for block in region.blocks for arg in block.args),
+                    *(a for region in inner.regions for block in region.blocks for a in block.args),
                 )
             ]
         for defined_value in defined:

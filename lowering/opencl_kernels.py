@@ -407,7 +407,8 @@ class KernelWriter:
         key = (expr, values)
         found = self.substituted_memo.get(key)
         if found is None:
-            found = simplify(expr.substitute(dict(values)) if values else expr, self.analysis.bounds)
+            found = expr.substitute(dict(values)) if values else expr
+            found = simplify(found, self.analysis.bounds)
             self.substituted_memo[key] = found
         return found
 

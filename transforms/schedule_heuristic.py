@@ -133,7 +133,9 @@ class ReductionLoad:
         extents = tuple(tile[k] for k in self.axes)
         found = self.counted.get(extents)
         if found is None:
-            keys = self.keys[np.all(self.offsets < np.array(extents), axis=1)] if extents else self.keys
+            keys = self.keys
+            if extents:
+                keys = keys[np.all(self.offsets < np.array(extents), axis=1)]
             found = self.counted[extents] = len(set(keys.tolist()))  # np.unique sorts
         return found
 
