@@ -143,11 +143,16 @@ COMMANDS = ("demo", "run", "compile", "tune", "viz", "passes")
 def _invoked_command(argv: Sequence[str]) -> str | None:
     """The sub-command `argv` names (its first word that is not an option: `physlayout`'s
     own options, `--help` and `--version`, take no value), or None when it names none or
-    an unknown one. `main` builds the parser of that sub-command only (the others' options
-    and the modules that define them are not needed); with None it builds them all, for
-    `--help` and for argparse's "invalid choice" error that lists them."""
-    first = next((a for a in argv if not a.startswith("-")), None)
-    return first if first in COMMANDS else None
+    an unknown one, or asks for `physlayout`'s own help before it. `main` builds the parser
+    of that sub-command only (the others' options and the modules that define them are not
+    needed); with None it builds them all, for the help that lists them and for argparse's
+    "invalid choice" error."""
+    for word in argv:
+        if word in ("-h", "--help"):
+            return None
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
 
 
 def _viz_command(args: argparse.Namespace) -> int:

@@ -187,3 +187,16 @@ def test_version_text_is_made_only_for_version(
     with pytest.raises(SystemExit) as exited:
         cli_main.main(["--version"])
     assert exited.value.code == 0 and capsys.readouterr().out == "physlayout 9 (stub)\n"
+
+
+def test_help_before_a_command_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """`main` builds only the invoked sub-command's parser, but `physlayout -h compile` is
+    `physlayout`'s own help: it lists every sub-command, as before."""
+    import importlib
+
+    cli_main = importlib.import_module("physlayout.cli.main")
+    with pytest.raises(SystemExit) as exited:
+        cli_main.main(["-h", "compile"])
+    out = capsys.readouterr().out
+    assert exited.value.code == 0
+    assert all(f"    {command}" in out for command in cli_main.COMMANDS), out
