@@ -8,7 +8,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from xdsl.utils.exceptions import (
     DiagnosticException,
@@ -53,36 +53,44 @@ def main(argv: Sequence[str] | None = None) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "--version", action="version", version=versions_text(),
+        "--version", action=_VersionAction,
         help="print the versions of physlayout, xDSL, islpy, numpy and pyopencl",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    demo = sub.add_parser(
-        "demo",
-        help="run the conv -> relu -> conv example through the Adreno pipeline on OpenCL",
-        description="Run examples/rfc_conv_relu_conv.mlir through the physlayout-adreno "
-        "pipeline, run it on an OpenCL device and compare with numpy. Prints one line per "
-        "stage, one kernel, the kernel times and a verdict; --verbose prints every stage's IR "
-        "and all the OpenCL C.",
-    )
-    demo.add_argument(
-        "--verbose", action="store_true", help="print each stage's IR and all generated OpenCL C"
-    )
-    from physlayout.cli.run import add_run_parser, run_command
+    invoked = _invoked_command(sys.argv[1:] if argv is None else argv)
+    if invoked in (None, "demo"):
+        demo = sub.add_parser(
+            "demo",
+            help="run the conv -> relu -> conv example through the Adreno pipeline on OpenCL",
+            description="Run examples/rfc_conv_relu_conv.mlir through the physlayout-adreno "
+            "pipeline, run it on an OpenCL device and compare with numpy. Prints one line per "
+            "stage, one kernel, the kernel times and a verdict; --verbose prints every stage's "
+            "IR and all the OpenCL C.",
+        )
+        demo.add_argument(
+            "--verbose", action="store_true",
+            help="print each stage's IR and all generated OpenCL C",
+        )  # fmt: skip
+    if invoked in (None, "run"):
+        from physlayout.cli.run import add_run_parser
 
-    add_run_parser(sub)
-    from physlayout.cli.deploy import add_compile_parser, compile_command
+        add_run_parser(sub)
+    if invoked in (None, "compile"):
+        from physlayout.cli.deploy import add_compile_parser
 
-    add_compile_parser(sub)
-    from physlayout.cli.tune import add_tune_parser, tune_command
+        add_compile_parser(sub)
+    if invoked in (None, "tune"):
+        from physlayout.cli.tune import add_tune_parser
 
-    add_tune_parser(sub)
-    from physlayout.viz.command import add_viz_parser
+        add_tune_parser(sub)
+    if invoked in (None, "viz"):
+        from physlayout.viz.command import add_viz_parser
 
-    add_viz_parser(sub)
-    from physlayout.pass_help import add_passes_parser, passes_command
+        add_viz_parser(sub)
+    if invoked in (None, "passes"):
+        from physlayout.pass_help import add_passes_parser
 
-    add_passes_parser(sub)
+        add_passes_parser(sub)
     args, extra = parser.parse_known_args(argv)
     if extra:  # the sub-command's usage, and the option it most likely meant
         _unknown_arguments(sub.choices[args.command], extra)
@@ -96,18 +104,55 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         sys.exit(run_with_deep_stack(lambda: reported(lambda: run_artifact_command(args))))
     elif args.command == "run":
+        from physlayout.cli.run import run_command
+
         sys.exit(run_with_deep_stack(lambda: run_command(args)))
     elif args.command == "compile":
+        from physlayout.cli.deploy import compile_command
+
         status = run_with_deep_stack(lambda: compile_command(args))
         if argv is None and "pyopencl" not in sys.modules:  # the process is this command
             exit_without_teardown(status)
         sys.exit(status)
     elif args.command == "tune":
+        from physlayout.cli.tune import tune_command
+
         sys.exit(run_with_deep_stack(lambda: tune_command(args)))
     elif args.command == "viz":
         sys.exit(run_with_deep_stack(lambda: _viz_command(args)))
     elif args.command == "passes":
+        from physlayout.pass_help import passes_command
+
         sys.exit(passes_command(args))
+
+
+class _VersionAction(argparse._VersionAction):  # pyright: ignore[reportPrivateUsage]
+    """argparse's `--version`, its text (`versions_text`) made only when the option is
+    given: reading the four packages' metadata (and importing `importlib.metadata`) took
+    about 45 ms of every command (issue 43)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        self.version = versions_text()
+        super().__call__(parser, *args, **kwargs)
+
+
+COMMANDS = ("demo", "run", "compile", "tune", "viz", "passes")
+"""The sub-commands of `physlayout`."""
+
+
+def _invoked_command(argv: Sequence[str]) -> str | None:
+    """The sub-command `argv` names (its first word that is not an option: `physlayout`'s
+    own options, `--help` and `--version`, take no value), or None when it names none or
+    an unknown one, or asks for `physlayout`'s own help before it. `main` builds the parser
+    of that sub-command only (the others' options and the modules that define them are not
+    needed); with None it builds them all, for the help that lists them and for argparse's
+    "invalid choice" error."""
+    for word in argv:
+        if word in ("-h", "--help"):
+            return None
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
 
 
 def _viz_command(args: argparse.Namespace) -> int:

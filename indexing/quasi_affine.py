@@ -25,10 +25,9 @@ from __future__ import annotations
 
 import re
 import sys
-from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, TypeVar, cast
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,6 +37,8 @@ IndexValue: TypeAlias = "int | np.ndarray"
 
 ExprLike: TypeAlias = "Expr | int"
 """Anything that `as_expr` accepts."""
+
+_T = TypeVar("_T")
 
 Bounds: TypeAlias = Mapping[str, tuple[int, int]]
 """Inclusive ``(min, max)`` bounds per dimension name."""
@@ -130,7 +131,7 @@ def _divisor_of(op: str, lhs: ExprLike, rhs: ExprLike) -> int:
 
 
 @dataclass(frozen=True)
-class Expr(ABC):
+class Expr:
     """Base class of quasi-affine expressions.
 
     Expressions are immutable and hashable; ``==`` compares structure (``i + j`` and
@@ -138,16 +139,21 @@ class Expr(ABC):
     Python operators build expressions from expressions and ints: ``+``, ``-``, ``*`` (one
     side must be constant), ``//`` (floordiv) and ``%`` (mod) by positive constants, and
     unary ``-``. When both operands are `Const`, operators fold them into a `Const`.
+
+    A plain class, not an `abc.ABC`: `isinstance` against an ABC goes through
+    `ABCMeta.__instancecheck__` (a Python-level call, about 4x a plain class's check), and
+    the kernel writer and `simplify` test node classes hundreds of thousands of times per
+    model. The abstract methods raise `NotImplementedError`; only the node classes below
+    derive from it.
     """
 
     # Make numpy defer to our reflected operators (``np.int64(2) * Dim("i")``).
     __array_ufunc__: ClassVar[None] = None
 
-    @abstractmethod
     def dims(self) -> frozenset[str]:
         """The set of dimension names that occur in the expression."""
+        raise NotImplementedError
 
-    @abstractmethod
     def evaluate(self, env: Mapping[str, IndexValue]) -> IndexValue:
         """Evaluate with floor semantics.
 
@@ -158,17 +164,22 @@ class Expr(ABC):
         Raises:
             ValueError: a dimension has no value in `env`, or a value is not an integer.
         """
+        raise NotImplementedError
 
-    @abstractmethod
     def substitute(self, mapping: Mapping[str, ExprLike]) -> Expr:
         """Replace dimensions by expressions (dimensions not in `mapping` are kept).
 
         The result is built with the Python operators, so constants are folded where both
         operands are constants; it is not otherwise simplified.
         """
+        raise NotImplementedError
 
     def __str__(self) -> str:
         return _format(self, _SUM)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # pickled without the memos `_remember` keeps (a str's hash differs between processes)
+        return {k: v for k, v in self.__dict__.items() if k not in _MEMOS}
 
     # Arithmetic -----------------------------------------------------------------------
 
@@ -282,8 +293,17 @@ class Add(Expr):
     def __post_init__(self) -> None:
         _check_operands(self, self.lhs, self.rhs)
 
+    def __hash__(self) -> int:
+        found = self.__dict__.get("_hash")
+        if found is None:
+            found = _remember(self, "_hash", hash((self.lhs, self.rhs)))
+        return found
+
     def dims(self) -> frozenset[str]:
-        return self.lhs.dims() | self.rhs.dims()
+        found = self.__dict__.get("_dims")
+        if found is None:
+            found = _remember(self, "_dims", self.lhs.dims() | self.rhs.dims())
+        return found
 
     def evaluate(self, env: Mapping[str, IndexValue]) -> IndexValue:
         return self.lhs.evaluate(env) + self.rhs.evaluate(env)
@@ -320,8 +340,17 @@ class Mul(Expr):
         if rhs_value is not None:
             object.__setattr__(self, "rhs", Const(rhs_value))
 
+    def __hash__(self) -> int:
+        found = self.__dict__.get("_hash")
+        if found is None:
+            found = _remember(self, "_hash", hash((self.lhs, self.rhs)))
+        return found
+
     def dims(self) -> frozenset[str]:
-        return self.lhs.dims() | self.rhs.dims()
+        found = self.__dict__.get("_dims")
+        if found is None:
+            found = _remember(self, "_dims", self.lhs.dims() | self.rhs.dims())
+        return found
 
     def evaluate(self, env: Mapping[str, IndexValue]) -> IndexValue:
         return self.lhs.evaluate(env) * self.rhs.evaluate(env)
@@ -344,6 +373,12 @@ class DivLike(Expr):
             raise ValueError(f"operand of {self.keyword} must be an expression, got {self.lhs!r}")
         object.__setattr__(self, "divisor", _check_divisor(self.divisor))
 
+    def __hash__(self) -> int:
+        found = self.__dict__.get("_hash")
+        if found is None:
+            found = _remember(self, "_hash", hash((self.lhs, self.divisor)))
+        return found
+
     def dims(self) -> frozenset[str]:
         return self.lhs.dims()
 
@@ -353,6 +388,7 @@ class FloorDiv(DivLike):
     """``lhs floordiv divisor``: floor(lhs / divisor), divisor > 0."""
 
     keyword: ClassVar[str] = "floordiv"
+    __hash__ = DivLike.__hash__
 
     def evaluate(self, env: Mapping[str, IndexValue]) -> IndexValue:
         return self.lhs.evaluate(env) // self.divisor
@@ -366,6 +402,7 @@ class CeilDiv(DivLike):
     """``lhs ceildiv divisor``: ceil(lhs / divisor), divisor > 0."""
 
     keyword: ClassVar[str] = "ceildiv"
+    __hash__ = DivLike.__hash__
 
     def evaluate(self, env: Mapping[str, IndexValue]) -> IndexValue:
         return -((-self.lhs.evaluate(env)) // self.divisor)
@@ -379,6 +416,7 @@ class Mod(DivLike):
     """``lhs mod divisor``: the remainder of floor division, in ``[0, divisor)``."""
 
     keyword: ClassVar[str] = "mod"
+    __hash__ = DivLike.__hash__
 
     def evaluate(self, env: Mapping[str, IndexValue]) -> IndexValue:
         return self.lhs.evaluate(env) % self.divisor
@@ -388,12 +426,25 @@ class Mod(DivLike):
 
 
 _NODES = frozenset({Dim, Const, Add, Mul, FloorDiv, CeilDiv, Mod})
-"""The expression classes: their instances are expressions without `isinstance` (an ABC
-check, slow enough to show in the cost of building expressions)."""
+"""The expression classes: their instances are expressions without an `isinstance` call
+(building expressions checks every operand)."""
 
 
 def _is_expr(value: object) -> bool:
     return type(value) in _NODES or isinstance(value, Expr)
+
+
+_MEMOS = frozenset({"_hash", "_dims"})
+"""What a compound node remembers of itself (`_remember`): its hash and its dimensions.
+Expressions are immutable trees that the kernel writer and `simplify` hash (memo keys) and
+ask for their dimensions many times each; computed again, both walk the whole tree."""
+
+
+def _remember(node: Expr, name: str, value: _T) -> _T:
+    """Keep `value` as `node`'s memo `name` (one of `_MEMOS`; not a field: equality,
+    `repr` and pickling ignore it) and return it."""
+    object.__setattr__(node, name, value)
+    return value
 
 
 def _check_operands(node: Expr, lhs: object, rhs: object) -> None:

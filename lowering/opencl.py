@@ -109,7 +109,7 @@ from physlayout.lowering.opencl_kernels import (
     OpenCLProgram,
 )
 from physlayout.lowering.opencl_memory import MemoryWriter
-from physlayout.transforms.buffer_aliases import parameters_at_offsets
+from physlayout.transforms.buffer_aliases import BufferAliases, parameters_at_offsets
 from physlayout.transforms.diagnostics import require_options
 from physlayout.transforms.pass_options import PhyslayoutTarget
 from physlayout.transforms.verify_buffers import refuse_invalid_buffers
@@ -193,7 +193,8 @@ def generate_opencl(
     kernel_names = NameTable(reserved={"main"}, allow_underscores=True)
     kernels: dict[str, KernelInfo] = {}
     bodies: list[str] = []
-    offsets = parameters_at_offsets(module)
+    aliases = BufferAliases(module)  # one analysis for the offsets and the buffer rules
+    offsets = parameters_at_offsets(module, aliases)
     uses_double = False
     uses_half = False
     for function in module.ops:
@@ -230,7 +231,7 @@ def generate_opencl(
         if helper in helpers:
             preamble.append(text)
     source = "\n".join(preamble) + "\n\n" + "\n".join(bodies)
-    refuse_invalid_buffers("opencl", module, limits.max_width, limits.max_height)
+    refuse_invalid_buffers("opencl", module, limits.max_width, limits.max_height, aliases)
     return OpenCLProgram(source, kernels, texture_storage)
 
 

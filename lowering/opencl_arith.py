@@ -67,12 +67,15 @@ class ArithWriter(KernelWriter):
         if isinstance(op, vector.ExtractOp | vector.InsertOp | vector.ReductionOp):
             self.emit_vector(op, where)
             return
-        if not self.fp16:
-            self.refuse_storage_only(op, where)
-        if isinstance(op, arith.SelectOp) and isinstance(op.cond.type, VectorType):
-            raise fail(where, "selects with a vector condition are not supported")
-        if op.name in ("arith.cmpi", "arith.cmpf") and isinstance(op.operands[0].type, VectorType):
-            raise fail(where, "vector comparisons are not supported")
+        if op not in self.pure_checked:  # checks of the op alone: once, not per unrolled copy
+            if not self.fp16:
+                self.refuse_storage_only(op, where)
+            if isinstance(op, arith.SelectOp) and isinstance(op.cond.type, VectorType):
+                raise fail(where, "selects with a vector condition are not supported")
+            compares = op.name in ("arith.cmpi", "arith.cmpf")
+            if compares and isinstance(op.operands[0].type, VectorType):
+                raise fail(where, "vector comparisons are not supported")
+            self.pure_checked.add(op)
         text = op_expression(op, [self.expr(v) for v in op.operands], where, self.f16)
         if text is None:
             raise fail(where, "operation is not supported by the OpenCL target")

@@ -114,14 +114,19 @@ class ControlFlowWriter(KernelWriter):
     def emit_copy(self, body: Block, value: Expr, text: str) -> None:
         """Emit `body` once with its induction variable replaced by `value` (C: `text`);
         values defined in the body get fresh C names in each copy."""
-        for op in body.ops:
-            for inner in op.walk():
-                for result in inner.results:
-                    self.c_names.pop(result, None)
-                for region in inner.regions:
-                    for block in region.blocks:
-                        for arg in block.args:
-                            self.c_names.pop(arg, None)
+        defined = self.defined_in.get(body)
+        if defined is None:
+            defined = self.defined_in[body] = [
+                defined_value
+                for op in body.ops
+                for inner in op.walk()
+                for defined_value in (
+                    *inner.results,
+                    *(a for region in inner.regions for block in region.blocks for a in block.args),
+                )
+            ]
+        for defined_value in defined:
+            self.c_names.pop(defined_value, None)
         iv = body.args[0]
         leaf = self.analysis.expr_of(iv)
         assert isinstance(leaf, Dim)

@@ -55,7 +55,15 @@ class MemoryWriter(KernelWriter):
         records the access in this launch's reads or writes. Raises a located
         `DiagnosticException` when the buffer is no parameter's view, changes the element type,
         runs past the parameter, or is a texture view that does not start at offset 0 or does not
-        flatten to the parameter's image."""
+        flatten to the parameter's image. Checked once per op (`access_memo`)."""
+        found = self.access_memo.get(op)
+        if found is None:
+            found = self.access_memo[op] = self.checked_access(op)
+        (self.launch_writes if isinstance(op, StoreOp) else self.launch_reads).add(found[0].value)
+        return found
+
+    def checked_access(self, op: LoadOp | StoreOp) -> tuple[BufferArg, BufferType, int]:
+        """`access_target` without recording the access."""
         where = self.at(op)
         param, offset = trace_buffer(op.buffer, where)
         buffer = self.buffers.get(param)
@@ -80,7 +88,6 @@ class MemoryWriter(KernelWriter):
                 )
         elif offset + accessed.num_elements() > buffer.type.num_elements():
             raise fail(where, f"buffer view {accessed} at offset {offset} exceeds %{buffer.name}")
-        (self.launch_writes if isinstance(op, StoreOp) else self.launch_reads).add(param)
         return buffer, accessed, offset
 
     @staticmethod
@@ -112,14 +119,18 @@ class MemoryWriter(KernelWriter):
         return simplify(Mod(flat, lanes), self.analysis.bounds) == Const(0)
 
     def texel_exprs(self, op: LoadOp | StoreOp, accessed: BufferType) -> tuple[Expr, Expr, Expr]:
-        """The accessed texel's column and row, and the lane."""
-        exprs = self.index_exprs(op)
+        """The accessed texel's column and row, and the lane (`texel_memo`)."""
+        exprs = tuple(self.index_exprs(op))
+        found = self.texel_memo.get((accessed, exprs))
+        if found is not None:
+            return found
         separators = flattening_separators(accessed)
         bounds = self.analysis.bounds
         row, col = flatten_exprs(exprs, accessed.get_shape(), separators, bounds)
         x = simplify(FloorDiv(col, TEXEL_LANES), bounds)
         lane = simplify(Mod(col, TEXEL_LANES), bounds)
-        return x, simplify(row, bounds), lane
+        found = self.texel_memo[(accessed, exprs)] = x, simplify(row, bounds), lane
+        return found
 
     def texel(
         self, op: LoadOp | StoreOp, buffer: BufferArg, accessed: BufferType

@@ -35,7 +35,6 @@ import sys
 import tempfile
 from collections.abc import Callable
 from functools import cache
-from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,6 +59,8 @@ SKIPPED = frozenset({"test", "bench", "build", "__pycache__"})
 def code_fingerprint() -> str:
     """A hash of physlayout's own Python files (tests and benchmarks left out) and of xDSL's
     version: what the artifacts of this installation depend on."""
+    from importlib.metadata import version  # only with the cache (not for --no-cache)
+
     root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256(f"xdsl {version('xdsl')}\n".encode())
     files: list[Path] = []
@@ -112,10 +113,11 @@ def cached_compile(
     is `text` (see the module docstring), with the given `schedules` (a table by kernel
     signature, `transforms/given_schedules.py`). When it must be compiled, `parse(text)`
     gives the module and the name of the entry function."""
-    key = cache_key(text, entry, limits, pipeline, precision, physical_io, schedules)
-    directory = cache_dir() / hashlib.sha256(json.dumps(key).encode()).hexdigest()[:32]
-    if use_cache and not remarks:
-        hit = _read(directory, key)
+    place: tuple[Path, dict[str, Any]] | None = None
+    if use_cache and not remarks:  # the key hashes physlayout's code: only when it is used
+        key = cache_key(text, entry, limits, pipeline, precision, physical_io, schedules)
+        place = cache_dir() / hashlib.sha256(json.dumps(key).encode()).hexdigest()[:32], key
+        hit = _read(*place)
         if hit is not None:
             return hit
     module, name = parse(text)
@@ -125,8 +127,8 @@ def cached_compile(
         module, name, limits, pipeline=pipeline, physical_io=physical_io, remarks=remarks,
         source_text=text, precision=precision, schedules=schedules,
     )  # fmt: skip
-    if use_cache and not remarks:
-        _store(directory, key, artifact, max_bytes)
+    if place is not None:
+        _store(*place, artifact, max_bytes)
     return artifact
 
 

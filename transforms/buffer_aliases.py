@@ -306,15 +306,18 @@ def defining_block(value: SSAValue) -> Block | None:
     return owner.parent_block() if isinstance(owner, Operation) else None
 
 
-def parameters_at_offsets(module: Operation) -> set[tuple[str, int]]:
+def parameters_at_offsets(
+    module: Operation, aliases: BufferAliases | None = None
+) -> set[tuple[str, int]]:
     """The buffer parameters, as (function name, parameter index), that some `func.call`
     in `module` may bind to a buffer or handle not at byte offset 0 of its storage root:
     a declaration at a non-zero (or unknown) offset, a buffer of unresolved storage (other
     than an identity-layout memref cast to a buffer by memref code: it starts at its data)
     or over a call result, or a buffer at offset 0 of a parameter that is itself in the set
     (a fixpoint over the call graph). Every other parameter receives the start of its
-    caller's storage root."""
-    aliases = BufferAliases(module)
+    caller's storage root. `aliases`: the `BufferAliases` of `module`, when the caller
+    builds them anyway (they are then built once)."""
+    aliases = BufferAliases(module) if aliases is None else aliases
     calls = [op for op in module.walk() if isinstance(op, func.CallOp)]
     marked: set[tuple[str, int]] = set()
     changed = True

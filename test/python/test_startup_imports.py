@@ -155,9 +155,48 @@ def test_a_cold_compile_loads_neither_opencl_nor_the_opt_driver(tmp_path: Path) 
     )
     loaded = _modules_after(code)
     assert "physlayout.transforms.legalize_layout" in loaded  # it did compile
-    unwanted = ("pyopencl", "physlayout.cli.opt", "xdsl.xdsl_opt_main")
+    # nor the other sub-commands' parsers (`main` builds the invoked one's only)
+    unwanted = (
+        "pyopencl", "physlayout.cli.opt", "xdsl.xdsl_opt_main", "physlayout.viz",
+        "physlayout.pass_help",
+    )  # fmt: skip
     assert [m for m in loaded if m.startswith(unwanted)] == []
     from_cli = _modules_after(
         "import physlayout.cli as cli\nassert cli.PhyslayoutOptMain.__name__ == 'PhyslayoutOptMain'"
     )
     assert "physlayout.cli.opt" in from_cli
+
+
+def test_version_text_is_made_only_for_version(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`physlayout`'s `--version` text (four packages' metadata read, about 45 ms) is made
+    when `--version` is given, not for every command (issue 43)."""
+    import importlib
+
+    cli_main = importlib.import_module("physlayout.cli.main")
+
+    def unwanted() -> str:
+        raise AssertionError("versions_text called without --version")
+
+    monkeypatch.setattr(cli_main, "versions_text", unwanted)
+    with pytest.raises(SystemExit) as exited:
+        cli_main.main(["passes"])
+    assert exited.value.code == 0 and "apply-layout" in capsys.readouterr().out
+    monkeypatch.setattr(cli_main, "versions_text", lambda: "physlayout 9 (stub)")
+    with pytest.raises(SystemExit) as exited:
+        cli_main.main(["--version"])
+    assert exited.value.code == 0 and capsys.readouterr().out == "physlayout 9 (stub)\n"
+
+
+def test_help_before_a_command_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """`main` builds only the invoked sub-command's parser, but `physlayout -h compile` is
+    `physlayout`'s own help: it lists every sub-command, as before."""
+    import importlib
+
+    cli_main = importlib.import_module("physlayout.cli.main")
+    with pytest.raises(SystemExit) as exited:
+        cli_main.main(["-h", "compile"])
+    out = capsys.readouterr().out
+    assert exited.value.code == 0
+    assert all(f"    {command}" in out for command in cli_main.COMMANDS), out
