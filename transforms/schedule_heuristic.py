@@ -174,9 +174,7 @@ class ReductionLoad:
         """Loads one `tile` issues for the samples: `apply-schedules` clones the load once
         per tile offset along the axes it depends on, whatever addresses repeat (the taps of
         a window, a clamped border)."""
-        if not self.axes:
-            return self.window
-        return int(np.all(self.offsets < np.array([tile[k] for k in self.axes]), axis=1).sum())
+        return self.window * prod(tile[k] for k in self.axes)
 
 
 def _trips(op: scf.ForOp) -> tuple[int, int, int] | None:
