@@ -11,6 +11,8 @@ image, so both hold exactly on the image). Everything they create goes through t
 `rebuild_access` re-creates a load or store on another buffer or at other indices, and
 `erase_dead_index_math` erases the index arithmetic an access no longer uses, for the
 passes that move accesses (flatten-buffers, normalize-memref-layouts, lower-layout).
+`in_reduction` tells whether an op lies in a reduction loop (an `scf.for` with `iter_args`)
+below a root.
 """
 
 from __future__ import annotations
@@ -258,3 +260,13 @@ def padding_condition(
         emitter.insert(either)
         result = either.result
     return result
+
+
+def in_reduction(op: Operation, root: Operation) -> bool:
+    """Whether `op` lies in an `scf.for` with `iter_args` (a reduction) below `root`."""
+    parent = op.parent_op()
+    while parent is not None and parent is not root:
+        if isinstance(parent, scf.ForOp) and parent.iter_args:
+            return True
+        parent = parent.parent_op()
+    return False

@@ -52,6 +52,7 @@ from physlayout.dialects.buffer_layout import TEXEL_LANES
 from physlayout.dialects.layout import BufferType, LoadOp, is_texture_scope
 from physlayout.dialects.layout_schedule import ScheduleAttr
 from physlayout.indexing.bridges.arith import IndexAnalysis
+from physlayout.transforms.loop_nests import in_reduction
 
 WORK_GROUP_TARGET = 256
 """Work-items per work-group the runtime aims for."""
@@ -302,7 +303,7 @@ def reduction_profile(
     for op in loop.body.block.walk():
         if isinstance(op, scf.ForOp) and op.iter_args and op.parent_op() is loop:
             lanes += sum(_lanes(v, width) for v in op.iter_args)
-        if not isinstance(op, LoadOp) or not _in_reduction(op, loop):
+        if not isinstance(op, LoadOp) or not in_reduction(op, loop):
             continue
         sampled = _sample(loop, op, analysis)
         if sampled is None:
@@ -311,15 +312,6 @@ def reduction_profile(
     if not loads or not lanes:
         return None
     return loads, max(load.window for load in loads), lanes
-
-
-def _in_reduction(op: Operation, loop: scf.ParallelOp) -> bool:
-    parent = op.parent_op()
-    while parent is not None and parent is not loop:
-        if isinstance(parent, scf.ForOp) and parent.iter_args:
-            return True
-        parent = parent.parent_op()
-    return False
 
 
 def _lanes(value: SSAValue, width: int = TEXEL_LANES) -> int:

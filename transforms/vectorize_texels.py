@@ -124,6 +124,7 @@ from physlayout.dialects.layout import BufferType, LoadOp
 from physlayout.dialects.scf_syntax import ParallelOp, ReduceOp
 from physlayout.transforms.lane_loop_plan import LaneLoop, LaneLoopPlan
 from physlayout.transforms.lane_vectorizer import LaneVectorizer
+from physlayout.transforms.loop_nests import in_reduction
 from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.remainder_texels import VersionRemainderTexels
 from physlayout.transforms.rooted_walker import RootedWalker
@@ -290,16 +291,6 @@ def _replace_by_split(
     _emit(plan, rewriter)
 
 
-def _in_reduction(op: Operation, root: Operation) -> bool:
-    """Whether `op` lies in an `scf.for` with `iter_args` below `root`."""
-    parent = op.parent_op()
-    while parent is not None and parent is not root:
-        if isinstance(parent, scf.ForOp) and parent.iter_args:
-            return True
-        parent = parent.parent_op()
-    return False
-
-
 @dataclass
 class SplitContiguousLaneDimension(RewritePattern):
     """A kernel's `scf.parallel` whose innermost dimension `0 to lanes * B` indexes the
@@ -343,7 +334,7 @@ def _column_plan(lane_loop: scf.ParallelOp, lanes: int) -> LaneLoopPlan | None:
     reduced = [
         access
         for access in plan.accesses.values()
-        if access.kind != "invariant" and _in_reduction(access.op, lane_loop)
+        if access.kind != "invariant" and in_reduction(access.op, lane_loop)
     ]
     gathered = any(
         access.kind != "contiguous" or not isinstance(access.op, LoadOp) for access in reduced
