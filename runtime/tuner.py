@@ -24,7 +24,10 @@ timed; then, where the device's register budget is below the default (a CPU devi
 holding textures as buffers, `CPU_BUFFER_REGISTERS`), the heuristic's schedule at the
 default budget (`REGISTERS`: smaller tiles are faster for some kernels, not for all); then
 the heuristic's best-ranked tiles (with a register budget twice the
-heuristic's, and one work-item per compute unit enough) with its work-group rule; then, around the fastest so far, other work-group
+heuristic's, and one work-item per compute unit enough) with its work-group rule; then
+the heuristic's tile with its innermost axis taken whole where that axis is at most a
+texel's lanes long (`whole_lanes`: one work-item computes every lane of its outputs'
+texels, the other axes halved to stay in the budget); then, around the fastest so far, other work-group
 sizes (64 and 16 work-items, and the runtime's choice) and unrolling of small loops (4 and
 9 iterations), all within the device's limits.
 
@@ -54,6 +57,7 @@ from xdsl.passes import ModulePass
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import DiagnosticException, PassFailedException, VerifyException
 
+from physlayout.dialects.buffer_layout import TEXEL_LANES
 from physlayout.dialects.layout_schedule import SCHEDULE, ScheduleAttr
 from physlayout.lowering.pipelines import DeclaredPipeline
 from physlayout.runtime.deploy import apply_precision
@@ -78,6 +82,7 @@ from physlayout.transforms.schedule_heuristic import (
     default_workgroup,
     loop_ranges,
     ranked_tiles,
+    reduction_profile,
     trip_counts,
 )
 from physlayout.universe import make_context
@@ -222,8 +227,15 @@ def candidates(
         roomy = dataclasses.replace(device, registers=REGISTERS)
         yield default_schedule(loop, roomy) or unscheduled(kernel)
     wider = dataclasses.replace(device, registers=device.registers * 2)
-    for tile in ranked_tiles(loop, wider, items_per_unit=1)[: RANKED + 1]:
+    ranked = ranked_tiles(loop, wider, items_per_unit=1)
+    for tile in ranked[: RANKED + 1]:
         yield ScheduleAttr.of(tile, default_workgroup(trips, tile, device))
+    profile = reduction_profile(loop, device.vector_width)
+    per_element = profile[2] if profile is not None else 1
+    budget = device.registers // max(1, per_element)
+    lanes_tile = whole_lanes(ranked[0], trips, budget) if ranked else None
+    if lanes_tile is not None:
+        yield ScheduleAttr.of(lanes_tile, default_workgroup(trips, lanes_tile, device))
     fastest = best()
     tile = fastest.tile
     for target in WORKGROUP_TARGETS:
@@ -232,6 +244,26 @@ def candidates(
     fastest = best()
     for unroll in UNROLLS:
         yield ScheduleAttr.of(fastest.tile, fastest.workgroup, unroll)
+
+
+def whole_lanes(
+    tile: Sequence[int], trips: Sequence[int], budget: int
+) -> tuple[int, ...] | None:
+    """`tile` with the innermost axis of more than one iteration taken whole when it has
+    at most `TEXEL_LANES` iterations (a texel's lanes as a parallel axis: a result with 3
+    channels stored lane by lane), the largest other extent halved until the tile has at
+    most `budget` elements; None when there is no such axis or `tile` already covers it."""
+    inner = max((k for k, n in enumerate(trips) if n > 1), default=-1)
+    if inner < 0 or trips[inner] > TEXEL_LANES or tile[inner] >= trips[inner]:
+        return None
+    found = list(tile)
+    found[inner] = trips[inner]
+    while math.prod(found) > budget:
+        k = max((k for k in range(len(found)) if k != inner), key=lambda k: found[k], default=-1)
+        if k < 0 or found[k] == 1:
+            return None
+        found[k] //= 2
+    return tuple(found)
 
 
 # Measuring --------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from physlayout.runtime.tuner import (
     tune_model,
     unscheduled,
     unscheduled_module,
+    whole_lanes,
 )
 from physlayout.runtime.tuning_cache import DeviceKey, TuningCache
 from physlayout.transforms.given_schedules import (
@@ -378,3 +379,18 @@ def test_cli_tune_then_compile(tmp_path: Path) -> None:
 
     sizes = {s.global_size for s in load_artifact(str(out)).plan.steps if isinstance(s, Launch)}
     assert (5, 2) in sizes  # the tuned 1x1x5x1 tiles of both convs
+
+
+def test_whole_lanes_candidate() -> None:
+    # a 3-channel result stored lane by lane (autoencoder_transpose's last conv: loop axes
+    # batch, channel block, rows, columns, lanes): the heuristic's 4x8 pixel tile gets the
+    # 4 lanes too, its largest extents halved into a budget of 32 scalar accumulators
+    trips = (1, 1, 32, 32, 4)
+    assert whole_lanes((1, 1, 4, 8, 1), trips, 32) == (1, 1, 2, 4, 4)
+    assert whole_lanes((1, 1, 4, 8, 1), trips, 128) == (1, 1, 4, 8, 4)
+    assert whole_lanes((1, 1, 4, 8, 2), trips, 64) == (1, 1, 4, 4, 4)
+    assert whole_lanes((1, 1, 4, 8, 4), trips, 32) is None  # already whole
+    assert whole_lanes((1, 1, 4, 8), (1, 16, 32, 32), 32) is None  # columns, not lanes
+    assert whole_lanes((1, 1, 1, 1, 1), trips, 2) is None  # 4 lanes do not fit in 2
+    # the innermost axis of more than one iteration: a trailing extent of 1 is skipped
+    assert whole_lanes((1, 8, 1, 1), (1, 32, 3, 1), 32) == (1, 8, 3, 1)
