@@ -223,6 +223,7 @@ class OpenCLRuntime:
         device = self.device
         extensions = device.extensions.split()
         storage = self._texture_storage()
+        cpu_buffers = storage == "buffer" and self._is_cpu()
         self.limits = DeviceLimits(
             bool(device.image_support),
             int(device.image2d_max_width),
@@ -232,9 +233,9 @@ class OpenCLRuntime:
             int(device.max_compute_units),
             int(device.max_work_group_size),
             storage,
-            CPU_BUFFER_REGISTERS if storage == "buffer" and self._is_cpu() else None,
+            CPU_BUFFER_REGISTERS if cpu_buffers else None,
             self.fp_contract,
-            storage == "buffer" and self._is_cpu(),
+            cpu_buffers,
             self._cpu_vector_width(),
         )
 

@@ -78,11 +78,12 @@ from physlayout.transforms.given_schedules import kernel_signature, schedule_tex
 from physlayout.transforms.schedule_heuristic import (
     REGISTERS,
     DeviceModel,
+    accumulator_lanes,
     default_schedule,
     default_workgroup,
+    innermost_axis,
     loop_ranges,
     ranked_tiles,
-    reduction_profile,
     trip_counts,
 )
 from physlayout.universe import make_context
@@ -230,9 +231,7 @@ def candidates(
     ranked = ranked_tiles(loop, wider, items_per_unit=1)
     for tile in ranked[: RANKED + 1]:
         yield ScheduleAttr.of(tile, default_workgroup(trips, tile, device))
-    profile = reduction_profile(loop, device.vector_width)
-    per_element = profile[2] if profile is not None else 1
-    budget = device.registers // max(1, per_element)
+    budget = device.registers // max(1, accumulator_lanes(loop, device.vector_width))
     lanes_tile = whole_lanes(ranked[0], trips, budget) if ranked else None
     if lanes_tile is not None:
         yield ScheduleAttr.of(lanes_tile, default_workgroup(trips, lanes_tile, device))
@@ -253,7 +252,7 @@ def whole_lanes(
     at most `TEXEL_LANES` iterations (a texel's lanes as a parallel axis: a result with 3
     channels stored lane by lane), the largest other extent halved until the tile has at
     most `budget` elements; None when there is no such axis or `tile` already covers it."""
-    inner = max((k for k, n in enumerate(trips) if n > 1), default=-1)
+    inner = innermost_axis(trips)
     if inner < 0 or trips[inner] > TEXEL_LANES or tile[inner] >= trips[inner]:
         return None
     found = list(tile)

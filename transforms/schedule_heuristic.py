@@ -299,10 +299,8 @@ def reduction_profile(
     None without reductions or with loops of unknown trip counts."""
     analysis = IndexAnalysis()
     loads: list[ReductionLoad] = []
-    lanes = 0
+    lanes = accumulator_lanes(loop, width)
     for op in loop.body.block.walk():
-        if isinstance(op, scf.ForOp) and op.iter_args and op.parent_op() is loop:
-            lanes += sum(_lanes(v, width) for v in op.iter_args)
         if not isinstance(op, LoadOp) or not in_reduction(op, loop):
             continue
         sampled = _sample(loop, op, analysis)
@@ -324,19 +322,32 @@ def _lanes(value: SSAValue, width: int = TEXEL_LANES) -> int:
     return lanes
 
 
+def _carried(loop: scf.ParallelOp) -> list[SSAValue]:
+    """The values `loop`'s top-level reductions (`scf.for`s with `iter_args`) carry: one
+    output element's accumulators."""
+    return [v for op in loop.body.block.ops if isinstance(op, scf.ForOp) for v in op.iter_args]
+
+
+def accumulator_lanes(loop: scf.ParallelOp, width: int = TEXEL_LANES) -> int:
+    """The 32-bit lanes one iteration of `loop` keeps in its reductions' accumulators (a
+    vector of at most `width` lanes, one SIMD register, as four)."""
+    return sum(_lanes(v, width) for v in _carried(loop))
+
+
 def _texel_accumulators(loop: scf.ParallelOp) -> bool:
     """Whether every value `loop`'s reductions carry is a texel (`vector<4>`): a kernel
     `vectorize-texels` gave texel accumulators (a conv's output channel block), not wider
     column blocks (a matmul's) or scalars."""
-    carried = [
-        v.type
-        for op in loop.body.block.ops
-        if isinstance(op, scf.ForOp)
-        for v in op.iter_args
-    ]
+    carried = [v.type for v in _carried(loop)]
     return bool(carried) and all(
         isinstance(t, VectorType) and t.get_shape() == (TEXEL_LANES,) for t in carried
     )
+
+
+def innermost_axis(trips: Sequence[int]) -> int:
+    """The innermost axis of more than one iteration (`-t opencl`'s work-item dimension 0),
+    -1 when there is none."""
+    return max((k for k, n in enumerate(trips) if n > 1), default=-1)
 
 
 def default_schedule(loop: scf.ParallelOp, device: DeviceModel) -> ScheduleAttr | None:
@@ -370,7 +381,7 @@ def ranked_tiles(
     if 0 in trips:
         return []
     options = [sorted({t for t in TILE_SIZES if t < n} | {min(n, max(TILE_SIZES))}) for n in trips]
-    inner = max((k for k, n in enumerate(trips) if n > 1), default=-1)
+    inner = innermost_axis(trips)
     vectorized = device.vector_items and inner >= 0 and _texel_accumulators(loop)
     if vectorized:
         options[inner] = [1]
