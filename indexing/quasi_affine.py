@@ -284,14 +284,12 @@ class Const(Expr):
 
 
 @dataclass(frozen=True)
-class Add(Expr):
-    """The sum ``lhs + rhs``."""
+class Binary(Expr):
+    """A node of two operand expressions (`Add`, `Mul`): its hash and dimensions are
+    remembered once computed (`_remember`)."""
 
     lhs: Expr
     rhs: Expr
-
-    def __post_init__(self) -> None:
-        _check_operands(self, self.lhs, self.rhs)
 
     def __hash__(self) -> int:
         found = self.__dict__.get("_hash")
@@ -305,6 +303,17 @@ class Add(Expr):
             found = _remember(self, "_dims", self.lhs.dims() | self.rhs.dims())
         return found
 
+
+@dataclass(frozen=True)
+class Add(Binary):
+    """The sum ``lhs + rhs``."""
+
+    __hash__ = Binary.__hash__
+
+    def __post_init__(self) -> None:
+        _check_operands(self, self.lhs, self.rhs)
+
+
     def evaluate(self, env: Mapping[str, IndexValue]) -> IndexValue:
         return self.lhs.evaluate(env) + self.rhs.evaluate(env)
 
@@ -313,7 +322,7 @@ class Add(Expr):
 
 
 @dataclass(frozen=True)
-class Mul(Expr):
+class Mul(Binary):
     """The product ``lhs * rhs``; at least one factor is constant.
 
     A factor that mentions no dimension (such as ``2 + 3``) is folded into a `Const` at
@@ -323,8 +332,7 @@ class Mul(Expr):
         ValueError: both factors mention dimensions (the product is not quasi-affine).
     """
 
-    lhs: Expr
-    rhs: Expr
+    __hash__ = Binary.__hash__
 
     def __post_init__(self) -> None:
         _check_operands(self, self.lhs, self.rhs)
@@ -340,17 +348,6 @@ class Mul(Expr):
         if rhs_value is not None:
             object.__setattr__(self, "rhs", Const(rhs_value))
 
-    def __hash__(self) -> int:
-        found = self.__dict__.get("_hash")
-        if found is None:
-            found = _remember(self, "_hash", hash((self.lhs, self.rhs)))
-        return found
-
-    def dims(self) -> frozenset[str]:
-        found = self.__dict__.get("_dims")
-        if found is None:
-            found = _remember(self, "_dims", self.lhs.dims() | self.rhs.dims())
-        return found
 
     def evaluate(self, env: Mapping[str, IndexValue]) -> IndexValue:
         return self.lhs.evaluate(env) * self.rhs.evaluate(env)
