@@ -363,7 +363,7 @@ class VectorizeTexelsPass(PhyslayoutPass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.vector_width < 1 or self.vector_width & (self.vector_width - 1):
             raise PassFailedException(
-                f"vectorize-texels: vector-width must be a power of two, got {self.vector_width}"
+                f"vectorize-texels: option vector-width must be a power of two, got {self.vector_width}"
             )
         # Two walks, each over the loops that exist when it starts, innermost and last
         # first (a lane loop nested in another is vectorized first, which then leaves the

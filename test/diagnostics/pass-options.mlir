@@ -26,6 +26,8 @@
 // RUN: not xdsl-opt %s -p 'apply-layout{rewrite-loop}' 2>&1 | filecheck %s --check-prefix=STOCK-MISSPELT-OPTION
 // RUN: not physlayout-opt %s -p 'canonicalize{bogus}' 2>&1 | filecheck %s --check-prefix=XDSL-PASS-OPTION
 // RUN: not physlayout-opt %s -t 'opencl{fp61}' 2>&1 | filecheck %s --check-prefix=TARGET-MISSPELT-OPTION
+// RUN: not physlayout-opt %s -p 'vectorize-texels{vector-width=6}' 2>&1 | filecheck %s --check-prefix=VECTOR-WIDTH
+// RUN: not physlayout-opt %s -p 'physlayout-adreno{vector-width=0}' 2>&1 | filecheck %s --check-prefix=ADRENO-VECTOR-WIDTH
 
 // UNKNOWN-OPTION: {{^}}error: invalid pass pipeline or target option: unknown option bogus; the options are rewrite-loops, remarks, strict{{$}}
 // UNKNOWN-OPTION-NOT: {{.}}
@@ -80,6 +82,10 @@
 // XDSL-PASS-OPTION: {{^}}error: invalid pass pipeline or target option: unknown option bogus; the options are none{{$}}
 // XDSL-PASS-OPTION-NOT: {{.}}
 // TARGET-MISSPELT-OPTION: {{^}}error: invalid pass pipeline or target option: unknown option fp61 (did you mean fp64?); the options are max-image-width, max-image-height, fp16, fp64, texture-storage{{$}}
+// VECTOR-WIDTH: {{^}}error: vectorize-texels: option vector-width must be a power of two, got 6{{$}}
+// VECTOR-WIDTH-NOT: {{.}}
+// ADRENO-VECTOR-WIDTH: {{^}}error: vectorize-texels: option vector-width must be a power of two, got 0{{$}}
+// ADRENO-VECTOR-WIDTH-NOT: {{.}}
 // TARGET-MISSPELT-OPTION-NOT: {{.}}
 func.func @conv8(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>) -> tensor<1x8x4x4xf32> {
   %zero = arith.constant 0.0 : f32
