@@ -143,10 +143,8 @@ def unvectorizable_body_op(op: GenericOp, lane: int | None = None) -> str | None
     indices, and a gather (`tensor.extract`) at lane-varying indices is four scalar loads, at
     uniform ones one. Without it the lane loop is `texel_lane_loop(op)` and no gather
     qualifies."""
-    scan = _BodyScan(
-        lane if lane is not None else texel_lane_loop(op), lane is not None,
-        set(op.body.block.args),
-    )  # fmt: skip
+    lane_loop = lane if lane is not None else texel_lane_loop(op)
+    scan = _BodyScan(lane_loop, lane is not None, _lane_varying_args(op, lane_loop))
     block = op.body.block
     problem = scan.block(block)
     if problem is not None:
@@ -155,6 +153,21 @@ def unvectorizable_body_op(op: GenericOp, lane: int | None = None) -> str | None
     if any(v in scan.lane_indices for v in yielded):
         return "its body yields the texel lane's index, which vectorize-texels cannot store"
     return None
+
+
+def _lane_varying_args(op: GenericOp, lane: int | None) -> set[SSAValue]:
+    """The block arguments of `op` that may differ between the lanes: the outputs' and
+    those of the inputs read at a map that uses the lane loop `lane` (all of them without
+    a lane loop). An input read without it (a gather's row index, read at the row) is the
+    same element for the four lanes."""
+    args = op.body.block.args
+    if lane is None:
+        return set(args)
+    maps = op.indexing_maps.data
+    return {
+        arg for k, arg in enumerate(args)
+        if k >= len(op.inputs) or any(lane in r.used_dims() for r in maps[k].data.results)
+    }  # fmt: skip
 
 
 @dataclass

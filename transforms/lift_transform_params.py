@@ -9,7 +9,8 @@ followed by the prepared values. Work on no argument at all moves too, except a
 `linalg.fill` (an accumulator's start, which `fuse-elementwise` folds into the kernel that
 reduces into it): torch-mlir's index tensors of a bilinear upsampling (`linalg.index`
 arithmetic, `fptosi`, clamps, interpolation weights) are the same on every call, so they are
-computed once instead of being small kernels of every inference. A *prepared value* is a value computed in (or passed
+computed once instead of being small kernels of every inference (its integer-only aranges
+`normalize-graph` has already moved into the gathers that read them). A *prepared value* is a value computed in (or passed
 through) the prepare function that the rest of ``@FUNCTION`` still reads: a weight's layout
 transform (OIHW -> OIHW4o), batch-norm arithmetic on the statistics (``1 / sqrt(var +
 eps)``), a transpose of a linear weight, or a parameter read as it is. A `layout.check` of

@@ -31,6 +31,14 @@ What it rewrites:
   same indices, at a permutation of its loops (torch-mlir's SiLU, ``mul(x, sigmoid(x))``) ->
   inlined into that user's body (`generic_inlining`: no operand added, nothing recomputed),
   so that the layout passes see ``silu(0) = 0`` and move padded layouts through it;
+- a gather's index tensors (`index_functions`): an input produced by an *index function*
+  (a generic with no inputs whose body is `linalg.index` and integer arithmetic: the
+  `arange` of a resize's channels, the zeros of its batch) -> computed in the reader from
+  its own loop indices (`InlineIndexFunction`), so a gather's channel stays the texel lane's
+  index and the gather runs on whole texels; a `select` whose condition `ValueBounds`
+  decides (the wraparound ``select(i < 0, i + n, i)`` of an index proven non-negative) ->
+  the operand it picks (`FoldDecidedSelect`); ``index_cast(index_cast(x))`` through `i64`
+  -> ``x`` (`FoldIndexCastPair`);
 - ``cf.assert`` whose condition is a constant true -> erased (xDSL's `AssertTrue`, also in
   `linalg.generic` bodies);
 - ``cf.assert %c, "msg"`` in the body of a `linalg.generic` whose loops are all parallel ->
@@ -92,6 +100,11 @@ from physlayout.transforms.generic_inlining import (
     inlined,
     is_strict_permutation,
     producer_reads,
+)
+from physlayout.transforms.index_functions import (
+    FoldDecidedSelect,
+    FoldIndexCastPair,
+    InlineIndexFunction,
 )
 from physlayout.transforms.pass_options import PhyslayoutPass
 from physlayout.transforms.rooted_walker import RootedWalker
@@ -460,6 +473,9 @@ class NormalizeGraphPass(PhyslayoutPass):
                     GeneralizeWindowOp(),
                     UnitResultAxesAsLoops(),
                     InlineSharedInputProducer(),
+                    InlineIndexFunction(),
+                    FoldDecidedSelect(),
+                    FoldIndexCastPair(),
                 ],
                 dce_enabled=False,  # rewrite only what the patterns match (idempotent)
             ),
