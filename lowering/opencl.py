@@ -109,6 +109,7 @@ from physlayout.lowering.opencl_kernels import (
     OpenCLProgram,
 )
 from physlayout.lowering.opencl_memory import MemoryWriter
+from physlayout.lowering.pipelines import survivors_frozen
 from physlayout.transforms.buffer_aliases import BufferAliases, parameters_at_offsets
 from physlayout.transforms.diagnostics import require_options
 from physlayout.transforms.pass_options import PhyslayoutTarget
@@ -181,8 +182,23 @@ def generate_opencl(
     array of the image's texels, `KernelWriter.texture_buffers`).
 
     Raises DiagnosticException for anything the target does not support or the texture
-    rules forbid.
+    rules forbid. The objects alive when it starts (the module above all) are left out of
+    Python's cyclic garbage collections while it writes (`survivors_frozen`): every full
+    collection would scan them all (googlenet: 1.1 of 4.9 s).
     """
+    with survivors_frozen():
+        return _generate(module, limits, fp16, fp64, vectorized, texture_storage)
+
+
+def _generate(
+    module: ModuleOp,
+    limits: ImageLimits | None,
+    fp16: bool,
+    fp64: bool,
+    vectorized: bool,
+    texture_storage: str,
+) -> OpenCLProgram:
+    """`generate_opencl`'s work."""
     limits = limits or ImageLimits()
     if texture_storage not in TEXTURE_STORAGES:
         raise PassFailedException(
