@@ -1,0 +1,105 @@
+"""Writing a module's kernels in two processes (`lowering/opencl_workers.py`) gives the
+program of writing them in one, byte for byte and launch plan for launch plan; a failure
+in either process falls back to writing in one, so a refused kernel raises the same
+diagnostic; kernel names that a process chose differently are caught."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import DiagnosticException
+
+from physlayout.located import parse_located
+from physlayout.lowering import opencl, opencl_workers
+from physlayout.lowering.opencl_c import NameTable
+from physlayout.lowering.opencl_kernels import KernelInfo, Launch
+from physlayout.runtime.device import DeviceLimits
+from physlayout.runtime.opencl import apply_verified_once
+
+MODELS = Path(__file__).resolve().parents[2] / "examples" / "models"
+LIMITS = DeviceLimits(True, 16384, 16384, False, True)
+
+
+def _lowered(name: str) -> ModuleOp:
+    text = (MODELS / f"{name}.mlir").read_text()
+    return apply_verified_once(
+        "physlayout-adreno{lift-params=true}", LIMITS, parse_located(text, name), lambda _: None
+    )
+
+
+@pytest.fixture
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each `write_forked` call of the test used its forked result (forking
+    allowed even where this test process has imported pyopencl: the child only writes C)."""
+    used: list[bool] = []
+    original = opencl.write_forked
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        written = original(*args, **kwargs)
+        used.append(written is not None)
+        return written
+
+    monkeypatch.setattr(opencl, "can_fork", lambda: True)
+    monkeypatch.setattr(opencl, "write_forked", recording)
+    return used
+
+
+@pytest.mark.parametrize("name", ["bottleneck", "autoencoder_transpose"])
+def test_two_processes_write_the_program_of_one(name: str, forks: list[bool]) -> None:
+    module = _lowered(name)
+    serial = opencl.generate_opencl(module, vectorized=True, processes=1)
+    assert forks == []
+    forked = opencl.generate_opencl(module, vectorized=True, processes=2)
+    assert forks == [True]
+    assert forked.source == serial.source
+    assert forked.kernels == serial.kernels
+    assert list(forked.kernels) == list(serial.kernels)
+
+
+@pytest.mark.parametrize("position", [0, 1, 5])
+def test_a_refused_kernel_raises_the_diagnostic_of_one_process(
+    position: int, forks: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kernel at `position` is refused: in the parent's share (even positions) or the
+    child's (odd); either way the kernels are written again in one process, which raises
+    the diagnostic of the first refused kernel."""
+    module = _lowered("bottleneck")
+    kernels = list(opencl.generate_opencl(module, vectorized=True, processes=1).kernels)
+    refused = kernels[position]
+    write = opencl._Writer.write  # pyright: ignore[reportPrivateUsage]
+
+    def refusing(self: Any) -> Any:
+        if self.function.sym_name.data == refused:
+            raise DiagnosticException(f"opencl: @{refused}: refused for the test")
+        return write(self)
+
+    monkeypatch.setattr(opencl._Writer, "write", refusing)  # pyright: ignore[reportPrivateUsage]
+    with pytest.raises(DiagnosticException) as serial:
+        opencl.generate_opencl(module, vectorized=True, processes=1)
+    with pytest.raises(DiagnosticException) as forked:
+        opencl.generate_opencl(module, vectorized=True, processes=2)
+    assert str(forked.value) == str(serial.value) == f"opencl: @{refused}: refused for the test"
+    assert forks == [False]
+
+
+def test_names_chosen_apart_are_caught() -> None:
+    """Kernels written by two processes took names each process thought free: replaying
+    the original order on the module's table finds a name that differs (here a function
+    `@f` of two launches, `f_0` and `f_1`, and a function named `f_0` written apart from
+    it) and leaves the table as it was."""
+    table = NameTable(reserved={"main"}, allow_underscores=True)
+    f = KernelInfo("f", (), (Launch("f_0", (1,)), Launch("f_1", (1,))))
+    f_0 = KernelInfo("f_0", (), (Launch("f_0", (1,)),))
+    assert not opencl_workers._same_names([([], f), ([], f_0)], table)  # pyright: ignore[reportPrivateUsage]
+    assert table.used == {"main"} and table.counter == 0
+    g = KernelInfo("g", (), (Launch("g", (1,)),))
+    assert opencl_workers._same_names([([], f), ([], g)], table)  # pyright: ignore[reportPrivateUsage]
+    assert table.used == {"main", "f_0", "f_1", "g"}
+
+
+def test_no_fork_where_pyopencl_is_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(__import__("sys").modules, "pyopencl", object())
+    assert not opencl_workers.can_fork()
