@@ -111,18 +111,27 @@ class ArithWriter(KernelWriter):
         """`text`, the C value of `op`'s result, rounded to half where f16 is storage only and
         the op's f16 result needs it (`rounds_to_half`): `px_half_rteN(text)`. A `truncf` whose
         every use is a store to a global buffer is left unrounded: `vstore_half_rte` rounds
-        it the same way (ties to even) when it is stored."""
+        it the same way (ties to even) when it is stored. Which helper, if any, is decided
+        once per op (`KernelWriter.half_helpers`)."""
+        helper = self.half_helpers.get(op)
+        if helper is None:
+            helper = self.half_helpers[op] = self.half_helper(op)
+        if not helper:
+            return text
+        self.helpers.add(helper)
+        return f"{helper}({text})"
+
+    def half_helper(self, op: Operation) -> str:
+        """The `px_half_rteN` helper that rounds `op`'s result (`half_value`), "" for none."""
         result = op.results[0]
         if self.fp16 or not is_f16(result.type) or not rounds_to_half(op):
-            return text
+            return ""
         if isinstance(op, arith.TruncFOp) and result.uses and all(
             self.stored_to_global(use.operation, result) for use in result.uses
         ):
-            return text
+            return ""
         width = result.type.get_shape()[0] if isinstance(result.type, VectorType) else ""
-        helper = f"px_half_rte{width}"
-        self.helpers.add(helper)
-        return f"{helper}({text})"
+        return f"px_half_rte{width}"
 
     def refuse_storage_only(self, op: Operation, where: str) -> None:
         """Refuse what f16 as storage only cannot compute exactly: a bitcast from or to f16

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from math import prod
 
 from xdsl.dialects import affine, arith, func, scf
@@ -278,8 +278,17 @@ class KernelWriter:
     """`MemoryWriter.global_flat`'s answers by (accessed view type, substituted indices,
     view offset): the copies of an unrolled body access the same elements again
     (googlenet: 1,320 global accesses, each a flattening and two simplifications)."""
-    type_names: dict[Attribute, str] = field(default_factory=dict[Attribute, str])
-    """`c_type`'s answers: a kernel declares a value of one of a few types per op."""
+    half_helpers: dict[Operation, str] = field(default_factory=dict[Operation, str])
+    """`ArithWriter.half_helper`'s answer for each op: it depends on the op alone."""
+    type_names: dict[int, tuple[Attribute, str]] = field(
+        default_factory=dict[int, tuple[Attribute, str]]
+    )
+    """`c_type`'s answers by the `id` of the type (hashing an xDSL type costs more than
+    naming it), with the type, which the entry keeps alive: an entry answers only for
+    the very type object it was asked about."""
+    access_exprs: dict[Operation, list[Expr]] = field(default_factory=dict[Operation, list[Expr]])
+    """The indices of each load and store as quasi-affine expressions (`index_exprs`,
+    before the unrolled copy's values are substituted)."""
     walks: dict[Operation, list[Operation]] = field(
         default_factory=dict[Operation, list[Operation]]
     )
@@ -297,6 +306,10 @@ class KernelWriter:
     (`opencl_control.lane_invariant_ops`); empty outside lane loops."""
     lane_leaf: str = ""
     """The index leaf of the lane loop being written ("" outside lane loops)."""
+    lane_copy_values: tuple[tuple[str, Expr], ...] | None = None
+    """The values of the loops unrolled inside the lane loop in the copy being written (the
+    second part of `lane_value_key`), computed once per copy: None whenever
+    `ControlFlowWriter.emit_copy` changes `substitution`."""
     lane_values: dict[tuple[Operation, tuple[tuple[str, Expr], ...]], tuple[int, str]] = field(
         default_factory=dict[tuple[Operation, tuple[tuple[str, Expr], ...]], tuple[int, str]]
     )
@@ -304,7 +317,7 @@ class KernelWriter:
     unrolled inside the lane loop) -> (scope depth, its C variable). The four copies of a
     lane loop's body compute these values alike, so later copies use the first one's."""
 
-    @property
+    @cached_property
     def where(self) -> str:
         """The function being written, `@name`, as diagnostics locate it."""
         return f"@{self.function.sym_name.data}"
@@ -369,8 +382,12 @@ class KernelWriter:
         """The `lane_values` key of `op` in the current copy (None: `op` is not lane-invariant)."""
         if op not in self.lane_invariant:
             return None
-        leaf = self.lane_leaf
-        return op, tuple((n, v) for n, v in self.substitution.items() if n != leaf)
+        values = self.lane_copy_values
+        if values is None:
+            leaf = self.lane_leaf
+            values = tuple((n, v) for n, v in self.substitution.items() if n != leaf)
+            self.lane_copy_values = values
+        return op, values
 
     def reuse_lane_value(self, op: Operation) -> bool:
         """Name `op`'s result by the C variable an earlier lane copy declared for it, when
@@ -445,7 +462,10 @@ class KernelWriter:
     def index_exprs(self, op: LoadOp | StoreOp) -> list[Expr]:
         """The indices of a `layout.load`/`layout.store` as quasi-affine expressions, with the current
         unrolled copy's loop values substituted and simplified."""
-        return [self.substituted(self.analysis.expr_of(i)) for i in op.indices]
+        exprs = self.access_exprs.get(op)
+        if exprs is None:
+            exprs = self.access_exprs[op] = [self.analysis.expr_of(i) for i in op.indices]
+        return [self.substituted(e) for e in exprs]
 
     # Parameters -------------------------------------------------------------------------
 
@@ -456,10 +476,10 @@ class KernelWriter:
 
     def c_type(self, type_: Attribute, where: str) -> str:
         """`opencl_c.c_type` of a value's type, f16 spelled as `f16` (`type_names`)."""
-        found = self.type_names.get(type_)
-        if found is None:
-            found = self.type_names[type_] = c_type(type_, where, self.f16)
-        return found
+        found = self.type_names.get(id(type_))
+        if found is None or found[0] is not type_:
+            found = self.type_names[id(type_)] = (type_, c_type(type_, where, self.f16))
+        return found[1]
 
     def refuse_extension_types(self, type_: Attribute, where: str) -> None:
         """f64 needs cl_khr_fp64: a diagnostic when the device lacks the extension (f16 needs

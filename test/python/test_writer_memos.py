@@ -3,7 +3,8 @@ writes. The copies of an unrolled body (lane loops, register tiles) ask the writ
 same questions many times: the substituted index of an expression, the texel of an
 access, whether an access reaches a parameter legally, which values a body defines,
 whether an op is one the target refuses. Each answer is kept (`KernelWriter`'s
-`substituted_memo`, `texel_memo`, `flat_memo`, `access_memo`, `defined_in`, `pure_kinds`); here a
+`substituted_memo`, `texel_memo`, `flat_memo`, `access_memo`, `access_exprs`, `defined_in`,
+`pure_kinds`, `half_helpers`, `type_names`, `walks`); here a
 writer that forgets every answer must write the same program, byte for byte, on models
 whose kernels are unrolled and tiled, and the memos must be asked more often than they
 hold answers (they are used). A planted bug, a substituted-index memo keyed without the
@@ -80,6 +81,10 @@ def test_a_writer_that_forgets_writes_the_same_c(
         self.defined_in = _Forgetful()
         self.pure_kinds = _Forgetful()
         self.flat_memo = _Forgetful()
+        self.half_helpers = _Forgetful()
+        self.type_names = _Forgetful()
+        self.access_exprs = _Forgetful()
+        self.walks = _Forgetful()
 
     writer = opencl._Writer  # pyright: ignore[reportPrivateUsage]
     monkeypatch.setattr(writer, "__init__", forgetful)
