@@ -244,10 +244,21 @@ def _generate(
         )
         return writer.write()
 
+    checked: list[Exception | None] = []  # what checking the buffers raised, once checked
+
+    def check_buffers() -> None:
+        try:
+            refuse_invalid_buffers("opencl", module, limits.max_width, limits.max_height, aliases)
+        except Exception as error:
+            checked.append(error)
+            return
+        checked.append(None)
+
     kernel_jobs = [job for _, job in jobs]
     written = None
     if processes > 1 and len(kernel_jobs) >= MIN_KERNELS and can_fork():
-        written = write_forked(kernel_jobs, write_one, helpers, kernel_names)
+        # the buffers are checked while the child writes; raised after the kernels, as below
+        written = write_forked(kernel_jobs, write_one, helpers, kernel_names, check_buffers)
     if written is None:
         written = [write_one(job, helpers, kernel_names) for job in kernel_jobs]
     uses_double = False
@@ -271,7 +282,10 @@ def _generate(
         if helper in helpers:
             preamble.append(text)
     source = "\n".join(preamble) + "\n\n" + "\n".join(bodies)
-    refuse_invalid_buffers("opencl", module, limits.max_width, limits.max_height, aliases)
+    if not checked:
+        check_buffers()
+    if checked[0] is not None:
+        raise checked[0]
     return OpenCLProgram(source, kernels, texture_storage)
 
 

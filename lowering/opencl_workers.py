@@ -139,11 +139,13 @@ def write_forked(
     write_one: WriteOne,
     helpers: set[str],
     kernel_names: NameTable,
+    alongside: Callable[[], None] | None = None,
 ) -> list[Written] | None:
     """Every job written, in order, the odd-numbered ones by a forked child (module
-    docstring); `helpers` gets the helpers of all and `kernel_names` every kernel's name.
-    None, with `helpers` and `kernel_names` untouched, when this process may not fork or
-    anything fails: the caller writes the jobs itself then."""
+    docstring); `helpers` gets the helpers of all and `kernel_names` every kernel's name;
+    `alongside`, other work of the caller, runs in the parent after its share, while the
+    child may still be writing. None, with `helpers` and `kernel_names` untouched, when
+    this process may not fork or anything fails: the caller writes the jobs itself then."""
     mine, theirs = list(jobs[0::2]), list(jobs[1::2])
     if not theirs:
         return None
@@ -161,6 +163,8 @@ def write_forked(
     parent_helpers: set[str] = set()
     try:
         own = _write_all(mine, write_one, parent_helpers, _copy(kernel_names))
+        if alongside is not None:
+            alongside()
     except BaseException as error:
         _received(read_end, pid)
         if isinstance(error, Exception):

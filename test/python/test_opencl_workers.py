@@ -17,7 +17,7 @@ from physlayout.lowering import opencl, opencl_workers
 from physlayout.lowering.opencl_c import NameTable
 from physlayout.lowering.opencl_kernels import KernelInfo, Launch
 from physlayout.runtime.device import DeviceLimits
-from physlayout.runtime.opencl import apply_verified_once
+from physlayout.runtime.opencl import apply_verified_once, parse_module
 
 MODELS = Path(__file__).resolve().parents[2] / "examples" / "models"
 LIMITS = DeviceLimits(True, 16384, 16384, False, True)
@@ -83,6 +83,65 @@ def test_a_refused_kernel_raises_the_diagnostic_of_one_process(
         opencl.generate_opencl(module, vectorized=True, processes=2)
     assert str(forked.value) == str(serial.value) == f"opencl: @{refused}: refused for the test"
     assert forks == [False]
+
+
+_INVALID_BUFFERS = """
+func.func @copy(%A: !layout.buffer<16xf32>, %B: !layout.buffer<16xf32>) {
+  %d = layout.data %A : !layout.buffer<16xf32> -> !layout.ptr<f32>
+  %V = layout.decl_buffer %d : !layout.ptr<f32> -> !layout.buffer<8xvector<4xf32>>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c16 step %c1 {
+    %v = layout.load %A[%i] : !layout.buffer<16xf32>, f32
+    layout.store %v, %B[%i] : !layout.buffer<16xf32>, f32
+  }
+  func.return
+}
+func.func @scale(%A: !layout.buffer<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %two = arith.constant 2.0 : f32
+  scf.for %i = %c0 to %c16 step %c1 {
+    %v = layout.load %A[%i] : !layout.buffer<16xf32>, f32
+    %w = arith.mulf %v, %two : f32
+    layout.store %w, %A[%i] : !layout.buffer<16xf32>, f32
+  }
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize("refused", [None, "copy", "scale"])
+def test_invalid_buffers_are_refused_after_the_kernels(
+    refused: str | None, forks: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The buffer rules are checked by the parent while the child writes, but a kernel the
+    writer refuses (in either share) still raises first, as in one process; else the
+    buffers' diagnostic."""
+    monkeypatch.setattr(opencl, "MIN_KERNELS", 2)
+    write = opencl._Writer.write  # pyright: ignore[reportPrivateUsage]
+
+    def refusing(self: Any) -> Any:
+        if self.function.sym_name.data == refused:
+            raise DiagnosticException(f"opencl: @{refused}: refused for the test")
+        return write(self)
+
+    monkeypatch.setattr(opencl._Writer, "write", refusing)  # pyright: ignore[reportPrivateUsage]
+    module = parse_module(_INVALID_BUFFERS)
+    errors: list[str] = []
+    for processes in (1, 2):
+        with pytest.raises(Exception) as raised:
+            opencl.generate_opencl(module, processes=processes)
+        errors.append(str(raised.value))
+    assert errors[0] == errors[1]
+    if refused is None:
+        assert "does not fit in its storage" in errors[0]
+        assert forks == [True]
+    else:
+        assert errors[0] == f"opencl: @{refused}: refused for the test"
+        assert forks == [False]
 
 
 def test_names_chosen_apart_are_caught() -> None:
