@@ -5,6 +5,7 @@ diagnostic; kernel names that a process chose differently are caught."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -160,5 +161,21 @@ def test_names_chosen_apart_are_caught() -> None:
 
 
 def test_no_fork_where_pyopencl_is_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(__import__("sys").modules, "pyopencl", object())
+    monkeypatch.delitem(sys.modules, "pyopencl", raising=False)
+    monkeypatch.setattr(opencl_workers.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(opencl_workers.os, "sched_getaffinity", lambda _: {0, 1})
+    assert opencl_workers.can_fork()
+    monkeypatch.setitem(sys.modules, "pyopencl", object())
+    assert not opencl_workers.can_fork()
+
+
+def test_no_fork_on_a_busy_or_single_cpu_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(sys.modules, "pyopencl", raising=False)
+    monkeypatch.setattr(opencl_workers.os, "sched_getaffinity", lambda _: {0, 1})
+    monkeypatch.setattr(opencl_workers.os, "getloadavg", lambda: (1.2, 0.0, 0.0))
+    assert opencl_workers.can_fork()
+    monkeypatch.setattr(opencl_workers.os, "getloadavg", lambda: (1.9, 0.0, 0.0))
+    assert not opencl_workers.can_fork()
+    monkeypatch.setattr(opencl_workers.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(opencl_workers.os, "sched_getaffinity", lambda _: {0})
     assert not opencl_workers.can_fork()
