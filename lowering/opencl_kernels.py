@@ -276,8 +276,9 @@ class KernelWriter:
         default_factory=dict[tuple[BufferType, tuple[Expr, ...], int], Expr]
     )
     """`MemoryWriter.global_flat`'s answers by (accessed view type, substituted indices,
-    view offset): the copies of an unrolled body access the same elements again
-    (googlenet: 1,320 global accesses, each a flattening and two simplifications)."""
+    view offset): copies of an unrolled body may access the same element again
+    (autoencoder: 601 global accesses, 384 distinct; each a flattening and two
+    simplifications)."""
     half_helpers: dict[Operation, str] = field(default_factory=dict[Operation, str])
     """`ArithWriter.half_helper`'s answer for each op: it depends on the op alone."""
     type_names: dict[int, tuple[Attribute, str]] = field(
