@@ -38,15 +38,16 @@ class ArithWriter(KernelWriter):
 
     def write_pure(self, op: Operation) -> None:
         """Declare the C value of `op` (`emit_pure`, without the lane copies' reuse)."""
+        kind = self.pure_kinds.get(op)
+        if kind is None:
+            kind = self.pure_kinds[op] = self.pure_kind(op)
         where = self.at(op)
-        if op.regions or not is_pure_op(op) or len(op.results) != 1:
-            raise fail(where, "operation is not supported by the OpenCL target")
         result = op.results[0]
-        expr = self.index_expr(op)
-        if expr is not None:
+        if kind == "index":
+            expr = self.index_expr(op)
+            assert expr is not None
             self.declare(result, self.index(self.substituted(expr)), where)
-            return
-        if op.name in ("arith.floordivsi", "arith.ceildivsi"):
+        elif kind == "divide":
             helper = "px_floordiv" if op.name == "arith.floordivsi" else "px_ceildiv"
             if c_type(result.type, where) in ("long", "ulong"):
                 helper += "_long"
@@ -54,32 +55,51 @@ class ArithWriter(KernelWriter):
             texts = signed_operands(op, [self.expr(v) for v in op.operands], where)
             operands = ", ".join(texts)
             self.declare(result, f"{helper}({operands})", where)
-            return
-        if op.name == "math.erf" and self.float_erf(result.type):
+        elif kind == "erf":
             width = result.type.get_shape()[0] if isinstance(result.type, VectorType) else ""
             helper = f"px_erf{width}"
             self.helpers.add(helper)
             self.declare(result, self.half_value(op, f"{helper}({self.expr(op.operands[0])})"), where)
-            return
-        if op.name in ("affine.min", "affine.max"):
+        elif kind == "bound":
             self.declare(result, self.affine_bound(op, op.name == "affine.min"), where)
-            return
-        if isinstance(op, vector.ExtractOp | vector.InsertOp | vector.ReductionOp):
+        elif kind == "vector":
+            assert isinstance(op, vector.ExtractOp | vector.InsertOp | vector.ReductionOp)
             self.emit_vector(op, where)
-            return
-        if op not in self.pure_checked:  # checks of the op alone: once, not per unrolled copy
-            if not self.fp16:
-                self.refuse_storage_only(op, where)
-            if isinstance(op, arith.SelectOp) and isinstance(op.cond.type, VectorType):
-                raise fail(where, "selects with a vector condition are not supported")
-            compares = op.name in ("arith.cmpi", "arith.cmpf")
-            if compares and isinstance(op.operands[0].type, VectorType):
-                raise fail(where, "vector comparisons are not supported")
-            self.pure_checked.add(op)
-        text = op_expression(op, [self.expr(v) for v in op.operands], where, self.f16)
-        if text is None:
+        else:
+            text = op_expression(op, [self.expr(v) for v in op.operands], where, self.f16)
+            if text is None:
+                raise fail(where, "operation is not supported by the OpenCL target")
+            self.declare(result, self.half_value(op, text), where)
+
+    def pure_kind(self, op: Operation) -> str:
+        """How `write_pure` writes `op`, decided by the op alone (`KernelWriter.pure_kinds`:
+        once, not per unrolled copy): "index" (an index op printed from its quasi-affine
+        expression), "divide" (floordivsi/ceildivsi through the `px_` helpers), "erf"
+        (`px_erfN`), "bound" (affine.min/max), "vector" (extract/insert/reduction) or
+        "plain" (`opencl_c.op_expression`). Raises a located `DiagnosticException` for an
+        op the target refuses whatever its operands (regions, side effects, several
+        results, f16 bitcasts without half arithmetic, vector selects and comparisons)."""
+        where = self.at(op)
+        if op.regions or not is_pure_op(op) or len(op.results) != 1:
             raise fail(where, "operation is not supported by the OpenCL target")
-        self.declare(result, self.half_value(op, text), where)
+        if self.index_expr(op) is not None:
+            return "index"
+        if op.name in ("arith.floordivsi", "arith.ceildivsi"):
+            return "divide"
+        if op.name == "math.erf" and self.float_erf(op.results[0].type):
+            return "erf"
+        if op.name in ("affine.min", "affine.max"):
+            return "bound"
+        if isinstance(op, vector.ExtractOp | vector.InsertOp | vector.ReductionOp):
+            return "vector"
+        if not self.fp16:
+            self.refuse_storage_only(op, where)
+        if isinstance(op, arith.SelectOp) and isinstance(op.cond.type, VectorType):
+            raise fail(where, "selects with a vector condition are not supported")
+        compares = op.name in ("arith.cmpi", "arith.cmpf")
+        if compares and isinstance(op.operands[0].type, VectorType):
+            raise fail(where, "vector comparisons are not supported")
+        return "plain"
 
     def float_erf(self, kind: Attribute) -> bool:
         """Whether an erf of type `kind` is computed in `float` (f32, and f16 where it is
@@ -91,18 +111,27 @@ class ArithWriter(KernelWriter):
         """`text`, the C value of `op`'s result, rounded to half where f16 is storage only and
         the op's f16 result needs it (`rounds_to_half`): `px_half_rteN(text)`. A `truncf` whose
         every use is a store to a global buffer is left unrounded: `vstore_half_rte` rounds
-        it the same way (ties to even) when it is stored."""
+        it the same way (ties to even) when it is stored. Which helper, if any, is decided
+        once per op (`KernelWriter.half_helpers`)."""
+        helper = self.half_helpers.get(op)
+        if helper is None:
+            helper = self.half_helpers[op] = self.half_helper(op)
+        if not helper:
+            return text
+        self.helpers.add(helper)
+        return f"{helper}({text})"
+
+    def half_helper(self, op: Operation) -> str:
+        """The `px_half_rteN` helper that rounds `op`'s result (`half_value`), "" for none."""
         result = op.results[0]
         if self.fp16 or not is_f16(result.type) or not rounds_to_half(op):
-            return text
+            return ""
         if isinstance(op, arith.TruncFOp) and result.uses and all(
             self.stored_to_global(use.operation, result) for use in result.uses
         ):
-            return text
+            return ""
         width = result.type.get_shape()[0] if isinstance(result.type, VectorType) else ""
-        helper = f"px_half_rte{width}"
-        self.helpers.add(helper)
-        return f"{helper}({text})"
+        return f"px_half_rte{width}"
 
     def refuse_storage_only(self, op: Operation, where: str) -> None:
         """Refuse what f16 as storage only cannot compute exactly: a bitcast from or to f16

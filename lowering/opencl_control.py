@@ -131,9 +131,11 @@ class ControlFlowWriter(KernelWriter):
         leaf = self.analysis.expr_of(iv)
         assert isinstance(leaf, Dim)
         self.substitution[leaf.name] = value
+        self.lane_copy_values = None
         self.c_names[iv] = text
         self.emit_block(body)
         del self.substitution[leaf.name]
+        self.lane_copy_values = None
 
     def emit_unrolled(self, op: scf.ForOp | affine.ForOp, dim: BandDim, names: list[str]) -> None:
         """A loop inside a lane loop: its body once per iteration, in order."""

@@ -37,7 +37,7 @@ Whether the kernel also reads the parameter is the caller's business (`KernelArg
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import prod
 from typing import Any
@@ -61,13 +61,16 @@ per loop dimension, broadcast)."""
 
 
 def covered_parameters(
-    function: func.FuncOp, elements: Mapping[BlockArgument, int]
+    function: func.FuncOp,
+    elements: Mapping[BlockArgument, int],
+    ops: Iterable[Operation] | None = None,
 ) -> set[BlockArgument]:
     """The buffer parameters of the kernel `function` among `elements` (each with the
     element count of the storage bound to it) whose every element it writes (module
-    docstring). One walk of the function for all of them."""
+    docstring). One walk of the function for all of them (`ops`: its ops, when the caller
+    has walked it already)."""
     stores: dict[BlockArgument, list[StoreOp]] = {}
-    for op in function.walk():
+    for op in function.walk() if ops is None else ops:
         if isinstance(op, StoreOp):
             root = trace_declarations(op.buffer)[0]
             if isinstance(root, BlockArgument) and root in elements:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from math import prod
 
 from xdsl.dialects import affine, arith, func, scf
@@ -254,9 +254,10 @@ class KernelWriter:
     simplified result. The copies of an unrolled body ask for the same index with the same
     loop values many times (in the autoencoder 7,226 questions, 911 distinct); a leaf's
     bounds are fixed when it is named, so an answer never changes."""
-    pure_checked: set[Operation] = field(default_factory=set[Operation])
-    """The pure ops `ArithWriter.write_pure` has checked (what the target refuses depends on
-    the op alone; an unrolled body's copies write the same ops again)."""
+    pure_kinds: dict[Operation, str] = field(default_factory=dict[Operation, str])
+    """How `ArithWriter.write_pure` writes each pure op it has met (`pure_kind`: what the
+    target refuses, and how an op is written, depend on the op alone; an unrolled body's
+    copies write the same ops again)."""
     defined_in: dict[Block, list[SSAValue]] = field(default_factory=dict[Block, list[SSAValue]])
     """The values defined inside each unrolled loop body, for its copies to forget their
     C names (`ControlFlowWriter.emit_copy`), listed once per body."""
@@ -271,6 +272,28 @@ class KernelWriter:
     """`MemoryWriter.texel_exprs`' answers by (accessed view type, substituted indices):
     the four lane copies of an unrolled body read the same texels (autoencoder: 2,900
     texture accesses, 404 distinct)."""
+    flat_memo: dict[tuple[BufferType, tuple[Expr, ...], int], Expr] = field(
+        default_factory=dict[tuple[BufferType, tuple[Expr, ...], int], Expr]
+    )
+    """`MemoryWriter.global_flat`'s answers by (accessed view type, substituted indices,
+    view offset): copies of an unrolled body may access the same element again
+    (autoencoder: 601 global accesses, 384 distinct; each a flattening and two
+    simplifications)."""
+    half_helpers: dict[Operation, str] = field(default_factory=dict[Operation, str])
+    """`ArithWriter.half_helper`'s answer for each op: it depends on the op alone."""
+    type_names: dict[int, tuple[Attribute, str]] = field(
+        default_factory=dict[int, tuple[Attribute, str]]
+    )
+    """`c_type`'s answers by the `id` of the type (hashing an xDSL type costs more than
+    naming it), with the type, which the entry keeps alive: an entry answers only for
+    the very type object it was asked about."""
+    access_exprs: dict[Operation, list[Expr]] = field(default_factory=dict[Operation, list[Expr]])
+    """The indices of each load and store as quasi-affine expressions (`index_exprs`,
+    before the unrolled copy's values are substituted)."""
+    walks: dict[Operation, list[Operation]] = field(
+        default_factory=dict[Operation, list[Operation]]
+    )
+    """`walked`'s lists: an op and the ops nested in it, in `walk` order."""
     unrolling: int = 0
     """How many enclosing loops are being unrolled."""
     texels: dict[tuple[str, str], tuple[int, str]] = field(
@@ -284,6 +307,10 @@ class KernelWriter:
     (`opencl_control.lane_invariant_ops`); empty outside lane loops."""
     lane_leaf: str = ""
     """The index leaf of the lane loop being written ("" outside lane loops)."""
+    lane_copy_values: tuple[tuple[str, Expr], ...] | None = None
+    """The values of the loops unrolled inside the lane loop in the copy being written (the
+    second part of `lane_value_key`), computed once per copy: None whenever
+    `ControlFlowWriter.emit_copy` changes `substitution`."""
     lane_values: dict[tuple[Operation, tuple[tuple[str, Expr], ...]], tuple[int, str]] = field(
         default_factory=dict[tuple[Operation, tuple[tuple[str, Expr], ...]], tuple[int, str]]
     )
@@ -291,7 +318,7 @@ class KernelWriter:
     unrolled inside the lane loop) -> (scope depth, its C variable). The four copies of a
     lane loop's body compute these values alike, so later copies use the first one's."""
 
-    @property
+    @cached_property
     def where(self) -> str:
         """The function being written, `@name`, as diagnostics locate it."""
         return f"@{self.function.sym_name.data}"
@@ -299,6 +326,23 @@ class KernelWriter:
     def at(self, op: Operation) -> str:
         """`op` located for a diagnostic: `@function: 'op.name'`."""
         return f"{self.where}: '{op.name}'"
+
+    def walked(self, op: Operation) -> list[Operation]:
+        """`op` and every op nested in it, in `Operation.walk` order, listed once (the writer
+        never changes the IR; the checks of a function visit its ops several times, and a
+        list is read much faster than the IR is walked). The function's list is its
+        top-level ops' lists after it."""
+        found = self.walks.get(op)
+        if found is None:
+            if op is not self.function:
+                found = list(op.walk())
+            else:
+                found = [op]
+                for block in (b for region in op.regions for b in region.blocks):
+                    for top in block.ops:
+                        found.extend(self.walked(top))
+            self.walks[op] = found
+        return found
 
     # Lines ------------------------------------------------------------------------------
 
@@ -339,8 +383,12 @@ class KernelWriter:
         """The `lane_values` key of `op` in the current copy (None: `op` is not lane-invariant)."""
         if op not in self.lane_invariant:
             return None
-        leaf = self.lane_leaf
-        return op, tuple((n, v) for n, v in self.substitution.items() if n != leaf)
+        values = self.lane_copy_values
+        if values is None:
+            leaf = self.lane_leaf
+            values = tuple((n, v) for n, v in self.substitution.items() if n != leaf)
+            self.lane_copy_values = values
+        return op, values
 
     def reuse_lane_value(self, op: Operation) -> bool:
         """Name `op`'s result by the C variable an earlier lane copy declared for it, when
@@ -415,7 +463,10 @@ class KernelWriter:
     def index_exprs(self, op: LoadOp | StoreOp) -> list[Expr]:
         """The indices of a `layout.load`/`layout.store` as quasi-affine expressions, with the current
         unrolled copy's loop values substituted and simplified."""
-        return [self.substituted(self.analysis.expr_of(i)) for i in op.indices]
+        exprs = self.access_exprs.get(op)
+        if exprs is None:
+            exprs = self.access_exprs[op] = [self.analysis.expr_of(i) for i in op.indices]
+        return [self.substituted(e) for e in exprs]
 
     # Parameters -------------------------------------------------------------------------
 
@@ -425,8 +476,11 @@ class KernelWriter:
         return "half" if self.fp16 else "float"
 
     def c_type(self, type_: Attribute, where: str) -> str:
-        """`opencl_c.c_type` of a value's type, f16 spelled as `f16`."""
-        return c_type(type_, where, self.f16)
+        """`opencl_c.c_type` of a value's type, f16 spelled as `f16` (`type_names`)."""
+        found = self.type_names.get(id(type_))
+        if found is None or found[0] is not type_:
+            found = self.type_names[id(type_)] = (type_, c_type(type_, where, self.f16))
+        return found[1]
 
     def refuse_extension_types(self, type_: Attribute, where: str) -> None:
         """f64 needs cl_khr_fp64: a diagnostic when the device lacks the extension (f16 needs
@@ -455,7 +509,7 @@ class KernelWriter:
             self.refuse_extension_types(
                 arg.type, f"{self.where}: parameter %{arg.name_hint or arg.index}"
             )
-        for op in self.function.body.walk():
+        for op in self.walked(self.function)[1:]:
             for result in op.results:
                 self.refuse_extension_types(result.type, self.at(op))
         for arg in entry.args:
@@ -518,7 +572,7 @@ class KernelWriter:
         (a `DiagnosticException`) allocations, calls, returned values, and any SSA value used
         outside the launch that computes it (launches share only buffers)."""
         entry = self.function.body.blocks[0]
-        for op in self.function.walk():
+        for op in self.walked(self.function):
             if isinstance(op, AllocateOp):
                 raise fail(
                     self.at(op),
@@ -555,7 +609,7 @@ class KernelWriter:
         entry = self.function.body.blocks[0]
         for segment in segments:
             for top in segment.ops:
-                for op in top.walk():
+                for op in self.walked(top):
                     for use in (u for r in op.results for u in r.uses):
                         user = entry.find_ancestor_op_in_block(use.operation)
                         if user is None or user in segment.ops:
@@ -616,13 +670,12 @@ class KernelWriter:
                 if isinstance(owner, Operation) and not isinstance(owner, (*LOOPS, scf.IfOp)):
                     stack.append(owner)
 
-    @staticmethod
-    def roots(ops: Sequence[Operation]) -> list[Operation]:
+    def roots(self, ops: Sequence[Operation]) -> list[Operation]:
         """The ops of `ops` (nested ops included) a launch must execute for their effects: every op
         except loads and pure ops; yields are roots (they assign carried values)."""
         found: list[Operation] = []
         for top in ops:
-            for op in top.walk():
+            for op in self.walked(top):
                 if isinstance(op, LoadOp) or (
                     is_pure_op(op) and not isinstance(op, scf.YieldOp | affine.YieldOp)
                 ):
@@ -648,7 +701,7 @@ class KernelWriter:
             kernel_lines.extend(text)
             launches.append(launch)
         written = {a: prod(b.flat_shape) for a, b in self.buffers.items() if a in self.writes}
-        self.covered = covered_parameters(self.function, written)
+        self.covered = covered_parameters(self.function, written, self.walked(self.function))
         args = tuple(self.kernel_arg(arg, name) for arg, name in params)
         return kernel_lines, KernelInfo(base, args, tuple(launches))
 

@@ -100,10 +100,14 @@ class MemoryWriter(KernelWriter):
     def global_flat(self, op: LoadOp | StoreOp, accessed: BufferType, offset: int) -> Expr:
         """The element index, in its parameter, that a global-buffer access reaches: the access's
         indices flattened row-major over the accessed view's shape, plus the view's offset,
-        simplified."""
-        exprs = self.index_exprs(op)
-        (flat,) = flatten_exprs(exprs, accessed.get_shape(), (), self.analysis.bounds)
-        return simplify(flat + offset, self.analysis.bounds)
+        simplified (`flat_memo`)."""
+        key = (accessed, tuple(self.index_exprs(op)), offset)
+        found = self.flat_memo.get(key)
+        if found is None:
+            bounds = self.analysis.bounds
+            (flat,) = flatten_exprs(key[1], accessed.get_shape(), (), bounds)
+            found = self.flat_memo[key] = simplify(flat + offset, bounds)
+        return found
 
     def global_index(self, op: LoadOp | StoreOp, accessed: BufferType, offset: int) -> str:
         """`global_flat` as a C index expression."""

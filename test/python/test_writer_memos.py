@@ -3,7 +3,8 @@ writes. The copies of an unrolled body (lane loops, register tiles) ask the writ
 same questions many times: the substituted index of an expression, the texel of an
 access, whether an access reaches a parameter legally, which values a body defines,
 whether an op is one the target refuses. Each answer is kept (`KernelWriter`'s
-`substituted_memo`, `texel_memo`, `access_memo`, `defined_in`, `pure_checked`); here a
+`substituted_memo`, `texel_memo`, `flat_memo`, `access_memo`, `access_exprs`, `defined_in`,
+`pure_kinds`, `half_helpers`, `type_names`, `walks`); here a
 writer that forgets every answer must write the same program, byte for byte, on models
 whose kernels are unrolled and tiled, and the memos must be asked more often than they
 hold answers (they are used). A planted bug, a substituted-index memo keyed without the
@@ -19,7 +20,7 @@ import pytest
 
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.located import parse_located
-from physlayout.lowering import opencl, opencl_kernels
+from physlayout.lowering import opencl, opencl_kernels, opencl_memory
 from physlayout.runtime.device import DeviceLimits
 from physlayout.runtime.opencl import apply_verified_once, lower_module
 
@@ -31,11 +32,6 @@ class _Forgetful(dict[Any, Any]):
     """A memo that never keeps an answer."""
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        pass
-
-
-class _ForgetfulSet(set[Any]):
-    def add(self, element: Any) -> None:
         pass
 
 
@@ -83,7 +79,12 @@ def test_a_writer_that_forgets_writes_the_same_c(
         self.texel_memo = _Counting()
         self.access_memo = _Forgetful()
         self.defined_in = _Forgetful()
-        self.pure_checked = _ForgetfulSet()
+        self.pure_kinds = _Forgetful()
+        self.flat_memo = _Forgetful()
+        self.half_helpers = _Forgetful()
+        self.type_names = _Forgetful()
+        self.access_exprs = _Forgetful()
+        self.walks = _Forgetful()
 
     writer = opencl._Writer  # pyright: ignore[reportPrivateUsage]
     monkeypatch.setattr(writer, "__init__", forgetful)
@@ -107,6 +108,27 @@ def test_a_substituted_memo_keyed_without_loop_values_changes_the_c(
 
     monkeypatch.setattr(opencl_kernels.KernelWriter, "substituted", keyed_badly)
     assert _lowered_source("espcn_pixelshuffle") != remembered
+
+
+def test_a_flat_memo_keyed_without_the_copy_s_indices_changes_the_c(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Planted bug: the global-buffer element index is remembered per access op (the
+    substituted indices, which carry the unrolled copy's loop values, left out of the
+    key), so every copy of an unrolled body reads the first copy's element."""
+    remembered = _lowered_source("autoencoder_transpose")
+    original = opencl_memory.MemoryWriter.global_flat
+    by_op: dict[Any, Expr] = {}
+
+    def keyed_badly(
+        self: opencl_memory.MemoryWriter, op: Any, accessed: Any, offset: int
+    ) -> Expr:
+        if op not in by_op:
+            by_op[op] = original(self, op, accessed, offset)
+        return by_op[op]
+
+    monkeypatch.setattr(opencl_memory.MemoryWriter, "global_flat", keyed_badly)
+    assert _lowered_source("autoencoder_transpose") != remembered
 
 
 def test_an_expression_remembers_its_hash_but_pickles_without_it() -> None:

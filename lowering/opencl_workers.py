@@ -1,0 +1,210 @@
+"""Writing the kernels of a module in two processes (issue 43: compile time).
+
+The kernels of a module are written independently of each other (one `KernelWriter` per
+`func.func`); what they share is the set of `px_` helpers they call and the table of
+kernel names. `write_forked` writes every other kernel in a forked child process while
+the parent writes the rest, each with its own helper set and name table; the child sends
+its kernels' C lines and launch plans back through a pipe, and the parent joins them in
+the original order.
+
+What it guarantees: the same program, byte for byte, as writing in one process. The
+kernel names are checked: the parent asks the module's real name table for every
+kernel's name in the original order and compares it with the name the writer chose in
+its own table (they differ only when a name was taken by a kernel of the other process;
+then nothing of the forked result is used). The helpers are a set, emitted in a fixed
+order.
+
+What it refuses (returns None; the caller then writes the kernels in one process, so any
+diagnostic is the one writing in one process raises): a platform without `os.fork`, a
+process that has imported pyopencl (an OpenCL context or any driver state must not be
+duplicated by a fork; a plain `physlayout compile` never imports it), fewer than two
+usable CPUs or none idle (the output never depends on it, only the time), a module of fewer than `MIN_KERNELS` kernels (`generate_opencl` asks:
+forking costs more than it saves), and any failure of either side: an exception (a diagnostic included), a child
+that exits without a complete answer, or a name that differs.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import func
+
+from physlayout.lowering.opencl_c import NameTable
+from physlayout.lowering.opencl_kernels import KernelArg, KernelInfo, Launch
+
+MIN_KERNELS = 16
+"""The fewest kernel functions in a module for which two processes write them."""
+
+IDLE = 0.5
+"""How far below the CPU count the load average must be for a fork (`can_fork`)."""
+
+
+@dataclass(frozen=True)
+class KernelJob:
+    """One kernel function to write, with the indices of its parameters that callers may
+    bind to views at an offset."""
+
+    function: func.FuncOp
+    offset_params: frozenset[int]
+
+
+Written = tuple[list[str], KernelInfo]
+"""A kernel function's C lines and its `KernelInfo`."""
+
+WriteOne = Callable[[KernelJob, set[str], NameTable], Written]
+"""Writes one kernel function, adding the helpers it calls to the set and taking its
+kernels' names from the table."""
+
+
+def can_fork() -> bool:
+    """Whether this process may fork a writer: `os.fork` exists, pyopencl was never imported
+    (so no OpenCL object exists), at least two CPUs are usable and one of them is idle (the
+    load average of the last minute, this process included, is below the CPU count less
+    `IDLE`: on a machine whose other CPUs are busy the child only takes turns with the
+    parent, and forking makes the phase slower; googlenet with one other busy process on
+    2 CPUs: 3.2 s in one process, 3.6 s in two)."""
+    if not hasattr(os, "fork") or "pyopencl" in sys.modules:
+        return False
+    affinity = getattr(os, "sched_getaffinity", None)
+    cpus = len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+    if cpus < 2:
+        return False
+    load = getattr(os, "getloadavg", None)
+    return load is None or load()[0] < cpus - IDLE
+
+
+_PortableArg = tuple[str, str, str, tuple[int, ...], bool, bool, bool, bool]
+"""A `KernelArg` without its type."""
+
+_Portable = tuple[str, tuple[Launch, ...], list[_PortableArg]]
+"""A `KernelInfo` that pickles without xDSL objects (`_portable`)."""
+
+
+def _portable(info: KernelInfo) -> _Portable:
+    """`info` without its parameter types (xDSL attributes; the parent has them)."""
+    args: list[_PortableArg] = [
+        (a.name, a.kind, a.c_type, a.physical_shape, a.read, a.written, a.offset_argument,
+         a.covers)
+        for a in info.args
+    ]  # fmt: skip
+    return info.name, info.launches, args
+
+
+def _rebuilt(job: KernelJob, portable: _Portable) -> KernelInfo:
+    """The `KernelInfo` of `_portable`, its parameter types read from the function again."""
+    name, launches, args = portable
+    params = job.function.body.blocks[0].args
+    rebuilt = tuple(
+        KernelArg(arg_name, kind, param.type, c_type, shape, read, written, offset, covers)
+        for param, (arg_name, kind, c_type, shape, read, written, offset, covers) in zip(
+            params, args, strict=True
+        )
+    )
+    return KernelInfo(name, rebuilt, launches)
+
+
+def _copy(table: NameTable) -> NameTable:
+    """A name table in the state of `table`, changed independently of it."""
+    copy = NameTable()
+    copy.used, copy.counter, copy.pattern = set(table.used), table.counter, table.pattern
+    return copy
+
+
+def _write_all(
+    jobs: Sequence[KernelJob], write_one: WriteOne, helpers: set[str], names: NameTable
+) -> list[Written]:
+    return [write_one(job, helpers, names) for job in jobs]
+
+
+def _child(jobs: Sequence[KernelJob], write_one: WriteOne, names: NameTable, pipe: int) -> None:
+    """The child's work: write `jobs`, send (helpers, [(lines, portable info)]) and exit
+    without running any of the parent's cleanup."""
+    status = 1
+    try:
+        helpers: set[str] = set()
+        written = _write_all(jobs, write_one, helpers, names)
+        answer = (helpers, [(lines, _portable(info)) for lines, info in written])
+        data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+        with os.fdopen(pipe, "wb") as out:
+            out.write(data)
+        status = 0
+    finally:
+        os._exit(status)  # pyright: ignore[reportPrivateUsage]
+
+
+def _received(pipe: int, pid: int) -> bytes | None:
+    """Everything the child sent, once it exited successfully (None otherwise)."""
+    with os.fdopen(pipe, "rb") as source:
+        data = source.read()
+    _, status = os.waitpid(pid, 0)
+    return data if os.waitstatus_to_exitcode(status) == 0 else None
+
+
+def write_forked(
+    jobs: Sequence[KernelJob],
+    write_one: WriteOne,
+    helpers: set[str],
+    kernel_names: NameTable,
+    alongside: Callable[[], None] | None = None,
+) -> list[Written] | None:
+    """Every job written, in order, the odd-numbered ones by a forked child (module
+    docstring); `helpers` gets the helpers of all and `kernel_names` every kernel's name;
+    `alongside`, other work of the caller, runs in the parent after its share, while the
+    child may still be writing. None, with `helpers` and `kernel_names` untouched, when
+    this process may not fork or anything fails: the caller writes the jobs itself then."""
+    mine, theirs = list(jobs[0::2]), list(jobs[1::2])
+    if not theirs:
+        return None
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return None
+    if pid == 0:
+        os.close(read_end)
+        _child(theirs, write_one, _copy(kernel_names), write_end)
+    os.close(write_end)
+    parent_helpers: set[str] = set()
+    try:
+        own = _write_all(mine, write_one, parent_helpers, _copy(kernel_names))
+        if alongside is not None:
+            alongside()
+    except BaseException as error:
+        _received(read_end, pid)
+        if isinstance(error, Exception):
+            return None
+        raise
+    data = _received(read_end, pid)
+    if data is None:
+        return None
+    answer: tuple[set[str], list[tuple[list[str], _Portable]]] = pickle.loads(data)
+    child_helpers, answers = answer
+    other = [(lines, _rebuilt(job, info)) for job, (lines, info) in zip(theirs, answers, strict=True)]
+    written: list[Written] = []
+    for k in range(len(jobs)):
+        written.append(own[k // 2] if k % 2 == 0 else other[k // 2])
+    if not _same_names(written, kernel_names):
+        return None
+    helpers |= parent_helpers | child_helpers
+    return written
+
+
+def _same_names(written: Sequence[Written], kernel_names: NameTable) -> bool:
+    """Ask a copy of `kernel_names` for every kernel's name in order, as `KernelWriter.write`
+    does (`@name`, or `@name_K` for a function of several launches); True, and the names
+    taken in `kernel_names` itself, when each is the name the kernel was written with."""
+    table = _copy(kernel_names)
+    for _, info in written:
+        several = len(info.launches) > 1
+        for k, launch in enumerate(info.launches):
+            hint = f"{info.name}_{k}" if several else info.name
+            if table.fresh(hint, "kernel") != launch.kernel:
+                return False
+    kernel_names.used, kernel_names.counter = table.used, table.counter
+    return True
