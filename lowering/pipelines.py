@@ -49,7 +49,6 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline, PassPipelineCallbackType
-from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from physlayout.lowering.raise_layout_rewrites import RaiseLayoutRewritesPass
@@ -58,6 +57,7 @@ from physlayout.transforms.apply_layout import ApplyLayoutPass
 from physlayout.transforms.apply_schedules import ApplySchedulesPass
 from physlayout.transforms.contract_fma import ContractFmaPass
 from physlayout.transforms.convert_layout import DEFAULT_LAYOUTS, ConvertLayoutPass
+from physlayout.transforms.dead_code import MemoizedDeadCodeElimination
 from physlayout.transforms.flatten_buffers import FlattenBuffersPass
 from physlayout.transforms.flow_layout_rewrites import FlowLayoutRewritesPass
 from physlayout.transforms.fold_affine_params import FoldAffineParamsPass
@@ -265,7 +265,12 @@ class PhyslayoutOpenCLPass(BufferPipeline):
 
     def passes(self) -> tuple[ModulePass, ...]:
         contract = (ContractFmaPass(),) if self.fp_contract else ()
-        return (*self.buffer_passes(), VectorizeTexelsPass(), *contract, DeadCodeElimination())
+        return (
+            *self.buffer_passes(),
+            VectorizeTexelsPass(),
+            *contract,
+            MemoizedDeadCodeElimination(),
+        )
 
 
 @dataclass(frozen=True)
@@ -430,7 +435,7 @@ class PhyslayoutAdrenoPass(DeclaredPipeline):
                 vector_width=self.vector_width,
             ),
             *((ContractFmaPass(),) if self.fp_contract else ()),
-            DeadCodeElimination(),
+            MemoizedDeadCodeElimination(),
         )
 
 
