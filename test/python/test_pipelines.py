@@ -6,6 +6,7 @@ parameter layouts from the module it is given."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from graph_harness import verified_states
@@ -346,3 +347,33 @@ def test_survivors_of_each_pass_are_frozen_only_while_the_pipeline_runs(
             assert gc.get_freeze_count() == 0
     finally:
         gc.enable()
+
+
+def test_the_modules_are_frozen_only_while_the_writer_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`lower_module` runs the OpenCL writer with the modules frozen out of the garbage
+    collector's scans (`survivors_frozen`), hands them back after it, and writes the C that
+    an unfrozen run writes (with the collector disabled the block does nothing)."""
+    import gc
+
+    from physlayout.runtime import opencl
+
+    seen: list[int] = []
+    original = opencl.generate_opencl
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.get_freeze_count())
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(opencl, "generate_opencl", counted)
+    text = (ROOT / "examples" / "relu_texture.mlir").read_text()
+    limits = DeviceLimits(True, 16384, 16384)
+    frozen = opencl.lower_module(text, limits).program.source
+    assert seen[-1] > 0 and gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        plain = opencl.lower_module(text, limits).program.source
+    finally:
+        gc.enable()
+    assert seen[-1] == 0 and plain == frozen
