@@ -377,3 +377,27 @@ def test_the_modules_are_frozen_only_while_the_writer_runs(
     finally:
         gc.enable()
     assert seen[-1] == 0 and plain == frozen
+
+
+def test_young_collections_are_rarer_only_inside_the_frozen_block() -> None:
+    """`survivors_frozen` collects the young generation every `YOUNG_COLLECTION_THRESHOLD`
+    allocations within the block and restores the caller's thresholds after it, also when
+    the block raises; when it does nothing (a caller's freeze) the thresholds stay."""
+    import gc
+
+    from physlayout.lowering import pipelines
+
+    before = gc.get_threshold()
+    with pipelines.survivors_frozen():
+        inside = gc.get_threshold()
+    assert inside == (max(pipelines.YOUNG_COLLECTION_THRESHOLD, before[0]), *before[1:])
+    assert gc.get_threshold() == before
+    with pytest.raises(RuntimeError), pipelines.survivors_frozen():
+        raise RuntimeError("a failing pass")
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        with pipelines.survivors_frozen():
+            assert gc.get_threshold() == before
+    finally:
+        gc.unfreeze()
