@@ -42,7 +42,7 @@ import gc
 import time
 from abc import abstractmethod
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass
 
@@ -51,6 +51,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline, PassPipelineCallbackType
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
+from physlayout.collector import spaced_young_collections
 from physlayout.lowering.raise_layout_rewrites import RaiseLayoutRewritesPass
 from physlayout.transforms.annotate_texture_scope import AnnotateTextureScopePass
 from physlayout.transforms.apply_layout import ApplyLayoutPass
@@ -74,19 +75,14 @@ from physlayout.transforms.sink_layout_rewrites import SinkLayoutRewritesPass
 from physlayout.transforms.vectorize_texels import VectorizeTexelsPass
 from physlayout.verification import PassedChecks, verify_module
 
-YOUNG_COLLECTION_THRESHOLD = 20_000
-"""The allocations between two young-generation collections inside `survivors_frozen`
-(Python's default: 700)."""
-
 
 @contextmanager
 def survivors_frozen() -> Iterator[Callable[[], None]]:
     """Within the block, the objects that exist when it starts, and those alive at each call
     of the function it yields (`freeze_survivors`, called after each pass), are left out of
     Python's cyclic garbage collections; at the end they are handed back to the collector.
-    The young generation is also collected less often within the block (every
-    `YOUNG_COLLECTION_THRESHOLD` allocations instead of 700); the thresholds are restored
-    at the end.
+    The young generation is also collected less often within the block
+    (`collector.spaced_young_collections`); the thresholds are restored at the end.
 
     Why: a pass creates and drops many IR objects, so the collector runs often, and every
     full collection scans every object alive, the whole module (and the parsed input)
@@ -101,20 +97,17 @@ def survivors_frozen() -> Iterator[Callable[[], None]]:
     is disabled or something is already frozen (a caller's own `gc.freeze`, or an
     enclosing use of this block): `gc.unfreeze` would release that too."""
     active = gc.isenabled() and gc.get_freeze_count() == 0
-    thresholds = gc.get_threshold()
 
     def freeze_survivors() -> None:
         if active:
             gc.freeze()
 
     freeze_survivors()
-    if active:
-        gc.set_threshold(max(YOUNG_COLLECTION_THRESHOLD, thresholds[0]), *thresholds[1:])
     try:
-        yield freeze_survivors
+        with spaced_young_collections() if active else nullcontext():
+            yield freeze_survivors
     finally:
         if active:
-            gc.set_threshold(*thresholds)
             gc.unfreeze()
 
 

@@ -380,17 +380,18 @@ def test_the_modules_are_frozen_only_while_the_writer_runs(
 
 
 def test_young_collections_are_rarer_only_inside_the_frozen_block() -> None:
-    """`survivors_frozen` collects the young generation every `YOUNG_COLLECTION_THRESHOLD`
-    allocations within the block and restores the caller's thresholds after it, also when
+    """`survivors_frozen` collects the young generation every
+    `collector.YOUNG_COLLECTION_THRESHOLD` allocations within the block and restores the caller's thresholds after it, also when
     the block raises; when it does nothing (a caller's freeze) the thresholds stay."""
     import gc
 
+    from physlayout.collector import YOUNG_COLLECTION_THRESHOLD
     from physlayout.lowering import pipelines
 
     before = gc.get_threshold()
     with pipelines.survivors_frozen():
         inside = gc.get_threshold()
-    assert inside == (max(pipelines.YOUNG_COLLECTION_THRESHOLD, before[0]), *before[1:])
+    assert inside == (max(YOUNG_COLLECTION_THRESHOLD, before[0]), *before[1:])
     assert gc.get_threshold() == before
     with pytest.raises(RuntimeError), pipelines.survivors_frozen():
         raise RuntimeError("a failing pass")
@@ -401,3 +402,30 @@ def test_young_collections_are_rarer_only_inside_the_frozen_block() -> None:
             assert gc.get_threshold() == before
     finally:
         gc.unfreeze()
+
+
+def test_the_compile_command_runs_with_spaced_young_collections(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`physlayout compile` (its imports, parse, passes and writer) runs within
+    `collector.spaced_young_collections`; the caller's thresholds are back after it."""
+    import gc
+    import importlib
+
+    from physlayout.cli import deploy
+    from physlayout.collector import YOUNG_COLLECTION_THRESHOLD
+
+    cli_main = importlib.import_module("physlayout.cli.main")
+    seen: list[tuple[int, ...]] = []
+
+    def command(args: Any) -> int:
+        seen.append(gc.get_threshold())
+        return 0
+
+    monkeypatch.setattr(deploy, "compile_command", command)
+    before = gc.get_threshold()
+    with pytest.raises(SystemExit) as exited:
+        cli_main.main(["compile", str(ROOT / "examples" / "relu_texture.mlir"), "-o", "unused"])
+    assert exited.value.code == 0
+    assert seen == [(max(YOUNG_COLLECTION_THRESHOLD, before[0]), *before[1:])]
+    assert gc.get_threshold() == before
