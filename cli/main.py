@@ -18,6 +18,7 @@ from xdsl.utils.exceptions import (
 if TYPE_CHECKING:
     pass
 from physlayout.cli.common import exit_without_teardown, run_with_deep_stack, versions_text
+from physlayout.collector import spaced_young_collections
 from physlayout.located import LocatedVerifyError, report_text, unexpected_error_text
 
 USAGE_TEXT = """physlayout: buffer physical layouts (index maps, axis separators, memory scopes) for MLIR,
@@ -108,9 +109,10 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         sys.exit(run_with_deep_stack(lambda: run_command(args)))
     elif args.command == "compile":
-        from physlayout.cli.deploy import compile_command
+        with spaced_young_collections():  # its imports, parse and passes: `collector`
+            from physlayout.cli.deploy import compile_command
 
-        status = run_with_deep_stack(lambda: compile_command(args))
+            status = run_with_deep_stack(lambda: compile_command(args))
         if argv is None and "pyopencl" not in sys.modules:  # the process is this command
             exit_without_teardown(status)
         sys.exit(status)

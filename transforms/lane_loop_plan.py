@@ -9,7 +9,7 @@ unchanged); it reads the IR and never changes it.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, scf
@@ -244,44 +244,47 @@ class LaneLoopPlan:
     # Lane dependence --------------------------------------------------------------------
 
     def _find_varying(self) -> None:
-        """The values that depend on the lane (a fixpoint through nested loop carries)."""
+        """The values that depend on the lane: the least set holding the lane and closed
+        under the rules below (through nested loop carries and if results), found by
+        following the uses of each value once it is known to vary. Only ops of the loop
+        body (at any depth) are followed. An `scf.for`'s body argument and result `k`
+        vary when its init `k` or its yielded value `k` does (never through its bounds);
+        an `scf.if`'s results vary when its condition or a value one of its blocks yields
+        does; any other op's results vary when one of its operands does."""
+        inside = set(_walk_ops(self.loop.body.block))
         self.varying = {self.lane}
-        changed = True
-        while changed:
-            changed = False
-            for op in _walk_ops(self.loop.body.block):
-                if isinstance(op, scf.ForOp):
-                    changed |= self._carry(op)
-                    continue
-                if isinstance(op, scf.IfOp):
-                    changed |= self._merge(op)
-                    continue
-                if any(o in self.varying for o in op.operands):
-                    for result in op.results:
-                        if result not in self.varying:
-                            self.varying.add(result)
-                            changed = True
+        pending: list[SSAValue] = [self.lane]
 
-    def _carry(self, loop: scf.ForOp) -> bool:
-        changed = False
-        yielded = loop.body.block.last_op
-        assert yielded is not None
-        for k, init in enumerate(loop.iter_args):
-            if init in self.varying or yielded.operands[k] in self.varying:
-                for value in (loop.body.block.args[k + 1], loop.results[k]):
-                    if value not in self.varying:
-                        self.varying.add(value)
-                        changed = True
-        return changed
+        def vary(values: Iterable[SSAValue]) -> None:
+            for value in values:
+                if value not in self.varying:
+                    self.varying.add(value)
+                    pending.append(value)
 
-    def _merge(self, op: scf.IfOp) -> bool:
-        """The results of an if vary when its condition or a yielded value does."""
-        yielded = [v for r in op.regions for b in r.blocks if b.last_op for v in b.last_op.operands]
-        if op.cond not in self.varying and not any(v in self.varying for v in yielded):
-            return False
-        new = [r for r in op.results if r not in self.varying]
-        self.varying.update(new)
-        return bool(new)
+        while pending:
+            for use in pending.pop().uses:
+                user = use.operation
+                if user not in inside:
+                    continue
+                if isinstance(user, scf.ForOp):
+                    k = use.index - 3  # operands: lb, ub, step, then the inits
+                    if k >= 0:
+                        vary((user.body.block.args[k + 1], user.results[k]))
+                    continue
+                if isinstance(user, scf.IfOp):
+                    if use.index == 0:  # the condition
+                        vary(user.results)
+                    continue
+                vary(user.results)
+                block = user.parent
+                owner = None if block is None else block.parent_op()
+                if owner is None or owner not in inside or block is None:
+                    continue
+                if isinstance(owner, scf.ForOp):
+                    if user is block.last_op and use.index < len(owner.iter_args):
+                        vary((block.args[use.index + 1], owner.results[use.index]))
+                elif isinstance(owner, scf.IfOp) and user is block.last_op:
+                    vary(owner.results)
 
     # Op rules ---------------------------------------------------------------------------
 

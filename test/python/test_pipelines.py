@@ -6,6 +6,7 @@ parameter layouts from the module it is given."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from graph_harness import verified_states
@@ -346,3 +347,85 @@ def test_survivors_of_each_pass_are_frozen_only_while_the_pipeline_runs(
             assert gc.get_freeze_count() == 0
     finally:
         gc.enable()
+
+
+def test_the_modules_are_frozen_only_while_the_writer_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`lower_module` runs the OpenCL writer with the modules frozen out of the garbage
+    collector's scans (`survivors_frozen`), hands them back after it, and writes the C that
+    an unfrozen run writes (with the collector disabled the block does nothing)."""
+    import gc
+
+    from physlayout.runtime import opencl
+
+    seen: list[int] = []
+    original = opencl.generate_opencl
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.get_freeze_count())
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(opencl, "generate_opencl", counted)
+    text = (ROOT / "examples" / "relu_texture.mlir").read_text()
+    limits = DeviceLimits(True, 16384, 16384)
+    frozen = opencl.lower_module(text, limits).program.source
+    assert seen[-1] > 0 and gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        plain = opencl.lower_module(text, limits).program.source
+    finally:
+        gc.enable()
+    assert seen[-1] == 0 and plain == frozen
+
+
+def test_young_collections_are_rarer_only_inside_the_frozen_block() -> None:
+    """`survivors_frozen` collects the young generation every
+    `collector.YOUNG_COLLECTION_THRESHOLD` allocations within the block and restores the caller's thresholds after it, also when
+    the block raises; when it does nothing (a caller's freeze) the thresholds stay."""
+    import gc
+
+    from physlayout.collector import YOUNG_COLLECTION_THRESHOLD
+    from physlayout.lowering import pipelines
+
+    before = gc.get_threshold()
+    with pipelines.survivors_frozen():
+        inside = gc.get_threshold()
+    assert inside == (max(YOUNG_COLLECTION_THRESHOLD, before[0]), *before[1:])
+    assert gc.get_threshold() == before
+    with pytest.raises(RuntimeError), pipelines.survivors_frozen():
+        raise RuntimeError("a failing pass")
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        with pipelines.survivors_frozen():
+            assert gc.get_threshold() == before
+    finally:
+        gc.unfreeze()
+
+
+def test_the_compile_command_runs_with_spaced_young_collections(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`physlayout compile` (its imports, parse, passes and writer) runs within
+    `collector.spaced_young_collections`; the caller's thresholds are back after it."""
+    import gc
+    import importlib
+
+    from physlayout.cli import deploy
+    from physlayout.collector import YOUNG_COLLECTION_THRESHOLD
+
+    cli_main = importlib.import_module("physlayout.cli.main")
+    seen: list[tuple[int, ...]] = []
+
+    def command(args: Any) -> int:
+        seen.append(gc.get_threshold())
+        return 0
+
+    monkeypatch.setattr(deploy, "compile_command", command)
+    before = gc.get_threshold()
+    with pytest.raises(SystemExit) as exited:
+        cli_main.main(["compile", str(ROOT / "examples" / "relu_texture.mlir"), "-o", "unused"])
+    assert exited.value.code == 0
+    assert seen == [(max(YOUNG_COLLECTION_THRESHOLD, before[0]), *before[1:])]
+    assert gc.get_threshold() == before
