@@ -47,7 +47,7 @@ from xdsl.utils.exceptions import (
 from physlayout.dialects.buffer_layout import PendingLayout, flattened_type
 from physlayout.dialects.layout import BufferType, is_texture_scope
 from physlayout.lowering.opencl import OpenCLProgram, generate_opencl
-from physlayout.lowering.pipelines import PhyslayoutOpenCLPass, survivors_frozen, verify_after
+from physlayout.lowering.pipelines import PhyslayoutOpenCLPass, verify_after
 from physlayout.runtime.device import DeviceLimits, OpenCLRuntime, OpenCLRuntimeError
 from physlayout.semantics.evaluator_values import EvaluationError, dtype_of
 from physlayout.transforms.contract_fma import ContractFmaPass
@@ -288,14 +288,11 @@ def lower_module(
     if images and not limits.image_support and _has_textures(lowered):
         raise OpenCLRuntimeError(f"{device} has no image support")
     half = limits.fp16 if half_arithmetic is None else limits.fp16 and half_arithmetic
-    # the modules (and the parsed input) are frozen out of the garbage collector's scans
-    # while the writer runs, as the passes' survivors are: its collections scan its own
-    # objects only (googlenet: 1.4 of 2.1 s of collections, all full scans of the modules)
-    with survivors_frozen():
-        program = generate_opencl(
-            lowered, limits.image_limits(), half, limits.fp64, vectorized=True,
-            texture_storage=limits.texture_storage,
-        )  # fmt: skip
+    # generate_opencl leaves the modules out of the collector's scans while it writes
+    program = generate_opencl(
+        lowered, limits.image_limits(), half, limits.fp64, vectorized=True,
+        texture_storage=limits.texture_storage,
+    )  # fmt: skip
     return LoweredModule(source, lowered, program, _param_layouts(source, lowered), stages)
 
 

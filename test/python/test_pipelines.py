@@ -352,21 +352,23 @@ def test_survivors_of_each_pass_are_frozen_only_while_the_pipeline_runs(
 def test_the_modules_are_frozen_only_while_the_writer_runs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """`lower_module` runs the OpenCL writer with the modules frozen out of the garbage
-    collector's scans (`survivors_frozen`), hands them back after it, and writes the C that
-    an unfrozen run writes (with the collector disabled the block does nothing)."""
+    """`generate_opencl` (as `lower_module` calls it) writes with the modules frozen out of
+    the garbage collector's scans (`survivors_frozen`), hands them back after it, and
+    writes the C that an unfrozen run writes (with the collector disabled the block does
+    nothing)."""
     import gc
 
+    from physlayout.lowering import opencl as writer
     from physlayout.runtime import opencl
 
     seen: list[int] = []
-    original = opencl.generate_opencl
+    original = writer._generate  # pyright: ignore[reportPrivateUsage]
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         seen.append(gc.get_freeze_count())
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(opencl, "generate_opencl", counted)
+    monkeypatch.setattr(writer, "_generate", counted)
     text = (ROOT / "examples" / "relu_texture.mlir").read_text()
     limits = DeviceLimits(True, 16384, 16384)
     frozen = opencl.lower_module(text, limits).program.source
