@@ -30,6 +30,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.traits import is_side_effect_free
 
 __all__ = [
+    "erase_dead_body_ops",
     "inline_problem",
     "inlined",
     "is_strict_permutation",
@@ -181,3 +182,14 @@ def inlined(
     for old, result in zip(consumer.results, new.results, strict=True):
         result.name_hint = old.name_hint
     return new
+
+
+def erase_dead_body_ops(block: Block) -> None:
+    """Erase the ops of `block` (its terminator aside) whose results are unused and that have
+    no effect, last first (so an op only the erased ones read goes too)."""
+    for op in reversed(list(block.ops)):
+        if op is block.last_op:
+            continue
+        if all(not r.uses for r in op.results) and is_side_effect_free(op):
+            op.detach()
+            op.erase()

@@ -49,10 +49,13 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
-from xdsl.traits import is_side_effect_free
 
 from physlayout.dialects.layout_graph import static_shape
-from physlayout.transforms.generic_inlining import is_strict_permutation, producer_point
+from physlayout.transforms.generic_inlining import (
+    erase_dead_body_ops,
+    is_strict_permutation,
+    producer_point,
+)
 from physlayout.transforms.lift_transform_params import pure_on_tensors
 from physlayout.transforms.value_bounds import ValueBounds
 
@@ -225,11 +228,7 @@ def _fold_body(op: GenericOp) -> None:
             folded = cast_pair_source(inner)
         if folded is not None:
             inner.results[0].replace_all_uses_with(folded)
-    for inner in reversed(list(block.ops)):
-        unused = inner is not block.last_op and not any(r.uses for r in inner.results)
-        if unused and is_side_effect_free(inner):
-            inner.detach()
-            inner.erase()
+    erase_dead_body_ops(block)
 
 
 def decided_pick(op: arith.SelectOp, bounds: ValueBounds) -> SSAValue | None:

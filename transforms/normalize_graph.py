@@ -96,6 +96,7 @@ from physlayout.dialects.linalg_generic import generalized
 from physlayout.dialects.linalg_named import DepthwiseConv2DNchwChwOp
 from physlayout.transforms.fusion_plan import splat_init, splat_scalar
 from physlayout.transforms.generic_inlining import (
+    erase_dead_body_ops,
     inline_problem,
     inlined,
     is_strict_permutation,
@@ -420,7 +421,7 @@ def _flags_generic(generic: GenericOp, assertion: cf.AssertOp) -> GenericOp:
     for other in [o for o in block.ops if isinstance(o, cf.AssertOp)]:
         other.detach()
         other.erase()
-    _erase_dead(block)
+    erase_dead_body_ops(block)
     count = len(generic.inputs)
     for arg in list(block.args[count:]):
         if arg.uses:
@@ -441,16 +442,6 @@ def _flags_generic(generic: GenericOp, assertion: cf.AssertOp) -> GenericOp:
     hint = generic.res[0].name_hint
     flags.res[0].name_hint = f"{hint}_flags" if hint else "flags"
     return flags
-
-
-def _erase_dead(block: Block) -> None:
-    """Erase the ops of `block` whose results are unused and that have no effect."""
-    for op in reversed(list(block.ops)):
-        if op is block.last_op:
-            continue
-        if all(not r.uses for r in op.results) and is_side_effect_free(op):
-            op.detach()
-            op.erase()
 
 
 @dataclass(frozen=True)
