@@ -14,12 +14,20 @@ run on this machine:
   uploaded once with `asdevicearray`, the call plus `.to_host()` of its result timed. Absent
   (or failing to compile a model), its column says so.
 
-Usage: `python bench/bench_calls.py [--models DIR] [--only a,b] [--no-write] [--pairs N]`
+On a GPU, `--iree-device cuda` puts IREE's CUDA build beside it instead (`--iree-cuda-target`,
+default `sm_80`: this IREE refuses `sm_90` with "missing GPU target"; the driver compiles
+the sm_80 PTX for a newer GPU), in a section of its own. `--iree-vmfb DIR` reads `DIR/NAME.vmfb` where it
+exists and writes it where it does not, so a machine without the IREE compiler (only its
+runtime) can time modules compiled elsewhere: `--iree-vmfb DIR --compile-only` only writes them.
+
+Usage: `python bench/bench_calls.py [--models DIR] [--only a,b] [--no-write] [--pairs N]
+[--iree-device local-sync|cuda] [--iree-vmfb DIR [--compile-only]]`
 (`--pairs` is the number of timed calls / 10, default 3: 30 calls after 3 warm-up calls).
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import subprocess
 import sys
@@ -36,6 +44,33 @@ from results import machine, model_inputs, models_main
 import physlayout
 
 TITLE = "## Time per call from Python, side by side with IREE (bench_calls.py)"
+GPU_TITLE = "## Time per call on a GPU, side by side with IREE's CUDA build (bench_calls.py)"
+
+
+@dataclass(frozen=True)
+class Peer:
+    """How IREE's side is built and run: HAL device, its compile flags, prebuilt modules."""
+
+    device: str = "local-sync"
+    cuda_target: str = "sm_80"
+    vmfb_dir: Path | None = None
+    compile_only: bool = False
+
+    @property
+    def label(self) -> str:
+        return "IREE CUDA" if self.device == "cuda" else "IREE llvm-cpu"
+
+    def flags(self) -> list[str]:
+        if self.device == "cuda":
+            return ["--iree-hal-target-device=cuda", f"--iree-cuda-target={self.cuda_target}"]
+        return [
+            "--iree-hal-target-device=local",
+            "--iree-hal-local-target-device-backends=llvm-cpu",
+            "--iree-llvmcpu-target-cpu=host",
+        ]
+
+
+PEER = Peer()
 
 
 @dataclass
@@ -63,6 +98,9 @@ def measure(path: Path, timeout: float, pairs: int) -> Row:
     params = {k: v for k, v in arrays.items() if k != first}
     expected = np.load(path.with_suffix(".expected.npz"))["result0"]
     repeat = 10 * pairs
+    if PEER.compile_only:
+        row.iree_ms = _iree_ms(path, [], repeat)
+        return row
     try:
         model = physlayout.compile(str(path), params=params)
         got = model(x)
@@ -91,16 +129,21 @@ def _iree_ms(path: Path, args: Sequence[np.ndarray], repeat: int) -> float | str
     except ImportError:
         return "not installed"
     with tempfile.TemporaryDirectory() as tmp:
-        vmfb = Path(tmp) / "model.vmfb"
-        done = subprocess.run(
-            [sys.executable, "-m", "iree.compiler.tools.scripts.iree_compile", str(path),
-             "--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
-             "--iree-llvmcpu-target-cpu=host", "-o", str(vmfb)],
-            capture_output=True, text=True, check=False,
-        )  # fmt: skip
-        if done.returncode != 0:
-            return "fails to compile"
-        config = rt.Config("local-sync")
+        folder = PEER.vmfb_dir or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        vmfb = folder / f"{path.stem}.vmfb"
+        if PEER.vmfb_dir is None or not vmfb.exists():
+            done = subprocess.run(
+                [sys.executable, "-m", "iree.compiler.tools.scripts.iree_compile", str(path),
+                 *PEER.flags(), "-o", str(vmfb)],
+                capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            if done.returncode != 0:
+                vmfb.unlink(missing_ok=True)
+                return "fails to compile"
+        if PEER.compile_only:
+            return "compiled"
+        config = rt.Config(PEER.device)
         context = rt.SystemContext(config=config)
         context.add_vm_module(rt.VmModule.mmap(config.vm_instance, str(vmfb)))
         function: Any = context.modules.module["main"]
@@ -127,15 +170,16 @@ def _cell(value: float | int | str, digits: int = 3) -> str:
 def section(rows: Sequence[Row], models: Path) -> list[str]:
     lines = [
         machine(),
+        f"OpenCL device: {_device_name()}.",
         "",
         f"Models: {models.name}/. Default compile (`physlayout.compile`, parameters bound and "
         "prepared once); medians of repeated calls after 3 warm-up calls. `outside` is (wall - "
         "device) per launch: Python, pyopencl and the copies of inputs and results. The "
         "default holds textures as `auto` chooses for this device (buffers of the same "
-        "texels on a CPU device); `images` forces `texture_storage=\"image\"`.",
+        'texels on a CPU device); `images` forces `texture_storage="image"`.',
         "",
         "| model | launches | prepare launches | wall ms | device ms | outside us/launch | "
-        "wall ms, not prepared (launches) | images: wall ms, device ms | IREE llvm-cpu ms | "
+        f"wall ms, not prepared (launches) | images: wall ms, device ms | {PEER.label} ms | "
         "wall / IREE | device / IREE | max rel. error |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -155,5 +199,30 @@ def section(rows: Sequence[Row], models: Path) -> list[str]:
     return lines
 
 
+def _device_name() -> str:
+    try:
+        from physlayout.runtime.device import select_device
+
+        device = select_device()
+        return f"{device.name.strip()} ({device.platform.name.strip()})"
+    except Exception as err:  # the section still names what is known
+        return f"none ({type(err).__name__})"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    global PEER
+    peer = argparse.ArgumentParser(add_help=False)
+    peer.add_argument("--iree-device", choices=["local-sync", "cuda"], default="local-sync")
+    peer.add_argument("--iree-cuda-target", default="sm_80")
+    peer.add_argument("--iree-vmfb", type=Path, default=None)
+    peer.add_argument("--compile-only", action="store_true")
+    known, rest = peer.parse_known_args(argv)
+    PEER = Peer(known.iree_device, known.iree_cuda_target, known.iree_vmfb, known.compile_only)
+    if PEER.compile_only:
+        rest = [*rest, "--no-write"]
+    title = GPU_TITLE if PEER.device == "cuda" else TITLE
+    models_main(__doc__, title, measure, section, rest)
+
+
 if __name__ == "__main__":
-    models_main(__doc__, TITLE, measure, section)
+    main()

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from xdsl.utils.exceptions import DiagnosticException
 
-from physlayout.runtime.program_cache import build_program
+from physlayout.runtime.program_cache import build_options, build_program, quietly
 
 if TYPE_CHECKING:
     from physlayout.lowering.opencl import ImageLimits
@@ -138,7 +138,7 @@ def device_builds(device: Any) -> bool:
     if key not in _builds:
         cl = pyopencl_module()
         try:
-            cl.Program(cl.Context([device]), _PROBE_KERNEL).build()
+            quietly(cl, lambda: cl.Program(cl.Context([device]), _PROBE_KERNEL).build())
             _builds[key] = True
         except cl.Error:
             _builds[key] = False
@@ -276,7 +276,8 @@ class OpenCLRuntime:
             if self.program_cache:
                 program = build_program(cl, self.context, self.device, source)
             else:
-                program = cl.Program(self.context, source).build()
+                options = build_options(self.device)
+                program = quietly(cl, lambda: cl.Program(self.context, source).build(options))
         except cl.Error as err:
             raise OpenCLRuntimeError(f"OpenCL build failed: {err}") from None
         self._programs[source] = program

@@ -1445,7 +1445,14 @@ int main(int argc, char **argv) {
     const char *sources[1] = {source};
     r->program = clCreateProgramWithSource(r->context, 1, sources, NULL, &status);
     check(status, "clCreateProgramWithSource", kernels_path);
-    status = clBuildProgram(r->program, 1, &device, "-cl-kernel-arg-info", NULL, NULL);
+    /* f32 division and sqrt correctly rounded where the device offers it, as the Python
+       runner builds them (runtime/program_cache.py: build_options). */
+    cl_device_fp_config fp32 = 0;
+    clGetDeviceInfo(device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp32, &fp32, NULL);
+    const char *options = (fp32 & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
+        ? "-cl-kernel-arg-info -cl-fp32-correctly-rounded-divide-sqrt"
+        : "-cl-kernel-arg-info";
+    status = clBuildProgram(r->program, 1, &device, options, NULL, NULL);
     if (status != CL_SUCCESS) {
         size_t len = 0;
         clGetProgramBuildInfo(r->program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);

@@ -363,7 +363,11 @@ def test_a_loader_without_platforms_is_a_reason_to_skip(
     problem = c_host_toolchain_problem()
     if problem is not None:
         pytest.skip(f"cannot build an OpenCL program: {problem}")
+    (tmp_path / "no-vendors").mkdir()
     monkeypatch.setenv("OCL_ICD_VENDORS", str(tmp_path / "no-vendors"))
     env, why = find_opencl_loader([{}])
-    assert env == {} and why is not None
+    if why is None:  # seen with the CUDA toolkit's libOpenCL, which reads /etc/OpenCL/vendors
+        pytest.skip("this system's ICD loader ignores $OCL_ICD_VENDORS: an empty vendor folder "
+                    "cannot hide its platforms")  # fmt: skip
+    assert env == {}
     assert "OpenCL ICD loader (libOpenCL) finds no platform" in why

@@ -107,4 +107,12 @@ def test_opencl_runs_the_multiplies_bit_exactly(runtime: object) -> None:
         model = physlayout.compile(text, cache=False, tuning_cache=False)
         assert "pown" not in model.kernels
         want = run_graph(parse(text), "p", [x])[0]
-        assert np.asarray(model(x)).tobytes() == want.tobytes(), power
+        _assert_same_bits_up_to_nan_payloads(np.asarray(model(x)), want, power)
+
+
+def _assert_same_bits_up_to_nan_payloads(got: np.ndarray, want: np.ndarray, power: int) -> None:
+    """Bit for bit, except that a NaN may carry another payload: a device writes its own
+    (NVIDIA's OpenCL gives 0x7fffffff where numpy keeps 0x7fc00000)."""
+    nan = np.isnan(want)
+    assert (np.isnan(got) == nan).all(), power
+    assert got[~nan].tobytes() == want[~nan].tobytes(), power

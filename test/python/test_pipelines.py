@@ -302,8 +302,24 @@ def test_verify_each_false_skips_only_the_verifications(monkeypatch: pytest.Monk
     assert outputs[0] == outputs[1]
 
 
+@pytest.fixture
+def nothing_frozen() -> Any:
+    """The collector with no frozen objects during the test, as in a plain interpreter: some
+    interpreters freeze objects at start-up (one image's `python3` had 375 frozen), and
+    `survivors_frozen` rightly does nothing under a caller's freeze. Those objects are
+    frozen again (with whatever else is alive) after the test."""
+    import gc
+
+    already = gc.get_freeze_count()
+    if already:
+        gc.unfreeze()
+    yield
+    if already:
+        gc.freeze()
+
+
 def test_survivors_of_each_pass_are_frozen_only_while_the_pipeline_runs(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, nothing_frozen: None
 ) -> None:
     """`DeclaredPipeline.apply` freezes the objects alive after each pass out of the garbage
     collector's scans (`survivors_frozen`) and hands them back at the end; the IR is the one
@@ -350,7 +366,7 @@ def test_survivors_of_each_pass_are_frozen_only_while_the_pipeline_runs(
 
 
 def test_the_modules_are_frozen_only_while_the_writer_runs(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, nothing_frozen: None
 ) -> None:
     """`generate_opencl` (as `lower_module` calls it) writes with the modules frozen out of
     the garbage collector's scans (`survivors_frozen`), hands them back after it, and
@@ -381,7 +397,7 @@ def test_the_modules_are_frozen_only_while_the_writer_runs(
     assert seen[-1] == 0 and plain == frozen
 
 
-def test_young_collections_are_rarer_only_inside_the_frozen_block() -> None:
+def test_young_collections_are_rarer_only_inside_the_frozen_block(nothing_frozen: None) -> None:
     """`survivors_frozen` collects the young generation every
     `collector.YOUNG_COLLECTION_THRESHOLD` allocations within the block and restores the caller's thresholds after it, also when
     the block raises; when it does nothing (a caller's freeze) the thresholds stay."""

@@ -33,6 +33,7 @@ class CountingCL:
     def __init__(self, cl: Any) -> None:
         self.cl = cl
         self.Error = cl.Error
+        self.CompilerWarning = cl.CompilerWarning
         self.program_info = cl.program_info
         self.from_source = 0
         self.from_binary = 0
@@ -149,3 +150,117 @@ def test_runtime_without_program_cache_writes_nothing(cache: Path) -> None:
     assert not cache.exists()
     OpenCLRuntime().build(SOURCE)
     assert len(list(cache.glob("*.bin"))) == 1
+
+
+class ChattyCL:
+    """A driver whose compiler prints informational output for a program that builds (as
+    NVIDIA's does): pyopencl turns that into a `CompilerWarning`."""
+
+    class CompilerWarning(UserWarning):
+        pass
+
+    class Error(Exception):
+        pass
+
+    program_info = SimpleNamespace(BINARIES="binaries")
+
+    def Program(self, context: Any, *args: Any) -> Any:
+        del context, args
+        chatty = self
+
+        class Built:
+            def build(self, *options: Any, **settings: Any) -> Any:
+                del options, settings
+                import warnings
+
+                warnings.warn("Non-empty compiler output.", chatty.CompilerWarning, stacklevel=2)
+                return self
+
+            def get_info(self, what: Any) -> list[bytes]:
+                assert what == "binaries"
+                return [b""]  # no binary: nothing cached
+
+        return Built()
+
+
+def test_compiler_output_of_a_good_build_is_silent_unless_asked_for(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build that succeeds with compiler output prints nothing (it would land in the
+    middle of `physlayout run`'s output); `PYOPENCL_COMPILER_OUTPUT=1` shows it again."""
+    import warnings
+
+    del cache
+    cl = ChattyCL()
+    device = SimpleNamespace(
+        name="chatty", vendor="v", version="1", driver_version="1",
+        platform=SimpleNamespace(name="p", version="1"),
+    )  # fmt: skip
+    monkeypatch.delenv("PYOPENCL_COMPILER_OUTPUT", raising=False)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert program_cache.build_program(cl, None, device, SOURCE) is not None
+    assert seen == []
+    monkeypatch.setenv("PYOPENCL_COMPILER_OUTPUT", "1")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        program_cache.build_program(cl, None, device, SOURCE)
+    assert [type(w.message) for w in seen] == [ChattyCL.CompilerWarning]
+
+
+class RecordingCL(ChattyCL):
+    """A quiet driver recording the options each program is built with."""
+
+    def __init__(self) -> None:
+        self.options: list[Any] = []
+
+    def Program(self, context: Any, *args: Any) -> Any:
+        del context, args
+        recording = self
+
+        class Built:
+            def build(self, options: Any = None, **settings: Any) -> Any:
+                del settings
+                recording.options.append(options)
+                return self
+
+            def get_info(self, what: Any) -> list[bytes]:
+                del what
+                return [b""]
+
+        return Built()
+
+
+@pytest.mark.parametrize("offers", [True, False])
+def test_division_and_sqrt_are_built_correctly_rounded_where_offered(
+    cache: Path, offers: bool
+) -> None:
+    """f32 `/` and `sqrt` must round as `arith.divf` and the evaluator do: a device that
+    offers CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT builds every program with
+    `-cl-fp32-correctly-rounded-divide-sqrt`, and the cache keeps the two builds apart."""
+    del cache
+    bit = program_cache.CORRECTLY_ROUNDED_DIVIDE_SQRT
+    config = (0b111 | bit) if offers else 0b111
+    device = SimpleNamespace(
+        name="d", vendor="v", version="1", driver_version="1", single_fp_config=config,
+        platform=SimpleNamespace(name="p", version="1"),
+    )  # fmt: skip
+    cl = RecordingCL()
+    program_cache.build_program(cl, None, device, SOURCE)
+    flag = "-cl-fp32-correctly-rounded-divide-sqrt"
+    assert cl.options == [[flag] if offers else []]
+    other = SimpleNamespace(**{**vars(device), "single_fp_config": config ^ bit})
+    assert program_cache.program_key(device, SOURCE) != program_cache.program_key(other, SOURCE)
+
+
+def test_the_runtime_and_the_c_host_ask_for_the_same_rounding(runtime: OpenCLRuntime) -> None:
+    """The runtime's own builds (with or without the binary cache) take the device's
+    options, and the C host asks the device the same question before `clBuildProgram`."""
+    import pyopencl as cl
+
+    expected = program_cache.build_options(runtime.device)
+    single = int(runtime.device.single_fp_config)
+    assert bool(expected) == bool(single & cl.device_fp_config.CORRECTLY_ROUNDED_DIVIDE_SQRT)
+    host = (Path(program_cache.__file__).parent / "host_main.c").read_text()
+    assert "CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT" in host
+    assert "-cl-fp32-correctly-rounded-divide-sqrt" in host
