@@ -46,7 +46,7 @@ class ArithWriter(KernelWriter):
         if kind == "index":
             expr = self.index_expr(op)
             assert expr is not None
-            self.declare(result, self.index(self.substituted(expr)), where)
+            self.declare_pure(result, self.index(self.substituted(expr)), where)
         elif kind == "divide":
             helper = "px_floordiv" if op.name == "arith.floordivsi" else "px_ceildiv"
             if c_type(result.type, where) in ("long", "ulong"):
@@ -54,14 +54,14 @@ class ArithWriter(KernelWriter):
             self.helpers.add(helper)
             texts = signed_operands(op, [self.expr(v) for v in op.operands], where)
             operands = ", ".join(texts)
-            self.declare(result, f"{helper}({operands})", where)
+            self.declare_pure(result, f"{helper}({operands})", where)
         elif kind == "erf":
             width = result.type.get_shape()[0] if isinstance(result.type, VectorType) else ""
             helper = f"px_erf{width}"
             self.helpers.add(helper)
-            self.declare(result, self.half_value(op, f"{helper}({self.expr(op.operands[0])})"), where)
+            self.declare_pure(result, self.half_value(op, f"{helper}({self.expr(op.operands[0])})"), where)
         elif kind == "bound":
-            self.declare(result, self.affine_bound(op, op.name == "affine.min"), where)
+            self.declare_pure(result, self.affine_bound(op, op.name == "affine.min"), where)
         elif kind == "vector":
             assert isinstance(op, vector.ExtractOp | vector.InsertOp | vector.ReductionOp)
             self.emit_vector(op, where)
@@ -69,7 +69,7 @@ class ArithWriter(KernelWriter):
             text = op_expression(op, [self.expr(v) for v in op.operands], where, self.f16)
             if text is None:
                 raise fail(where, "operation is not supported by the OpenCL target")
-            self.declare(result, self.half_value(op, text), where)
+            self.declare_pure(result, self.half_value(op, text), where)
 
     def pure_kind(self, op: Operation) -> str:
         """How `write_pure` writes `op`, decided by the op alone (`KernelWriter.pure_kinds`:

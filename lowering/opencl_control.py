@@ -31,7 +31,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from physlayout.dialects.buffer_layout import TEXEL_LANES
 from physlayout.dialects.layout import LoadOp
 from physlayout.indexing.quasi_affine import Add, Const, Dim, Expr, Mul
-from physlayout.lowering.opencl_kernels import KernelWriter, fail
+from physlayout.lowering.opencl_kernels import KernelWriter, Rebound, c_words, fail
 from physlayout.lowering.opencl_parallel import BandDim, for_range, is_pure_op, loop_dims
 
 UNROLL_LIMIT = 128
@@ -137,12 +137,25 @@ class ControlFlowWriter(KernelWriter):
         del self.substitution[leaf.name]
         self.lane_copy_values = None
 
-    def emit_unrolled(self, op: scf.ForOp | affine.ForOp, dim: BandDim, names: list[str]) -> None:
-        """A loop inside a lane loop: its body once per iteration, in order."""
-        self.carried.append(names)
+    def emit_unrolled(
+        self, op: scf.ForOp | affine.ForOp, dim: BandDim, inits: Sequence[SSAValue]
+    ) -> None:
+        """A loop inside a lane loop: its body once per iteration, in order. Its carried
+        values are renamed, not copied: each copy reads the C values the previous copy
+        yielded (the first, the inits), and the loop's results are the last copy's (no C
+        variable, no assignment: a 3x3 window over 16 accumulators wrote 1,900 copies)."""
+        args = op.body.block.args[1:]
+        values = [self.expr(v) for v in inits]
         for value in range(dim.lower, dim.upper, dim.step):
+            for arg, text in zip(args, values, strict=True):
+                self.c_names[arg] = text
+            rebound = Rebound()
+            self.carried.append(rebound)
             self.emit_copy(op.body.block, Const(value), str(value))
-        self.carried.pop()
+            self.carried.pop()
+            values = rebound.values
+        for result, text in zip(op.results, values, strict=True):
+            self.c_names[result] = text
 
     def emit_lane_loop(self, op: scf.ForOp | affine.ForOp, dim: BandDim, names: list[str]) -> None:
         """A lane loop: a C loop over texel blocks, its body four times per block."""
@@ -172,14 +185,12 @@ class ControlFlowWriter(KernelWriter):
         dim = for_range(op)
         if dim is None:
             return False
-        unroll = self.unrolling > 0
-        if not unroll and not self.is_lane_loop(op, dim):
+        if self.unrolling > 0:
+            self.emit_unrolled(op, dim, inits)
+            return True
+        if not self.is_lane_loop(op, dim):
             return False
-        names = self.carry(op, inits, list(op.body.block.args[1:]))
-        if unroll:
-            self.emit_unrolled(op, dim, names)
-        else:
-            self.emit_lane_loop(op, dim, names)
+        self.emit_lane_loop(op, dim, self.carry(op, inits, list(op.body.block.args[1:])))
         return True
 
     # Loops ----------------------------------------------------------------------------------
@@ -274,18 +285,25 @@ class ControlFlowWriter(KernelWriter):
 
     def emit_yield(self, op: Operation) -> None:
         """Assign the yielded values to the C variables of the enclosing loop's or `if`'s results
-        (none at the top level). Two or more changed variables go through temporaries first, so a
-        yield that swaps values reads every old value before writing; a variable yielded unchanged
-        is not assigned."""
-        names = self.carried[-1] if self.carried else []
+        (none at the top level); in an unrolled copy, name the next copy's values instead
+        (`Rebound`). When a yielded value reads one of the variables being assigned (a swap),
+        the values go through temporaries first, so every old value is read before any is
+        written; otherwise they are assigned directly. A variable yielded unchanged is not
+        assigned."""
+        target = self.carried[-1] if self.carried else []
         values = [self.expr(v) for v in op.operands]
+        if isinstance(target, Rebound):
+            target.values = values
+            return
+        names = target
         moves = [
             (n, v, operand)
             for n, v, operand in zip(names, values, op.operands, strict=True)
             if n != v
         ]
-        self.forget_texels_reading({n for n, _, _ in moves})
-        if len(moves) <= 1:
+        assigned = {n for n, _, _ in moves}
+        self.forget_texels_reading(assigned)
+        if len(moves) <= 1 or all(assigned.isdisjoint(c_words(v)) for _, v, _ in moves):
             for name, value, _ in moves:
                 self.line(f"{name} = {value};")
             return

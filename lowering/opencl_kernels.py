@@ -148,7 +148,7 @@ class OpenCLProgram:
 
 
 @lru_cache(maxsize=4096)
-def _words(text: str) -> frozenset[str]:
+def c_words(text: str) -> frozenset[str]:
     """The words (runs of `\\w`) of C text: a C variable occurs in it when it is one."""
     return frozenset(re.findall(r"\w+", text))
 
@@ -198,6 +198,15 @@ def _texture_shape(arg: BufferType, where: str, limits: ImageLimits) -> tuple[in
 
 
 @dataclass
+class Rebound:
+    """The yield of one unrolled copy of a loop: the C expressions of the values it yields,
+    which the next copy's carried values (and, after the last copy, the loop's results)
+    are named by (`ControlFlowWriter.emit_unrolled`)."""
+
+    values: list[str] = field(default_factory=list[str])
+
+
+@dataclass
 class KernelWriter:
     """Writes the OpenCL kernels of one `func.func`: the parts common to all op families
     (`emit` is the op dispatch, defined by the combined writer in `opencl.py`)."""
@@ -239,7 +248,10 @@ class KernelWriter:
     """The written parameters whose every element the kernel's stores write
     (`lowering/opencl_coverage.py`)."""
     emitted: set[Operation] = field(default_factory=set[Operation])
-    carried: list[list[str]] = field(default_factory=list[list[str]])
+    carried: list[list[str] | Rebound] = field(default_factory=list["list[str] | Rebound"])
+    """Per enclosing loop or `if` with results, what its yield does: assign these C
+    variables, or (a `Rebound`: a loop unrolled copy by copy) name the next copy's carried
+    values by the yielded ones, with nothing written."""
     launch_reads: set[BlockArgument] = field(default_factory=set[BlockArgument])
     launch_writes: set[BlockArgument] = field(default_factory=set[BlockArgument])
     substitution: dict[str, Expr] = field(default_factory=dict[str, Expr])
@@ -317,6 +329,14 @@ class KernelWriter:
     """Lane-invariant values written by an earlier lane copy: (op, the values of the loops
     unrolled inside the lane loop) -> (scope depth, its C variable). The four copies of a
     lane loop's body compute these values alike, so later copies use the first one's."""
+    pure_values: dict[tuple[str, str], tuple[int, str]] = field(
+        default_factory=dict[tuple[str, str], tuple[int, str]]
+    )
+    """Pure values declared in scope: (C type, C expression) -> (scope depth, the C
+    variable holding it) (`declare_pure`). The unrolled copies of a window or a tile
+    compute the same clamped coordinates again (a 3x3 window's taps over a 4x4 tile: 144
+    texel reads of 36 texels); naming each such value by the first variable lets `texels`
+    see that the reads are the same."""
 
     @cached_property
     def where(self) -> str:
@@ -363,21 +383,24 @@ class KernelWriter:
         self.line("}")
 
     def forget_texels_reading(self, names: set[str]) -> None:
-        """Drop the texels whose coordinates read one of the C variables `names` (carried
-        variables about to be assigned)."""
-        if not names or not self.texels:
+        """Drop the texels whose coordinates, and the pure values whose expressions, read one
+        of the C variables `names` (carried variables about to be assigned)."""
+        if not names:
             return
-        for key in [k for k in self.texels if not names.isdisjoint(_words(k[1]))]:
-            del self.texels[key]
+        for table in (self.texels, self.pure_values):
+            for key in [k for k in table if not names.isdisjoint(c_words(k[1]))]:
+                del table[key]
 
     def forget_texels(self, depth: int) -> None:
-        """Drop the texels read, and the lane-invariant values declared, in scopes at `depth`
-        or deeper (they are out of C scope). Scopes close often (every unrolled `if`): the
-        tables are rebuilt only when they hold such an entry."""
+        """Drop the texels read, and the lane-invariant and pure values declared, in scopes
+        at `depth` or deeper (they are out of C scope). Scopes close often (every unrolled
+        `if`): the tables are rebuilt only when they hold such an entry."""
         if any(v[0] >= depth for v in self.texels.values()):
             self.texels = {k: v for k, v in self.texels.items() if v[0] < depth}
         if any(v[0] >= depth for v in self.lane_values.values()):
             self.lane_values = {k: v for k, v in self.lane_values.items() if v[0] < depth}
+        if any(v[0] >= depth for v in self.pure_values.values()):
+            self.pure_values = {k: v for k, v in self.pure_values.items() if v[0] < depth}
 
     def lane_value_key(self, op: Operation) -> tuple[Operation, tuple[tuple[str, Expr], ...]] | None:
         """The `lane_values` key of `op` in the current copy (None: `op` is not lane-invariant)."""
@@ -881,6 +904,19 @@ class KernelWriter:
         """Declare `value` as a new C variable of its type initialized to `text`."""
         name = self.name_of(value)
         self.line(f"{self.c_type(value.type, where)} {name} = {text};")
+
+    def declare_pure(self, value: SSAValue, text: str, where: str) -> None:
+        """`declare`, for the value of a pure op (`text` reads no memory and has no
+        effect): when a variable in scope already holds the same C expression of the same
+        type, `value` is named by it and nothing is written (`pure_values`)."""
+        key = (self.c_type(value.type, where), text)
+        known = self.pure_values.get(key)
+        if known is not None:
+            self.c_names[value] = known[1]
+            return
+        name = self.name_of(value)
+        self.line(f"{key[0]} {name} = {text};")
+        self.pure_values[key] = (self.depth, name)
 
     def affine_expr(
         self, expr: AffineExpr, operands: list[SSAValue], num_dims: int, op: Operation

@@ -258,14 +258,16 @@ class MemoryWriter(KernelWriter):
             self.line(f"{'half4' if half else 'float4'} {texel} = {read};")
             cached = (self.depth, texel)
             self.texels[(buffer.name, coord)] = cached
+        # a lane of a texel variable is a pure value (`declare_pure`); a lane of a read is not
+        declare = self.declare if cached is None else self.declare_pure
         if cached is not None:
             read = cached[1]
         if isinstance(lane, Const):
-            self.declare(op.result, f"{read}{lane_suffix(lane.value)}", where)
+            declare(op.result, f"{read}{lane_suffix(lane.value)}", where)
         else:
             helper = "px_lane_half" if half else "px_lane"
             self.helpers.add(helper)
-            self.declare(op.result, f"{helper}({read}, {self.index(lane)})", where)
+            declare(op.result, f"{helper}({read}, {self.index(lane)})", where)
 
     def texture_lane(self, load: LoadOp) -> Expr | None:
         if self.lanes_of(load.result.type) != 1:

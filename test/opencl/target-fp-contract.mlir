@@ -10,14 +10,14 @@
 // 2 input channel blocks x 4 lanes x 3 x 3 window positions x 8 accumulators: 288 updates.
 // CHECK-LABEL:   __kernel void conv(
 // CHECK-NOT:       {{ xb[_0-9]* \* }}
-// CHECK-COUNT-288: float4 {{e[_0-9]*}} = fma({{xb[_0-9]*}}, {{wv[_0-9]*}}, {{v[0-9]+}});
+// CHECK-COUNT-288: float4 {{e[_0-9]*}} = fma({{xb[_0-9]*}}, {{wv[_0-9]*}}, {{v[0-9]+|e[_0-9]*}});
 // CHECK-NOT:       {{ xb[_0-9]* \* |fma\(}}
 // CHECK:           y[o * 20 + h * 5 + q] =
 
 // OFF-LABEL:     __kernel void conv(
 // OFF-NOT:         fma(
 // OFF-COUNT-8:     float4 {{m[_0-9]*}} = {{xb[_0-9]*}} * {{wv[_0-9]*}};
-// OFF-COUNT-8:     float4 {{e[_0-9]*}} = {{m[_0-9]*}} + {{v[0-9]+}};
+// OFF-COUNT-8:     float4 {{e[_0-9]*}} = {{m[_0-9]*}} + {{v[0-9]+|e[_0-9]*}};
 // OFF-NOT:         fma(
 // OFF:             y[o * 20 + h * 5 + q] =
 

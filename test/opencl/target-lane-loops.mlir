@@ -42,14 +42,20 @@ func.func @channel_sum(%t: !layout.buffer<1x5x7x12xf32, transform = #layout.inde
 }
 
 // A 1 x 3 window (kh has extent 1) over 8 channels: 3 texels per block, each read once and
-// used by the 4 lane copies.
+// used by the 4 lane copies. The unrolled kh and kw loops carry the sum by renaming: each
+// tap adds to the previous tap's sum, with no C variable copied per copy.
 // CHECK-LABEL: __kernel void window_sum(__read_only image2d_t t, __global float* out) {
 // CHECK:         for (int [[B:[a-z0-9_]+]] = 0; [[B]] < 2; [[B]] += 1) {
-// CHECK-NEXT:      float [[A:[a-z0-9_]+]] =
-// CHECK-NEXT:      float [[A1:[a-z0-9_]+]] = [[A]];
 // CHECK-NEXT:      float4 [[T0:texel[0-9]*]] = read_imagef(t, px_sampler, (int2)(w, [[B]] * 5 + h));
-// CHECK:           float4 [[T1:texel[0-9]*]] = read_imagef(t, px_sampler, (int2)(w + 1, [[B]] * 5 + h));
-// CHECK:           float4 [[T2:texel[0-9]*]] = read_imagef(t, px_sampler, (int2)(w + 2, [[B]] * 5 + h));
+// CHECK-NEXT:      float [[V0:[a-z0-9_]+]] = [[T0]].s0;
+// CHECK-NEXT:      float [[S0:[a-z0-9_]+]] = s + [[V0]];
+// CHECK-NEXT:      float4 [[T1:texel[0-9]*]] = read_imagef(t, px_sampler, (int2)(w + 1, [[B]] * 5 + h));
+// CHECK-NEXT:      float [[V1:[a-z0-9_]+]] = [[T1]].s0;
+// CHECK-NEXT:      float [[S1:[a-z0-9_]+]] = [[S0]] + [[V1]];
+// CHECK-NEXT:      float4 [[T2:texel[0-9]*]] = read_imagef(t, px_sampler, (int2)(w + 2, [[B]] * 5 + h));
+// CHECK-NEXT:      float [[V2:[a-z0-9_]+]] = [[T2]].s0;
+// CHECK-NEXT:      float [[S2:[a-z0-9_]+]] = [[S1]] + [[V2]];
+// CHECK-NEXT:      s = [[S2]];
 // CHECK-NOT:       read_imagef
 // CHECK:           = [[T0]].s1;
 // CHECK-NOT:       read_imagef
@@ -142,13 +148,16 @@ func.func @long_window(%t: !layout.buffer<1x1x41x4xf32, transform = #layout.inde
   func.return
 }
 
-// A carried index as a texel column: the unrolled copies of the inner loop assign it, so a
-// texel read with it is read again in each copy (not taken from an earlier copy).
+// A carried index as a texel column: each unrolled copy of the inner loop reads it as the
+// value the previous copy yielded (renamed, not assigned), so a texel read with it is read
+// again in each copy at the next column (not taken from an earlier copy).
 // CHECK-LABEL: __kernel void carried_column(__read_only image2d_t t, __global float* out) {
 // CHECK:         for (int [[B:[a-z0-9_]+]] = 0; [[B]] < 1; [[B]] += 1) {
-// CHECK:           float4 [[T0:texel[0-9]*]] = read_imagef(t, px_sampler, (int2)([[X:[a-z0-9_]+]], 0));
-// CHECK:           [[X]] = {{.*}};
-// CHECK:           float4 [[T1:texel[0-9]*]] = read_imagef(t, px_sampler, (int2)([[X]], 0));
+// CHECK:           float4 [[T0:texel[0-9]*]] = read_imagef(t, px_sampler, (int2)(w, 0));
+// CHECK:           int [[X1:[a-z0-9_]+]] = w + 1;
+// CHECK-NEXT:      float4 [[T1:texel[0-9]*]] = read_imagef(t, px_sampler, (int2)([[X1]], 0));
+// CHECK:           int [[X2:[a-z0-9_]+]] = [[X1]] + 1;
+// CHECK-NEXT:      float4 {{texel[0-9]*}} = read_imagef(t, px_sampler, (int2)([[X2]], 0));
 func.func @carried_column(%t: !layout.buffer<1x1x9x4xf32, transform = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h, w, c mod 4)>, scope = "global.texture">, %out: !layout.buffer<5xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
