@@ -35,6 +35,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -70,8 +71,6 @@ class Peer:
         ]
 
 
-PEER = Peer()
-
 
 @dataclass
 class Row:
@@ -89,7 +88,7 @@ class Row:
     image_device_ms: float | str = "-"
 
 
-def measure(path: Path, timeout: float, pairs: int) -> Row:
+def measure(path: Path, timeout: float, pairs: int, peer: Peer) -> Row:
     del timeout
     row = Row(path.stem)
     arrays = model_inputs(path)
@@ -98,8 +97,8 @@ def measure(path: Path, timeout: float, pairs: int) -> Row:
     params = {k: v for k, v in arrays.items() if k != first}
     expected = np.load(path.with_suffix(".expected.npz"))["result0"]
     repeat = 10 * pairs
-    if PEER.compile_only:
-        row.iree_ms = _iree_ms(path, [], repeat)
+    if peer.compile_only:
+        row.iree_ms = _iree_ms(path, [], repeat, peer)
         return row
     try:
         model = physlayout.compile(str(path), params=params)
@@ -118,32 +117,32 @@ def measure(path: Path, timeout: float, pairs: int) -> Row:
         row.unprepared_wall_ms = plain.time({first: x}, repeat=repeat, warmup=3).wall_ms
     except Exception as err:  # a row with the error, not a stopped benchmark
         row.error = f"{type(err).__name__}: {str(err).splitlines()[0][:80]}"
-    row.iree_ms = _iree_ms(path, [x, *params.values()], repeat)
+    row.iree_ms = _iree_ms(path, [x, *params.values()], repeat, peer)
     return row
 
 
-def _iree_ms(path: Path, args: Sequence[np.ndarray], repeat: int) -> float | str:
+def _iree_ms(path: Path, args: Sequence[np.ndarray], repeat: int, peer: Peer) -> float | str:
     """Median ms per call of IREE's llvm-cpu build of `path` (a reason string instead)."""
     try:
         import iree.runtime as rt  # pyright: ignore[reportMissingImports]
     except ImportError:
         return "not installed"
     with tempfile.TemporaryDirectory() as tmp:
-        folder = PEER.vmfb_dir or Path(tmp)
+        folder = peer.vmfb_dir or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
         vmfb = folder / f"{path.stem}.vmfb"
-        if PEER.vmfb_dir is None or not vmfb.exists():
+        if peer.vmfb_dir is None or not vmfb.exists():
             done = subprocess.run(
                 [sys.executable, "-m", "iree.compiler.tools.scripts.iree_compile", str(path),
-                 *PEER.flags(), "-o", str(vmfb)],
+                 *peer.flags(), "-o", str(vmfb)],
                 capture_output=True, text=True, check=False,
             )  # fmt: skip
             if done.returncode != 0:
                 vmfb.unlink(missing_ok=True)
                 return "fails to compile"
-        if PEER.compile_only:
+        if peer.compile_only:
             return "compiled"
-        config = rt.Config(PEER.device)
+        config = rt.Config(peer.device)
         context = rt.SystemContext(config=config)
         context.add_vm_module(rt.VmModule.mmap(config.vm_instance, str(vmfb)))
         function: Any = context.modules.module["main"]
@@ -167,7 +166,7 @@ def _cell(value: float | int | str, digits: int = 3) -> str:
     return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
 
-def section(rows: Sequence[Row], models: Path) -> list[str]:
+def section(rows: Sequence[Row], models: Path, peer: Peer) -> list[str]:
     lines = [
         machine(),
         f"OpenCL device: {_device_name()}.",
@@ -179,7 +178,7 @@ def section(rows: Sequence[Row], models: Path) -> list[str]:
         'texels on a CPU device); `images` forces `texture_storage="image"`.',
         "",
         "| model | launches | prepare launches | wall ms | device ms | outside us/launch | "
-        f"wall ms, not prepared (launches) | images: wall ms, device ms | {PEER.label} ms | "
+        f"wall ms, not prepared (launches) | images: wall ms, device ms | {peer.label} ms | "
         "wall / IREE | device / IREE | max rel. error |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -201,27 +200,25 @@ def section(rows: Sequence[Row], models: Path) -> list[str]:
 
 def _device_name() -> str:
     try:
-        from physlayout.runtime.device import select_device
+        from physlayout.runtime.device import device_label, select_device
 
-        device = select_device()
-        return f"{device.name.strip()} ({device.platform.name.strip()})"
+        return device_label(select_device())
     except Exception as err:  # the section still names what is known
         return f"none ({type(err).__name__})"
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    global PEER
-    peer = argparse.ArgumentParser(add_help=False)
-    peer.add_argument("--iree-device", choices=["local-sync", "cuda"], default="local-sync")
-    peer.add_argument("--iree-cuda-target", default="sm_80")
-    peer.add_argument("--iree-vmfb", type=Path, default=None)
-    peer.add_argument("--compile-only", action="store_true")
-    known, rest = peer.parse_known_args(argv)
-    PEER = Peer(known.iree_device, known.iree_cuda_target, known.iree_vmfb, known.compile_only)
-    if PEER.compile_only:
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument("--iree-device", choices=["local-sync", "cuda"], default="local-sync")
+    options.add_argument("--iree-cuda-target", default="sm_80")
+    options.add_argument("--iree-vmfb", type=Path, default=None)
+    options.add_argument("--compile-only", action="store_true")
+    known, rest = options.parse_known_args(argv)
+    peer = Peer(known.iree_device, known.iree_cuda_target, known.iree_vmfb, known.compile_only)
+    if peer.compile_only:
         rest = [*rest, "--no-write"]
-    title = GPU_TITLE if PEER.device == "cuda" else TITLE
-    models_main(__doc__, title, measure, section, rest)
+    title = GPU_TITLE if peer.device == "cuda" else TITLE
+    models_main(__doc__, title, partial(measure, peer=peer), partial(section, peer=peer), rest)
 
 
 if __name__ == "__main__":

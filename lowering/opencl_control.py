@@ -276,7 +276,7 @@ class ControlFlowWriter(KernelWriter):
             len(op.false_region.blocks[0].ops) > 1 or names
         ):
             self.depth -= 1
-            self.forget_texels(self.depth + 1)
+            self.forget_scope(self.depth + 1)
             self.line("} else {")
             self.depth += 1
             self.emit_block(op.false_region.blocks[0])
@@ -302,7 +302,7 @@ class ControlFlowWriter(KernelWriter):
             if n != v
         ]
         assigned = {n for n, _, _ in moves}
-        self.forget_texels_reading(assigned)
+        self.forget_reading(assigned)
         if len(moves) <= 1 or all(assigned.isdisjoint(c_words(v)) for _, v, _ in moves):
             for name, value, _ in moves:
                 self.line(f"{name} = {value};")

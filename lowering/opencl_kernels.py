@@ -376,13 +376,13 @@ class KernelWriter:
         self.depth += 1
 
     def close(self) -> None:
-        """End the innermost C block (`}`), forgetting the texels read inside it (their variables go
-        out of scope)."""
+        """End the innermost C block (`}`), forgetting the texels read and the values declared
+        inside it (their variables go out of scope)."""
         self.depth -= 1
-        self.forget_texels(self.depth + 1)
+        self.forget_scope(self.depth + 1)
         self.line("}")
 
-    def forget_texels_reading(self, names: set[str]) -> None:
+    def forget_reading(self, names: set[str]) -> None:
         """Drop the texels whose coordinates, and the pure values whose expressions, read one
         of the C variables `names` (carried variables about to be assigned)."""
         if not names:
@@ -391,7 +391,7 @@ class KernelWriter:
             for key in [k for k in table if not names.isdisjoint(c_words(k[1]))]:
                 del table[key]
 
-    def forget_texels(self, depth: int) -> None:
+    def forget_scope(self, depth: int) -> None:
         """Drop the texels read, and the lane-invariant and pure values declared, in scopes
         at `depth` or deeper (they are out of C scope). Scopes close often (every unrolled
         `if`): the tables are rebuilt only when they hold such an entry."""

@@ -128,6 +128,11 @@ def all_devices() -> list[tuple[Any, Any]]:
     return found
 
 
+def device_label(device: Any) -> str:
+    """`NAME (PLATFORM)` of a pyopencl device, for reports."""
+    return f"{device.name.strip()} ({device.platform.name.strip()})"
+
+
 _PROBE_KERNEL = "__kernel void probe(__global float *a) { a[get_global_id(0)] += 1.0f; }"
 _builds: dict[int, bool] = {}
 
@@ -262,8 +267,7 @@ class OpenCLRuntime:
 
     def describe(self) -> str:
         """The device and platform names, for reports."""
-        device = self.device
-        return f"{device.name.strip()} ({device.platform.name.strip()})"
+        return device_label(self.device)
 
     def build(self, source: str) -> Any:
         """The built program for `source` (cached by text in this runtime and, with

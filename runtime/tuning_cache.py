@@ -80,10 +80,9 @@ class DeviceKey:
     @staticmethod
     def of(runtime: Any) -> DeviceKey:
         """The key of an `OpenCLRuntime`'s device and build settings."""
-        device = runtime.device
         return DeviceKey(
-            f"{device.name.strip()} ({device.platform.name.strip()})",
-            str(device.driver_version).strip(),
+            runtime.describe(),
+            str(runtime.device.driver_version).strip(),
             runtime.limits.texture_storage,
             runtime.limits.fp_contract,
         )

@@ -60,6 +60,18 @@ def test_two_processes_write_the_program_of_one(name: str, forks: list[bool]) ->
     assert list(forked.kernels) == list(serial.kernels)
 
 
+def _refuse(monkeypatch: pytest.MonkeyPatch, refused: str | None) -> None:
+    """The writer refuses kernel `@refused` (none when None) with a diagnostic."""
+    write = opencl._Writer.write  # pyright: ignore[reportPrivateUsage]
+
+    def refusing(self: Any) -> Any:
+        if self.function.sym_name.data == refused:
+            raise DiagnosticException(f"opencl: @{refused}: refused for the test")
+        return write(self)
+
+    monkeypatch.setattr(opencl._Writer, "write", refusing)  # pyright: ignore[reportPrivateUsage]
+
+
 @pytest.mark.parametrize("position", [0, 1, 5])
 def test_a_refused_kernel_raises_the_diagnostic_of_one_process(
     position: int, forks: list[bool], monkeypatch: pytest.MonkeyPatch
@@ -70,14 +82,7 @@ def test_a_refused_kernel_raises_the_diagnostic_of_one_process(
     module = _lowered("bottleneck")
     kernels = list(opencl.generate_opencl(module, vectorized=True, processes=1).kernels)
     refused = kernels[position]
-    write = opencl._Writer.write  # pyright: ignore[reportPrivateUsage]
-
-    def refusing(self: Any) -> Any:
-        if self.function.sym_name.data == refused:
-            raise DiagnosticException(f"opencl: @{refused}: refused for the test")
-        return write(self)
-
-    monkeypatch.setattr(opencl._Writer, "write", refusing)  # pyright: ignore[reportPrivateUsage]
+    _refuse(monkeypatch, refused)
     with pytest.raises(DiagnosticException) as serial:
         opencl.generate_opencl(module, vectorized=True, processes=1)
     with pytest.raises(DiagnosticException) as forked:
@@ -122,14 +127,7 @@ def test_invalid_buffers_are_refused_after_the_kernels(
     writer refuses (in either share) still raises first, as in one process; else the
     buffers' diagnostic."""
     monkeypatch.setattr(opencl, "MIN_KERNELS", 2)
-    write = opencl._Writer.write  # pyright: ignore[reportPrivateUsage]
-
-    def refusing(self: Any) -> Any:
-        if self.function.sym_name.data == refused:
-            raise DiagnosticException(f"opencl: @{refused}: refused for the test")
-        return write(self)
-
-    monkeypatch.setattr(opencl._Writer, "write", refusing)  # pyright: ignore[reportPrivateUsage]
+    _refuse(monkeypatch, refused)
     module = parse_module(_INVALID_BUFFERS)
     errors: list[str] = []
     for processes in (1, 2):

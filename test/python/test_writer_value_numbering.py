@@ -91,7 +91,7 @@ def test_a_table_not_told_of_the_assignment_is_caught(
         for key in [k for k in self.texels if not names.isdisjoint(re.findall(r"\w+", k[1]))]:
             del self.texels[key]
 
-    monkeypatch.setattr(opencl_kernels.KernelWriter, "forget_texels_reading", forget_texels_only)
+    monkeypatch.setattr(opencl_kernels.KernelWriter, "forget_reading", forget_texels_only)
     got, want, _ = _doubling_sum(runtime)
     assert not np.array_equal(got, want)
 
