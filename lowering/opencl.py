@@ -110,10 +110,10 @@ from physlayout.lowering.opencl_kernels import (
 )
 from physlayout.lowering.opencl_memory import MemoryWriter
 from physlayout.lowering.opencl_workers import (
-    MIN_KERNELS,
     KernelJob,
     Written,
     can_fork,
+    worth_forking,
     write_forked,
 )
 from physlayout.lowering.pipelines import survivors_frozen
@@ -188,7 +188,7 @@ def generate_opencl(
     `vectorized`: `vectorize-texels` has run (only the diagnostic of a partial-texel store
     depends on it); `texture_storage`: "image" (`image2d_t`) or "buffer" (a `__global`
     array of the image's texels, `KernelWriter.texture_buffers`); `processes`: 2 lets a
-    forked process write half of the kernels of a large module where that is safe
+    forked process write some of the kernels of a large module where that is safe
     (`opencl_workers.write_forked`: the same text), 1 writes them all in this process.
 
     Raises DiagnosticException for anything the target does not support or the texture
@@ -256,7 +256,7 @@ def _generate(
 
     kernel_jobs = [job for _, job in jobs]
     written = None
-    if processes > 1 and len(kernel_jobs) >= MIN_KERNELS and can_fork():
+    if processes > 1 and worth_forking(kernel_jobs) and can_fork():
         # the buffers are checked while the child writes; raised after the kernels, as below
         written = write_forked(kernel_jobs, write_one, helpers, kernel_names, check_buffers)
     if written is None:

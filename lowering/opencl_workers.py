@@ -2,25 +2,29 @@
 
 The kernels of a module are written independently of each other (one `KernelWriter` per
 `func.func`); what they share is the set of `px_` helpers they call and the table of
-kernel names. `write_forked` writes every other kernel in a forked child process while
-the parent writes the rest, each with its own helper set and name table; the child sends
-its kernels' C lines and launch plans back through a pipe, and the parent joins them in
-the original order.
+kernel names. `write_forked` forks a child, and parent and child take kernels from one
+queue (a pipe holding the kernels' indices, the largest functions first) until it is
+empty, each with its own helper set and name table: how long a kernel takes to write is
+not known in advance (one kernel of 472 ops took as long as one of 1,429), so neither
+process is handed a fixed share. The child sends its kernels' C lines and launch plans
+back through a second pipe, and the parent joins them in the original order.
 
-What it guarantees: the same program, byte for byte, as writing in one process. The
-kernel names are checked: the parent asks the module's real name table for every
-kernel's name in the original order and compares it with the name the writer chose in
-its own table (they differ only when a name was taken by a kernel of the other process;
-then nothing of the forked result is used). The helpers are a set, emitted in a fixed
-order.
+What it guarantees: the same program, byte for byte, as writing in one process, whichever
+process wrote which kernel. The kernel names are checked: the parent asks the module's
+real name table for every kernel's name in the original order and compares it with the
+name the writer chose in its own table (they differ only when a name was taken by a
+kernel of the other process; then nothing of the forked result is used). The helpers are
+a set, emitted in a fixed order.
 
 What it refuses (returns None; the caller then writes the kernels in one process, so any
 diagnostic is the one writing in one process raises): a platform without `os.fork`, a
 process that has imported pyopencl (an OpenCL context or any driver state must not be
 duplicated by a fork; a plain `physlayout compile` never imports it), fewer than two
-usable CPUs or none idle (the output never depends on it, only the time), a module of fewer than `MIN_KERNELS` kernels (`generate_opencl` asks:
-forking costs more than it saves), and any failure of either side: an exception (a diagnostic included), a child
-that exits without a complete answer, or a name that differs.
+usable CPUs or none idle (the output never depends on it, only the time), a module whose
+kernel functions have fewer than `MIN_OPS` ops in all or fewer than two kernels
+(`worth_forking`: forking costs more than it saves), and any failure of either side: an
+exception (a diagnostic included), a child that exits without a complete answer, or a
+name that differs.
 """
 
 from __future__ import annotations
@@ -36,8 +40,13 @@ from xdsl.dialects import func
 from physlayout.lowering.opencl_c import NameTable
 from physlayout.lowering.opencl_kernels import KernelArg, KernelInfo, Launch
 
-MIN_KERNELS = 16
-"""The fewest kernel functions in a module for which two processes write them."""
+MIN_OPS = 400
+"""The fewest ops, over all kernel functions of a module, for which two processes write
+them (a fork, its pipes and the pickled answer cost about as much as writing a few
+hundred ops)."""
+
+_INDEX = 4
+"""Bytes of one kernel index in the queue (`_queued`)."""
 
 IDLE = 0.5
 """How far below the CPU count the load average must be for a fork (`can_fork`)."""
@@ -50,6 +59,15 @@ class KernelJob:
 
     function: func.FuncOp
     offset_params: frozenset[int]
+
+    def size(self) -> int:
+        """The number of ops of the function (how the queue orders the jobs)."""
+        return sum(1 for _ in self.function.walk())
+
+
+def worth_forking(jobs: Sequence[KernelJob]) -> bool:
+    """Whether `jobs` are enough work for two processes: two or more, `MIN_OPS` ops in all."""
+    return len(jobs) >= 2 and sum(job.size() for job in jobs) >= MIN_OPS
 
 
 Written = tuple[list[str], KernelInfo]
@@ -114,20 +132,45 @@ def _copy(table: NameTable) -> NameTable:
     return copy
 
 
-def _write_all(
-    jobs: Sequence[KernelJob], write_one: WriteOne, helpers: set[str], names: NameTable
-) -> list[Written]:
-    return [write_one(job, helpers, names) for job in jobs]
+def _queued(jobs: Sequence[KernelJob]) -> int:
+    """A pipe's read end holding the index of every job, the largest functions first
+    (ties in the original order); its write end is closed, so a read past the last index
+    finds the end. A pipe never returns part of a record here: every read asks for one
+    record and the pipe holds whole records only."""
+    order = sorted(range(len(jobs)), key=lambda k: -jobs[k].size())
+    data = b"".join(k.to_bytes(_INDEX, "little") for k in order)
+    read_end, write_end = os.pipe()
+    try:
+        with os.fdopen(write_end, "wb") as queue:
+            queue.write(data)
+    except BaseException:
+        os.close(read_end)
+        raise
+    return read_end
 
 
-def _child(jobs: Sequence[KernelJob], write_one: WriteOne, names: NameTable, pipe: int) -> None:
-    """The child's work: write `jobs`, send (helpers, [(lines, portable info)]) and exit
-    without running any of the parent's cleanup."""
+def _take(
+    queue: int, jobs: Sequence[KernelJob], write_one: WriteOne, helpers: set[str],
+    names: NameTable,
+) -> dict[int, Written]:
+    """Write jobs taken from `queue` until it is empty, by index."""
+    written: dict[int, Written] = {}
+    while record := os.read(queue, _INDEX):
+        k = int.from_bytes(record, "little")
+        written[k] = write_one(jobs[k], helpers, names)
+    return written
+
+
+def _child(
+    queue: int, jobs: Sequence[KernelJob], write_one: WriteOne, names: NameTable, pipe: int
+) -> None:
+    """The child's work: write jobs from `queue`, send (helpers, {index: (lines, portable
+    info)}) and exit without running any of the parent's cleanup."""
     status = 1
     try:
         helpers: set[str] = set()
-        written = _write_all(jobs, write_one, helpers, names)
-        answer = (helpers, [(lines, _portable(info)) for lines, info in written])
+        written = _take(queue, jobs, write_one, helpers, names)
+        answer = (helpers, {k: (lines, _portable(info)) for k, (lines, info) in written.items()})
         data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
         with os.fdopen(pipe, "wb") as out:
             out.write(data)
@@ -151,28 +194,32 @@ def write_forked(
     kernel_names: NameTable,
     alongside: Callable[[], None] | None = None,
 ) -> list[Written] | None:
-    """Every job written, in order, the odd-numbered ones by a forked child (module
-    docstring); `helpers` gets the helpers of all and `kernel_names` every kernel's name;
-    `alongside`, other work of the caller, runs in the parent after its share, while the
-    child may still be writing. None, with `helpers` and `kernel_names` untouched, when
-    this process may not fork or anything fails: the caller writes the jobs itself then."""
-    mine, theirs = list(jobs[0::2]), list(jobs[1::2])
-    if not theirs:
+    """Every job written, in order, by this process and a forked child taking jobs from
+    one queue (module docstring); `helpers` gets the helpers of all and `kernel_names`
+    every kernel's name; `alongside`, other work of the caller, runs in the parent once the
+    queue is empty, while the child may still be writing. None, with `helpers` and
+    `kernel_names` untouched, when this process may not fork or anything fails: the
+    caller writes the jobs itself then."""
+    if len(jobs) < 2:
         return None
+    queue = _queued(jobs)
     read_end, write_end = os.pipe()
     try:
         pid = os.fork()
     except OSError:
-        os.close(read_end)
-        os.close(write_end)
+        for end in (queue, read_end, write_end):
+            os.close(end)
         return None
     if pid == 0:
         os.close(read_end)
-        _child(theirs, write_one, _copy(kernel_names), write_end)
+        _child(queue, jobs, write_one, _copy(kernel_names), write_end)
     os.close(write_end)
     parent_helpers: set[str] = set()
     try:
-        own = _write_all(mine, write_one, parent_helpers, _copy(kernel_names))
+        try:
+            own = _take(queue, jobs, write_one, parent_helpers, _copy(kernel_names))
+        finally:
+            os.close(queue)
         if alongside is not None:
             alongside()
     except BaseException as error:
@@ -183,12 +230,12 @@ def write_forked(
     data = _received(read_end, pid)
     if data is None:
         return None
-    answer: tuple[set[str], list[tuple[list[str], _Portable]]] = pickle.loads(data)
+    answer: tuple[set[str], dict[int, tuple[list[str], _Portable]]] = pickle.loads(data)
     child_helpers, answers = answer
-    other = [(lines, _rebuilt(job, info)) for job, (lines, info) in zip(theirs, answers, strict=True)]
-    written: list[Written] = []
-    for k in range(len(jobs)):
-        written.append(own[k // 2] if k % 2 == 0 else other[k // 2])
+    if own.keys() & answers.keys() or len(own) + len(answers) != len(jobs):
+        return None
+    other = {k: (lines, _rebuilt(jobs[k], info)) for k, (lines, info) in answers.items()}
+    written = [own[k] if k in own else other[k] for k in range(len(jobs))]
     if not _same_names(written, kernel_names):
         return None
     helpers |= parent_helpers | child_helpers

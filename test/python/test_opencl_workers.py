@@ -5,11 +5,13 @@ diagnostic; kernel names that a process chose differently are caught."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -76,9 +78,9 @@ def _refuse(monkeypatch: pytest.MonkeyPatch, refused: str | None) -> None:
 def test_a_refused_kernel_raises_the_diagnostic_of_one_process(
     position: int, forks: list[bool], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The kernel at `position` is refused: in the parent's share (even positions) or the
-    child's (odd); either way the kernels are written again in one process, which raises
-    the diagnostic of the first refused kernel."""
+    """The kernel at `position` is refused, by whichever process took it from the queue;
+    either way the kernels are written again in one process, which raises the diagnostic
+    of the first refused kernel."""
     module = _lowered("bottleneck")
     kernels = list(opencl.generate_opencl(module, vectorized=True, processes=1).kernels)
     refused = kernels[position]
@@ -126,7 +128,7 @@ def test_invalid_buffers_are_refused_after_the_kernels(
     """The buffer rules are checked by the parent while the child writes, but a kernel the
     writer refuses (in either share) still raises first, as in one process; else the
     buffers' diagnostic."""
-    monkeypatch.setattr(opencl, "MIN_KERNELS", 2)
+    monkeypatch.setattr(opencl_workers, "MIN_OPS", 0)
     _refuse(monkeypatch, refused)
     module = parse_module(_INVALID_BUFFERS)
     errors: list[str] = []
@@ -177,3 +179,45 @@ def test_no_fork_on_a_busy_or_single_cpu_machine(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(opencl_workers.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     monkeypatch.setattr(opencl_workers.os, "sched_getaffinity", lambda _: {0})
     assert not opencl_workers.can_fork()
+
+
+def _jobs(name: str) -> list[opencl_workers.KernelJob]:
+    """The kernel functions of a lowered model (not its host function)."""
+    return [
+        opencl_workers.KernelJob(f, frozenset())
+        for f in _lowered(name).ops
+        if isinstance(f, func.FuncOp) and not any(isinstance(o, func.CallOp) for o in f.walk())
+    ]
+
+
+def test_the_queue_hands_out_every_kernel_once_the_largest_first() -> None:
+    """One process draining the queue writes every kernel exactly once, the functions with
+    the most ops first (ties in the original order); a second drain finds it empty."""
+    jobs = _jobs("autoencoder_transpose")
+    sizes = [job.size() for job in jobs]
+    assert len(set(sizes)) < len(sizes)  # ties, to check their order
+    order: list[int] = []
+
+    def write_one(job: opencl_workers.KernelJob, helpers: set[str], names: NameTable) -> Any:
+        order.append(jobs.index(job))
+        return [job.function.sym_name.data], None
+
+    queue = opencl_workers._queued(jobs)  # pyright: ignore[reportPrivateUsage]
+    try:
+        written = opencl_workers._take(queue, jobs, write_one, set(), NameTable())  # pyright: ignore[reportPrivateUsage]
+        assert opencl_workers._take(queue, jobs, write_one, set(), NameTable()) == {}  # pyright: ignore[reportPrivateUsage]
+    finally:
+        os.close(queue)
+    assert order == sorted(range(len(jobs)), key=lambda k: (-sizes[k], k))
+    assert sorted(written) == list(range(len(jobs)))
+    assert all(written[k][0] == [jobs[k].function.sym_name.data] for k in written)
+
+
+def test_small_modules_are_written_in_one_process() -> None:
+    """A fork is worth it from two kernels of `MIN_OPS` ops in all."""
+    jobs = _jobs("bottleneck")
+    assert sum(job.size() for job in jobs) >= opencl_workers.MIN_OPS
+    assert opencl_workers.worth_forking(jobs)
+    assert not opencl_workers.worth_forking(jobs[:1])
+    small = [job for job in jobs if job.size() < 40][:3]
+    assert len(small) == 3 and not opencl_workers.worth_forking(small)
