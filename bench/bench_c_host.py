@@ -5,7 +5,8 @@ model compiled as `physlayout compile` does (parameters prepared once), saved as
 its host.c built with gcc; then, on the same machine one after the other,
 - the C host: `./host --inputs inputs.npz --repeat N --warmup 3` (its repeat line: median
   wall ms per inference from CLOCK_MONOTONIC around inputs written, every launch and results
-  read; median device ms from the launches' profiling events);
+  read; of it, the median time until the last step is enqueued; median device ms from the
+  launches' profiling events);
 - the Python API on the same artifact's model (`CompiledModel.time`, the same N and warm-up),
   parameters bound and resident.
 `outside` is (wall - device) per launch; `same output` says whether the C host's result equals
@@ -34,7 +35,8 @@ TITLE = "## Time per inference through the C host, beside the Python runner (ben
 
 REPEAT_LINE = re.compile(
     r"^repeat: \d+ run\(s\) after \d+ warm-up: median wall ([\d.]+) ms, median device ([\d.]+) "
-    r"ms per inference \((\d+) launch\(es\)", re.MULTILINE,
+    r"ms per inference \((\d+) launch\(es\), -?\d+ us per launch outside the kernels, of which "
+    r"([\d.]+) us enqueueing\)", re.MULTILINE,
 )  # fmt: skip
 
 
@@ -45,6 +47,7 @@ class Row:
     prepare_launches: int | str = "-"
     c_wall_ms: float | str = "-"
     c_device_ms: float | str = "-"
+    c_enqueue_us: float | str = "-"
     py_wall_ms: float | str = "-"
     py_device_ms: float | str = "-"
     same: str = "-"
@@ -81,6 +84,7 @@ def measure(path: Path, timeout: float, pairs: int) -> Row:
                 row.same = "host failed: " + (host.stderr.strip().splitlines() or ["?"])[-1][:60]
                 return row
             row.c_wall_ms, row.c_device_ms = float(found[1]), float(found[2])
+            row.c_enqueue_us = float(found[4])
             timing = model.time({first: arrays[first]}, repeat=repeat, warmup=3)
             row.py_wall_ms, row.py_device_ms = timing.wall_ms, timing.device_ms
             got = model(arrays[first])
@@ -108,17 +112,20 @@ def section(rows: Sequence[Row], models: Path) -> list[str]:
         f"Models: {models.name}/. Default compile (parameters prepared once, resident); "
         f"medians of {max((r.runs for r in rows), default=0)} runs after 3 warm-up runs "
         "(10 x `--pairs`), the C host first, then the Python API, in one run. `outside` is "
-        "(wall - device) per launch.",
+        "(wall - device) per launch; `of it enqueueing` is the C host's own share (the time "
+        "until its last step is enqueued, per launch), the rest the driver's: scheduling the "
+        "queue, copies, waking the host.",
         "",
         "| model | launches | prepare launches | C host wall ms | C host device ms | C host "
-        "outside us/launch | Python wall ms | Python device ms | Python outside us/launch | "
+        "outside us/launch | of it enqueueing | Python wall ms | Python device ms | Python outside us/launch | "
         "same output |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
             f"| {r.model} | {r.launches} | {r.prepare_launches} | {_cell(r.c_wall_ms)} | "
             f"{_cell(r.c_device_ms)} | {_outside(r.c_wall_ms, r.c_device_ms, r.launches)} | "
+            f"{_cell(r.c_enqueue_us, 1)} | "
             f"{_cell(r.py_wall_ms)} | {_cell(r.py_device_ms)} | "
             f"{_outside(r.py_wall_ms, r.py_device_ms, r.launches)} | {r.same} |"
         )

@@ -1486,25 +1486,34 @@ int main(int argc, char **argv) {
     }
     print_launches(ENTRY, N_PREPARE_STEPS, N_STEPS, seconds, total);
     if (repeat > 0) {
+        /* Per run: wall seconds (inputs written, every launch, results read, queue finished),
+         * the seconds until the last step was enqueued (the host's own share: everything after
+         * it is the driver's and the device's), the launches' device seconds. */
         double *walls = checked_malloc((size_t)repeat * sizeof *walls);
+        double *enqueues = checked_malloc((size_t)repeat * sizeof *enqueues);
         double *devices = checked_malloc((size_t)repeat * sizeof *devices);
         for (long k = 0; k < warmup + repeat; ++k) {
             double start = monotonic_seconds();
             run_steps(r, N_PREPARE_STEPS, N_STEPS);
+            double enqueued = monotonic_seconds() - start;
             check(clFinish(r->queue), "clFinish", "the plan");
             double wall = monotonic_seconds() - start;
             double device_seconds = launch_seconds(r, N_PREPARE_STEPS, N_STEPS, seconds);
             if (k >= warmup) {
                 walls[k - warmup] = wall;
+                enqueues[k - warmup] = enqueued;
                 devices[k - warmup] = device_seconds;
             }
         }
-        int launches = count_launches(N_PREPARE_STEPS, N_STEPS);
+        int launches = count_launches(N_PREPARE_STEPS, N_STEPS), per = launches ? launches : 1;
         double wall_ms = median(walls, (int)repeat) * 1e3, device_ms = median(devices, (int)repeat) * 1e3;
+        double enqueue_us = median(enqueues, (int)repeat) * 1e6;
         printf("repeat: %ld run(s) after %ld warm-up: median wall %.3f ms, median device %.3f ms per "
-               "inference (%d launch(es), %.0f us per launch outside the kernels)\n",
-               repeat, warmup, wall_ms, device_ms, launches, (wall_ms - device_ms) * 1e3 / (launches ? launches : 1));
+               "inference (%d launch(es), %.0f us per launch outside the kernels, of which %.1f us "
+               "enqueueing)\n",
+               repeat, warmup, wall_ms, device_ms, launches, (wall_ms - device_ms) * 1e3 / per, enqueue_us / per);
         free(walls);
+        free(enqueues);
         free(devices);
     }
 

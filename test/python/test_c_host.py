@@ -130,10 +130,12 @@ def test_repeat_prepares_once_and_keeps_the_outputs(bottleneck: Bottleneck) -> N
     line = re.search(
         r"^repeat: 3 run\(s\) after 1 warm-up: median wall (\d+\.\d{3}) ms, median device "
         r"(\d+\.\d{3}) ms per inference \((\d+) launch\(es\), -?\d+ us per launch outside the "
-        r"kernels\)$", text, re.MULTILINE,
+        r"kernels, of which (\d+\.\d) us enqueueing\)$", text, re.MULTILINE,
     )  # fmt: skip
     assert line, text
     assert int(line[3]) == bottleneck.launches and float(line[1]) > 0 and float(line[2]) > 0
+    # the host's own share of a run is part of its wall time
+    assert 0 < float(line[4]) * int(line[3]) <= float(line[1]) * 1e3
     code, stdout, err = physlayout("run", str(out), "--inputs", str(out / "inputs.npz"),
                                    f"--output=result0={out / 'python.npy'}")  # fmt: skip
     assert code == 0, err + stdout
