@@ -101,6 +101,9 @@ class RunResult:
     """Per `read` step, the array it read (the caller's shape of the output)."""
     pending: list[tuple[Launch, Any]] = field(default_factory=list[tuple[Launch, Any]])
     """Launches whose profiling events are not read into `times` yet (`resolve`)."""
+    transfers: list[Any] = field(default_factory=list[Any])
+    """The events of the inputs' uploads and the outputs' downloads, kept until the queue
+    has finished (`DeviceStorage.upload`)."""
 
     def resolve(self) -> RunResult:
         """Read the pending launches' device times (their events have completed) into
@@ -301,6 +304,7 @@ class PlanRunner:
             if action.input is None or action.input not in skip:
                 action.call(inputs, result)
         self.runtime.queue.finish()
+        result.transfers.clear()
         if profile:
             result.resolve()
         return result
@@ -424,16 +428,19 @@ def _fill(cl: Any, queue: Any, storage: DeviceStorage, value: int | float) -> _A
 def _write(storage: DeviceStorage, name: str) -> _Action:
     shape = storage.physical_shape
 
-    def write(inputs: Mapping[str, Any], _result: RunResult) -> None:
+    def write(inputs: Mapping[str, Any], result: RunResult) -> None:
         # not waited for: the queue is in order and the run waits before it returns
-        storage.upload(np.asarray(inputs[name]).reshape(shape), wait=False)
+        result.transfers.append(storage.upload(np.asarray(inputs[name]).reshape(shape), wait=False))
 
     return _Action(write, name)
 
 
 def _read(storage: DeviceStorage, name: str, shape: tuple[int, ...]) -> _Action:
     def read(_inputs: Mapping[str, Any], result: RunResult) -> None:
-        result.outputs[name] = storage.download().reshape(shape)
+        # filled when the queue has run the copy: the run waits before it returns
+        physical, event = storage.enqueue_download()
+        result.transfers.append(event)
+        result.outputs[name] = physical.reshape(shape)
 
     return _Action(read)
 

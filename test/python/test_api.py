@@ -63,9 +63,9 @@ def uploads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[int, ...]]]:
     seen: list[tuple[int, ...]] = []
     original = DeviceStorage.upload
 
-    def counting(self: DeviceStorage, physical: np.ndarray, wait: bool = True) -> None:
+    def counting(self: DeviceStorage, physical: np.ndarray, wait: bool = True) -> Any:
         seen.append(self.physical_shape)
-        original(self, physical, wait)
+        return original(self, physical, wait)
 
     monkeypatch.setattr(DeviceStorage, "upload", counting)
     yield seen
@@ -228,6 +228,54 @@ def test_call_leaves_profiling_events_unread(
     assert last is not None and last.times == [] and len(last.pending) == model.launches
     assert len(last.resolve().times) == model.launches and last.pending == []
     assert all(t.seconds > 0 for t in last.times)
+
+
+@pytest.mark.parametrize("storage", ["buffer", "image"])
+def test_a_call_waits_for_its_copies_once(
+    storage: str, params: dict[str, Any], arrays: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A call enqueues its input's upload and its result's download without blocking and
+    keeps their events until the queue has finished (pyopencl's event of a copy from or to
+    host memory waits for the copy when it is freed, so a dropped event made every upload
+    wait for the driver); the result read that way is complete when the call returns."""
+    from physlayout.runtime import device
+
+    model = physlayout.compile(str(MODEL), params=params, texture_storage=storage)
+    cl = device.pyopencl_module()
+    log: list[str] = []  # "copy" (non-blocking), "blocking copy", "freed" (a copy's event)
+    write, read = device._buffer_copies(cl)  # pyright: ignore[reportPrivateUsage]
+    enqueue_copy = cl.enqueue_copy
+
+    class Held:
+        """A copy's event; its freeing is logged."""
+
+        def __init__(self, event: Any) -> None:
+            self.event = event
+
+        def __del__(self) -> None:
+            log.append("freed")
+
+    def copied(copy: Any, is_blocking: bool, *args: Any, **kwargs: Any) -> Any:
+        log.append("blocking copy" if is_blocking else "copy")
+        return Held(copy(*args, is_blocking=is_blocking, **kwargs))
+
+    def recorded(copy: Any) -> Any:
+        return lambda queue, memory, data, is_blocking: copied(
+            copy, is_blocking, queue, memory, data
+        )
+
+    def recorded_copy(*args: Any, is_blocking: bool = True, **kwargs: Any) -> Any:
+        return copied(enqueue_copy, is_blocking, *args, **kwargs)
+
+    monkeypatch.setattr(device, "_buffer_copies", lambda _cl: (recorded(write), recorded(read)))
+    monkeypatch.setattr(cl, "enqueue_copy", recorded_copy)
+    want = model(arrays["x"])
+    second = model(arrays["x"] * 0.5)
+    # per call: the input in and the result out, both events held until the queue finished
+    assert log == ["copy", "copy", "freed", "freed"] * 2
+    assert model.last_run is not None and model.last_run.transfers == []
+    assert np.array_equal(model(arrays["x"]), want) and not np.array_equal(second, want)
+    assert _relative(want, _expected()) < 1e-5
 
 
 def test_run_refuses_inputs_not_by_name(
