@@ -5,13 +5,13 @@ once and resident (uploads counted); calls by position and name; results equal t
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from model_files import model_inputs
 from xdsl.utils.exceptions import DiagnosticException
 
 import physlayout
@@ -34,17 +34,9 @@ def _runtime_problem() -> str | None:
 pytestmark = pytest.mark.skipif(_runtime_problem() is not None, reason="no OpenCL device")
 
 
-def _arrays() -> dict[str, np.ndarray]:
-    spec = importlib.util.spec_from_file_location("inputs", MODEL.parent / "inputs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.make_inputs(str(MODEL.with_suffix(".args.txt")), seed=0)
-
-
 @pytest.fixture(scope="module")
 def arrays() -> dict[str, np.ndarray]:
-    return _arrays()
+    return model_inputs("bottleneck")
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,6 @@ Skipped where the C host cannot be built or run, as test_deploy.py's C host test
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import json
 import os
@@ -23,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from model_files import model_inputs
 from test_deploy import PADDED_IN, build_host, find_opencl_loader, host_environment, run_host
 
 from physlayout.runtime.device import OpenCLRuntime
@@ -45,15 +45,6 @@ def physlayout(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def model_inputs() -> dict[str, np.ndarray]:
-    """The bottleneck's inputs (examples/models/inputs.py, seed 0), by parameter name."""
-    spec = importlib.util.spec_from_file_location("model_inputs", MODELS / "inputs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.make_inputs(str(MODELS / "bottleneck.args.txt"), seed=0)
-
-
 class Bottleneck:
     """The compiled bottleneck (`out`), its host built, its inputs as inputs.npz and as
     in_NAME.npy files, and the launch counts `physlayout compile` reported."""
@@ -63,7 +54,7 @@ class Bottleneck:
         found = re.search(r"(\d+) launch\(es\) per run after (\d+) prepare launch\(es\)", report)
         assert found, report
         self.launches, self.prepare_launches = int(found[1]), int(found[2])
-        self.inputs = model_inputs()
+        self.inputs = model_inputs("bottleneck")
         np.savez(out / "inputs.npz", **self.inputs)  # pyright: ignore[reportArgumentType]
         for name, array in self.inputs.items():
             np.save(out / f"in_{name}.npy", array)

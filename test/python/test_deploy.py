@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from model_files import model_inputs
 
 from physlayout.runtime.device import OpenCLRuntime
 
@@ -759,13 +760,7 @@ MODELS = ROOT / "examples" / "models"
 
 def _model_inputs(name: str, out: Path) -> list[str]:
     """The model's inputs (examples/models/inputs.py, seed 0) as .npy files in `out`."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("model_inputs", MODELS / "inputs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    arrays = module.make_inputs(str(MODELS / f"{name}.args.txt"), seed=0)
+    arrays = model_inputs(name)
     args: list[str] = []
     for key, array in arrays.items():
         np.save(out / f"in_{key}.npy", array)

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from graph_harness import apply, compare_before_after, functions, parse
 from legalize_harness import check_legalized, host_inputs, run_host
+from model_files import model_inputs
 from xdsl.dialects import tensor
 
 from physlayout.lowering.pipelines import PhyslayoutAdrenoPass
@@ -342,22 +343,12 @@ FAMILIES = {
 }
 
 
-def _model_inputs(name: str) -> list[Any]:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("model_inputs", MODELS / "inputs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return list(module.make_inputs(str(MODELS / f"{name}.args.txt"), seed=0).values())
-
-
 @pytest.mark.parametrize("name", sorted(FAMILIES))
 def test_family_pass_by_pass(name: str) -> None:
     """The graph evaluator after each graph pass of physlayout-adreno (up to legalization)
     equals it on the source, on the model's inputs, and matches PyTorch's output."""
     module = parse((MODELS / f"{name}.mlir").read_text())
-    inputs = _model_inputs(name)
+    inputs = list(model_inputs(name).values())
     want = run_graph(module, "main", inputs)
     with np.load(MODELS / f"{name}.expected.npz") as archive:
         for k, value in enumerate(want):
@@ -391,7 +382,7 @@ def test_planted_align_corners_ignored_is_caught(runtime: OpenCLRuntime) -> None
         a.split("\t")[1].lstrip("%")
         for a in (MODELS / f"{name}.args.txt").read_text().splitlines()[1:]
     ]
-    inputs = dict(zip(names, _model_inputs(name), strict=True))
+    inputs = dict(zip(names, model_inputs(name).values(), strict=True))
     with np.load(MODELS / f"{name}.expected.npz") as archive:
         expected = {k: archive[k] for k in archive.files}
     good = run_model(name, text, inputs, expected, runtime)
