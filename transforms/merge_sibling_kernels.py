@@ -1,5 +1,6 @@
-"""merge-sibling-kernels: two independent launches over the same grid become one launch
-(horizontal fusion of kernels, after `legalize-layout`).
+"""merge-sibling-kernels: two launches over the same grid become one launch (horizontal
+fusion of independent kernels, and of a kernel with one that reads, in each work item,
+only what the same work item of the first wrote; after `legalize-layout`).
 
 What it rewrites: in a host function, a call of kernel ``K1`` and a later call of kernel
 ``K2`` whose bodies are each one `scf.parallel` (after side-effect-free ops, before
@@ -7,10 +8,11 @@ What it rewrites: in a host function, a call of kernel ``K1`` and a later call o
 call, at ``K2``'s place, of a new kernel whose parallel body runs ``K1``'s body and then
 ``K2``'s, over the arguments of both (a value passed to both is passed once). ShuffleNet's
 units: the copy of the passed-through half into the next concat runs in the kernel of the
-convolution that writes the concat's other half. A merged kernel is named after its parts
-(`HOST_merged_N` once that name would pass `MAX_NAME` characters: OpenCL drivers refuse very
-long kernel names). Equal merged kernels are one kernel (`equal_kernels.kernel_key`); a
-kernel no call names any more is erased.
+convolution that writes the concat's other half. A layer norm: the kernel of its variance
+(which reads the mean of its own row) runs in the kernel of its mean. A merged kernel is
+named after its parts (`HOST_merged_N` once that name would pass `MAX_NAME` characters:
+OpenCL drivers refuse very long kernel names). Equal merged kernels are one kernel
+(`equal_kernels.kernel_key`); a kernel no call names any more is erased.
 
 The proof (refused, left alone, otherwise). Storages come from `BufferAliases`; what a
 kernel reads and writes through each parameter from its `layout.load`/`layout.store`s
@@ -20,18 +22,28 @@ refuses it; so does a parameter used by anything but loads and stores).
   ops, allocations, buffer declarations, `layout.check`s (they read their flags) and kernel
   calls, none of which writes a storage ``K1`` touches or touches a storage ``K1`` writes.
 - In one work item ``K1``'s body runs before ``K2``'s, and work items run in any order, so
-  no storage may be written by one kernel and read by the other. A storage both write must
-  be passed to both as the same buffer value, and the elements they store must differ:
-  for every pair of stores, one index dimension whose ranges over the loops' bounds
-  (`IndexAnalysis.range_of`, texel lanes included) do not meet (two windows of a concat).
-  Then every element is written by exactly the kernel that wrote it before, with the same
-  value, whatever the order.
+  no storage may be written by one kernel and read by the other, except as forwarded
+  below. A storage both write must be passed to both as the same buffer value, and the
+  elements they store must differ: for every pair of stores, one index dimension whose
+  ranges over the loops' bounds (`IndexAnalysis.range_of`, texel lanes included) do not
+  meet (two windows of a concat). Then every element is written by exactly the kernel that
+  wrote it before, with the same value, whatever the order.
+- Forwarded: ``K2`` may read a storage ``K1`` writes when both are passed it as the same
+  buffer value, it is not a texture (an OpenCL 1.2 kernel cannot read an image it writes),
+  ``K1`` neither reads it nor is passed it twice, ``K2`` does not write it, and ``K1``
+  writes it by one scalar store, outside any condition or inner loop, at indices over the
+  work item's position alone that are injective on the grid (bounds from 0, step 1;
+  `structural.is_injective_structurally`), while every load of ``K2`` from it is scalar, of
+  the stored type, at the same indices. Each element ``K2`` reads is then written by the
+  same work item of ``K1``, before, and by no other: the value it read after ``K1``'s
+  launch.
 
 Guarantees: the same values in every buffer; one launch fewer per merge; a second run finds
 no new pair unless a merged kernel has another sibling. Pairs are taken greedily in call
 order: each call is merged with the nearest earlier call it can be merged with, among the
 last `WINDOW` calls.
 """
+
 
 from __future__ import annotations
 
@@ -41,7 +53,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     RewritePattern,
@@ -50,9 +62,12 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.canonicalization_patterns.utils import const_evaluate_operand
 
-from physlayout.dialects.layout import AllocateOp, DeclBufferOp, LoadOp, StoreOp
+from physlayout.dialects.layout import AllocateOp, BufferType, DeclBufferOp, LoadOp, StoreOp
 from physlayout.dialects.layout_check import CheckOp
 from physlayout.indexing.bridges.arith import IndexAnalysis
+from physlayout.indexing.index_map import IndexMap
+from physlayout.indexing.quasi_affine import Dim, Expr
+from physlayout.indexing.structural import is_injective_structurally
 from physlayout.transforms.buffer_aliases import BufferAliases
 from physlayout.transforms.dependence import Access, collect_accesses, is_pure_op
 from physlayout.transforms.equal_kernels import kernel_key
@@ -79,6 +94,13 @@ class Kernel:
     """Parameters stored to."""
     stores: tuple[tuple[int, tuple[tuple[int, int], ...]], ...]
     """Per store: its parameter and the inclusive range of each index (lanes included)."""
+    forwards: tuple[tuple[int, tuple[Expr, ...], Attribute], ...] = ()
+    """Per parameter a later kernel may read forwarded (module docstring: one scalar store,
+    unconditional, injective on the grid): the parameter, the store's indices over the work
+    item's position (`_forwarding`) and the stored type."""
+    loads: tuple[tuple[int, tuple[Expr, ...] | None, Attribute], ...] = ()
+    """Per load: its parameter, its indices over the work item's position (None when they
+    depend on anything else, or it is a vector load) and the loaded type."""
 
 
 def mergeable_kernel(function: func.FuncOp) -> Kernel | None:
@@ -116,7 +138,61 @@ def mergeable_kernel(function: func.FuncOp) -> Kernel | None:
         for use in param.uses:
             if not isinstance(use.operation, LoadOp | StoreOp) or use.operation.buffer is not param:
                 return None
-    return Kernel(function, loop, tuple(grid), frozenset(reads), frozenset(writes), tuple(stores))
+    forwards, loads = _forwarding(loop, grid, accesses, analysis, params)
+    return Kernel(
+        function, loop, tuple(grid), frozenset(reads), frozenset(writes), tuple(stores),
+        forwards, loads,
+    )  # fmt: skip
+
+
+Forwards = tuple[tuple[int, tuple[Expr, ...], Attribute], ...]
+Loads = tuple[tuple[int, tuple[Expr, ...] | None, Attribute], ...]
+
+
+def _forwarding(
+    loop: scf.ParallelOp,
+    grid: Sequence[tuple[int, int, int]],
+    accesses: Sequence[Access],
+    analysis: IndexAnalysis,
+    params: list[SSAValue],
+) -> tuple[Forwards, Loads]:
+    """`Kernel.forwards` and `Kernel.loads` of a kernel's accesses: indices over the work
+    item's position are expressions over `w0`, `w1`, ... (the parallel loop's variables in
+    order), so that two kernels of one grid compare them."""
+    position: dict[str, Expr] = {}
+    for k, iv in enumerate(loop.body.block.args):
+        leaf = analysis.expr_of(iv)
+        if isinstance(leaf, Dim):
+            position[leaf.name] = Dim(f"w{k}")
+
+    def positional(access: Access) -> tuple[Expr, ...] | None:
+        if access.lanes != 1 or len(position) != len(grid):
+            return None
+        if any(not set(e.dims()) <= position.keys() for e in access.indices):
+            return None
+        return tuple(e.substitute(position) for e in access.indices)
+
+    loads: list[tuple[int, tuple[Expr, ...] | None, Attribute]] = []
+    stores_of: dict[int, list[Access]] = {}
+    for access in accesses:
+        index = params.index(access.buffer)
+        if isinstance(access.op, LoadOp):
+            loads.append((index, positional(access), access.op.result.type))
+        else:
+            stores_of.setdefault(index, []).append(access)
+    forwards: list[tuple[int, tuple[Expr, ...], Attribute]] = []
+    if any(lower != 0 or step != 1 for lower, _, step in grid):
+        return (), tuple(loads)
+    names = tuple(f"w{k}" for k in range(len(grid)))
+    extents = tuple(upper for _, upper, _ in grid)
+    for index, stores in stores_of.items():
+        op = stores[0].op
+        indices = positional(stores[0]) if len(stores) == 1 else None
+        if indices is None or not isinstance(op, StoreOp) or op.parent_block() is not loop.body.block:
+            continue
+        if is_injective_structurally(IndexMap(names, indices), extents):
+            forwards.append((index, indices, op.value.type))
+    return tuple(forwards), tuple(loads)
 
 
 def _ranges(access: Access, analysis: IndexAnalysis) -> tuple[tuple[int, int], ...]:
@@ -161,6 +237,8 @@ def _disjoint_stores(first: Launch, second: Launch, aliases: BufferAliases) -> b
                 continue
             if i not in first.kernel.writes and j not in second.kernel.writes:
                 continue  # both read
+            if _forwarded(first, i, second, j, aliases):
+                continue  # the same work item of `first` wrote what `second` reads
             if a is not b or i in first.kernel.reads or j in second.kernel.reads:
                 return False
             shared.add(a)
@@ -172,6 +250,24 @@ def _disjoint_stores(first: Launch, second: Launch, aliases: BufferAliases) -> b
                 if not any(hi_x < lo_y or hi_y < lo_x for (lo_x, hi_x), (lo_y, hi_y) in zip(x, y, strict=True)):
                     return False
     return True
+
+
+def _forwarded(first: Launch, i: int, second: Launch, j: int, aliases: BufferAliases) -> bool:
+    """Whether `second`'s parameter `j` reads only what `first`'s parameter `i` wrote in the
+    same work item (module docstring, "Forwarded")."""
+    value = first.call.operands[i]
+    if value is not second.call.operands[j] or i in first.kernel.reads or j in second.kernel.writes:
+        return False
+    param_type = first.kernel.function.body.block.args[i].type
+    if not isinstance(param_type, BufferType) or param_type.get_scope().is_texture:
+        return False
+    operands = first.call.operands
+    touching = first.kernel.reads | first.kernel.writes
+    if any(k != i and aliases.may_alias(operands[k], value) for k in touching):
+        return False
+    forward = next(((x, t) for k, x, t in first.kernel.forwards if k == i), None)
+    loads = [(x, t) for k, x, t in second.kernel.loads if k == j]
+    return forward is not None and bool(loads) and all(load == forward for load in loads)
 
 
 def _movable_past(first: Launch, between: Sequence[Operation], launches: dict[Operation, Launch], aliases: BufferAliases) -> bool:
@@ -217,12 +313,12 @@ def merged_kernel(name: str, first: Launch, second: Launch) -> tuple[func.FuncOp
         block.insert_op_before(op.clone(value_mapper=mapper), loop)
     for old, new in zip(first.kernel.loop.body.block.args, loop.body.block.args, strict=True):
         mapper[old] = new
-    terminator = loop.body.block.last_op
-    assert terminator is not None
+    start = loop.body.block.first_op  # `second`'s body: `first`'s goes before it
+    assert start is not None
     for op in first.kernel.loop.body.block.ops:
         if isinstance(op, scf.ReduceOp):
             continue
-        loop.body.block.insert_op_before(op.clone(value_mapper=mapper), terminator)
+        loop.body.block.insert_op_before(op.clone(value_mapper=mapper), start)
     function = func.FuncOp(name, FunctionType.from_lists([v.type for v in operands], []), Region(block))
     return function, operands
 
@@ -326,7 +422,8 @@ def _partner(
 
 @dataclass(frozen=True)
 class MergeSiblingKernelsPass(PhyslayoutPass):
-    """Two independent launches over the same grid -> one launch (module docstring)."""
+    """Two launches over the same grid, independent or forwarding per work item -> one
+    launch (module docstring)."""
 
     name = "merge-sibling-kernels"
 

@@ -1,5 +1,6 @@
 // merge-sibling-kernels: two launches over the same grid that touch no common element one
-// of them writes become one launch (the first's body, then the second's, per work item).
+// of them writes, or where the second reads only what the same work item of the first
+// wrote, become one launch (the first's body, then the second's, per work item).
 // RUN: xdsl-opt %s -p merge-sibling-kernels | filecheck %s
 // RUN: xdsl-opt %s -p merge-sibling-kernels,merge-sibling-kernels | filecheck %s
 
@@ -113,12 +114,12 @@ func.func @copy_other_grid(%src: !x, %dst: !x) {
 // CHECK-LABEL: func.func @double_hi_copy_lo(
 // CHECK-SAME:      %[[S:[^:]*]]: !layout.buffer<1x4x2x2xf32>, %[[D:[^:]*]]: !layout.buffer<1x8x2x2xf32>, %[[S2:[^:]*]]: !layout.buffer<1x4x2x2xf32>)
 // CHECK:         scf.parallel (%[[N:[^,]*]], %[[C:[^,]*]], %[[H:[^,]*]], %[[W:[^)]*]]) =
+// CHECK-NEXT:      %[[V2:.*]] = layout.load %[[S2]][%[[N]], %[[C]], %[[H]], %[[W]]]
+// CHECK-NEXT:      layout.store %[[V2]], %[[D]][%[[N]], %[[C]], %[[H]], %[[W]]]
 // CHECK-NEXT:      %[[V:.*]] = layout.load %[[S]][%[[N]], %[[C]], %[[H]], %[[W]]]
 // CHECK-NEXT:      %[[DD:.*]] = arith.addf %[[V]], %[[V]]
 // CHECK-NEXT:      %[[HI:.*]] = arith.addi %[[C]], %{{.*}}
 // CHECK-NEXT:      layout.store %[[DD]], %[[D]][%[[N]], %[[HI]], %[[H]], %[[W]]]
-// CHECK-NEXT:      %[[V2:.*]] = layout.load %[[S2]][%[[N]], %[[C]], %[[H]], %[[W]]]
-// CHECK-NEXT:      layout.store %[[V2]], %[[D]][%[[N]], %[[C]], %[[H]], %[[W]]]
 // CHECK-NEXT:      scf.reduce
 // CHECK-LABEL: func.func @concat_windows(
 // CHECK-SAME:      %[[X:[^:]*]]: !layout.buffer<1x4x2x2xf32>, %[[Y:[^:]*]]: !layout.buffer<1x4x2x2xf32>, %[[OUT:[^:]*]]: !layout.buffer<1x8x2x2xf32>)
@@ -231,5 +232,218 @@ func.func @aliased_views(%x: !x, %y: !x) {
   %b = layout.decl_buffer %p : !layout.ptr<f32> -> !x
   func.call @double(%x, %a) : (!x, !x) -> ()
   func.call @double(%b, %y) : (!x, !x) -> ()
+  func.return
+}
+
+// A row's mean (over w) and its variance about that mean (as a layer norm computes them):
+// the variance reads, in each work item, the mean the same work item of the first kernel
+// stored (one unconditional scalar store, injective on the grid): forwarded, one launch.
+!m = !layout.buffer<1x4x2xf32>
+!mt = !layout.buffer<1x4x2xf32, scope = "global.texture">
+func.func @row_mean(%src: !x, %mean: !m) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  scf.parallel (%n, %c, %h) = (%c0, %c0, %c0) to (%c1, %c4, %c2) step (%c1, %c1, %c1) {
+    %sum = scf.for %w = %c0 to %c2 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = layout.load %src[%n, %c, %h, %w] : !x, f32
+      %a = arith.addf %acc, %v : f32
+      scf.yield %a : f32
+    }
+    %m = arith.mulf %sum, %half : f32
+    layout.store %m, %mean[%n, %c, %h] : !m, f32
+    scf.reduce
+  }
+  func.return
+}
+func.func @row_var(%src: !x, %mean: !m, %var: !m) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  scf.parallel (%n, %c, %h) = (%c0, %c0, %c0) to (%c1, %c4, %c2) step (%c1, %c1, %c1) {
+    %sum = scf.for %w = %c0 to %c2 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = layout.load %src[%n, %c, %h, %w] : !x, f32
+      %m = layout.load %mean[%n, %c, %h] : !m, f32
+      %d = arith.subf %v, %m : f32
+      %s = arith.mulf %d, %d : f32
+      %a = arith.addf %acc, %s : f32
+      scf.yield %a : f32
+    }
+    %r = arith.mulf %sum, %half : f32
+    layout.store %r, %var[%n, %c, %h] : !m, f32
+    scf.reduce
+  }
+  func.return
+}
+// The variance about the other row's mean (h -> 1 - h: another work item's element).
+func.func @row_var_other(%src: !x, %mean: !m, %var: !m) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%n, %c, %h) = (%c0, %c0, %c0) to (%c1, %c4, %c2) step (%c1, %c1, %c1) {
+    %o = arith.subi %c1, %h : index
+    %sum = scf.for %w = %c0 to %c2 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = layout.load %src[%n, %c, %h, %w] : !x, f32
+      %m = layout.load %mean[%n, %c, %o] : !m, f32
+      %d = arith.subf %v, %m : f32
+      %a = arith.addf %acc, %d : f32
+      scf.yield %a : f32
+    }
+    layout.store %sum, %var[%n, %c, %h] : !m, f32
+    scf.reduce
+  }
+  func.return
+}
+// Both rows of a channel store its first element at [n, c, 0] (equal values: not injective
+// on the grid), and the reader of [n, c, 0].
+func.func @channel_first(%src: !x, %mean: !m) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%n, %c, %h) = (%c0, %c0, %c0) to (%c1, %c4, %c2) step (%c1, %c1, %c1) {
+    %v = layout.load %src[%n, %c, %c0, %c0] : !x, f32
+    layout.store %v, %mean[%n, %c, %c0] : !m, f32
+    scf.reduce
+  }
+  func.return
+}
+func.func @scale_by_first(%src: !x, %mean: !m, %var: !m) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%n, %c, %h) = (%c0, %c0, %c0) to (%c1, %c4, %c2) step (%c1, %c1, %c1) {
+    %v = layout.load %src[%n, %c, %h, %c1] : !x, f32
+    %m = layout.load %mean[%n, %c, %c0] : !m, f32
+    %p = arith.mulf %v, %m : f32
+    layout.store %p, %var[%n, %c, %h] : !m, f32
+    scf.reduce
+  }
+  func.return
+}
+// The mean stored only in the rows h = 0 (under a condition).
+func.func @row_mean_if(%src: !x, %mean: !m) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%n, %c, %h) = (%c0, %c0, %c0) to (%c1, %c4, %c2) step (%c1, %c1, %c1) {
+    %first = arith.cmpi eq, %h, %c0 : index
+    scf.if %first {
+      %v = layout.load %src[%n, %c, %h, %c0] : !x, f32
+      layout.store %v, %mean[%n, %c, %h] : !m, f32
+    }
+    scf.reduce
+  }
+  func.return
+}
+// The mean and the variance of a texture (an image a kernel cannot both write and read).
+func.func @row_mean_tex(%src: !x, %mean: !mt) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%n, %c, %h) = (%c0, %c0, %c0) to (%c1, %c4, %c2) step (%c1, %c1, %c1) {
+    %v = layout.load %src[%n, %c, %h, %c0] : !x, f32
+    layout.store %v, %mean[%n, %c, %h] : !mt, f32
+    scf.reduce
+  }
+  func.return
+}
+func.func @row_var_tex(%src: !x, %mean: !mt, %var: !m) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%n, %c, %h) = (%c0, %c0, %c0) to (%c1, %c4, %c2) step (%c1, %c1, %c1) {
+    %v = layout.load %src[%n, %c, %h, %c1] : !x, f32
+    %m = layout.load %mean[%n, %c, %h] : !mt, f32
+    %d = arith.subf %v, %m : f32
+    layout.store %d, %var[%n, %c, %h] : !m, f32
+    scf.reduce
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @row_var_row_mean(
+// CHECK-SAME:      %[[SRC:[^:]*]]: !layout.buffer<1x4x2x2xf32>, %[[MEAN:[^:]*]]: !layout.buffer<1x4x2xf32>, %[[VAR:[^:]*]]: !layout.buffer<1x4x2xf32>)
+// CHECK:         scf.parallel (%[[N:[^,]*]], %[[C:[^,]*]], %[[H:[^)]*]]) =
+// CHECK:           layout.store %{{.*}}, %[[MEAN]][%[[N]], %[[C]], %[[H]]]
+// CHECK:           scf.for
+// CHECK:             layout.load %[[MEAN]][%[[N]], %[[C]], %[[H]]]
+// CHECK:           layout.store %{{.*}}, %[[VAR]][%[[N]], %[[C]], %[[H]]]
+// CHECK-NEXT:      scf.reduce
+// CHECK-LABEL: func.func @layer_norm_stats(
+// CHECK-SAME:      %[[X:[^:]*]]: !layout.buffer<1x4x2x2xf32>, %[[M:[^:]*]]: !layout.buffer<1x4x2xf32>, %[[V:[^:]*]]: !layout.buffer<1x4x2xf32>)
+// CHECK-NEXT:    func.call @row_var_row_mean(%[[X]], %[[M]], %[[V]])
+// CHECK-NEXT:    func.return
+func.func @layer_norm_stats(%x: !x, %mean: !m, %var: !m) {
+  func.call @row_mean(%x, %mean) : (!x, !m) -> ()
+  func.call @row_var(%x, %mean, %var) : (!x, !m, !m) -> ()
+  func.return
+}
+
+// Refused: the second reads the other row's mean (written by another work item).
+// CHECK-LABEL: func.func @other_row(
+// CHECK-NEXT:    func.call @row_mean(
+// CHECK-NEXT:    func.call @row_var_other(
+// CHECK-NEXT:    func.return
+func.func @other_row(%x: !x, %mean: !m, %var: !m) {
+  func.call @row_mean(%x, %mean) : (!x, !m) -> ()
+  func.call @row_var_other(%x, %mean, %var) : (!x, !m, !m) -> ()
+  func.return
+}
+
+// Refused: two work items store the element the second reads (equal values here, but the
+// proof asks for a store injective on the grid).
+// CHECK-LABEL: func.func @not_injective(
+// CHECK-NEXT:    func.call @channel_first(
+// CHECK-NEXT:    func.call @scale_by_first(
+// CHECK-NEXT:    func.return
+func.func @not_injective(%x: !x, %mean: !m, %var: !m) {
+  func.call @channel_first(%x, %mean) : (!x, !m) -> ()
+  func.call @scale_by_first(%x, %mean, %var) : (!x, !m, !m) -> ()
+  func.return
+}
+
+// Refused: the store the second would read is under a condition.
+// CHECK-LABEL: func.func @conditional_store(
+// CHECK-NEXT:    func.call @row_mean_if(
+// CHECK-NEXT:    func.call @row_var(
+// CHECK-NEXT:    func.return
+func.func @conditional_store(%x: !x, %mean: !m, %var: !m) {
+  func.call @row_mean_if(%x, %mean) : (!x, !m) -> ()
+  func.call @row_var(%x, %mean, %var) : (!x, !m, !m) -> ()
+  func.return
+}
+
+// Refused: the forwarded storage is a texture.
+// CHECK-LABEL: func.func @texture_stats(
+// CHECK-NEXT:    func.call @row_mean_tex(
+// CHECK-NEXT:    func.call @row_var_tex(
+// CHECK-NEXT:    func.return
+func.func @texture_stats(%x: !x, %mean: !mt, %var: !m) {
+  func.call @row_mean_tex(%x, %mean) : (!x, !mt) -> ()
+  func.call @row_var_tex(%x, %mean, %var) : (!x, !mt, !m) -> ()
+  func.return
+}
+
+// Refused: the second writes the storage the first wrote and it reads (the mean, scaled).
+// CHECK-LABEL: func.func @reader_writes(
+// CHECK-NEXT:    func.call @row_mean(
+// CHECK-NEXT:    func.call @row_var(
+// CHECK-NEXT:    func.return
+func.func @reader_writes(%x: !x, %mean: !m) {
+  func.call @row_mean(%x, %mean) : (!x, !m) -> ()
+  func.call @row_var(%x, %mean, %mean) : (!x, !m, !m) -> ()
   func.return
 }
