@@ -589,9 +589,11 @@ class KernelWriter:
     # Segments ---------------------------------------------------------------------------
 
     def segments(self) -> tuple[list[Operation], list[Segment]]:
-        """Cut the function body into launches: (setup, segments). Setup ops (pure ops, and top-level
-        loads no later store can change) are re-emitted in every launch that needs them; each
-        top-level loop is a segment of its own, and consecutive other ops share one. Refuses
+        """Cut the function body into launches: (setup, segments). Setup ops (pure ops of setup
+        values, and top-level loads no later store can change) are re-emitted in every launch
+        that needs them; each top-level loop is a segment of its own, and consecutive other
+        ops share one (a pure op of a value a segment computes joins that segment: a load of
+        what the segment stored before, in one work item). Refuses
         (a `DiagnosticException`) allocations, calls, returned values, and any SSA value used
         outside the launch that computes it (launches share only buffers)."""
         entry = self.function.body.blocks[0]
@@ -605,6 +607,7 @@ class KernelWriter:
         setup: list[Operation] = []
         segments: list[Segment] = []
         stored_later = roots_stored_after(list(entry.ops))
+        in_segments: set[Operation] = set()  # top-level ops of segments
         for op in entry.ops:
             if isinstance(op, func.ReturnOp):
                 if op.operands:
@@ -615,7 +618,7 @@ class KernelWriter:
             open_segment = segments[-1] if segments and not segments[-1].loop else None
             if isinstance(op, LOOPS):
                 segments.append(Segment([op], loop=True))
-            elif is_pure_op(op) or (
+            elif (is_pure_op(op) and not any(v.owner in in_segments for v in op.operands)) or (
                 isinstance(op, LoadOp)
                 and is_invariant_load(op, stored_later[op], open_segment)
             ):
@@ -624,6 +627,8 @@ class KernelWriter:
                 segments[-1].ops.append(op)
             else:
                 segments.append(Segment([op], loop=False))
+            if segments and op in segments[-1].ops:
+                in_segments.add(op)
         self._check_separate(segments)
         return setup, segments
 

@@ -29,7 +29,9 @@ refuses it; so does a parameter used by anything but loads and stores).
   meet (two windows of a concat). Then every element is written by exactly the kernel that
   wrote it before, with the same value, whatever the order.
 - Forwarded: ``K2`` may read a storage ``K1`` writes when both are passed it as the same
-  buffer value, it is not a texture (an OpenCL 1.2 kernel cannot read an image it writes),
+  buffer value, the host allocated it (a parameter of the host is its interface: a launch
+  that reads one takes it as an input of the run), it is not a texture (an OpenCL 1.2
+  kernel cannot read an image it writes),
   ``K1`` neither reads it nor is passed it twice, ``K2`` does not write it, and ``K1``
   writes it by one scalar store, outside any condition or inner loop, at indices over the
   work item's position alone that are injective on the grid (bounds from 0, step 1;
@@ -68,7 +70,7 @@ from physlayout.indexing.bridges.arith import IndexAnalysis
 from physlayout.indexing.index_map import IndexMap
 from physlayout.indexing.quasi_affine import Dim, Expr
 from physlayout.indexing.structural import is_injective_structurally
-from physlayout.transforms.buffer_aliases import BufferAliases
+from physlayout.transforms.buffer_aliases import BufferAliases, trace_declarations
 from physlayout.transforms.dependence import Access, collect_accesses, is_pure_op
 from physlayout.transforms.equal_kernels import kernel_key
 from physlayout.transforms.pass_options import PhyslayoutPass
@@ -261,6 +263,8 @@ def _forwarded(first: Launch, i: int, second: Launch, j: int, aliases: BufferAli
     param_type = first.kernel.function.body.block.args[i].type
     if not isinstance(param_type, BufferType) or param_type.get_scope().is_texture:
         return False
+    if not isinstance(trace_declarations(value)[0].owner, AllocateOp):
+        return False  # a parameter of the host: a launch reading it takes it as an input
     operands = first.call.operands
     touching = first.kernel.reads | first.kernel.writes
     if any(k != i and aliases.may_alias(operands[k], value) for k in touching):

@@ -383,10 +383,13 @@ func.func @row_var_tex(%src: !x, %mean: !mt, %var: !m) {
 // CHECK:           layout.store %{{.*}}, %[[VAR]][%[[N]], %[[C]], %[[H]]]
 // CHECK-NEXT:      scf.reduce
 // CHECK-LABEL: func.func @layer_norm_stats(
-// CHECK-SAME:      %[[X:[^:]*]]: !layout.buffer<1x4x2x2xf32>, %[[M:[^:]*]]: !layout.buffer<1x4x2xf32>, %[[V:[^:]*]]: !layout.buffer<1x4x2xf32>)
+// CHECK-SAME:      %[[X:[^:]*]]: !layout.buffer<1x4x2x2xf32>, %[[V:[^:]*]]: !layout.buffer<1x4x2xf32>)
+// CHECK:         %[[M:.*]] = layout.decl_buffer
 // CHECK-NEXT:    func.call @row_var_row_mean(%[[X]], %[[M]], %[[V]])
 // CHECK-NEXT:    func.return
-func.func @layer_norm_stats(%x: !x, %mean: !m, %var: !m) {
+func.func @layer_norm_stats(%x: !x, %var: !m) {
+  %p = layout.allocate [8] : !layout.ptr<f32>
+  %mean = layout.decl_buffer %p : !layout.ptr<f32> -> !m
   func.call @row_mean(%x, %mean) : (!x, !m) -> ()
   func.call @row_var(%x, %mean, %var) : (!x, !m, !m) -> ()
   func.return
@@ -394,10 +397,12 @@ func.func @layer_norm_stats(%x: !x, %mean: !m, %var: !m) {
 
 // Refused: the second reads the other row's mean (written by another work item).
 // CHECK-LABEL: func.func @other_row(
-// CHECK-NEXT:    func.call @row_mean(
+// CHECK:         func.call @row_mean(
 // CHECK-NEXT:    func.call @row_var_other(
 // CHECK-NEXT:    func.return
-func.func @other_row(%x: !x, %mean: !m, %var: !m) {
+func.func @other_row(%x: !x, %var: !m) {
+  %p = layout.allocate [8] : !layout.ptr<f32>
+  %mean = layout.decl_buffer %p : !layout.ptr<f32> -> !m
   func.call @row_mean(%x, %mean) : (!x, !m) -> ()
   func.call @row_var_other(%x, %mean, %var) : (!x, !m, !m) -> ()
   func.return
@@ -406,10 +411,12 @@ func.func @other_row(%x: !x, %mean: !m, %var: !m) {
 // Refused: two work items store the element the second reads (equal values here, but the
 // proof asks for a store injective on the grid).
 // CHECK-LABEL: func.func @not_injective(
-// CHECK-NEXT:    func.call @channel_first(
+// CHECK:         func.call @channel_first(
 // CHECK-NEXT:    func.call @scale_by_first(
 // CHECK-NEXT:    func.return
-func.func @not_injective(%x: !x, %mean: !m, %var: !m) {
+func.func @not_injective(%x: !x, %var: !m) {
+  %p = layout.allocate [8] : !layout.ptr<f32>
+  %mean = layout.decl_buffer %p : !layout.ptr<f32> -> !m
   func.call @channel_first(%x, %mean) : (!x, !m) -> ()
   func.call @scale_by_first(%x, %mean, %var) : (!x, !m, !m) -> ()
   func.return
@@ -417,10 +424,12 @@ func.func @not_injective(%x: !x, %mean: !m, %var: !m) {
 
 // Refused: the store the second would read is under a condition.
 // CHECK-LABEL: func.func @conditional_store(
-// CHECK-NEXT:    func.call @row_mean_if(
+// CHECK:         func.call @row_mean_if(
 // CHECK-NEXT:    func.call @row_var(
 // CHECK-NEXT:    func.return
-func.func @conditional_store(%x: !x, %mean: !m, %var: !m) {
+func.func @conditional_store(%x: !x, %var: !m) {
+  %p = layout.allocate [8] : !layout.ptr<f32>
+  %mean = layout.decl_buffer %p : !layout.ptr<f32> -> !m
   func.call @row_mean_if(%x, %mean) : (!x, !m) -> ()
   func.call @row_var(%x, %mean, %var) : (!x, !m, !m) -> ()
   func.return
@@ -428,10 +437,12 @@ func.func @conditional_store(%x: !x, %mean: !m, %var: !m) {
 
 // Refused: the forwarded storage is a texture.
 // CHECK-LABEL: func.func @texture_stats(
-// CHECK-NEXT:    func.call @row_mean_tex(
+// CHECK:         func.call @row_mean_tex(
 // CHECK-NEXT:    func.call @row_var_tex(
 // CHECK-NEXT:    func.return
-func.func @texture_stats(%x: !x, %mean: !mt, %var: !m) {
+func.func @texture_stats(%x: !x, %var: !m) {
+  %p = layout.allocate [8] : !layout.ptr<f32, scope = "global.texture">
+  %mean = layout.decl_buffer %p : !layout.ptr<f32, scope = "global.texture"> -> !mt
   func.call @row_mean_tex(%x, %mean) : (!x, !mt) -> ()
   func.call @row_var_tex(%x, %mean, %var) : (!x, !mt, !m) -> ()
   func.return
@@ -439,11 +450,25 @@ func.func @texture_stats(%x: !x, %mean: !mt, %var: !m) {
 
 // Refused: the second writes the storage the first wrote and it reads (the mean, scaled).
 // CHECK-LABEL: func.func @reader_writes(
+// CHECK:         func.call @row_mean(
+// CHECK-NEXT:    func.call @row_var(
+// CHECK-NEXT:    func.return
+func.func @reader_writes(%x: !x) {
+  %p = layout.allocate [8] : !layout.ptr<f32>
+  %mean = layout.decl_buffer %p : !layout.ptr<f32> -> !m
+  func.call @row_mean(%x, %mean) : (!x, !m) -> ()
+  func.call @row_var(%x, %mean, %mean) : (!x, !m, !m) -> ()
+  func.return
+}
+
+// Refused: the storage is a parameter of the host (its interface: a launch that reads one
+// takes it as an input of the run).
+// CHECK-LABEL: func.func @parameter_stats(
 // CHECK-NEXT:    func.call @row_mean(
 // CHECK-NEXT:    func.call @row_var(
 // CHECK-NEXT:    func.return
-func.func @reader_writes(%x: !x, %mean: !m) {
+func.func @parameter_stats(%x: !x, %mean: !m, %var: !m) {
   func.call @row_mean(%x, %mean) : (!x, !m) -> ()
-  func.call @row_var(%x, %mean, %mean) : (!x, !m, !m) -> ()
+  func.call @row_var(%x, %mean, %var) : (!x, !m, !m) -> ()
   func.return
 }

@@ -452,3 +452,25 @@ func.func @host(%x: !layout.buffer<1x8x8x16xf32>) {
   func.call @texture_to_nhwc(%u, %x) : (!layout.buffer<1x8x8x16xf32, transform = #layout.index_map<(n, h, w, c) -> (n, c floordiv 4, h, w, c mod 4)>, scope = "global.texture">, !layout.buffer<1x8x8x16xf32>) -> ()
   func.return
 }
+
+// A kernel without loops that reads back what it stored and computes with the value (what
+// merge-sibling-kernels makes of a forwarded pair whose grid is one work item): one launch,
+// the product after the load, in that launch (it was refused: a pure op of a launch's value
+// was taken for setup, re-emitted in every launch).
+// CHECK-LABEL: __kernel void store_then_load(
+// CHECK:         float [[V:.*]] = x[0];
+// CHECK:         t[0] = [[D:.*]];
+// CHECK-NEXT:    float [[W:.*]] = t[0];
+// CHECK-NEXT:    float [[M:.*]] = [[W]] * [[V]];
+// CHECK-NEXT:    y[0] = [[M]];
+// CHECK-NEXT:  }
+func.func @store_then_load(%x: !layout.buffer<4xf32>, %t: !layout.buffer<4xf32>, %y: !layout.buffer<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %v = layout.load %x[%c0] : !layout.buffer<4xf32>, f32
+  %d = arith.addf %v, %v : f32
+  layout.store %d, %t[%c0] : !layout.buffer<4xf32>, f32
+  %w = layout.load %t[%c0] : !layout.buffer<4xf32>, f32
+  %m = arith.mulf %w, %v : f32
+  layout.store %m, %y[%c0] : !layout.buffer<4xf32>, f32
+  func.return
+}
