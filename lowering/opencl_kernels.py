@@ -623,12 +623,12 @@ class KernelWriter:
                 and is_invariant_load(op, stored_later[op], open_segment)
             ):
                 setup.append(op)
+                continue
             elif open_segment is not None:
                 segments[-1].ops.append(op)
             else:
                 segments.append(Segment([op], loop=False))
-            if segments and op in segments[-1].ops:
-                in_segments.add(op)
+            in_segments.add(op)
         self._check_separate(segments)
         return setup, segments
 

@@ -34,6 +34,7 @@ import pickle
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from xdsl.dialects import func
 
@@ -60,14 +61,16 @@ class KernelJob:
     function: func.FuncOp
     offset_params: frozenset[int]
 
+    @cached_property
     def size(self) -> int:
-        """The number of ops of the function (how the queue orders the jobs)."""
+        """The number of ops of the function (how the queue orders the jobs; counted once:
+        `worth_forking` asks first)."""
         return sum(1 for _ in self.function.walk())
 
 
 def worth_forking(jobs: Sequence[KernelJob]) -> bool:
     """Whether `jobs` are enough work for two processes: two or more, `MIN_OPS` ops in all."""
-    return len(jobs) >= 2 and sum(job.size() for job in jobs) >= MIN_OPS
+    return len(jobs) >= 2 and sum(job.size for job in jobs) >= MIN_OPS
 
 
 Written = tuple[list[str], KernelInfo]
@@ -137,7 +140,7 @@ def _queued(jobs: Sequence[KernelJob]) -> int:
     (ties in the original order); its write end is closed, so a read past the last index
     finds the end. A pipe never returns part of a record here: every read asks for one
     record and the pipe holds whole records only."""
-    order = sorted(range(len(jobs)), key=lambda k: -jobs[k].size())
+    order = sorted(range(len(jobs)), key=lambda k: -jobs[k].size)
     data = b"".join(k.to_bytes(_INDEX, "little") for k in order)
     read_end, write_end = os.pipe()
     try:

@@ -82,6 +82,12 @@ MAX_NAME = 48
 """The longest merged kernel name made of its parts' names (else `HOST_merged_N`)."""
 
 
+Forwards = tuple[tuple[int, tuple[Expr, ...], Attribute], ...]
+"""`Kernel.forwards`."""
+Loads = tuple[tuple[int, tuple[Expr, ...] | None, Attribute], ...]
+"""`Kernel.loads`."""
+
+
 @dataclass(frozen=True)
 class Kernel:
     """A kernel of the mergeable form: its parallel loop and what each parameter does."""
@@ -96,11 +102,11 @@ class Kernel:
     """Parameters stored to."""
     stores: tuple[tuple[int, tuple[tuple[int, int], ...]], ...]
     """Per store: its parameter and the inclusive range of each index (lanes included)."""
-    forwards: tuple[tuple[int, tuple[Expr, ...], Attribute], ...] = ()
+    forwards: Forwards = ()
     """Per parameter a later kernel may read forwarded (module docstring: one scalar store,
     unconditional, injective on the grid): the parameter, the store's indices over the work
     item's position (`_forwarding`) and the stored type."""
-    loads: tuple[tuple[int, tuple[Expr, ...] | None, Attribute], ...] = ()
+    loads: Loads = ()
     """Per load: its parameter, its indices over the work item's position (None when they
     depend on anything else, or it is a vector load) and the loaded type."""
 
@@ -145,10 +151,6 @@ def mergeable_kernel(function: func.FuncOp) -> Kernel | None:
         function, loop, tuple(grid), frozenset(reads), frozenset(writes), tuple(stores),
         forwards, loads,
     )  # fmt: skip
-
-
-Forwards = tuple[tuple[int, tuple[Expr, ...], Attribute], ...]
-Loads = tuple[tuple[int, tuple[Expr, ...] | None, Attribute], ...]
 
 
 def _forwarding(

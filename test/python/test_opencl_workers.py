@@ -194,7 +194,7 @@ def test_the_queue_hands_out_every_kernel_once_the_largest_first() -> None:
     """One process draining the queue writes every kernel exactly once, the functions with
     the most ops first (ties in the original order); a second drain finds it empty."""
     jobs = _jobs("autoencoder_transpose")
-    sizes = [job.size() for job in jobs]
+    sizes = [job.size for job in jobs]
     assert len(set(sizes)) < len(sizes)  # ties, to check their order
     order: list[int] = []
 
@@ -216,8 +216,8 @@ def test_the_queue_hands_out_every_kernel_once_the_largest_first() -> None:
 def test_small_modules_are_written_in_one_process() -> None:
     """A fork is worth it from two kernels of `MIN_OPS` ops in all."""
     jobs = _jobs("bottleneck")
-    assert sum(job.size() for job in jobs) >= opencl_workers.MIN_OPS
+    assert sum(job.size for job in jobs) >= opencl_workers.MIN_OPS
     assert opencl_workers.worth_forking(jobs)
     assert not opencl_workers.worth_forking(jobs[:1])
-    small = [job for job in jobs if job.size() < 40][:3]
+    small = [job for job in jobs if job.size < 40][:3]
     assert len(small) == 3 and not opencl_workers.worth_forking(small)
